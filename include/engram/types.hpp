@@ -1,0 +1,148 @@
+// engram public API: value types exchanged with the engine. Only std types.
+// Times are milliseconds since the Unix epoch, UTC. Metadata is a JSON object
+// serialised as text ("" means none).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace engram {
+
+using TimeMs = std::int64_t;
+
+// Who a memory belongs to: tenant -> user -> assistant. Ids are opaque text
+// (1..128 bytes of printable UTF-8, no control characters); they are never used
+// as file paths.
+struct Scope {
+  std::string tenant = "default";
+  std::string user;
+  std::string assistant = "assistant";
+};
+
+// One user/assistant exchange offered for admission. Either text may be empty
+// (not both), e.g. when a dialogue has two user utterances in a row.
+struct TurnInput {
+  std::string user_text;
+  std::string assistant_text;
+  std::optional<TimeMs> event_time;  // when it was said; now when absent
+  std::string metadata;              // JSON object text, or ""
+  std::string source_ref;            // caller's reference, e.g. "D1:3,D1:4"
+  std::string user_name;             // speaker names, optional ("" = default)
+  std::string assistant_name;
+};
+
+enum class Tier { kStm, kMtm, kArchive, kLpm };
+const char* TierName(Tier tier);
+
+// A turn as stored in the immutable turn log, with the tier it is in now.
+struct Turn {
+  std::int64_t id = 0;
+  std::int64_t seq = 0;  // admission order within the scope, from 1
+  std::string user_text;
+  std::string assistant_text;
+  TimeMs event_time = 0;
+  TimeMs ingest_time = 0;
+  std::string metadata;
+  std::string source_ref;
+  std::string user_name;
+  std::string assistant_name;
+  Tier tier = Tier::kStm;
+  std::int64_t page_id = 0;  // 0 while in STM
+};
+
+struct AdmitResult {
+  std::int64_t turn_id = 0;
+  std::int64_t seq = 0;
+  bool promotion_pending = false;
+};
+
+struct MaintainReport {
+  int promotions = 0;        // promotion jobs committed
+  int pages_created = 0;
+  int segments_created = 0;
+  int segments_merged = 0;   // pages that joined an existing segment
+  int segments_archived = 0;
+  int consolidations = 0;
+  int facts_added = 0;
+  int profile_slots_updated = 0;
+  int jobs_failed = 0;
+  int model_calls = 0;       // calls to a configured LLM (0 on the built-in engine)
+  bool degraded = false;     // any work done by the built-in engine
+};
+
+struct RetrieveOptions {
+  int budget_tokens = 2000;
+  int max_segments = 5;
+  int max_pages = 10;
+  int max_facts = 20;        // per kind
+  bool include_stm = true;
+  bool include_profile = true;
+};
+
+enum class ItemKind { kStmTurn, kPage, kUserFact, kAssistantFact, kProfile };
+const char* ItemKindName(ItemKind kind);
+
+// One piece of context with the provenance a caller needs to audit it.
+struct RetrievedItem {
+  ItemKind kind = ItemKind::kPage;
+  Tier tier = Tier::kMtm;
+  std::int64_t id = 0;          // page id, turn id or fact id
+  std::int64_t version = 1;
+  std::int64_t turn_id = 0;     // for turns and pages
+  std::int64_t segment_id = 0;  // for pages
+  double score = 0.0;
+  TimeMs event_time = 0;
+  std::string source_ref;
+  std::string text;             // rendered text of the item
+  int tokens = 0;               // estimated tokens of `text`
+};
+
+struct RetrievalResult {
+  std::vector<RetrievedItem> items;  // in context order
+  std::vector<RetrievedItem> ranked; // all ranked pages/turns, best first (for evaluation)
+  std::string context;               // rendered text within the budget
+  int context_tokens = 0;
+  bool truncated = false;            // some items did not fit the budget
+};
+
+struct ProfileSlot {
+  std::string dimension;
+  std::string value;
+  std::vector<std::int64_t> evidence_pages;
+  TimeMs updated_at = 0;
+};
+
+struct Profile {
+  std::vector<ProfileSlot> slots;
+  std::string text;  // slots rendered as text
+};
+
+struct Fact {
+  std::int64_t id = 0;
+  std::int64_t version = 1;
+  std::string kind;  // "user" or "assistant"
+  std::string text;
+  std::vector<std::int64_t> source_pages;
+  TimeMs event_time = 0;
+  TimeMs record_time = 0;
+  bool degraded = false;
+};
+
+struct Stats {
+  std::int64_t stm_turns = 0;
+  std::int64_t mtm_pages = 0;
+  std::int64_t mtm_segments = 0;
+  std::int64_t archived_pages = 0;
+  std::int64_t archived_segments = 0;
+  std::int64_t user_facts = 0;
+  std::int64_t assistant_facts = 0;
+  std::int64_t profile_slots = 0;
+  std::int64_t pending_jobs = 0;
+  std::int64_t failed_jobs = 0;
+  std::int64_t turns_admitted = 0;
+  std::int64_t degraded_items = 0;
+};
+
+}  // namespace engram

@@ -1,0 +1,32 @@
+// Parsing and formatting of times as they appear in dialogue data.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engram/result.hpp"
+#include "engram/types.hpp"
+
+namespace engram {
+
+// Parses a time into milliseconds since the epoch (UTC). Accepts:
+//   ISO-8601: "2025-06-01", "2025-06-01T10:00", "2025-06-01T10:00:00Z",
+//             "2025-06-01 10:00:00", fractional seconds, "+02:00"/"-0500" offsets
+//             (converted to UTC; no offset means UTC);
+//   LoCoMo session stamps: "1:56 pm on 8 May, 2023", "10:04 am on 19 January, 2023";
+//   dates like "8 May 2023", "May 8, 2023".
+// Returns InvalidArgument naming the text when it cannot be parsed or is out of
+// range (years 1000..9999).
+Result<TimeMs> ParseTime(std::string_view text);
+
+// "2025-06-01T10:00:00Z" (milliseconds only when non-zero: "...00.250Z").
+std::string FormatIso8601(TimeMs t);
+
+// Human date for contexts: "1 June 2025" ; with time: "1 June 2025 10:00".
+std::string FormatHumanDate(TimeMs t);
+std::string FormatHumanDateTime(TimeMs t);
+
+// Days since epoch <-> civil date helpers (proleptic Gregorian, UTC).
+TimeMs MakeTimeMs(int year, int month, int day, int hour = 0, int minute = 0, int second = 0);
+
+}  // namespace engram
