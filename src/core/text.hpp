@@ -10,11 +10,13 @@
 namespace engram::text {
 
 // Lower-cased word tokens of UTF-8 text. A token is a run of letters/digits
-// (any script; non-ASCII code points are kept as they are, ASCII is
-// lower-cased). Inner '-', '.', '_', '\'' , '+', '#' joining alphanumerics are kept
-// so that "gpt-4", "node.js", "e-mail", "c++", "c#" stay one token; a
-// trailing "'s" is dropped ("Caroline's" -> "caroline"). Invalid UTF-8 bytes
-// are treated as separators.
+// of any script (ASCII and common Latin/Greek/Cyrillic capitals are
+// lower-cased; other code points are kept as they are; a CJK run is one
+// token). A single inner '-', '.', '_' or '\'' between alphanumerics is kept
+// and a "+"/"++"/"#" suffix after a letter is kept, so "gpt-4", "node.js",
+// "e-mail", "3.5", "c++", "c#" stay one token; a trailing "'s" is dropped
+// ("Caroline's" -> "caroline"); other punctuation, symbols, emoji, spaces and
+// invalid UTF-8 bytes separate tokens. Tokens over 80 bytes are dropped.
 std::vector<std::string> Tokenize(std::string_view text);
 
 // True for common function words (English list; short and conservative).
@@ -27,9 +29,9 @@ std::string Stem(std::string_view token);
 // Index terms: Tokenize, drop stopwords, Stem. Order kept, duplicates kept.
 std::vector<std::string> Terms(std::string_view text);
 
-// FTS5-safe form of a term: characters outside [a-z0-9_] and non-ASCII
-// bytes are kept except '"' ; inner punctuation is mapped to '_'
-// ("gpt-4" -> "gpt_4", "node.js" -> "node_js").
+// FTS5-safe form of a term: [a-z0-9_] and non-ASCII bytes are kept (A-Z is
+// lower-cased), '"' is dropped and any other ASCII character becomes '_'
+// ("gpt-4" -> "gpt_4", "node.js" -> "node_js", "c++" -> "c__").
 std::string FtsTerm(std::string_view term);
 
 // Normalised form used for exact-duplicate detection: NFC is not applied;
@@ -40,16 +42,18 @@ std::string NormalizeForHash(std::string_view text);
 // 64-bit hash (xxh3) of NormalizeForHash(text).
 std::uint64_t ContentHash(std::string_view text);
 
-// Sentences of a text (split on . ! ? and newlines; keeps abbreviations
-// such as "Dr." and decimals like "3.5" inside a sentence). Trimmed, non-empty.
+// Sentences of a text (split on . ! ? … followed by a space or the end, on
+// 。！？ and on newlines; keeps abbreviations such as "Dr.", initials, decimals like
+// "3.5" and a "." followed by a lower-case word inside a sentence). Closing
+// quotes/brackets stay with their sentence. Trimmed, non-empty.
 std::vector<std::string> SplitSentences(std::string_view text);
 
-// Estimated LLM tokens of a text (about 4 characters or 0.75 words per token;
-// never 0 for non-empty text). Deterministic.
+// Estimated LLM tokens of a text: max(ceil(1.3 * words), ceil(bytes / 4)),
+// where words are whitespace-separated runs; never 0 for non-empty text.
 int EstimateTokens(std::string_view text);
 
-// Truncates UTF-8 text to at most max_bytes without splitting a code point,
-// adding "..." when cut.
+// Truncates UTF-8 text to at most max_bytes (the "..." included) without
+// splitting a code point, adding "..." when cut (no "..." when max_bytes < 3).
 std::string Truncate(std::string_view text, std::size_t max_bytes);
 
 // True when the text is valid UTF-8.

@@ -1,0 +1,45 @@
+// engram public API: engine options. Defaults follow docs/ARCHITECTURE.md and
+// are changed only with a measured reason.
+#pragma once
+
+#include <memory>
+#include <string>
+
+namespace engram {
+
+class Clock;
+class Embedder;
+class Maintainer;
+
+struct EngineOptions {
+  // The SQLite store file. Created (with its directory) when missing; an
+  // existing file that is not an engram store is never modified.
+  std::string db_path;
+
+  int stm_capacity = 10;             // turns kept verbatim in STM per scope
+  int promote_batch_max = 32;        // turns analysed per promotion batch
+  int mtm_capacity = 2000;           // live segments per scope before archiving
+  double merge_threshold = 0.6;      // cosine + keyword Jaccard to join a segment
+  double heat_threshold = 5.0;       // heat at which a segment is consolidated
+  double heat_tau_hours = 24.0;      // recency decay of heat
+
+  // Run maintenance in a background thread (long-running processes). When
+  // false, admissions leave jobs pending until Maintain() is called.
+  bool background_maintenance = false;
+  // Check the database file's integrity when opening (PRAGMA quick_check).
+  bool verify_on_open = true;
+
+  // Injected dependencies; the built-in offline implementations and the
+  // system clock are used when null. Not owned when raw; shared otherwise.
+  std::shared_ptr<Embedder> embedder;
+  std::shared_ptr<Maintainer> maintainer;
+  const Clock* clock = nullptr;
+
+  // Test hook: when set, called at named points of maintenance
+  // ("promote.after_compute", "promote.before_commit", "promote.after_commit",
+  // "consolidate.after_compute", "consolidate.before_commit", ...). A test may
+  // abort the process there to simulate a crash.
+  void (*fault_point)(const char* name) = nullptr;
+};
+
+}  // namespace engram

@@ -1,0 +1,46 @@
+#include "cli/cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "cli/context.hpp"
+
+namespace engram::cli {
+
+int Main(int argc, char** argv) {
+  Cli cli;
+  CLI::App app{"engram: a memory operating system for AI agents", "engram"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("engram ") + Version());
+  app.option_defaults()->always_capture_default();
+  app.add_option("--home", cli.g.home, "Data directory (default $ENGRAM_HOME or ~/.local/share/engram)");
+  app.add_option("--db", cli.g.db, "Store file (default $ENGRAM_DB or <home>/engram.db)");
+  app.add_option("--tenant", cli.g.tenant, "Tenant id");
+  app.add_option("--user", cli.g.user, "User id (default $ENGRAM_USER or \"default\")");
+  app.add_option("--assistant", cli.g.assistant, "Assistant id");
+  app.add_flag("--json", cli.g.json, "Print one JSON document on stdout");
+  for (auto* opt : app.get_options()) opt->configurable(false);
+
+  int code = 0;
+  RegisterCommands(app, cli, code);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "engram: " << e.what() << " (see engram --help)\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "engram: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return code;
+}
+
+}  // namespace engram::cli

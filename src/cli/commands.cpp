@@ -1,0 +1,10 @@
+#include "cli/commands.hpp"
+
+namespace engram::cli {
+
+void RegisterCommands(CLI::App& app, Cli& cli, int& code) {
+  RegisterTurnCommands(app, cli, code);
+  RegisterInspectCommands(app, cli, code);
+}
+
+}  // namespace engram::cli

@@ -1,0 +1,17 @@
+// Registration of the CLI subcommands. Each callback stores its exit code in
+// `code`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "cli/context.hpp"
+
+namespace engram::cli {
+
+void RegisterCommands(CLI::App& app, Cli& cli, int& code);
+
+// Individual groups (commands_*.cpp).
+void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code);
+void RegisterInspectCommands(CLI::App& app, Cli& cli, int& code);
+
+}  // namespace engram::cli

@@ -1,0 +1,212 @@
+// CLI: turn add, import, maintain, forget.
+#include <unistd.h>
+
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "core/dialogue_formats.hpp"
+#include "core/time.hpp"
+
+namespace engram::cli {
+
+namespace {
+
+constexpr std::size_t kImportBatch = 500;
+
+// A one-line progress bar on stderr, only when stderr is a terminal.
+class Progress {
+ public:
+  Progress(std::size_t total, const char* what) : total_(total), what_(what), tty_(isatty(2)) {}
+  void Update(std::size_t done) {
+    if (!tty_ || total_ == 0) return;
+    constexpr int kWidth = 30;
+    int filled = static_cast<int>(kWidth * done / total_);
+    std::cerr << "\r" << what_ << " [" << std::string(filled, '#') << std::string(kWidth - filled, ' ')
+              << "] " << done << "/" << total_ << std::flush;
+  }
+  ~Progress() {
+    if (tty_ && total_) std::cerr << "\n";
+  }
+
+ private:
+  std::size_t total_;
+  const char* what_;
+  bool tty_;
+};
+
+std::vector<std::string> SplitCsv(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+}  // namespace
+
+void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
+  // engram turn add USER_TEXT ASSISTANT_TEXT [--time T]
+  auto* turn = app.add_subcommand("turn", "Admit dialogue turns");
+  turn->require_subcommand(1);
+  auto* add = turn->add_subcommand("add", "Admit one user/assistant exchange into STM");
+  static std::string user_text, assistant_text, time_text, metadata, source_ref;
+  add->add_option("USER_TEXT", user_text, "What the user said")->required();
+  add->add_option("ASSISTANT_TEXT", assistant_text, "What the assistant answered")->required();
+  add->add_option("--time", time_text, "When it was said (ISO-8601; default now)");
+  add->add_option("--metadata", metadata, "A JSON object stored with the turn");
+  add->add_option("--source-ref", source_ref, "Your reference for this turn");
+  add->callback([&] {
+    TurnInput t;
+    t.user_text = user_text;
+    t.assistant_text = assistant_text;
+    t.metadata = metadata;
+    t.source_ref = source_ref;
+    if (!time_text.empty()) {
+      auto tm = ParseTime(time_text);
+      if (!tm.ok()) {
+        code = Fail(2, "--time: " + tm.status().message());
+        return;
+      }
+      t.event_time = *tm;
+    }
+    if ((code = cli.OpenEngine())) return;
+    auto r = cli.engine->AddTurn(cli.CurrentScope(), t);
+    if (!r.ok()) {
+      code = Fail(r.status());
+      return;
+    }
+    if (cli.g.json) {
+      PrintJson({{"turn_id", r->turn_id}, {"seq", r->seq}, {"promotion_pending", r->promotion_pending}});
+    } else {
+      std::cout << "admitted turn " << r->seq << (r->promotion_pending ? " (promotion pending: run engram maintain)" : "")
+                << "\n";
+    }
+  });
+
+  // engram import FILE [--format F] [--conversations a,b]
+  auto* imp = app.add_subcommand("import", "Admit a dialogue file (jsonl, memoryos, locomo)");
+  static std::string file, format = "auto", conversations;
+  imp->add_option("FILE", file, "The file to import")->required();
+  imp->add_option("--format", format, "auto, jsonl, memoryos or locomo");
+  imp->add_option("--conversations", conversations, "Only these LoCoMo sample ids (comma-separated)");
+  imp->callback([&] {
+    auto fmt = ParseDialogueFormatName(format);
+    if (!fmt.ok()) {
+      code = Fail(2, "--format: " + fmt.status().message());
+      return;
+    }
+    auto parsed = ParseDialogueFile(file, *fmt);  // everything is validated before anything is written
+    if (!parsed.ok()) {
+      code = Fail(parsed.status().code() == StatusCode::kInvalidArgument ? 2 : 1,
+                  parsed.status().ToString());
+      return;
+    }
+    auto wanted = SplitCsv(conversations);
+    std::vector<ParsedDialogue> dialogues;
+    for (auto& d : *parsed) {
+      if (wanted.empty() || std::find(wanted.begin(), wanted.end(), d.id) != wanted.end())
+        dialogues.push_back(std::move(d));
+    }
+    if (!wanted.empty() && dialogues.size() != wanted.size()) {
+      code = Fail(2, "--conversations: some ids are not in " + file);
+      return;
+    }
+    if ((code = cli.OpenEngine())) return;
+    std::size_t total = 0;
+    for (const auto& d : dialogues) total += d.turns.size();
+    Progress progress(total, "importing");
+    std::size_t done = 0;
+    nlohmann::json scopes = nlohmann::json::array();
+    for (const auto& d : dialogues) {
+      Scope scope = cli.CurrentScope();
+      // Several dialogues never share a scope: each gets its own user id.
+      if (!d.id.empty() && (cli.g.user.empty() || dialogues.size() > 1)) {
+        scope.user = cli.g.user.empty() ? d.id : cli.g.user + "/" + d.id;
+      }
+      for (std::size_t i = 0; i < d.turns.size(); i += kImportBatch) {
+        std::vector<TurnInput> batch(d.turns.begin() + static_cast<std::ptrdiff_t>(i),
+                                     d.turns.begin() + static_cast<std::ptrdiff_t>(std::min(i + kImportBatch, d.turns.size())));
+        auto r = cli.engine->AddTurns(scope, batch);
+        if (!r.ok()) {
+          code = Fail(r.status());
+          std::cerr << "engram: " << done << " turns were admitted before the error\n";
+          return;
+        }
+        done += batch.size();
+        progress.Update(done);
+      }
+      scopes.push_back({{"user", scope.user}, {"assistant", scope.assistant}, {"turns", d.turns.size()},
+                        {"source_utterances", d.source_utterances}});
+    }
+    auto stats = cli.engine->GetStats(nullptr);
+    if (cli.g.json) {
+      PrintJson({{"turns_admitted", done}, {"scopes", scopes},
+                 {"pending_jobs", stats.ok() ? stats->pending_jobs : 0}});
+    } else {
+      std::cout << "admitted " << done << " turns into " << dialogues.size() << " scope(s)";
+      if (stats.ok() && stats->pending_jobs > 0) {
+        std::cout << "; " << stats->pending_jobs << " maintenance job(s) pending: run engram maintain";
+      }
+      std::cout << "\n";
+    }
+  });
+
+  // engram maintain [--retry-failed]
+  auto* maint = app.add_subcommand("maintain", "Run pending promotion and consolidation to completion");
+  static bool retry_failed = false, all_scopes = false;
+  maint->add_flag("--retry-failed", retry_failed, "Retry jobs that failed before");
+  maint->add_flag("--all", all_scopes, "All scopes (default: all scopes unless --user is given)");
+  maint->callback([&] {
+    if ((code = cli.OpenEngine())) return;
+    if (retry_failed) {
+      auto n = cli.engine->RetryFailedJobs();
+      if (!n.ok()) {
+        code = Fail(n.status());
+        return;
+      }
+    }
+    Scope scope = cli.CurrentScope();
+    bool one = !cli.g.user.empty() && !all_scopes;
+    auto r = cli.engine->Maintain(one ? &scope : nullptr);
+    if (!r.ok()) {
+      code = Fail(r.status());
+      return;
+    }
+    if (cli.g.json) {
+      PrintJson(ToJson(*r));
+    } else {
+      std::cout << "promoted " << r->pages_created << " turns into pages (" << r->segments_created
+                << " new segments, " << r->segments_merged << " merged, " << r->segments_archived
+                << " archived); consolidated " << r->consolidations << " batches (" << r->facts_added
+                << " facts, " << r->profile_slots_updated << " profile updates)";
+      if (r->jobs_failed) std::cout << "; " << r->jobs_failed << " job(s) failed (see engram stats)";
+      if (r->degraded) std::cout << " [built-in engine: degraded]";
+      std::cout << "\n";
+    }
+    if (r->jobs_failed) code = 1;
+  });
+
+  // engram forget --user U
+  auto* forget = app.add_subcommand("forget", "Erase all of a user's memory (all assistants)");
+  forget->callback([&] {
+    if (cli.g.user.empty()) {
+      code = Fail(2, "forget: --user is required");
+      return;
+    }
+    if ((code = cli.OpenEngine())) return;
+    auto r = cli.engine->ForgetUser(cli.g.tenant, cli.g.user);
+    if (!r.ok()) {
+      code = Fail(r.status());
+      return;
+    }
+    if (cli.g.json) {
+      PrintJson({{"user", cli.g.user}, {"turns_erased", *r}});
+    } else {
+      std::cout << "erased " << *r << " turns and everything derived from them for user " << cli.g.user << "\n";
+    }
+  });
+}
+
+}  // namespace engram::cli

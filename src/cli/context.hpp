@@ -1,0 +1,48 @@
+// Shared state of one CLI invocation: global options, the opened engine, and
+// output helpers.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engram/engine.hpp"
+
+namespace engram::cli {
+
+struct GlobalOptions {
+  std::string home;
+  std::string db;
+  std::string tenant = "default";
+  std::string user;
+  std::string assistant = "assistant";
+  bool json = false;
+};
+
+// Thrown nowhere: commands return an exit code.
+struct Cli {
+  GlobalOptions g;
+  std::unique_ptr<Engine> engine;
+
+  // $ENGRAM_DB, --db, or <home>/engram.db where home is --home, $ENGRAM_HOME
+  // or ~/.local/share/engram.
+  std::string DbPath() const;
+  Scope CurrentScope() const;
+  // Opens the engine once (exit code 0 when ok).
+  int OpenEngine(EngineOptions extra = {});
+};
+
+// Prints "engram: <message>" on stderr and returns the exit code for it
+// (2 for invalid arguments, 1 otherwise).
+int Fail(const Status& st);
+int Fail(int code, const std::string& message);
+// Prints a JSON document on stdout (invalid UTF-8 replaced).
+void PrintJson(const nlohmann::json& j);
+
+nlohmann::json ToJson(const Stats& s);
+nlohmann::json ToJson(const RetrievedItem& item);
+nlohmann::json ToJson(const MaintainReport& r);
+nlohmann::json ToJson(const Fact& f);
+
+}  // namespace engram::cli

@@ -1,0 +1,403 @@
+// Text processing: UTF-8 tokenisation, stopwords, Snowball stemming, hashing,
+// sentence splitting and token estimates. See text.hpp for the contracts.
+#include "core/text.hpp"
+
+#include <libstemmer.h>
+#include <xxhash.h>
+
+#include <memory>
+#include <string_view>
+#include <unordered_set>
+
+namespace engram::text {
+namespace {
+
+constexpr std::size_t kMaxTokenBytes = 80;  // longer runs (hashes, blobs) are dropped
+constexpr std::size_t kMaxStemBytes = 64;
+
+// Decodes the code point at s[i]. Returns its byte length (1..4), or 0 when the
+// byte does not start a valid sequence (overlong, surrogate, > U+10FFFF, cut).
+std::size_t Decode(std::string_view s, std::size_t i, char32_t& cp) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) {
+    cp = b0;
+    return 1;
+  }
+  std::size_t len = 0;
+  char32_t min = 0;
+  if ((b0 & 0xE0) == 0xC0) {
+    len = 2, cp = b0 & 0x1F, min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    len = 3, cp = b0 & 0x0F, min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    len = 4, cp = b0 & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    if ((b & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+void Append(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+bool IsAsciiAlnum(char32_t c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+// True for non-ASCII code points that separate words: controls, spaces,
+// punctuation and symbol blocks (emoji included). Letters, marks and digits of
+// any script are not separators.
+bool IsNonAsciiSeparator(char32_t c) {
+  if (c < 0xA0) return true;  // C1 controls
+  if (c <= 0xBF) return c != 0xAA && c != 0xB5 && c != 0xBA;
+  if (c == 0xD7 || c == 0xF7) return true;
+  if (c >= 0x2000 && c <= 0x206F) return true;  // general punctuation, spaces
+  if (c >= 0x20A0 && c <= 0x20CF) return true;  // currency
+  if (c >= 0x2100 && c <= 0x214F) return true;  // letterlike symbols
+  if (c >= 0x2190 && c <= 0x2BFF) return true;  // arrows, maths, shapes, dingbats
+  if (c >= 0x2E00 && c <= 0x2E7F) return true;  // supplemental punctuation
+  if (c >= 0x3000 && c <= 0x303F) return c != 0x3005 && c != 0x3006 && c != 0x3007;
+  if (c == 0x30FB || c == 0xFEFF) return true;
+  if (c >= 0xFE00 && c <= 0xFE0F) return true;  // variation selectors
+  if (c >= 0xFE10 && c <= 0xFE6F) return true;  // CJK compatibility / small forms
+  if (c >= 0xFF00 && c <= 0xFF0F) return true;  // fullwidth punctuation
+  if ((c >= 0xFF1A && c <= 0xFF20) || (c >= 0xFF3B && c <= 0xFF40) || (c >= 0xFF5B && c <= 0xFF65))
+    return true;
+  if (c >= 0xFFF0 && c <= 0xFFFF) return true;
+  if (c >= 0x1F000 && c <= 0x1FAFF) return true;  // emoji and pictographs
+  if (c >= 0xE0000 && c <= 0xE007F) return true;  // tags
+  switch (c) {  // script punctuation (Greek, Armenian, Hebrew, Arabic, Indic, ...)
+    case 0x037E: case 0x0387: case 0x0589: case 0x05BE: case 0x05C0: case 0x05C3:
+    case 0x060C: case 0x061B: case 0x061F: case 0x066A: case 0x066C: case 0x066D:
+    case 0x06D4: case 0x0964: case 0x0965: case 0x0970: case 0x0E4F: case 0x0E5A:
+    case 0x0E5B: case 0x104A: case 0x104B: case 0x10FB: case 0x166D: case 0x166E:
+    case 0x1680: case 0x17D4: case 0x17D5: case 0x17D6:
+      return true;
+    default:
+      return (c >= 0x055A && c <= 0x055F) || (c >= 0x1361 && c <= 0x1368) ||
+             (c >= 0x1800 && c <= 0x180A);
+  }
+}
+
+// Simple lower-casing of common Latin, Greek and Cyrillic capitals.
+char32_t Lower(char32_t c) {
+  if (c >= 'A' && c <= 'Z') return c + 32;
+  if (c < 0xC0) return c;
+  if (c <= 0xDE) return c == 0xD7 ? c : c + 0x20;
+  if (c >= 0x100 && c <= 0x137) return c == 0x130 ? c : (c | 1);
+  if ((c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E)) return (c & 1) ? c + 1 : c;
+  if (c >= 0x14A && c <= 0x177) return c | 1;
+  if (c == 0x178) return 0xFF;
+  if (c >= 0x391 && c <= 0x3AB && c != 0x3A2) return c + 0x20;
+  if (c >= 0x410 && c <= 0x42F) return c + 0x20;
+  if (c >= 0x400 && c <= 0x40F) return c + 0x50;
+  return c;
+}
+
+bool IsInnerJoiner(char c) { return c == '-' || c == '.' || c == '_' || c == '\''; }
+
+// Completes a token: keeps a "++"/"#" suffix after a letter ("c++", "c#"),
+// drops a trailing "'s", and appends it when non-empty and not oversized.
+void FinishToken(std::string& cur, const std::string& trailing, std::vector<std::string>& out) {
+  if (cur.empty()) return;
+  const char last = cur.back();
+  if (!trailing.empty() && last >= 'a' && last <= 'z') {
+    for (std::size_t k = 0; k < trailing.size() && k < 2 && (trailing[k] == '+' || trailing[k] == '#'); ++k)
+      cur += trailing[k];
+  }
+  if (cur.size() > 2 && cur.compare(cur.size() - 2, 2, "'s") == 0) cur.resize(cur.size() - 2);
+  if (cur.size() <= kMaxTokenBytes) out.push_back(std::move(cur));
+  cur.clear();
+}
+
+sb_stemmer* ThreadStemmer() {
+  struct Deleter {
+    void operator()(sb_stemmer* s) const { sb_stemmer_delete(s); }
+  };
+  thread_local std::unique_ptr<sb_stemmer, Deleter> stemmer(sb_stemmer_new("english", nullptr));
+  return stemmer.get();
+}
+
+std::string_view TrimSpace(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool IsAbbreviation(std::string_view word) {
+  static const std::unordered_set<std::string_view> kAbbrev = {
+      "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "e.g", "i.e", "a.m", "p.m",
+      "u.s", "u.k", "approx", "dept", "fig", "inc", "ltd"};
+  while (!word.empty() && (word.front() == '(' || word.front() == '"' || word.front() == '\''))
+    word.remove_prefix(1);
+  if (word.size() == 1 && word[0] >= 'A' && word[0] <= 'Z') return true;  // an initial
+  if (word.empty() || word.size() > 6) return false;
+  std::string lower(word);
+  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  return kAbbrev.count(lower) > 0;
+}
+
+bool IsSentenceCloser(char32_t c) {
+  return c == '"' || c == '\'' || c == ')' || c == ']' || c == 0x201D || c == 0x2019 ||
+         c == 0x300D || c == 0x300F || c == 0xFF09;
+}
+
+}  // namespace
+
+std::vector<std::string> Tokenize(std::string_view text) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::string pending;  // joiner characters seen after the current token
+  std::size_t i = 0;
+  while (i < text.size()) {
+    char32_t cp = 0;
+    const std::size_t len = Decode(text, i, cp);
+    i += len == 0 ? 1 : len;
+    if (len == 0) {  // invalid byte: separator
+      FinishToken(cur, pending, out);
+      pending.clear();
+      continue;
+    }
+    char joiner = 0;
+    if (cp == 0x2019 || cp == 0x2018) joiner = '\'';
+    else if (cp == 0x2010 || cp == 0x2011) joiner = '-';
+    else if (cp < 0x80 && (IsInnerJoiner(static_cast<char>(cp)) || cp == '+' || cp == '#'))
+      joiner = static_cast<char>(cp);
+    if (joiner != 0) {
+      if (!cur.empty()) pending += joiner;
+      continue;
+    }
+    const bool word = cp < 0x80 ? IsAsciiAlnum(cp) : !IsNonAsciiSeparator(cp);
+    if (!word) {
+      FinishToken(cur, pending, out);
+      pending.clear();
+      continue;
+    }
+    if (!pending.empty()) {
+      if (pending.size() == 1 && IsInnerJoiner(pending[0])) cur += pending;
+      else FinishToken(cur, std::string(), out);
+      pending.clear();
+    }
+    Append(cur, Lower(cp));
+  }
+  FinishToken(cur, pending, out);
+  return out;
+}
+
+bool IsStopword(std::string_view token) {
+  static const std::unordered_set<std::string_view> kStop = {
+      "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",
+      "are", "as", "at", "be", "because", "been", "before", "being", "below", "between", "both",
+      "but", "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each",
+      "either", "else", "ever", "few", "for", "from", "further", "had", "has", "have", "having",
+      "he", "her", "here", "hers", "herself", "him", "himself", "his", "how", "i", "if", "in",
+      "into", "is", "it", "its", "itself", "just", "me", "more", "most", "my", "myself",
+      "neither", "no", "nor", "not", "now", "of", "off", "on", "once", "only", "or", "other",
+      "our", "ours", "ourselves", "out", "over", "own", "same", "she", "should", "so", "some",
+      "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then", "there",
+      "these", "they", "this", "those", "through", "to", "too", "under", "until", "up", "very",
+      "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "whose",
+      "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves", "shall",
+      "must", "might", "oh", "ok", "okay", "yeah", "yes", "hey", "hi", "hello", "um", "uh",
+      "really", "i'm", "i've", "i'll", "i'd", "you're", "you've", "you'll", "you'd", "we're",
+      "we've", "we'll", "we'd", "they're", "they've", "they'll", "they'd", "he'd", "she'd",
+      "he'll", "she'll", "don't", "doesn't", "didn't", "can't", "cannot", "won't", "wouldn't",
+      "couldn't", "shouldn't", "isn't", "aren't", "wasn't", "weren't", "haven't", "hasn't",
+      "hadn't", "let", "ain't"};
+  return kStop.count(token) > 0;
+}
+
+std::string Stem(std::string_view token) {
+  if (token.empty() || token.size() > kMaxStemBytes) return std::string(token);
+  bool ascii = true;
+  for (char c : token) {
+    if ((c >= '0' && c <= '9') || IsInnerJoiner(c) || c == '+' || c == '#') return std::string(token);
+    if (static_cast<unsigned char>(c) >= 0x80) ascii = false;
+  }
+  if (!ascii && !IsValidUtf8(token)) return std::string(token);
+  sb_stemmer* stemmer = ThreadStemmer();
+  if (stemmer == nullptr) return std::string(token);
+  const sb_symbol* out = sb_stemmer_stem(stemmer, reinterpret_cast<const sb_symbol*>(token.data()),
+                                         static_cast<int>(token.size()));
+  if (out == nullptr) return std::string(token);
+  return std::string(reinterpret_cast<const char*>(out),
+                     static_cast<std::size_t>(sb_stemmer_length(stemmer)));
+}
+
+std::vector<std::string> Terms(std::string_view text) {
+  std::vector<std::string> terms;
+  for (const std::string& token : Tokenize(text)) {
+    if (!IsStopword(token)) terms.push_back(Stem(token));
+  }
+  return terms;
+}
+
+std::string FtsTerm(std::string_view term) {
+  std::string out;
+  out.reserve(term.size());
+  for (char c : term) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"') continue;
+    if (u >= 0x80 || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_') out += c;
+    else if (c >= 'A' && c <= 'Z') out += static_cast<char>(c + 32);
+    else out += '_';
+  }
+  return out;
+}
+
+std::string NormalizeForHash(std::string_view text) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && IsSpace(text[i])) ++i;
+    std::size_t j = i;
+    while (j < text.size() && !IsSpace(text[j])) ++j;
+    // Strip punctuation/symbols (ASCII or not) at both ends of the word.
+    std::size_t b = i, e = j;
+    while (b < e) {
+      char32_t cp = 0;
+      const std::size_t len = Decode(text, b, cp);
+      if (len == 0 || (cp < 0x80 ? IsAsciiAlnum(cp) : !IsNonAsciiSeparator(cp))) break;
+      b += len;
+    }
+    while (e > b) {
+      std::size_t s = e - 1;
+      while (s > b && (static_cast<unsigned char>(text[s]) & 0xC0) == 0x80) --s;
+      char32_t cp = 0;
+      const std::size_t len = Decode(text, s, cp);
+      if (len != e - s || (cp < 0x80 ? IsAsciiAlnum(cp) : !IsNonAsciiSeparator(cp))) break;
+      e = s;
+    }
+    if (b < e) {
+      if (!out.empty()) out += ' ';
+      for (std::size_t k = b; k < e; ++k) {
+        const char c = text[k];
+        out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+      }
+    }
+    i = j;
+  }
+  return out;
+}
+
+std::uint64_t ContentHash(std::string_view text) {
+  const std::string norm = NormalizeForHash(text);
+  return XXH3_64bits(norm.data(), norm.size());
+}
+
+std::vector<std::string> SplitSentences(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  auto emit = [&](std::size_t end, std::size_t next) {
+    const std::string_view s = TrimSpace(text.substr(start, end - start));
+    if (!s.empty()) out.emplace_back(s);
+    start = next;
+  };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    char32_t cp = 0;
+    const std::size_t len = Decode(text, i, cp);
+    if (len == 0) {
+      ++i;
+      continue;
+    }
+    if (cp == '\n' || cp == '\r') {
+      emit(i, i + 1);
+      ++i;
+      continue;
+    }
+    const bool wide = cp == 0x3002 || cp == 0xFF01 || cp == 0xFF1F;  // 。！？
+    if (!wide && cp != '.' && cp != '!' && cp != '?' && cp != 0x2026) {
+      i += len;
+      continue;
+    }
+    std::size_t j = i + len;  // absorb further terminators and closing quotes
+    while (j < text.size()) {
+      char32_t c2 = 0;
+      const std::size_t l2 = Decode(text, j, c2);
+      if (l2 == 0) break;
+      const bool term = c2 == '.' || c2 == '!' || c2 == '?' || c2 == 0x2026 || c2 == 0x3002 ||
+                        c2 == 0xFF01 || c2 == 0xFF1F;
+      if (!term && !IsSentenceCloser(c2)) break;
+      j += l2;
+    }
+    const bool at_break = j >= text.size() || IsSpace(text[j]);
+    bool split = wide || at_break;
+    if (split && !wide && cp == '.' && j == i + 1 && j < text.size()) {
+      std::size_t w = i;  // the word before the dot
+      while (w > start && !IsSpace(text[w - 1])) --w;
+      std::size_t n = j;  // the next non-space character
+      while (n < text.size() && IsSpace(text[n]) && text[n] != '\n') ++n;
+      const bool next_lower = n < text.size() && text[n] >= 'a' && text[n] <= 'z';
+      if (IsAbbreviation(text.substr(w, i - w)) || next_lower) split = false;
+    }
+    if (split) emit(j, j);
+    i = j;
+  }
+  emit(text.size(), text.size());
+  return out;
+}
+
+int EstimateTokens(std::string_view text) {
+  if (text.empty()) return 0;
+  std::size_t words = 0;
+  bool in_word = false;
+  for (char c : text) {
+    const bool space = IsSpace(c);
+    if (!space && !in_word) ++words;
+    in_word = !space;
+  }
+  const std::size_t by_words = (words * 13 + 9) / 10;
+  const std::size_t by_chars = (text.size() + 3) / 4;
+  const std::size_t est = by_words > by_chars ? by_words : by_chars;
+  return est == 0 ? 1 : static_cast<int>(est > 0x7fffffff ? 0x7fffffff : est);
+}
+
+std::string Truncate(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  const bool ellipsis = max_bytes >= 3;
+  std::size_t cut = ellipsis ? max_bytes - 3 : max_bytes;
+  // Back off continuation bytes so no code point is split.
+  std::size_t guard = 0;
+  while (cut > 0 && guard < 4 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut, ++guard;
+  std::string out(text.substr(0, cut));
+  while (!out.empty() && IsSpace(out.back())) out.pop_back();
+  if (ellipsis) out += "...";
+  return out;
+}
+
+bool IsValidUtf8(std::string_view text) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    char32_t cp = 0;
+    const std::size_t len = Decode(text, i, cp);
+    if (len == 0) return false;
+    i += len;
+  }
+  return true;
+}
+
+}  // namespace engram::text

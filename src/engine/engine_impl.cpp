@@ -1,0 +1,326 @@
+#include "engine/engine_impl.hpp"
+
+#include <filesystem>
+#include <sstream>
+
+#include "core/version.hpp"
+#include "lineage/receipts.hpp"
+#include "memory/lpm.hpp"
+#include "memory/scope_store.hpp"
+#include "memory/stm.hpp"
+#include "models/builtin/extractive_maintainer.hpp"
+#include "models/builtin/hash_embedder.hpp"
+#include "retrieval/retriever.hpp"
+#include "store/schema.hpp"
+
+namespace engram {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kReaderPoolMax = 8;
+constexpr auto kWorkerIdle = std::chrono::seconds(2);
+constexpr auto kWorkerDebounce = std::chrono::milliseconds(300);
+
+std::string SourceVersion(const EngineOptions& o, const Embedder& e, const Maintainer& m) {
+  std::ostringstream s;
+  s << "engram/" << ENGRAM_VERSION << ";stm=" << o.stm_capacity << ";batch=" << o.promote_batch_max
+    << ";mtm=" << o.mtm_capacity << ";merge=" << o.merge_threshold << ";heat=" << o.heat_threshold
+    << ";tau=" << o.heat_tau_hours << ";emb=" << e.Name() << "/" << e.Dimension()
+    << ";llm=" << m.Name();
+  return s.str();
+}
+
+Status CheckOptions(const EngineOptions& o) {
+  if (o.db_path.empty()) return Status::InvalidArgument("db_path: must not be empty");
+  if (o.stm_capacity < 1) return Status::InvalidArgument("stm_capacity: must be at least 1");
+  if (o.promote_batch_max < 1) return Status::InvalidArgument("promote_batch_max: must be at least 1");
+  if (o.mtm_capacity < 1) return Status::InvalidArgument("mtm_capacity: must be at least 1");
+  if (o.heat_tau_hours <= 0) return Status::InvalidArgument("heat_tau_hours: must be positive");
+  return Status::Ok();
+}
+
+}  // namespace
+
+const char* Version() { return ENGRAM_VERSION; }
+
+Status Engine::ValidateScope(const Scope& scope) { return memory::ValidateScope(scope); }
+
+Result<std::unique_ptr<Engine>> Engine::Open(EngineOptions options) {
+  ENGRAM_ASSIGN_OR_RETURN(auto impl, EngineImpl::Create(std::move(options)));
+  return std::unique_ptr<Engine>(std::move(impl));
+}
+
+// A reader connection borrowed from the pool (or the writer, locked).
+class EngineImpl::ReadLease {
+ public:
+  ReadLease(EngineImpl* e, std::unique_ptr<sql::Db> db) : e_(e), db_(std::move(db)) {}
+  ReadLease(EngineImpl* e, std::unique_lock<std::mutex> lock) : e_(e), lock_(std::move(lock)) {}
+  ~ReadLease() {
+    if (db_) e_->ReleaseReader(std::move(db_));
+  }
+  sql::Db* db() { return db_ ? db_.get() : e_->writer_.get(); }
+
+ private:
+  EngineImpl* e_;
+  std::unique_ptr<sql::Db> db_;
+  std::unique_lock<std::mutex> lock_;
+};
+
+Result<std::unique_ptr<EngineImpl>> EngineImpl::Create(EngineOptions options) {
+  ENGRAM_RETURN_IF_ERROR(CheckOptions(options));
+  std::unique_ptr<EngineImpl> e(new EngineImpl());
+  e->options_ = std::move(options);
+  ENGRAM_RETURN_IF_ERROR(e->Init());
+  return e;
+}
+
+Status EngineImpl::Init() {
+  const Clock* clock = options_.clock ? options_.clock : &SystemClock::Default();
+  embedder_ = options_.embedder ? options_.embedder : std::make_shared<HashEmbedder>();
+  maintainer_ = options_.maintainer ? options_.maintainer : std::make_shared<ExtractiveMaintainer>();
+  in_memory_ = options_.db_path == ":memory:";
+  bool existed = false;
+  if (!in_memory_) {
+    std::error_code ec;
+    fs::path p(options_.db_path);
+    existed = fs::exists(p, ec);
+    if (existed && fs::is_directory(p, ec)) {
+      return Status::InvalidArgument("db_path: " + options_.db_path + " is a directory");
+    }
+    if (existed && fs::file_size(p, ec) == 0 && !ec) {
+      return Status::Corruption(options_.db_path +
+                                " exists but is empty (truncated?); refusing to initialise over it. "
+                                "Move it away to start a new store.");
+    }
+    if (!existed && p.has_parent_path()) {
+      fs::create_directories(p.parent_path(), ec);
+      if (ec) return Status::IoError("cannot create " + p.parent_path().string() + ": " + ec.message());
+    }
+  }
+  ENGRAM_ASSIGN_OR_RETURN(writer_, sql::Db::Open(options_.db_path, {}));
+  if (existed && options_.verify_on_open) {
+    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * qc, writer_->Prepare("PRAGMA quick_check(1)"));
+    auto row = qc->Step();
+    if (!row.ok()) {
+      return Status::Corruption(options_.db_path + ": integrity check failed (" +
+                                row.status().message() + "); the file was left untouched");
+    }
+    std::string verdict = *row ? qc->Text(0) : "no result";
+    qc->Reset();
+    if (verdict != "ok") {
+      return Status::Corruption(options_.db_path + ": integrity check failed (" + verdict +
+                                "); the file was left untouched");
+    }
+  }
+  ENGRAM_RETURN_IF_ERROR(writer_->Exec("PRAGMA secure_delete = ON"));
+  ENGRAM_RETURN_IF_ERROR(store::EnsureSchema(writer_.get(), clock->NowMs()));
+
+  // The store remembers its embedder; vectors of two embedders never mix.
+  ENGRAM_ASSIGN_OR_RETURN(std::string name, store::GetMeta(writer_.get(), "embedder_name"));
+  ENGRAM_ASSIGN_OR_RETURN(std::string dim, store::GetMeta(writer_.get(), "embedder_dim"));
+  std::string want_dim = std::to_string(embedder_->Dimension());
+  if (name.empty()) {
+    ENGRAM_RETURN_IF_ERROR(store::SetMeta(writer_.get(), "embedder_name", embedder_->Name()));
+    ENGRAM_RETURN_IF_ERROR(store::SetMeta(writer_.get(), "embedder_dim", want_dim));
+  } else if (name != embedder_->Name() || dim != want_dim) {
+    return Status::FailedPrecondition(
+        "the store " + options_.db_path + " was built with embedder " + name + " (dimension " +
+        dim + ") but this engine is configured with " + embedder_->Name() + " (dimension " +
+        want_dim + "); configure the original embedder or migrate the store to the new one");
+  }
+
+  config_.stm_capacity = options_.stm_capacity;
+  config_.promote_batch_max = options_.promote_batch_max;
+  config_.mtm_capacity = options_.mtm_capacity;
+  config_.merge_threshold = options_.merge_threshold;
+  config_.heat_threshold = options_.heat_threshold;
+  config_.heat_tau_hours = options_.heat_tau_hours;
+  config_.source_version = SourceVersion(options_, *embedder_, *maintainer_);
+  deps_.embedder = embedder_.get();
+  deps_.maintainer = maintainer_.get();
+  deps_.clock = clock;
+  deps_.fault_point = options_.fault_point;
+  w_ = {writer_.get(), &writer_mu_};
+  if (options_.background_maintenance) worker_ = std::thread([this] { WorkerLoop(); });
+  return Status::Ok();
+}
+
+EngineImpl::~EngineImpl() {
+  {
+    std::lock_guard<std::mutex> lock(worker_mu_);
+    worker_stop_ = true;
+  }
+  worker_cv_.notify_all();
+  if (worker_.joinable()) worker_.join();
+  (void)FlushAccessLog();
+}
+
+Result<std::unique_ptr<EngineImpl::ReadLease>> EngineImpl::AcquireReader() {
+  if (in_memory_) {
+    return std::make_unique<ReadLease>(this, std::unique_lock<std::mutex>(writer_mu_));
+  }
+  {
+    std::lock_guard<std::mutex> lock(readers_mu_);
+    if (!readers_.empty()) {
+      auto db = std::move(readers_.back());
+      readers_.pop_back();
+      return std::make_unique<ReadLease>(this, std::move(db));
+    }
+  }
+  sql::OpenOptions ro;
+  ro.read_only = true;
+  ENGRAM_ASSIGN_OR_RETURN(auto db, sql::Db::Open(options_.db_path, ro));
+  return std::make_unique<ReadLease>(this, std::move(db));
+}
+
+void EngineImpl::ReleaseReader(std::unique_ptr<sql::Db> db) {
+  std::lock_guard<std::mutex> lock(readers_mu_);
+  if (static_cast<int>(readers_.size()) < kReaderPoolMax) readers_.push_back(std::move(db));
+}
+
+void EngineImpl::Wake() {
+  if (!options_.background_maintenance) return;
+  {
+    std::lock_guard<std::mutex> lock(worker_mu_);
+    worker_wake_ = true;
+  }
+  worker_cv_.notify_one();
+}
+
+void EngineImpl::WorkerLoop() {
+  std::unique_lock<std::mutex> lock(worker_mu_);
+  while (!worker_stop_) {
+    worker_cv_.wait_for(lock, kWorkerIdle, [this] { return worker_stop_ || worker_wake_; });
+    if (worker_stop_) break;
+    if (worker_wake_) {
+      // Let a burst of admissions gather so promotion runs in batches.
+      worker_cv_.wait_for(lock, kWorkerDebounce, [this] { return worker_stop_; });
+      worker_wake_ = false;
+    }
+    lock.unlock();
+    (void)Maintain(nullptr);  // failures are recorded on the jobs themselves
+    lock.lock();
+  }
+}
+
+Result<AdmitResult> EngineImpl::AddTurn(const Scope& scope, const TurnInput& turn) {
+  ENGRAM_ASSIGN_OR_RETURN(auto v, AddTurns(scope, {turn}));
+  return v.front();
+}
+
+Result<std::vector<AdmitResult>> EngineImpl::AddTurns(const Scope& scope,
+                                                      const std::vector<TurnInput>& turns) {
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(scope));
+  if (turns.empty()) return Status::InvalidArgument("turns: must not be empty");
+  for (std::size_t i = 0; i < turns.size(); ++i) {
+    Status st = memory::ValidateTurn(turns[i]);
+    if (!st.ok()) {
+      return turns.size() == 1 ? st
+                               : Status::InvalidArgument("turns[" + std::to_string(i) + "]." +
+                                                         st.message());
+    }
+  }
+  std::vector<AdmitResult> out;
+  {
+    std::lock_guard<std::mutex> lock(writer_mu_);
+    TimeMs now = deps_.clock->NowMs();
+    ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(writer_.get()));
+    ENGRAM_ASSIGN_OR_RETURN(std::int64_t scope_id, memory::EnsureScope(writer_.get(), scope, now));
+    ENGRAM_ASSIGN_OR_RETURN(memory::ScopeRow row, memory::LoadScope(writer_.get(), scope_id));
+    std::string run_id = lineage::NewRunId();
+    for (const auto& t : turns) {
+      ENGRAM_ASSIGN_OR_RETURN(AdmitResult r,
+                              memory::AdmitTurn(writer_.get(), row, t, now, config_, run_id));
+      out.push_back(r);
+    }
+    ENGRAM_RETURN_IF_ERROR(txn->Commit());
+  }
+  if (out.back().promotion_pending) Wake();
+  return out;
+}
+
+Status EngineImpl::FlushAccessLog() {
+  memory::AccessLog log;
+  {
+    std::lock_guard<std::mutex> lock(access_mu_);
+    log.swap(access_);
+  }
+  return memory::ApplyAccessLog(w_, log, config_, deps_.clock->NowMs());
+}
+
+Result<MaintainReport> EngineImpl::Maintain(const Scope* scope) {
+  std::lock_guard<std::mutex> maint(maint_mu_);
+  std::int64_t scope_id = 0;
+  if (scope) {
+    ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(*scope));
+    std::lock_guard<std::mutex> lock(writer_mu_);
+    ENGRAM_ASSIGN_OR_RETURN(auto row, memory::FindScope(writer_.get(), *scope));
+    if (!row) return MaintainReport{};
+    scope_id = row->id;
+  }
+  ENGRAM_RETURN_IF_ERROR(FlushAccessLog());
+  auto report = memory::RunPendingJobs(w_, scope_id, config_, deps_);
+  if (report.ok()) report->degraded = report->degraded || maintainer_->IsBuiltin();
+  return report;
+}
+
+Result<int> EngineImpl::RetryFailedJobs() {
+  return memory::RetryFailedJobs(w_, 0, deps_.clock->NowMs());
+}
+
+Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
+    sql::Db* db, std::int64_t scope_id, std::int64_t data_version) {
+  {
+    std::lock_guard<std::mutex> lock(index_mu_);
+    auto it = indexes_.find(scope_id);
+    if (it != indexes_.end() && it->second->data_version == data_version) return it->second;
+  }
+  ENGRAM_ASSIGN_OR_RETURN(auto idx, retrieval::LoadScopeIndex(db, scope_id, data_version));
+  std::lock_guard<std::mutex> lock(index_mu_);
+  auto& slot = indexes_[scope_id];
+  if (!slot || slot->data_version < data_version) slot = idx;
+  return idx;
+}
+
+Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::string& query,
+                                             const RetrieveOptions& options) {
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(scope));
+  if (query.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return Status::InvalidArgument("query: must not be empty");
+  }
+  if (options.budget_tokens < 0) return Status::InvalidArgument("budget: must not be negative");
+  ENGRAM_ASSIGN_OR_RETURN(auto qv, embedder_->Embed({query}));
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  // One read transaction: a consistent snapshot across all the reads below.
+  ENGRAM_RETURN_IF_ERROR(db->Exec("BEGIN"));
+  struct EndRead {
+    sql::Db* db;
+    ~EndRead() { (void)db->Exec("COMMIT"); }
+  } end{db};
+  ENGRAM_ASSIGN_OR_RETURN(auto row, memory::FindScope(db, scope));
+  if (!row) return RetrievalResult{};
+  ENGRAM_ASSIGN_OR_RETURN(auto idx, IndexFor(db, row->id, row->data_version));
+  retrieval::RetrievalInput in;
+  in.scope = &*row;
+  in.index = idx.get();
+  in.query = query;
+  in.query_embedding = std::move(qv.front());
+  in.options = options;
+  in.now = deps_.clock->NowMs();
+  memory::AccessLog hits;
+  ENGRAM_ASSIGN_OR_RETURN(RetrievalResult result, retrieval::Retrieve(db, in, &hits));
+  {
+    std::lock_guard<std::mutex> lock(access_mu_);
+    for (const auto& [seg, h] : hits) {
+      auto& e = access_[seg];
+      e.first += h.first;
+      e.second = std::max(e.second, h.second);
+    }
+  }
+  return result;
+}
+
+}  // namespace engram

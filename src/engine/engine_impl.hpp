@@ -1,0 +1,89 @@
+// The Engine implementation: wires the store, the tiers, retrieval, lineage
+// and the background maintenance worker.
+#pragma once
+
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "engram/engine.hpp"
+#include "memory/config.hpp"
+#include "memory/jobs.hpp"
+#include "memory/promotion.hpp"
+#include "retrieval/scope_index.hpp"
+#include "store/sqlite.hpp"
+
+namespace engram {
+
+class EngineImpl final : public Engine {
+ public:
+  static Result<std::unique_ptr<EngineImpl>> Create(EngineOptions options);
+  ~EngineImpl() override;
+
+  Result<AdmitResult> AddTurn(const Scope& scope, const TurnInput& turn) override;
+  Result<std::vector<AdmitResult>> AddTurns(const Scope& scope,
+                                            const std::vector<TurnInput>& turns) override;
+  Result<MaintainReport> Maintain(const Scope* scope) override;
+  Result<RetrievalResult> Retrieve(const Scope& scope, const std::string& query,
+                                   const RetrieveOptions& options) override;
+  Result<Profile> GetProfile(const Scope& scope) override;
+  Result<std::vector<Fact>> ListFacts(const Scope& scope, const std::string& kind) override;
+  Result<std::vector<Turn>> ListTurns(const Scope& scope, std::int64_t after_seq, int limit) override;
+  Result<Stats> GetStats(const Scope* scope) override;
+  Result<std::vector<Scope>> ListScopes() override;
+  Status Export(const Scope* scope, const std::function<void(const std::string&)>& sink) override;
+  Result<std::int64_t> ForgetUser(const std::string& tenant, const std::string& user) override;
+  std::string EmbedderName() const override;
+  std::string MaintainerName() const override;
+
+  Result<int> RetryFailedJobs() override;
+
+ private:
+  EngineImpl() = default;
+  Status Init();
+
+  // A connection for reads: from the reader pool, or the writer (under its
+  // lock) for in-memory stores.
+  class ReadLease;
+  Result<std::unique_ptr<ReadLease>> AcquireReader();
+  void ReleaseReader(std::unique_ptr<sql::Db> db);
+
+  Result<std::shared_ptr<const retrieval::ScopeIndex>> IndexFor(sql::Db* db, std::int64_t scope_id,
+                                                                std::int64_t data_version);
+  Status FlushAccessLog();
+  void WorkerLoop();
+  void Wake();
+
+  EngineOptions options_;
+  memory::MemoryConfig config_;
+  memory::MemoryDeps deps_;
+  std::shared_ptr<Embedder> embedder_;
+  std::shared_ptr<Maintainer> maintainer_;
+
+  std::unique_ptr<sql::Db> writer_;
+  std::mutex writer_mu_;
+  memory::WriterDb w_;
+  bool in_memory_ = false;
+
+  std::mutex readers_mu_;
+  std::vector<std::unique_ptr<sql::Db>> readers_;
+
+  std::mutex index_mu_;
+  std::map<std::int64_t, std::shared_ptr<const retrieval::ScopeIndex>> indexes_;
+
+  std::mutex access_mu_;
+  memory::AccessLog access_;
+
+  std::mutex maint_mu_;  // one maintenance run at a time
+
+  std::mutex worker_mu_;
+  std::condition_variable worker_cv_;
+  bool worker_stop_ = false;
+  bool worker_wake_ = false;
+  std::thread worker_;
+};
+
+}  // namespace engram

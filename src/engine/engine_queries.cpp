@@ -1,0 +1,265 @@
+// EngineImpl: inspection, export and erasure.
+#include <nlohmann/json.hpp>
+
+#include "core/time.hpp"
+#include "engine/engine_impl.hpp"
+#include "memory/lpm.hpp"
+#include "memory/scope_store.hpp"
+#include "memory/stm.hpp"
+
+namespace engram {
+
+namespace {
+
+using nlohmann::json;
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+json MetadataJson(const std::string& s) {
+  if (s.empty()) return json::object();
+  auto j = json::parse(s, nullptr, false);
+  return j.is_discarded() ? json::object() : j;
+}
+
+}  // namespace
+
+Result<Profile> EngineImpl::GetProfile(const Scope& scope) {
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(scope));
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  ENGRAM_ASSIGN_OR_RETURN(auto row, memory::FindScope(lease->db(), scope));
+  Profile p;
+  if (!row) return p;
+  ENGRAM_ASSIGN_OR_RETURN(p.slots, memory::LoadProfile(lease->db(), row->id));
+  p.text = memory::RenderProfile(p.slots);
+  return p;
+}
+
+Result<std::vector<Fact>> EngineImpl::ListFacts(const Scope& scope, const std::string& kind) {
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(scope));
+  if (!kind.empty() && kind != "user" && kind != "assistant") {
+    return Status::InvalidArgument("kind: must be \"user\" or \"assistant\"");
+  }
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  ENGRAM_ASSIGN_OR_RETURN(auto row, memory::FindScope(lease->db(), scope));
+  if (!row) return std::vector<Fact>{};
+  return memory::LoadFacts(lease->db(), row->id, kind);
+}
+
+Result<std::vector<Turn>> EngineImpl::ListTurns(const Scope& scope, std::int64_t after_seq, int limit) {
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(scope));
+  if (limit < 1 || limit > 10000) return Status::InvalidArgument("limit: must be 1..10000");
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  ENGRAM_ASSIGN_OR_RETURN(auto row, memory::FindScope(lease->db(), scope));
+  if (!row) return std::vector<Turn>{};
+  return memory::LoadTurns(lease->db(), row->id, after_seq, limit);
+}
+
+Result<std::vector<Scope>> EngineImpl::ListScopes() {
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  ENGRAM_ASSIGN_OR_RETURN(auto rows, memory::ListScopes(lease->db()));
+  std::vector<Scope> out;
+  for (auto& r : rows) out.push_back(std::move(r.scope));
+  return out;
+}
+
+Result<Stats> EngineImpl::GetStats(const Scope* scope) {
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  std::int64_t sid = 0;
+  if (scope) {
+    ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(*scope));
+    ENGRAM_ASSIGN_OR_RETURN(auto row, memory::FindScope(db, *scope));
+    if (!row) return Stats{};
+    sid = row->id;
+  }
+  ENGRAM_RETURN_IF_ERROR(db->Exec("BEGIN"));
+  struct EndRead {
+    sql::Db* db;
+    ~EndRead() { (void)db->Exec("COMMIT"); }
+  } end{db};
+  Stats s;
+  auto q = [&](const char* sql) { return memory::QueryInt(db, sql, sid, sid, 2); };
+  ENGRAM_ASSIGN_OR_RETURN(s.turns_admitted,
+                          q("SELECT count(*) FROM turns WHERE ? = 0 OR scope_id = ?"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      s.stm_turns, q("SELECT count(*) FROM turns WHERE page_id IS NULL AND (? = 0 OR scope_id = ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      s.mtm_pages, q("SELECT count(*) FROM pages p JOIN segments g ON g.id = p.segment_id "
+                     "WHERE g.archived_at IS NULL AND (? = 0 OR p.scope_id = ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      s.archived_pages, q("SELECT count(*) FROM pages p JOIN segments g ON g.id = p.segment_id "
+                          "WHERE g.archived_at IS NOT NULL AND (? = 0 OR p.scope_id = ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      s.mtm_segments,
+      q("SELECT count(*) FROM segments WHERE archived_at IS NULL AND (? = 0 OR scope_id = ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      s.archived_segments,
+      q("SELECT count(*) FROM segments WHERE archived_at IS NOT NULL AND (? = 0 OR scope_id = ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      s.user_facts, q("SELECT count(*) FROM facts WHERE kind = 'user' AND status = 'live' AND "
+                      "(? = 0 OR scope_id = ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      s.assistant_facts, q("SELECT count(*) FROM facts WHERE kind = 'assistant' AND status = "
+                           "'live' AND (? = 0 OR scope_id = ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(s.profile_slots,
+                          q("SELECT count(*) FROM profile_slots WHERE ? = 0 OR scope_id = ?"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      s.pending_jobs, q("SELECT count(*) FROM jobs WHERE status = 'pending' AND (? = 0 OR scope_id = ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      s.failed_jobs, q("SELECT count(*) FROM jobs WHERE status = 'failed' AND (? = 0 OR scope_id = ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(
+      s.degraded_items,
+      q("SELECT (SELECT count(*) FROM pages WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?1)) + "
+        "(SELECT count(*) FROM facts WHERE degraded = 1 AND status = 'live' AND (?1 = 0 OR scope_id = ?1)) + "
+        "(SELECT count(*) FROM profile_slots WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?1))"));
+  return s;
+}
+
+Status EngineImpl::Export(const Scope* scope, const std::function<void(const std::string&)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  ENGRAM_RETURN_IF_ERROR(db->Exec("BEGIN"));
+  struct EndRead {
+    sql::Db* db;
+    ~EndRead() { (void)db->Exec("COMMIT"); }
+  } end{db};
+  ENGRAM_ASSIGN_OR_RETURN(auto scopes, memory::ListScopes(db));
+  for (const auto& sc : scopes) {
+    if (scope && (sc.scope.tenant != scope->tenant || sc.scope.user != scope->user ||
+                  sc.scope.assistant != scope->assistant))
+      continue;
+    json ids = {{"tenant", sc.scope.tenant}, {"user", sc.scope.user}, {"assistant", sc.scope.assistant}};
+    json head = ids;
+    head["type"] = "scope";
+    head["chain_summary"] = sc.chain_summary;
+    sink(Dump(head));
+    for (std::int64_t after = 0;;) {
+      ENGRAM_ASSIGN_OR_RETURN(auto turns, memory::LoadTurns(db, sc.id, after, 1000));
+      if (turns.empty()) break;
+      for (const auto& t : turns) {
+        json j = ids;
+        j["type"] = "turn";
+        j["seq"] = t.seq;
+        j["user_text"] = t.user_text;
+        j["assistant_text"] = t.assistant_text;
+        if (!t.user_name.empty()) j["user_name"] = t.user_name;
+        if (!t.assistant_name.empty()) j["assistant_name"] = t.assistant_name;
+        j["event_time"] = FormatIso8601(t.event_time);
+        j["ingest_time"] = FormatIso8601(t.ingest_time);
+        j["metadata"] = MetadataJson(t.metadata);
+        j["source_ref"] = t.source_ref;
+        j["tier"] = TierName(t.tier);
+        if (t.page_id) j["page_id"] = t.page_id;
+        sink(Dump(j));
+        after = t.seq;
+      }
+    }
+    ENGRAM_ASSIGN_OR_RETURN(auto segs, memory::LoadSegments(db, sc.id, true));
+    for (const auto& g : segs) {
+      json j = ids;
+      j["type"] = "segment";
+      j["id"] = g.id;
+      j["summary"] = g.summary;
+      j["keywords"] = g.keywords;
+      j["pages"] = g.page_count;
+      j["visits"] = g.visits;
+      j["archived"] = g.archived;
+      sink(Dump(j));
+    }
+    ENGRAM_ASSIGN_OR_RETURN(
+        sql::Stmt * pg,
+        db->Prepare("SELECT id, turn_id, segment_id, prev_page, next_page, chain_summary, keywords, "
+                    "analyzed FROM pages WHERE scope_id = ? ORDER BY id"));
+    pg->Bind(1, sc.id);
+    for (;;) {
+      ENGRAM_ASSIGN_OR_RETURN(bool row, pg->Step());
+      if (!row) break;
+      json j = ids;
+      j["type"] = "page";
+      j["id"] = pg->Int(0);
+      j["turn_id"] = pg->Int(1);
+      j["segment_id"] = pg->Int(2);
+      j["prev_page"] = pg->IsNull(3) ? json(nullptr) : json(pg->Int(3));
+      j["next_page"] = pg->IsNull(4) ? json(nullptr) : json(pg->Int(4));
+      j["chain_summary"] = pg->Text(5);
+      j["keywords"] = memory::StringsFromJson(pg->Text(6));
+      j["analyzed"] = pg->Int(7) != 0;
+      sink(Dump(j));
+    }
+    pg->Reset();
+    ENGRAM_ASSIGN_OR_RETURN(auto slots, memory::LoadProfile(db, sc.id));
+    for (const auto& s : slots) {
+      json j = ids;
+      j["type"] = "profile_slot";
+      j["dimension"] = s.dimension;
+      j["value"] = s.value;
+      j["evidence_pages"] = s.evidence_pages;
+      j["updated_at"] = FormatIso8601(s.updated_at);
+      sink(Dump(j));
+    }
+    ENGRAM_ASSIGN_OR_RETURN(auto facts, memory::LoadFacts(db, sc.id, ""));
+    for (const auto& f : facts) {
+      json j = ids;
+      j["type"] = "fact";
+      j["id"] = f.id;
+      j["version"] = f.version;
+      j["kind"] = f.kind;
+      j["text"] = f.text;
+      j["source_pages"] = f.source_pages;
+      j["event_time"] = FormatIso8601(f.event_time);
+      j["record_time"] = FormatIso8601(f.record_time);
+      j["degraded"] = f.degraded;
+      sink(Dump(j));
+    }
+  }
+  return Status::Ok();
+}
+
+Result<std::int64_t> EngineImpl::ForgetUser(const std::string& tenant, const std::string& user) {
+  Scope probe{tenant, user, "x"};
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(probe));
+  std::lock_guard<std::mutex> maint(maint_mu_);
+  std::lock_guard<std::mutex> lock(writer_mu_);
+  sql::Db* db = writer_.get();
+  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+  ENGRAM_ASSIGN_OR_RETURN(auto scopes, memory::ListScopes(db));
+  std::int64_t erased = 0;
+  for (const auto& sc : scopes) {
+    if (sc.scope.tenant != tenant || sc.scope.user != user) continue;
+    ENGRAM_ASSIGN_OR_RETURN(std::int64_t n, memory::QueryInt(db, "SELECT count(*) FROM turns WHERE scope_id = ?", sc.id, 0, 1));
+    erased += n;
+    static const char* kErase[] = {
+        "DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE scope_id = ?1)",
+        "DELETE FROM segments_fts WHERE rowid IN (SELECT id FROM segments WHERE scope_id = ?1)",
+        "DELETE FROM facts_fts WHERE rowid IN (SELECT id FROM facts WHERE scope_id = ?1)",
+        "UPDATE turns SET page_id = NULL WHERE scope_id = ?1",
+        "DELETE FROM pages WHERE scope_id = ?1",
+        "DELETE FROM segments WHERE scope_id = ?1",
+        "DELETE FROM turns WHERE scope_id = ?1",
+        "DELETE FROM facts WHERE scope_id = ?1",
+        "DELETE FROM profile_slots WHERE scope_id = ?1",
+        "DELETE FROM scope_terms WHERE scope_id = ?1",
+        "DELETE FROM jobs WHERE scope_id = ?1",
+        "DELETE FROM scopes WHERE id = ?1",
+    };
+    for (const char* q : kErase) {
+      ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
+      ENGRAM_RETURN_IF_ERROR(st->Bind(1, sc.id).Run());
+    }
+    std::lock_guard<std::mutex> il(index_mu_);
+    indexes_.erase(sc.id);
+  }
+  ENGRAM_RETURN_IF_ERROR(txn->Commit());
+  // Merge the full-text indexes so that no deleted term survives in old
+  // index segments, then move the WAL into the (secure-deleted) main file.
+  for (const char* t : {"turns_fts", "segments_fts", "facts_fts"}) {
+    ENGRAM_RETURN_IF_ERROR(db->Exec(std::string("INSERT INTO ") + t + "(" + t + ") VALUES('optimize')"));
+  }
+  if (!in_memory_) ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+  return erased;
+}
+
+std::string EngineImpl::EmbedderName() const { return embedder_->Name(); }
+std::string EngineImpl::MaintainerName() const { return maintainer_->Name(); }
+
+}  // namespace engram

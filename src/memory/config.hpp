@@ -1,0 +1,37 @@
+// Configuration and dependencies shared by the memory tiers.
+#pragma once
+
+#include <string>
+
+#include "core/clock.hpp"
+#include "models/embedder.hpp"
+#include "models/maintainer.hpp"
+
+namespace engram::memory {
+
+struct MemoryConfig {
+  int stm_capacity = 10;
+  int promote_batch_max = 32;
+  int mtm_capacity = 2000;
+  double merge_threshold = 0.6;
+  double heat_threshold = 5.0;
+  double heat_tau_hours = 24.0;
+  int consolidate_batch_max = 32;  // pages per consolidation call
+  int max_job_attempts = 3;
+  double fact_near_duplicate = 0.95;  // cosine at which a new fact duplicates a live one
+  // engram version + the configuration above + model names (for receipts).
+  std::string source_version;
+};
+
+struct MemoryDeps {
+  Embedder* embedder = nullptr;
+  Maintainer* maintainer = nullptr;
+  const Clock* clock = nullptr;
+  void (*fault_point)(const char* name) = nullptr;
+
+  void Fault(const char* name) const {
+    if (fault_point) fault_point(name);
+  }
+};
+
+}  // namespace engram::memory

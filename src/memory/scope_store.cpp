@@ -1,0 +1,179 @@
+#include "memory/scope_store.hpp"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "core/text.hpp"
+
+namespace engram::memory {
+
+namespace {
+
+constexpr std::size_t kMaxIdBytes = 128;
+
+Status ValidateId(const std::string& value, const char* field) {
+  if (value.empty()) return Status::InvalidArgument(std::string(field) + ": must not be empty");
+  if (value.size() > kMaxIdBytes) {
+    return Status::InvalidArgument(std::string(field) + ": longer than 128 bytes");
+  }
+  if (!text::IsValidUtf8(value)) {
+    return Status::InvalidArgument(std::string(field) + ": not valid UTF-8");
+  }
+  for (unsigned char c : value) {
+    if (c < 0x20 || c == 0x7f) {
+      return Status::InvalidArgument(std::string(field) + ": contains a control character");
+    }
+  }
+  return Status::Ok();
+}
+
+ScopeRow RowFrom(sql::Stmt* st) {
+  ScopeRow r;
+  r.id = st->Int(0);
+  r.scope.tenant = st->Text(1);
+  r.scope.user = st->Text(2);
+  r.scope.assistant = st->Text(3);
+  r.next_seq = st->Int(4);
+  r.chain_page_id = st->IsNull(5) ? 0 : st->Int(5);
+  r.chain_summary = st->Text(6);
+  r.data_version = st->Int(7);
+  return r;
+}
+
+constexpr const char* kScopeCols =
+    "SELECT id, tenant, user_id, assistant_id, next_seq, chain_page_id, chain_summary, "
+    "data_version FROM scopes ";
+
+}  // namespace
+
+Status ValidateScope(const Scope& scope) {
+  ENGRAM_RETURN_IF_ERROR(ValidateId(scope.tenant, "tenant"));
+  ENGRAM_RETURN_IF_ERROR(ValidateId(scope.user, "user"));
+  return ValidateId(scope.assistant, "assistant");
+}
+
+Result<std::int64_t> EnsureScope(sql::Db* db, const Scope& scope, TimeMs now) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare("INSERT INTO scopes(tenant, user_id, assistant_id, created_at) VALUES(?,?,?,?) "
+                  "ON CONFLICT(tenant, user_id, assistant_id) DO NOTHING"));
+  ENGRAM_RETURN_IF_ERROR(
+      st->Bind(1, scope.tenant).Bind(2, scope.user).Bind(3, scope.assistant).Bind(4, now).Run());
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * q,
+      db->Prepare("SELECT id FROM scopes WHERE tenant = ? AND user_id = ? AND assistant_id = ?"));
+  q->Bind(1, scope.tenant).Bind(2, scope.user).Bind(3, scope.assistant);
+  ENGRAM_ASSIGN_OR_RETURN(bool row, q->Step());
+  if (!row) return Status::Internal("scope row missing after insert");
+  std::int64_t id = q->Int(0);
+  q->Reset();
+  return id;
+}
+
+Result<std::optional<ScopeRow>> FindScope(sql::Db* db, const Scope& scope) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * q,
+      db->Prepare(std::string(kScopeCols) +
+                  "WHERE tenant = ? AND user_id = ? AND assistant_id = ?"));
+  q->Bind(1, scope.tenant).Bind(2, scope.user).Bind(3, scope.assistant);
+  ENGRAM_ASSIGN_OR_RETURN(bool row, q->Step());
+  std::optional<ScopeRow> out;
+  if (row) out = RowFrom(q);
+  q->Reset();
+  return out;
+}
+
+Result<ScopeRow> LoadScope(sql::Db* db, std::int64_t scope_id) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * q, db->Prepare(std::string(kScopeCols) + "WHERE id = ?"));
+  q->Bind(1, scope_id);
+  ENGRAM_ASSIGN_OR_RETURN(bool row, q->Step());
+  if (!row) return Status::NotFound("scope " + std::to_string(scope_id));
+  ScopeRow r = RowFrom(q);
+  q->Reset();
+  return r;
+}
+
+Result<std::vector<ScopeRow>> ListScopes(sql::Db* db) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * q, db->Prepare(std::string(kScopeCols) + "ORDER BY id"));
+  std::vector<ScopeRow> out;
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, q->Step());
+    if (!row) break;
+    out.push_back(RowFrom(q));
+  }
+  q->Reset();
+  return out;
+}
+
+Status BumpDataVersion(sql::Db* db, std::int64_t scope_id) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st, db->Prepare("UPDATE scopes SET data_version = data_version + 1 WHERE id = ?"));
+  return st->Bind(1, scope_id).Run();
+}
+
+std::string ScopeToken(std::int64_t scope_id) { return "s" + std::to_string(scope_id); }
+
+std::string FtsDocument(const std::string& s) {
+  std::string out;
+  for (const auto& t : text::Terms(s)) {
+    std::string f = text::FtsTerm(t);
+    if (f.empty()) continue;
+    if (!out.empty()) out.push_back(' ');
+    out += f;
+  }
+  return out;
+}
+
+std::string FtsQuery(std::int64_t scope_id, const std::string& query) {
+  std::vector<std::string> seen;
+  std::string terms;
+  for (const auto& t : text::Terms(query)) {
+    std::string f = text::FtsTerm(t);
+    if (f.empty() || std::find(seen.begin(), seen.end(), f) != seen.end()) continue;
+    seen.push_back(f);
+    if (!terms.empty()) terms += " OR ";
+    terms += "terms:\"" + f + "\"";
+  }
+  if (terms.empty()) return {};
+  return "scope:" + ScopeToken(scope_id) + " AND (" + terms + ")";
+}
+
+std::string IdsToJson(const std::vector<std::int64_t>& ids) { return nlohmann::json(ids).dump(); }
+
+std::vector<std::int64_t> IdsFromJson(const std::string& s) {
+  std::vector<std::int64_t> out;
+  auto j = nlohmann::json::parse(s, nullptr, false);
+  if (!j.is_array()) return out;
+  for (const auto& e : j) {
+    if (e.is_number_integer()) out.push_back(e.get<std::int64_t>());
+  }
+  return out;
+}
+
+std::string StringsToJson(const std::vector<std::string>& v) {
+  return nlohmann::json(v).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::vector<std::string> StringsFromJson(const std::string& s) {
+  std::vector<std::string> out;
+  auto j = nlohmann::json::parse(s, nullptr, false);
+  if (!j.is_array()) return out;
+  for (const auto& e : j) {
+    if (e.is_string()) out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+Result<std::int64_t> QueryInt(sql::Db* db, std::string_view q, std::int64_t a, std::int64_t b,
+                              int nbind) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
+  if (nbind >= 1) st->Bind(1, a);
+  if (nbind >= 2) st->Bind(2, b);
+  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+  std::int64_t v = row && !st->IsNull(0) ? st->Int(0) : 0;
+  st->Reset();
+  return v;
+}
+
+}  // namespace engram::memory

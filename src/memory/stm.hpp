@@ -1,0 +1,41 @@
+// Short-term memory: admission into the immutable turn log, and reading STM.
+#pragma once
+
+#include <vector>
+
+#include "engram/result.hpp"
+#include "engram/types.hpp"
+#include "memory/config.hpp"
+#include "memory/scope_store.hpp"
+#include "store/sqlite.hpp"
+
+namespace engram::memory {
+
+// Validates a turn for admission (texts UTF-8, at least one non-empty,
+// metadata a JSON object or "", sizes bounded). Message names the field.
+Status ValidateTurn(const TurnInput& turn);
+
+// Appends one turn to the log of `scope` (row id scope_id), indexes it, writes
+// its admission receipt and makes a promotion job pending when STM is over
+// capacity. REQUIRES: inside a write transaction; turn validated.
+Result<AdmitResult> AdmitTurn(sql::Db* db, const ScopeRow& scope, const TurnInput& turn,
+                              TimeMs now, const MemoryConfig& config, const std::string& run_id);
+
+// Turns still in STM, oldest first.
+Result<std::vector<Turn>> LoadStm(sql::Db* db, std::int64_t scope_id);
+// Turns of a scope by admission order, after `after_seq`, at most `limit`.
+Result<std::vector<Turn>> LoadTurns(sql::Db* db, std::int64_t scope_id, std::int64_t after_seq,
+                                    int limit);
+// Turns by id (any order of ids; missing ids are skipped).
+Result<Turn> LoadTurn(sql::Db* db, std::int64_t turn_id);
+
+// "Caroline: text\nMelanie: text" with default names User/Assistant;
+// an empty side is left out.
+std::string RenderExchange(const Turn& t);
+std::string RenderExchange(const std::string& user_name, const std::string& user_text,
+                           const std::string& assistant_name, const std::string& assistant_text);
+
+// Ensures a pending job of `kind` exists for the scope.
+Status EnsurePendingJob(sql::Db* db, std::int64_t scope_id, const char* kind, TimeMs now);
+
+}  // namespace engram::memory

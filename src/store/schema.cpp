@@ -1,0 +1,223 @@
+#include "store/schema.hpp"
+
+#include <string>
+
+namespace engram::store {
+
+namespace {
+
+// Version 1. Turns are an immutable log; tiers are states of it:
+//   STM     = turns.page_id IS NULL
+//   MTM     = the turn's page belongs to a segment with archived_at IS NULL
+//   archive = the turn's page belongs to an archived segment
+// so every admitted turn is in exactly one tier by construction.
+constexpr const char* kSchemaV1 = R"sql(
+CREATE TABLE meta(
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE scopes(
+  id            INTEGER PRIMARY KEY,
+  tenant        TEXT NOT NULL,
+  user_id       TEXT NOT NULL,
+  assistant_id  TEXT NOT NULL,
+  created_at    INTEGER NOT NULL,
+  next_seq      INTEGER NOT NULL DEFAULT 1,
+  chain_page_id INTEGER,                 -- newest page of the dialogue chain
+  chain_summary TEXT NOT NULL DEFAULT '',
+  data_version  INTEGER NOT NULL DEFAULT 0, -- bumped by every commit that changes indexes
+  UNIQUE(tenant, user_id, assistant_id)
+);
+
+CREATE TABLE turns(
+  id             INTEGER PRIMARY KEY,
+  scope_id       INTEGER NOT NULL REFERENCES scopes(id),
+  seq            INTEGER NOT NULL,
+  user_text      TEXT NOT NULL,
+  assistant_text TEXT NOT NULL,
+  user_name      TEXT NOT NULL DEFAULT '',
+  assistant_name TEXT NOT NULL DEFAULT '',
+  event_time     INTEGER NOT NULL,
+  ingest_time    INTEGER NOT NULL,
+  metadata       TEXT NOT NULL DEFAULT '',
+  source_ref     TEXT NOT NULL DEFAULT '',
+  page_id        INTEGER,
+  UNIQUE(scope_id, seq)
+);
+CREATE INDEX turns_stm ON turns(scope_id, seq) WHERE page_id IS NULL;
+
+-- Lexical index of every admitted turn; rowid = turns.id. `scope` holds one
+-- token naming the scope so that scope filtering happens inside the index.
+CREATE VIRTUAL TABLE turns_fts USING fts5(scope, terms, tokenize="unicode61 tokenchars '_'");
+
+CREATE TABLE segments(
+  id           INTEGER PRIMARY KEY,
+  scope_id     INTEGER NOT NULL REFERENCES scopes(id),
+  summary      TEXT NOT NULL,
+  keywords     TEXT NOT NULL,             -- JSON array
+  embedding    BLOB NOT NULL,             -- float32 centroid, normalised
+  emb_sum      BLOB NOT NULL,             -- float32 sum of page embeddings
+  page_count   INTEGER NOT NULL DEFAULT 0,
+  interaction  INTEGER NOT NULL DEFAULT 0, -- pages added since last consolidation
+  visits       INTEGER NOT NULL DEFAULT 0, -- retrieval hits since last consolidation
+  last_access  INTEGER NOT NULL,
+  created_at   INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL,
+  version      INTEGER NOT NULL DEFAULT 1,
+  archived_at  INTEGER,
+  degraded     INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX segments_scope ON segments(scope_id, archived_at);
+CREATE VIRTUAL TABLE segments_fts USING fts5(scope, terms, tokenize="unicode61 tokenchars '_'");
+
+CREATE TABLE pages(
+  id            INTEGER PRIMARY KEY,
+  scope_id      INTEGER NOT NULL REFERENCES scopes(id),
+  turn_id       INTEGER NOT NULL UNIQUE REFERENCES turns(id),
+  segment_id    INTEGER NOT NULL REFERENCES segments(id),
+  prev_page     INTEGER,
+  next_page     INTEGER,
+  chain_summary TEXT NOT NULL,
+  keywords      TEXT NOT NULL,              -- JSON array
+  embedding     BLOB NOT NULL,
+  analyzed      INTEGER NOT NULL DEFAULT 0,
+  created_at    INTEGER NOT NULL,
+  degraded      INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX pages_segment ON pages(segment_id);
+CREATE INDEX pages_scope ON pages(scope_id);
+
+-- Document frequency of index terms over a scope's pages (for keyword tf-idf).
+CREATE TABLE scope_terms(
+  scope_id INTEGER NOT NULL,
+  term     TEXT NOT NULL,
+  df       INTEGER NOT NULL,
+  PRIMARY KEY(scope_id, term)
+) WITHOUT ROWID;
+
+CREATE TABLE profile_slots(
+  scope_id   INTEGER NOT NULL REFERENCES scopes(id),
+  dimension  TEXT NOT NULL,
+  value      TEXT NOT NULL,
+  evidence   TEXT NOT NULL,                 -- JSON array of page ids
+  updated_at INTEGER NOT NULL,
+  version    INTEGER NOT NULL DEFAULT 1,
+  degraded   INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(scope_id, dimension)
+);
+
+CREATE TABLE facts(
+  id           INTEGER PRIMARY KEY,
+  scope_id     INTEGER NOT NULL REFERENCES scopes(id),
+  kind         TEXT NOT NULL CHECK(kind IN ('user','assistant')),
+  text         TEXT NOT NULL,
+  norm_hash    INTEGER NOT NULL,
+  embedding    BLOB NOT NULL,
+  source_pages TEXT NOT NULL,               -- JSON array of page ids
+  event_time   INTEGER NOT NULL,
+  record_time  INTEGER NOT NULL,
+  version      INTEGER NOT NULL DEFAULT 1,
+  status       TEXT NOT NULL DEFAULT 'live' CHECK(status IN ('live','superseded','deleted')),
+  degraded     INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX facts_dedup ON facts(scope_id, kind, norm_hash) WHERE status = 'live';
+CREATE INDEX facts_scope ON facts(scope_id, kind, status);
+CREATE VIRTUAL TABLE facts_fts USING fts5(scope, terms, tokenize="unicode61 tokenchars '_'");
+
+CREATE TABLE jobs(
+  id         INTEGER PRIMARY KEY,
+  scope_id   INTEGER NOT NULL REFERENCES scopes(id),
+  kind       TEXT NOT NULL CHECK(kind IN ('promote','consolidate')),
+  status     TEXT NOT NULL CHECK(status IN ('pending','failed','done')),
+  attempts   INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT NOT NULL DEFAULT '',
+  run_id     TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX jobs_open ON jobs(scope_id, kind) WHERE status = 'pending';
+
+-- Content-free lineage receipts (see docs/LINEAGE.md).
+CREATE TABLE receipts(
+  id                 INTEGER PRIMARY KEY,
+  run_id             TEXT NOT NULL,
+  tenant             TEXT NOT NULL,
+  user_scope         TEXT NOT NULL,
+  assistant_scope    TEXT NOT NULL,
+  memory_kind        TEXT NOT NULL,
+  memory_id          INTEGER NOT NULL,
+  version            INTEGER NOT NULL,
+  source_version     TEXT NOT NULL,
+  from_tier          TEXT NOT NULL,
+  to_tier            TEXT NOT NULL,
+  status             TEXT NOT NULL,
+  at_utc             INTEGER NOT NULL,
+  depends_on_version TEXT NOT NULL DEFAULT '',
+  outcome_receipt    TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX receipts_memory ON receipts(memory_kind, memory_id);
+CREATE INDEX receipts_run ON receipts(run_id);
+)sql";
+
+Result<std::int64_t> QueryInt(sql::Db* db, std::string_view q) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
+  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+  std::int64_t v = row ? st->Int(0) : 0;
+  st->Reset();
+  return v;
+}
+
+}  // namespace
+
+Result<std::string> GetMeta(sql::Db* db, std::string_view key) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare("SELECT value FROM meta WHERE key = ?"));
+  st->Bind(1, key);
+  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+  std::string v = row ? st->Text(0) : std::string();
+  st->Reset();
+  return v;
+}
+
+Status SetMeta(sql::Db* db, std::string_view key, std::string_view value) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare("INSERT INTO meta(key, value) VALUES(?, ?) "
+                  "ON CONFLICT(key) DO UPDATE SET value = excluded.value"));
+  return st->Bind(1, key).Bind(2, value).Run();
+}
+
+Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
+  ENGRAM_ASSIGN_OR_RETURN(std::int64_t app_id, QueryInt(db, "PRAGMA application_id"));
+  ENGRAM_ASSIGN_OR_RETURN(std::int64_t tables,
+                          QueryInt(db, "SELECT count(*) FROM sqlite_schema"));
+  if (app_id != kApplicationId) {
+    if (tables != 0) {
+      return Status::FailedPrecondition(db->path() +
+                                        " is a SQLite database but not an engram store; "
+                                        "refusing to modify it");
+    }
+    ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+    ENGRAM_RETURN_IF_ERROR(db->Exec(kSchemaV1));
+    ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA application_id = " + std::to_string(kApplicationId)));
+    ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
+    ENGRAM_RETURN_IF_ERROR(SetMeta(db, "created_at", std::to_string(now_ms)));
+    return txn->Commit();
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::string v, GetMeta(db, "schema_version"));
+  int version = 0;
+  try {
+    version = std::stoi(v);
+  } catch (...) {
+    return Status::Corruption(db->path() + ": schema_version is missing or unreadable");
+  }
+  if (version > kSchemaVersion) {
+    return Status::FailedPrecondition(db->path() + " has schema version " + v +
+                                      ", newer than this engram (" +
+                                      std::to_string(kSchemaVersion) + "); upgrade engram");
+  }
+  // Future migrations: for (int to = version + 1; to <= kSchemaVersion; ++to) apply step `to`.
+  return Status::Ok();
+}
+
+}  // namespace engram::store

@@ -1,0 +1,186 @@
+#include "store/sqlite.hpp"
+
+#include <cstring>
+
+namespace engram::sql {
+
+namespace {
+
+Status FromCode(int rc, std::string_view context, const char* msg) {
+  std::string m = std::string(context) + ": " + (msg ? msg : sqlite3_errstr(rc));
+  switch (rc & 0xff) {
+    case SQLITE_NOTADB:
+    case SQLITE_CORRUPT:
+      return Status::Corruption(m);
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return Status::Unavailable(m);
+    case SQLITE_CONSTRAINT:
+      return Status::AlreadyExists(m);
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_AUTH:
+      return Status::PermissionDenied(m);
+    default:
+      return Status::IoError(m);
+  }
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions& options) {
+  sqlite3* raw = nullptr;
+  int flags = SQLITE_OPEN_NOMUTEX;
+  if (options.read_only) {
+    flags |= SQLITE_OPEN_READONLY;
+  } else {
+    flags |= SQLITE_OPEN_READWRITE;
+    if (options.create) flags |= SQLITE_OPEN_CREATE;
+  }
+  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    Status st = FromCode(rc, "open " + path, raw ? sqlite3_errmsg(raw) : nullptr);
+    sqlite3_close(raw);
+    return st;
+  }
+  std::unique_ptr<Db> db(new Db(raw, path));
+  sqlite3_extended_result_codes(raw, 1);
+  sqlite3_busy_timeout(raw, options.busy_timeout_ms);
+  // Reading the schema detects files that are not databases.
+  ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA schema_version"));
+  if (path != ":memory:" && !options.read_only) {
+    ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL"));
+  }
+  ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL"));
+  return db;
+}
+
+Db::~Db() {
+  cache_.clear();  // finalize statements before closing
+  if (db_) sqlite3_close_v2(db_);
+}
+
+Status Db::Exec(std::string_view sql) {
+  char* err = nullptr;
+  std::string s(sql);
+  int rc = sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    Status st = FromCode(rc, "sql", err);
+    sqlite3_free(err);
+    return st;
+  }
+  return Status::Ok();
+}
+
+Result<Stmt*> Db::Prepare(std::string_view sql) {
+  std::string key(sql);
+  auto it = cache_.find(key);
+  if (it != cache_.end()) {
+    it->second->Reset();
+    return it->second.get();
+  }
+  sqlite3_stmt* raw = nullptr;
+  int rc = sqlite3_prepare_v3(db_, key.c_str(), static_cast<int>(key.size()),
+                              SQLITE_PREPARE_PERSISTENT, &raw, nullptr);
+  if (rc != SQLITE_OK) return LastError("prepare");
+  auto stmt = std::make_unique<Stmt>(this, raw);
+  Stmt* out = stmt.get();
+  cache_.emplace(std::move(key), std::move(stmt));
+  return out;
+}
+
+std::int64_t Db::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
+int Db::Changes() const { return sqlite3_changes(db_); }
+
+Status Db::LastError(std::string_view context) const {
+  return FromCode(sqlite3_extended_errcode(db_), context, sqlite3_errmsg(db_));
+}
+
+Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+
+Stmt& Stmt::Bind(int i, std::int64_t v) {
+  if (sqlite3_bind_int64(stmt_, i, v) != SQLITE_OK) bind_error_ = db_->LastError("bind");
+  return *this;
+}
+Stmt& Stmt::Bind(int i, double v) {
+  if (sqlite3_bind_double(stmt_, i, v) != SQLITE_OK) bind_error_ = db_->LastError("bind");
+  return *this;
+}
+Stmt& Stmt::Bind(int i, std::string_view v) {
+  if (sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) !=
+      SQLITE_OK)
+    bind_error_ = db_->LastError("bind");
+  return *this;
+}
+Stmt& Stmt::BindBlob(int i, const void* data, int bytes) {
+  if (sqlite3_bind_blob(stmt_, i, data, bytes, SQLITE_TRANSIENT) != SQLITE_OK)
+    bind_error_ = db_->LastError("bind");
+  return *this;
+}
+Stmt& Stmt::BindNull(int i) {
+  if (sqlite3_bind_null(stmt_, i) != SQLITE_OK) bind_error_ = db_->LastError("bind");
+  return *this;
+}
+
+Result<bool> Stmt::Step() {
+  if (!bind_error_.ok()) {
+    Status st = bind_error_;
+    Reset();
+    return st;
+  }
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  Status st = db_->LastError("step");
+  sqlite3_reset(stmt_);
+  return st;
+}
+
+Status Stmt::Run() {
+  for (;;) {
+    auto r = Step();
+    if (!r.ok()) return r.status();
+    if (!*r) break;
+  }
+  Reset();
+  return Status::Ok();
+}
+
+void Stmt::Reset() {
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  bind_error_ = Status::Ok();
+}
+
+std::int64_t Stmt::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+double Stmt::Double(int col) const { return sqlite3_column_double(stmt_, col); }
+std::string Stmt::Text(int col) const {
+  const unsigned char* p = sqlite3_column_text(stmt_, col);
+  int n = sqlite3_column_bytes(stmt_, col);
+  return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n)) : std::string();
+}
+bool Stmt::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+std::vector<float> Stmt::Floats(int col) const {
+  const void* p = sqlite3_column_blob(stmt_, col);
+  int n = sqlite3_column_bytes(stmt_, col);
+  std::vector<float> v(static_cast<std::size_t>(n) / sizeof(float));
+  if (p && !v.empty()) std::memcpy(v.data(), p, v.size() * sizeof(float));
+  return v;
+}
+
+Result<std::unique_ptr<Txn>> Txn::Begin(Db* db) {
+  ENGRAM_RETURN_IF_ERROR(db->Exec("BEGIN IMMEDIATE"));
+  return std::unique_ptr<Txn>(new Txn(db));
+}
+
+Txn::~Txn() {
+  if (!done_) (void)db_->Exec("ROLLBACK");
+}
+
+Status Txn::Commit() {
+  Status st = db_->Exec("COMMIT");
+  if (st.ok()) done_ = true;
+  return st;
+}
+
+}  // namespace engram::sql

@@ -1,0 +1,189 @@
+#include "core/text.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace engram::text {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+TEST(Tokenize, LowerCasesAndSplitsOnPunctuation) {
+  EXPECT_THAT(Tokenize("Hello, World! How's it going?"),
+              ElementsAre("hello", "world", "how", "it", "going"));
+  EXPECT_THAT(Tokenize(""), IsEmpty());
+  EXPECT_THAT(Tokenize("  ...!!  "), IsEmpty());
+}
+
+TEST(Tokenize, KeepsTechnicalTokens) {
+  EXPECT_THAT(Tokenize("I use GPT-4 with Node.js, C++ and C#."),
+              ElementsAre("i", "use", "gpt-4", "with", "node.js", "c++", "and", "c#"));
+  EXPECT_THAT(Tokenize("send an e-mail about version 3.5"),
+              ElementsAre("send", "an", "e-mail", "about", "version", "3.5"));
+  EXPECT_THAT(Tokenize("snake_case rock'n'roll"), ElementsAre("snake_case", "rock'n'roll"));
+}
+
+TEST(Tokenize, StripsLeadingAndTrailingPunctuation) {
+  EXPECT_THAT(Tokenize("(hello) \"quoted\" -dash- ...dots... #tag"),
+              ElementsAre("hello", "quoted", "dash", "dots", "tag"));
+  EXPECT_THAT(Tokenize("end. Start"), ElementsAre("end", "start"));
+  EXPECT_THAT(Tokenize("well--known wait...what"), ElementsAre("well", "known", "wait", "what"));
+  EXPECT_THAT(Tokenize("a+b 18+"), ElementsAre("a", "b", "18"));
+}
+
+TEST(Tokenize, DropsPossessive) {
+  EXPECT_THAT(Tokenize("Caroline's dog and Caroline\u2019s cat"),
+              ElementsAre("caroline", "dog", "and", "caroline", "cat"));
+  EXPECT_THAT(Tokenize("don't parents'"), ElementsAre("don't", "parents"));
+}
+
+TEST(Tokenize, HandlesAnyScript) {
+  EXPECT_THAT(Tokenize("Ich heiße Jürgen, ÜBER"), ElementsAre("ich", "heiße", "jürgen", "über"));
+  EXPECT_THAT(Tokenize("Привет, МИР"), ElementsAre("привет", "мир"));
+  EXPECT_THAT(Tokenize("我喜欢北京。你呢？"), ElementsAre("我喜欢北京", "你呢"));
+  EXPECT_THAT(Tokenize("مرحبا، عالم"), ElementsAre("مرحبا", "عالم"));
+  EXPECT_THAT(Tokenize("love \U0001F600 pizza\u2014really"), ElementsAre("love", "pizza", "really"));
+}
+
+TEST(Tokenize, InvalidBytesAreSeparators) {
+  const std::string bad = std::string("abc") + '\xff' + "def" + '\xc3' + "(ghi";
+  EXPECT_THAT(Tokenize(bad), ElementsAre("abc", "def", "ghi"));
+  EXPECT_THAT(Tokenize(std::string("x\xe2\x82") ), ElementsAre("x"));
+}
+
+TEST(Tokenize, DropsOversizedRuns) {
+  EXPECT_THAT(Tokenize("short " + std::string(200, 'a') + " end"), ElementsAre("short", "end"));
+}
+
+TEST(Stopwords, CommonFunctionWords) {
+  for (const char* w : {"the", "and", "i", "you", "is", "was", "i'm", "don't", "of", "with"})
+    EXPECT_TRUE(IsStopword(w)) << w;
+  for (const char* w : {"hiking", "paris", "dog", "love", "work", "gpt-4", "like", "may"})
+    EXPECT_FALSE(IsStopword(w)) << w;
+}
+
+TEST(Stem, EnglishSnowball) {
+  EXPECT_EQ(Stem("running"), "run");
+  EXPECT_EQ(Stem("runs"), "run");
+  EXPECT_EQ(Stem("studies"), Stem("studying"));
+  EXPECT_EQ(Stem("connection"), Stem("connected"));
+  EXPECT_EQ(Stem(""), "");
+}
+
+TEST(Stem, LeavesDigitsAndInnerPunctuationAlone) {
+  EXPECT_EQ(Stem("gpt-4"), "gpt-4");
+  EXPECT_EQ(Stem("node.js"), "node.js");
+  EXPECT_EQ(Stem("1990s"), "1990s");
+  EXPECT_EQ(Stem("c++"), "c++");
+  EXPECT_EQ(Stem("我喜欢北京"), "我喜欢北京");
+}
+
+TEST(Stem, ThreadSafe) {
+  std::vector<std::thread> threads;
+  std::vector<int> ok(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([t, &ok] {
+      int good = 0;
+      for (int i = 0; i < 2000; ++i) good += Stem("walking") == "walk" && Stem("cities") == "citi";
+      ok[t] = good;
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int v : ok) EXPECT_EQ(v, 2000);
+}
+
+TEST(Terms, DropsStopwordsAndStems) {
+  EXPECT_THAT(Terms("I'm running to the park with my dogs"), ElementsAre("run", "park", "dog"));
+  EXPECT_THAT(Terms("the and of"), IsEmpty());
+  EXPECT_THAT(Terms("hiking hiking"), ElementsAre("hike", "hike"));
+}
+
+TEST(FtsTerm, MapsPunctuation) {
+  EXPECT_EQ(FtsTerm("gpt-4"), "gpt_4");
+  EXPECT_EQ(FtsTerm("node.js"), "node_js");
+  EXPECT_EQ(FtsTerm("c++"), "c__");
+  EXPECT_EQ(FtsTerm("say\"hi"), "sayhi");
+  EXPECT_EQ(FtsTerm("Mixed_1"), "mixed_1");
+  EXPECT_EQ(FtsTerm("jürgen"), "jürgen");
+}
+
+TEST(NormalizeForHash, CollapsesCaseSpaceAndPunctuation) {
+  EXPECT_EQ(NormalizeForHash("  I LOVE  Hanoi!! "), "i love hanoi");
+  EXPECT_EQ(NormalizeForHash("\"Hello,\"\tworld\n"), "hello world");
+  EXPECT_EQ(NormalizeForHash("node.js rocks."), "node.js rocks");
+  EXPECT_EQ(NormalizeForHash("-- ... !!"), "");
+  EXPECT_EQ(NormalizeForHash("\u201cQuoted\u201d text"), "quoted text");
+}
+
+TEST(ContentHash, EqualForEquivalentText) {
+  EXPECT_EQ(ContentHash("I love Hanoi"), ContentHash("  i LOVE hanoi!!"));
+  EXPECT_NE(ContentHash("I love Hanoi"), ContentHash("I love Paris"));
+  EXPECT_EQ(ContentHash("abc"), ContentHash("abc"));
+}
+
+TEST(SplitSentences, SplitsOnTerminators) {
+  EXPECT_THAT(SplitSentences("Hello there. How are you? Great!"),
+              ElementsAre("Hello there.", "How are you?", "Great!"));
+  EXPECT_THAT(SplitSentences("line one\nline two\r\n\nthree"),
+              ElementsAre("line one", "line two", "three"));
+  EXPECT_THAT(SplitSentences(""), IsEmpty());
+  EXPECT_THAT(SplitSentences("   \n  "), IsEmpty());
+  EXPECT_THAT(SplitSentences("no terminator"), ElementsAre("no terminator"));
+}
+
+TEST(SplitSentences, KeepsAbbreviationsAndDecimals) {
+  EXPECT_THAT(SplitSentences("I saw Dr. Smith today. Version 3.5 is out."),
+              ElementsAre("I saw Dr. Smith today.", "Version 3.5 is out."));
+  EXPECT_THAT(SplitSentences("I use node.js daily. It works."),
+              ElementsAre("I use node.js daily.", "It works."));
+  EXPECT_THAT(SplitSentences("Try e.g. tea. Or J. K. Rowling books."),
+              ElementsAre("Try e.g. tea.", "Or J. K. Rowling books."));
+}
+
+TEST(SplitSentences, KeepsClosingQuotesAndEllipses) {
+  EXPECT_THAT(SplitSentences("He said \"wow!\" Then left... Really?!"),
+              ElementsAre("He said \"wow!\"", "Then left...", "Really?!"));
+  EXPECT_THAT(SplitSentences("我很好。你呢？"), ElementsAre("我很好。", "你呢？"));
+}
+
+TEST(EstimateTokens, Deterministic) {
+  EXPECT_EQ(EstimateTokens(""), 0);
+  EXPECT_EQ(EstimateTokens("a"), 2);  // 1 word * 1.3 -> 2
+  EXPECT_EQ(EstimateTokens("   "), 1);
+  EXPECT_EQ(EstimateTokens("one two three four five six seven eight nine ten"), 13);
+  EXPECT_EQ(EstimateTokens(std::string(400, 'x')), 100);
+  EXPECT_EQ(EstimateTokens("hello world"), EstimateTokens("hello world"));
+}
+
+TEST(Truncate, RespectsCodePointsAndLimit) {
+  EXPECT_EQ(Truncate("short", 10), "short");
+  EXPECT_EQ(Truncate("hello world", 8), "hello...");
+  EXPECT_EQ(Truncate("hello world", 2), "he");
+  const std::string cut = Truncate("ab\u00e9\u00e9\u00e9", 6);  // é is 2 bytes
+  EXPECT_LE(cut.size(), 6u);
+  EXPECT_TRUE(IsValidUtf8(cut));
+  EXPECT_EQ(cut, "ab...");
+  const std::string cjk = Truncate("我喜欢北京我喜欢北京", 10);
+  EXPECT_LE(cjk.size(), 10u);
+  EXPECT_TRUE(IsValidUtf8(cjk));
+  EXPECT_EQ(cjk, "我喜...");
+}
+
+TEST(IsValidUtf8, DetectsInvalidSequences) {
+  EXPECT_TRUE(IsValidUtf8(""));
+  EXPECT_TRUE(IsValidUtf8("plain ascii"));
+  EXPECT_TRUE(IsValidUtf8("Jürgen 我 \U0001F600"));
+  EXPECT_FALSE(IsValidUtf8("\xff"));
+  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));          // overlong
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));      // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xe6\x88"));          // truncated
+  EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));  // > U+10FFFF
+}
+
+}  // namespace
+}  // namespace engram::text

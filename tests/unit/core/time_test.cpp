@@ -1,0 +1,134 @@
+// ParseTime / FormatIso8601 / FormatHumanDate(Time) / MakeTimeMs.
+#include "core/time.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace engram {
+namespace {
+
+constexpr TimeMs kJune1At10 = 1748772000000;  // 2025-06-01T10:00:00Z
+
+TimeMs Parse(std::string_view s) {
+  auto r = ParseTime(s);
+  EXPECT_TRUE(r.ok()) << s << " -> " << r.status().ToString();
+  return r.ok() ? *r : -1;
+}
+
+TEST(MakeTimeMsTest, KnownInstants) {
+  EXPECT_EQ(MakeTimeMs(1970, 1, 1), 0);
+  EXPECT_EQ(MakeTimeMs(2025, 6, 1, 10), kJune1At10);
+  EXPECT_EQ(MakeTimeMs(2024, 2, 29), 1709164800000);
+  EXPECT_EQ(MakeTimeMs(1969, 12, 31, 23, 59, 59), -1000);
+  EXPECT_EQ(MakeTimeMs(1000, 1, 1), -30610224000000);
+  EXPECT_EQ(MakeTimeMs(9999, 12, 31, 23, 59, 59), 253402300799000);
+}
+
+TEST(MakeTimeMsTest, NormalisesOverflowingFields) {
+  EXPECT_EQ(MakeTimeMs(2024, 13, 1), MakeTimeMs(2025, 1, 1));
+  EXPECT_EQ(MakeTimeMs(2024, 0, 1), MakeTimeMs(2023, 12, 1));
+  EXPECT_EQ(MakeTimeMs(2023, 2, 29), MakeTimeMs(2023, 3, 1));
+  EXPECT_EQ(MakeTimeMs(2023, 1, 1, 24), MakeTimeMs(2023, 1, 2));
+}
+
+TEST(ParseTimeTest, IsoForms) {
+  EXPECT_EQ(Parse("2025-06-01 10:00:00"), kJune1At10);
+  EXPECT_EQ(Parse("2025-06-01T10:00:00Z"), kJune1At10);
+  EXPECT_EQ(Parse("2025-06-01T10:00"), kJune1At10);
+  EXPECT_EQ(Parse("2025-06-01t10:00:00z"), kJune1At10);
+  EXPECT_EQ(Parse("2025-06-01"), kJune1At10 - 10 * 3600 * 1000);
+  EXPECT_EQ(Parse("  2025-06-01T10:00:00Z \n"), kJune1At10);
+}
+
+TEST(ParseTimeTest, FractionalSecondsAndOffsets) {
+  EXPECT_EQ(Parse("2025-06-01T10:00:00.250+02:00"), kJune1At10 - 2 * 3600 * 1000 + 250);
+  EXPECT_EQ(Parse("2025-06-01T10:00:00.5Z"), kJune1At10 + 500);
+  EXPECT_EQ(Parse("2025-06-01T10:00:00.123456Z"), kJune1At10 + 123);
+  EXPECT_EQ(Parse("2025-06-01T10:00:00-0500"), kJune1At10 + 5 * 3600 * 1000);
+  EXPECT_EQ(Parse("2025-06-01T10:00:00-05:30"), kJune1At10 + 330 * 60 * 1000);
+  EXPECT_EQ(Parse("2025-06-01T10:00:00+02"), kJune1At10 - 2 * 3600 * 1000);
+  // An offset can move the instant across a day boundary.
+  EXPECT_EQ(Parse("2025-06-01T01:00:00+03:00"), MakeTimeMs(2025, 5, 31, 22));
+  EXPECT_EQ(Parse("2024-12-31T23:30:00-01:00"), MakeTimeMs(2025, 1, 1, 0, 30));
+}
+
+TEST(ParseTimeTest, LocomoSessionStamps) {
+  EXPECT_EQ(Parse("1:56 pm on 8 May, 2023"), MakeTimeMs(2023, 5, 8, 13, 56));
+  EXPECT_EQ(Parse("10:04 am on 19 January, 2023"), MakeTimeMs(2023, 1, 19, 10, 4));
+  EXPECT_EQ(Parse("12:00 am on 1 Jan, 2024"), MakeTimeMs(2024, 1, 1, 0, 0));
+  EXPECT_EQ(Parse("12:00 pm on 1 Jan, 2024"), MakeTimeMs(2024, 1, 1, 12, 0));
+  EXPECT_EQ(Parse("12:30 PM on 1 JAN, 2024"), MakeTimeMs(2024, 1, 1, 12, 30));
+  EXPECT_EQ(Parse("11:59 pm on 31 December, 2023"), MakeTimeMs(2023, 12, 31, 23, 59));
+  EXPECT_EQ(Parse("1:56pm on 8 may 2023"), MakeTimeMs(2023, 5, 8, 13, 56));
+}
+
+TEST(ParseTimeTest, HumanDates) {
+  EXPECT_EQ(Parse("8 May 2023"), MakeTimeMs(2023, 5, 8));
+  EXPECT_EQ(Parse("May 8, 2023"), MakeTimeMs(2023, 5, 8));
+  EXPECT_EQ(Parse("may 8 2023"), MakeTimeMs(2023, 5, 8));
+  EXPECT_EQ(Parse("8 Sep 2023"), MakeTimeMs(2023, 9, 8));
+  EXPECT_EQ(Parse("8 SEPTEMBER 2023"), MakeTimeMs(2023, 9, 8));
+  EXPECT_EQ(Parse("Feb 29, 2024"), MakeTimeMs(2024, 2, 29));
+  EXPECT_EQ(Parse("8th May 2023"), MakeTimeMs(2023, 5, 8));
+  EXPECT_EQ(Parse("8 May 2023, 13:56"), MakeTimeMs(2023, 5, 8, 13, 56));
+}
+
+TEST(ParseTimeTest, LeapYears) {
+  EXPECT_TRUE(ParseTime("2024-02-29").ok());
+  EXPECT_TRUE(ParseTime("2000-02-29").ok());  // divisible by 400
+  EXPECT_FALSE(ParseTime("1900-02-29").ok());  // divisible by 100 only
+  EXPECT_FALSE(ParseTime("2023-02-29").ok());
+  EXPECT_FALSE(ParseTime("29 Feb 2023").ok());
+  EXPECT_EQ(Parse("2024-03-01") - Parse("2024-02-28"), 2 * 86400000LL);
+  EXPECT_EQ(Parse("2023-03-01") - Parse("2023-02-28"), 86400000LL);
+}
+
+TEST(ParseTimeTest, RejectsInvalidInputQuotingIt) {
+  for (const char* bad :
+       {"", "   ", "garbage", "2025-13-01", "2025-02-30", "2025-00-10", "2025-06-00",
+        "2025-06-01T24:00:00", "2025-06-01T10:60", "2025-06-01T10:00:61", "2025-06-01T10",
+        "2025-06-01T10:00:00+02:", "2025-06-01T10:00:00+25:00", "2025-06-01x", "2025-6-1",
+        "0999-01-01", "25:00 on 8 May, 2023", "13:00 pm on 8 May, 2023",
+        "0:30 am on 8 May, 2023", "1:56 pm on 32 May, 2023", "1:56 pm on 8 Mayo, 2023",
+        "8 May", "May 2023", "8 May 23", "2025-06-01T10:00:00.Z", "1:5 pm on 8 May, 2023"}) {
+    auto r = ParseTime(bad);
+    ASSERT_FALSE(r.ok()) << "accepted: \"" << bad << "\"";
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(r.status().message().find("\"" + std::string(bad) + "\""), std::string::npos)
+        << r.status().message();
+  }
+}
+
+TEST(FormatTest, Iso8601) {
+  EXPECT_EQ(FormatIso8601(kJune1At10), "2025-06-01T10:00:00Z");
+  EXPECT_EQ(FormatIso8601(kJune1At10 + 250), "2025-06-01T10:00:00.250Z");
+  EXPECT_EQ(FormatIso8601(0), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(FormatIso8601(-1), "1969-12-31T23:59:59.999Z");
+  EXPECT_EQ(FormatIso8601(MakeTimeMs(2024, 2, 29, 23, 59, 59)), "2024-02-29T23:59:59Z");
+}
+
+TEST(FormatTest, HumanDates) {
+  EXPECT_EQ(FormatHumanDate(MakeTimeMs(2023, 5, 8, 13, 56)), "8 May 2023");
+  EXPECT_EQ(FormatHumanDate(kJune1At10), "1 June 2025");
+  EXPECT_EQ(FormatHumanDateTime(MakeTimeMs(2023, 5, 8, 13, 56)), "8 May 2023, 13:56");
+  EXPECT_EQ(FormatHumanDateTime(MakeTimeMs(2024, 1, 1)), "1 January 2024, 00:00");
+  EXPECT_EQ(FormatHumanDate(-1), "31 December 1969");
+}
+
+TEST(FormatTest, RoundTrips) {
+  // Every day over several years (incl. leap days) survives both formats.
+  for (TimeMs t = MakeTimeMs(1999, 12, 1, 7, 8, 9); t < MakeTimeMs(2005, 3, 1);
+       t += 86400000LL + 1234) {
+    EXPECT_EQ(Parse(FormatIso8601(t)), t);
+    EXPECT_EQ(Parse(FormatHumanDateTime(t)), t - t % 60000);
+    EXPECT_EQ(Parse(FormatHumanDate(t)), t - t % 86400000LL);
+  }
+  for (TimeMs t : {MakeTimeMs(1000, 1, 1), MakeTimeMs(1600, 2, 29, 12), MakeTimeMs(1969, 7, 20, 20, 17),
+                   MakeTimeMs(9999, 12, 31, 23, 59, 59) + 999}) {
+    EXPECT_EQ(Parse(FormatIso8601(t)), t) << FormatIso8601(t);
+  }
+}
+
+}  // namespace
+}  // namespace engram
