@@ -5,6 +5,7 @@ namespace engram::cli {
 void RegisterCommands(CLI::App& app, Cli& cli, int& code) {
   RegisterTurnCommands(app, cli, code);
   RegisterInspectCommands(app, cli, code);
+  RegisterEvalCommands(app, cli, code);
 }
 
 }  // namespace engram::cli

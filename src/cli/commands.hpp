@@ -13,5 +13,6 @@ void RegisterCommands(CLI::App& app, Cli& cli, int& code);
 // Individual groups (commands_*.cpp).
 void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterInspectCommands(CLI::App& app, Cli& cli, int& code);
+void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code);
 
 }  // namespace engram::cli

@@ -22,7 +22,7 @@ Result<TimeMs> ParseTime(std::string_view text);
 // "2025-06-01T10:00:00Z" (milliseconds only when non-zero: "...00.250Z").
 std::string FormatIso8601(TimeMs t);
 
-// Human date for contexts: "1 June 2025" ; with time: "1 June 2025 10:00".
+// Human date for contexts: "1 June 2025"; with time: "1 June 2025, 10:00".
 std::string FormatHumanDate(TimeMs t);
 std::string FormatHumanDateTime(TimeMs t);
 

@@ -52,22 +52,6 @@ Result<std::unique_ptr<Engine>> Engine::Open(EngineOptions options) {
   return std::unique_ptr<Engine>(std::move(impl));
 }
 
-// A reader connection borrowed from the pool (or the writer, locked).
-class EngineImpl::ReadLease {
- public:
-  ReadLease(EngineImpl* e, std::unique_ptr<sql::Db> db) : e_(e), db_(std::move(db)) {}
-  ReadLease(EngineImpl* e, std::unique_lock<std::mutex> lock) : e_(e), lock_(std::move(lock)) {}
-  ~ReadLease() {
-    if (db_) e_->ReleaseReader(std::move(db_));
-  }
-  sql::Db* db() { return db_ ? db_.get() : e_->writer_.get(); }
-
- private:
-  EngineImpl* e_;
-  std::unique_ptr<sql::Db> db_;
-  std::unique_lock<std::mutex> lock_;
-};
-
 Result<std::unique_ptr<EngineImpl>> EngineImpl::Create(EngineOptions options) {
   ENGRAM_RETURN_IF_ERROR(CheckOptions(options));
   std::unique_ptr<EngineImpl> e(new EngineImpl());
@@ -116,6 +100,7 @@ Status EngineImpl::Init() {
   }
   ENGRAM_RETURN_IF_ERROR(writer_->Exec("PRAGMA secure_delete = ON"));
   ENGRAM_RETURN_IF_ERROR(store::EnsureSchema(writer_.get(), clock->NowMs()));
+  ENGRAM_RETURN_IF_ERROR(writer_->EnableWal());  // only once the file is known to be ours
 
   // The store remembers its embedder; vectors of two embedders never mix.
   ENGRAM_ASSIGN_OR_RETURN(std::string name, store::GetMeta(writer_.get(), "embedder_name"));
@@ -154,7 +139,7 @@ EngineImpl::~EngineImpl() {
   }
   worker_cv_.notify_all();
   if (worker_.joinable()) worker_.join();
-  (void)FlushAccessLog();
+  if (w_.db) (void)FlushAccessLog();  // only when Init() completed
 }
 
 Result<std::unique_ptr<EngineImpl::ReadLease>> EngineImpl::AcquireReader() {

@@ -47,7 +47,20 @@ class EngineImpl final : public Engine {
 
   // A connection for reads: from the reader pool, or the writer (under its
   // lock) for in-memory stores.
-  class ReadLease;
+  class ReadLease {
+   public:
+    ReadLease(EngineImpl* e, std::unique_ptr<sql::Db> db) : e_(e), db_(std::move(db)) {}
+    ReadLease(EngineImpl* e, std::unique_lock<std::mutex> lock) : e_(e), lock_(std::move(lock)) {}
+    ~ReadLease() {
+      if (db_) e_->ReleaseReader(std::move(db_));
+    }
+    sql::Db* db() { return db_ ? db_.get() : e_->writer_.get(); }
+
+   private:
+    EngineImpl* e_;
+    std::unique_ptr<sql::Db> db_;
+    std::unique_lock<std::mutex> lock_;
+  };
   Result<std::unique_ptr<ReadLease>> AcquireReader();
   void ReleaseReader(std::unique_ptr<sql::Db> db);
 

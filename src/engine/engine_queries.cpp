@@ -4,6 +4,7 @@
 #include "core/time.hpp"
 #include "engine/engine_impl.hpp"
 #include "memory/lpm.hpp"
+#include "memory/mtm.hpp"
 #include "memory/scope_store.hpp"
 #include "memory/stm.hpp"
 
@@ -109,9 +110,9 @@ Result<Stats> EngineImpl::GetStats(const Scope* scope) {
       s.failed_jobs, q("SELECT count(*) FROM jobs WHERE status = 'failed' AND (? = 0 OR scope_id = ?)"));
   ENGRAM_ASSIGN_OR_RETURN(
       s.degraded_items,
-      q("SELECT (SELECT count(*) FROM pages WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?1)) + "
-        "(SELECT count(*) FROM facts WHERE degraded = 1 AND status = 'live' AND (?1 = 0 OR scope_id = ?1)) + "
-        "(SELECT count(*) FROM profile_slots WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?1))"));
+      q("SELECT (SELECT count(*) FROM pages WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?2)) + "
+        "(SELECT count(*) FROM facts WHERE degraded = 1 AND status = 'live' AND (?1 = 0 OR scope_id = ?2)) + "
+        "(SELECT count(*) FROM profile_slots WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?2))"));
   return s;
 }
 

@@ -19,6 +19,7 @@ struct Snapshot {
   std::int64_t stm_count = 0;
   ChainContext chain;
   std::int64_t chain_page_id = 0;
+  std::int64_t chain_segment_id = 0;  // segment of the chain tail (0: none or archived)
   std::vector<SegmentRow> segments;  // live ones
   ScopeIdf idf;
 };
@@ -53,12 +54,13 @@ Result<Snapshot> ReadSnapshot(sql::Db* db, std::int64_t scope_id, const MemoryCo
   s.batch.assign(stm.begin(), stm.begin() + n);
   if (s.scope.chain_page_id != 0) {
     ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                            db->Prepare("SELECT turn_id, embedding FROM pages WHERE id = ?"));
+                            db->Prepare("SELECT turn_id, embedding, segment_id FROM pages WHERE id = ?"));
     st->Bind(1, s.scope.chain_page_id);
     ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
     if (row) {
       std::int64_t turn_id = st->Int(0);
       Vector emb = st->Floats(1);
+      s.chain_segment_id = st->Int(2);
       st->Reset();
       ENGRAM_ASSIGN_OR_RETURN(Turn prev, LoadTurn(db, turn_id));
       s.chain.has_previous = true;
@@ -76,17 +78,26 @@ Result<Snapshot> ReadSnapshot(sql::Db* db, std::int64_t scope_id, const MemoryCo
   return s;
 }
 
-// Assigns each page to the best segment (cosine + keyword Jaccard >= the
-// threshold) or to a new one, in order, updating the working centroids.
+// Assigns each page, in order, to a segment, updating the working centroids:
+// a page that continues the dialogue chain (the maintainer's continuity
+// judgement: same conversation, same topic) joins the segment of the page
+// before it; any other page joins the live segment with the best
+// cosine + keyword Jaccard when that reaches the threshold (a topic that comes
+// back), else a new segment. `prev_segment` is the chain tail's segment (0: none).
 std::vector<int> AssignSegments(std::vector<WorkingSegment>& segs,
                                 const std::vector<PageDraft>& drafts,
                                 const std::vector<PageAnalysis>& analysis, double threshold,
-                                TimeMs now) {
+                                TimeMs now, std::int64_t prev_segment) {
   std::vector<int> assignment;
+  int prev = -1;
+  for (std::size_t k = 0; k < segs.size(); ++k) {
+    if (prev_segment != 0 && segs[k].row.id == prev_segment) prev = static_cast<int>(k);
+  }
   for (std::size_t i = 0; i < drafts.size(); ++i) {
-    int best = -1;
+    const bool follow_chain = analysis[i].continues_previous && prev >= 0;
+    int best = follow_chain ? prev : -1;
     double best_score = threshold;
-    for (std::size_t k = 0; k < segs.size(); ++k) {
+    for (std::size_t k = 0; k < segs.size() && !follow_chain; ++k) {
       const auto& row = segs[k].row;
       double score = Dot(drafts[i].embedding, row.embedding) + Jaccard(analysis[i].keywords, row.keywords);
       if (score >= best_score) {
@@ -119,6 +130,7 @@ std::vector<int> AssignSegments(std::vector<WorkingSegment>& segs,
         seg.row.keywords.push_back(kw);
     }
     assignment.push_back(best);
+    prev = best;
   }
   return assignment;
 }
@@ -226,7 +238,7 @@ Result<PromotionResult> PromoteBatch(const WriterDb& w, std::int64_t scope_id,
   std::vector<WorkingSegment> segs;
   for (auto& row : snap.segments) segs.push_back(WorkingSegment{.row = std::move(row)});
   std::vector<int> assignment =
-      AssignSegments(segs, drafts, analysis.pages, config.merge_threshold, now);
+      AssignSegments(segs, drafts, analysis.pages, config.merge_threshold, now, snap.chain_segment_id);
 
   std::vector<SegmentInput> inputs;
   std::vector<int> input_seg;

@@ -48,9 +48,6 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions&
   sqlite3_busy_timeout(raw, options.busy_timeout_ms);
   // Reading the schema detects files that are not databases.
   ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA schema_version"));
-  if (path != ":memory:" && !options.read_only) {
-    ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA journal_mode=WAL"));
-  }
   ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL"));
   return db;
 }
@@ -58,6 +55,11 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions&
 Db::~Db() {
   cache_.clear();  // finalize statements before closing
   if (db_) sqlite3_close_v2(db_);
+}
+
+Status Db::EnableWal() {
+  if (path_ == ":memory:") return Status::Ok();
+  return Exec("PRAGMA journal_mode=WAL");
 }
 
 Status Db::Exec(std::string_view sql) {

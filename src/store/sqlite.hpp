@@ -27,13 +27,16 @@ struct OpenOptions {
 class Db {
  public:
   // Opens (or creates) a database file; ":memory:" for a private in-memory db.
-  // Sets WAL mode (file databases), foreign keys, synchronous=NORMAL and the
-  // busy timeout. A file that is not a SQLite database gives Corruption.
+  // Sets foreign keys, synchronous=NORMAL and the busy timeout; the journal
+  // mode is left as it is (see EnableWal). A file that is not a SQLite
+  // database gives Corruption.
   static Result<std::unique_ptr<Db>> Open(const std::string& path, const OpenOptions& options);
   ~Db();
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
 
+  // Switches a file database to WAL mode (persistent; a no-op in memory).
+  Status EnableWal();
   // Runs one or more statements without results.
   Status Exec(std::string_view sql);
   // A cached prepared statement, reset and with bindings cleared. The pointer

@@ -1,0 +1,182 @@
+// CLI: eval (benchmarks). `engram eval locomo FILE [--conversations a,b]
+// [--budget N ...] [--json]` runs the LoCoMo retrieval benchmark in a fresh
+// temporary directory (removed afterwards) and prints a table, or one JSON
+// document with --json. Exit codes: 0 ok, 2 usage (unknown benchmark, bad
+// budget, unknown conversation, malformed file), 1 other errors (missing file,
+// engine failure).
+#include <stdlib.h>  // mkdtemp
+#include <unistd.h>  // isatty
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "eval/locomo_eval.hpp"
+
+namespace engram::cli {
+
+namespace {
+
+// A one-line progress bar on stderr; silent when stderr is not a terminal.
+class EvalProgress {
+ public:
+  EvalProgress() : tty_(isatty(2) == 1) {}
+  EvalProgress(const EvalProgress&) = delete;
+  EvalProgress& operator=(const EvalProgress&) = delete;
+  ~EvalProgress() {
+    if (shown_) std::cerr << "\n";
+  }
+  void Update(std::size_t done, std::size_t total) {
+    if (!tty_ || total == 0) return;
+    constexpr std::size_t kWidth = 30;
+    std::size_t filled = std::min(kWidth, kWidth * done / total);
+    std::cerr << "\rlocomo [" << std::string(filled, '#') << std::string(kWidth - filled, ' ') << "] "
+              << (100 * done / total) << "%" << std::flush;
+    shown_ = true;
+  }
+
+ private:
+  bool tty_;
+  bool shown_ = false;
+};
+
+// A temporary directory removed at scope exit.
+class TempWorkDir {
+ public:
+  TempWorkDir() {
+    std::error_code ec;
+    std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+    if (ec) base = "/tmp";
+    std::string tmpl = (base / "engram-eval-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
+  }
+  TempWorkDir(const TempWorkDir&) = delete;
+  TempWorkDir& operator=(const TempWorkDir&) = delete;
+  ~TempWorkDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  const std::string& path() const { return path_; }  // "" when it could not be made
+
+ private:
+  std::string path_;
+};
+
+std::vector<std::string> SplitComma(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+// A metric cell: three decimals, "-" for null.
+std::string Cell(const nlohmann::json& v) {
+  if (!v.is_number()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v.get<double>());
+  return buf;
+}
+
+std::string Pad(std::string s, std::size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+void PrintTable(const nlohmann::json& r) {
+  const auto& cfg = r["config"];
+  std::vector<int> budgets = cfg["budgets"].get<std::vector<int>>();
+  std::vector<std::string> keys = {"recall@5", "recall@10", "recall@20", "all@10"};
+  std::vector<std::string> heads = {"R@5", "R@10", "R@20", "all@10"};
+  for (int b : budgets) {
+    keys.push_back("budget_recall@" + std::to_string(b));
+    heads.push_back("B@" + std::to_string(b));
+  }
+  const std::size_t n = cfg["conversations"].size();
+  std::cout << "LoCoMo retrieval, turn level (" << n << (n == 1 ? " conversation" : " conversations") << "; embedder "
+            << cfg["embedder"].get<std::string>() << ", maintainer " << cfg["maintainer"].get<std::string>()
+            << ", engram " << cfg["engram_version"].get<std::string>() << ")\n\n";
+  std::cout << Pad("category", 18) << Pad("questions", 11);
+  for (const auto& h : heads) std::cout << Pad(h, 9);
+  std::cout << "\n";
+  auto row = [&](const std::string& label, const nlohmann::json& g) {
+    std::cout << Pad(label, 18) << Pad(std::to_string(g["questions"].get<std::size_t>()), 11);
+    for (const auto& k : keys) std::cout << Pad(Cell(g.value(k, nlohmann::json())), 9);
+    std::cout << "\n";
+  };
+  row("overall (1-4)", r["overall"]);
+  for (const auto& [id, g] : r["by_category"].items()) {
+    row(id + " " + g["name"].get<std::string>(), g);
+  }
+  const auto& in = r["ingest"];
+  const auto& lat = r["latency_ms"];
+  std::cout << "\n(B@N: share of evidence turns in the context assembled under N tokens; "
+               "category 5 is not in overall)\n";
+  std::cout << "ingest       " << in["turns"] << " turns (" << in["utterances"] << " utterances) at "
+            << in["turns_per_s"] << " turns/s; maintenance " << in["maintain_s"] << " s";
+  if (in["jobs_failed"].get<int>() > 0) std::cout << " (" << in["jobs_failed"] << " jobs failed)";
+  std::cout << "\nlatency      p50 " << lat["p50"] << " ms, p95 " << lat["p95"] << " ms, p99 " << lat["p99"]
+            << " ms, mean " << lat["mean"] << " ms (" << lat["calls"] << " retrievals, budget "
+            << lat["budget"] << ")\ncontext      ";
+  for (std::size_t i = 0; i < budgets.size(); ++i) {
+    std::string b = std::to_string(budgets[i]);
+    std::cout << (i ? ", " : "") << r["context_tokens"].value(b, nlohmann::json()) << " tokens under " << b;
+  }
+  std::cout << " (mean per question)\nskipped      " << r["skipped_evidence"]
+            << " evidence ids matching no utterance; " << r["overall"]["skipped_questions"]
+            << " questions (1-4) without evidence\n";
+}
+
+}  // namespace
+
+void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
+  auto* eval = app.add_subcommand("eval", "Run a benchmark (retrieval metrics, no LLM): locomo");
+  auto* locomo = eval->add_subcommand("locomo", "LoCoMo: evidence recall, latency and ingest speed");
+  locomo->allow_extras(false);
+  // Anything after `eval` that is not a benchmark name is kept for the message below.
+  eval->allow_extras();
+  eval->callback([&, eval] {
+    if (!eval->get_subcommands().empty()) return;
+    auto rest = eval->remaining();
+    code = Fail(2, rest.empty() ? "eval: name a benchmark (known: locomo)"
+                                : "eval: unknown benchmark \"" + rest.front() + "\" (known: locomo)");
+  });
+
+  static std::string file, conversations;
+  static std::vector<int> budgets;
+  locomo->add_option("FILE", file, "The LoCoMo file (e.g. locomo10.json)")->required();
+  locomo->add_option("--conversations", conversations, "Only these sample ids (comma-separated)");
+  locomo->add_option("--budget", budgets, "Context budget(s) in tokens (default 500 1000 2000)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1000000));
+  locomo->add_flag("--json", cli.g.json, "Print one JSON document on stdout");
+  locomo->callback([&] {
+    eval::EvalOptions opt;
+    opt.conversations = SplitComma(conversations);
+    if (!budgets.empty()) opt.budgets = budgets;
+    TempWorkDir dir;
+    if (dir.path().empty()) {
+      code = Fail(1, "eval: cannot create a temporary directory");
+      return;
+    }
+    opt.work_dir = dir.path();
+    EvalProgress progress;
+    opt.progress = [&progress](std::size_t done, std::size_t total) { progress.Update(done, total); };
+    auto r = eval::RunLocomoEval(file, opt);
+    opt.progress = nullptr;
+    if (!r.ok()) {
+      code = Fail(r.status());
+      return;
+    }
+    if (cli.g.json) {
+      PrintJson(*r);
+    } else {
+      PrintTable(*r);
+    }
+  });
+}
+
+}  // namespace engram::cli

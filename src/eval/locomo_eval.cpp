@@ -1,0 +1,288 @@
+#include "eval/locomo_eval.hpp"
+
+#include <stdlib.h>  // mkdtemp
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+#include <unordered_set>
+
+#include "core/dialogue_formats.hpp"
+#include "engram/engine.hpp"
+#include "eval/metrics.hpp"
+
+namespace engram::eval {
+
+namespace {
+
+namespace fs = std::filesystem;
+using SteadyClock = std::chrono::steady_clock;
+
+// Turns per AddTurns call (as `engram import` does).
+constexpr std::size_t kAddBatch = 500;
+
+double Seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+Status Prefixed(const Status& st, const std::string& prefix) {
+  return Status(st.code(), prefix + ": " + st.message());
+}
+
+Result<std::string> ReadWholeFile(const std::string& path) {
+  std::error_code ec;
+  auto st = fs::status(path, ec);
+  if (!fs::exists(st)) return Status::NotFound(path + ": no such file");
+  if (fs::is_directory(st)) return Status::IoError(path + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IoError(path + ": cannot be opened");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return Status::IoError(path + ": read failed");
+  return ss.str();
+}
+
+// The directory holding the stores; removed at scope exit when made here.
+class WorkDir {
+ public:
+  WorkDir() = default;
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+  ~WorkDir() {
+    if (owned_) {
+      std::error_code ec;
+      fs::remove_all(path_, ec);
+    }
+  }
+  Status Init(const std::string& requested) {
+    std::error_code ec;
+    if (!requested.empty()) {
+      fs::create_directories(requested, ec);
+      if (ec || !fs::is_directory(requested, ec)) {
+        return Status::IoError("work_dir " + requested + ": cannot be created");
+      }
+      path_ = requested;
+      return Status::Ok();
+    }
+    fs::path base = fs::temp_directory_path(ec);
+    if (ec) base = "/tmp";
+    std::string tmpl = (base / "engram-eval-XXXXXX").string();
+    if (mkdtemp(tmpl.data()) == nullptr) return Status::IoError("cannot create a directory in " + base.string());
+    path_ = tmpl;
+    owned_ = true;
+    return Status::Ok();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  bool owned_ = false;
+};
+
+void RemoveStore(const std::string& db_path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(db_path + suffix, ec);
+}
+
+struct Totals {
+  explicit Totals(std::vector<int> b) : budgets(std::move(b)), overall(budgets.size()) {
+    for (int c = 1; c <= 5; ++c) by_category.emplace(c, GroupStats(budgets.size()));
+  }
+  std::vector<int> budgets;  // ascending
+  GroupStats overall;        // categories 1-4
+  std::map<int, GroupStats> by_category;
+  std::vector<double> latencies_ms;
+  std::size_t turns = 0, utterances = 0, questions = 0;
+  double add_s = 0, maintain_s = 0;
+  int jobs_failed = 0, skipped_evidence = 0;
+  std::string embedder, maintainer;
+  std::size_t done = 0, total = 0;
+};
+
+bool InOverall(int category) { return category >= 1 && category <= 4; }
+
+// Ingests, maintains and questions one conversation in a fresh store.
+Status RunConversation(const ParsedDialogue& d, const std::vector<LocomoQuestion>& qs,
+                       const std::string& db_path, const Scope& scope, const EvalOptions& opt,
+                       Totals& t) {
+  RemoveStore(db_path);
+  EngineOptions eo = opt.engine;
+  eo.db_path = db_path;
+  eo.background_maintenance = false;
+  ENGRAM_ASSIGN_OR_RETURN(auto engine, Engine::Open(std::move(eo)));
+  if (t.embedder.empty()) {
+    t.embedder = engine->EmbedderName();
+    t.maintainer = engine->MaintainerName();
+  }
+
+  auto start = SteadyClock::now();
+  for (std::size_t i = 0; i < d.turns.size(); i += kAddBatch) {
+    std::size_t end = std::min(i + kAddBatch, d.turns.size());
+    std::vector<TurnInput> batch(d.turns.begin() + static_cast<std::ptrdiff_t>(i),
+                                 d.turns.begin() + static_cast<std::ptrdiff_t>(end));
+    auto r = engine->AddTurns(scope, batch);
+    if (!r.ok()) return r.status();
+  }
+  t.add_s += Seconds(SteadyClock::now() - start);
+  start = SteadyClock::now();
+  ENGRAM_ASSIGN_OR_RETURN(MaintainReport report, engine->Maintain(nullptr));
+  t.maintain_s += Seconds(SteadyClock::now() - start);
+  t.jobs_failed += report.jobs_failed;
+  t.turns += d.turns.size();
+  t.utterances += static_cast<std::size_t>(d.source_utterances);
+  t.done += d.turns.size();
+  if (opt.progress) opt.progress(t.done, t.total);
+
+  std::unordered_set<std::string> known;
+  for (const auto& turn : d.turns) {
+    for (auto& id : SplitDiaIds(turn.source_ref)) known.insert(std::move(id));
+  }
+
+  const std::size_t nb = t.budgets.size();
+  std::vector<RetrievalResult> results(nb);
+  for (std::size_t qi = 0; qi < qs.size(); ++qi) {
+    const LocomoQuestion& q = qs[qi];
+    // Largest budget first: that call is the timed one and gives `ranked`.
+    for (std::size_t b = nb; b-- > 0;) {
+      RetrieveOptions ro;
+      ro.budget_tokens = t.budgets[b];
+      ro.max_pages = kEvalMaxPages;
+      auto begin = SteadyClock::now();
+      auto r = engine->Retrieve(scope, q.question, ro);
+      double ms = 1000.0 * Seconds(SteadyClock::now() - begin);
+      if (!r.ok()) return Prefixed(r.status(), "question " + std::to_string(qi));
+      if (b + 1 == nb) t.latencies_ms.push_back(ms);
+      results[b] = std::move(r).value();
+    }
+    ++t.questions;
+    int skipped = 0;
+    auto evidence = NormalizeEvidence(q.evidence, known, &skipped);
+    t.skipped_evidence += skipped;
+    auto cat = t.by_category.try_emplace(q.category, nb).first;
+    if (evidence.empty()) {
+      cat->second.AddSkipped();
+      if (InOverall(q.category)) t.overall.AddSkipped();
+    } else {
+      std::vector<const RetrievalResult*> by_budget;
+      for (const auto& r : results) by_budget.push_back(&r);
+      QuestionScore s = ScoreQuestion(evidence, results.back().ranked, by_budget);
+      cat->second.Add(s);
+      if (InOverall(q.category)) t.overall.Add(s);
+    }
+    ++t.done;
+    if (opt.progress) opt.progress(t.done, t.total);
+  }
+  return Status::Ok();
+}
+
+nlohmann::json Report(const Totals& t, const std::vector<std::string>& ids) {
+  nlohmann::json j;
+  j["overall"] = t.overall.ToJson(t.budgets);
+  nlohmann::json cats = nlohmann::json::object();
+  for (const auto& [c, g] : t.by_category) {
+    nlohmann::json cj = g.ToJson(t.budgets);
+    cj["name"] = LocomoCategoryName(c);
+    cats[std::to_string(c)] = std::move(cj);
+  }
+  j["by_category"] = std::move(cats);
+  j["config"] = {{"benchmark", "locomo"},
+                 {"embedder", t.embedder},
+                 {"maintainer", t.maintainer},
+                 {"budgets", t.budgets},
+                 {"engram_version", Version()},
+                 {"conversations", ids},
+                 {"max_pages", kEvalMaxPages},
+                 {"ranking", "turn-level; one slot per dia_id of each ranked item"}};
+  j["ingest"] = {{"turns", t.turns},
+                 {"utterances", t.utterances},
+                 {"add_s", Round(t.add_s, 3)},
+                 {"turns_per_s", t.add_s > 0 ? Round(static_cast<double>(t.turns) / t.add_s, 1) : 0.0},
+                 {"maintain_s", Round(t.maintain_s, 3)},
+                 {"jobs_failed", t.jobs_failed}};
+  double mean = t.latencies_ms.empty()
+                    ? 0.0
+                    : std::accumulate(t.latencies_ms.begin(), t.latencies_ms.end(), 0.0) /
+                          static_cast<double>(t.latencies_ms.size());
+  j["latency_ms"] = {{"p50", Round(Percentile(t.latencies_ms, 50), 3)},
+                     {"p95", Round(Percentile(t.latencies_ms, 95), 3)},
+                     {"p99", Round(Percentile(t.latencies_ms, 99), 3)},
+                     {"mean", Round(mean, 3)},
+                     {"calls", t.latencies_ms.size()},
+                     {"budget", t.budgets.empty() ? 0 : t.budgets.back()}};
+  nlohmann::json tokens = nlohmann::json::object();
+  for (std::size_t b = 0; b < t.budgets.size(); ++b) {
+    tokens[std::to_string(t.budgets[b])] = Round(t.overall.MeanContextTokens(b), 1);
+  }
+  j["context_tokens"] = std::move(tokens);
+  j["skipped_evidence"] = t.skipped_evidence;
+  j["questions_total"] = t.questions;
+  return j;
+}
+
+}  // namespace
+
+const char* LocomoCategoryName(int category) {
+  switch (category) {
+    case 1: return "multi-hop";
+    case 2: return "temporal";
+    case 3: return "open-domain";
+    case 4: return "single-hop";
+    case 5: return "adversarial";
+    default: return "unknown";
+  }
+}
+
+Result<nlohmann::json> RunLocomoEval(const std::string& locomo_path, const EvalOptions& opt) {
+  std::vector<int> budgets = opt.budgets;
+  if (budgets.empty()) return Status::InvalidArgument("budgets: at least one budget is required");
+  for (int b : budgets) {
+    if (b <= 0) return Status::InvalidArgument("budgets: " + std::to_string(b) + " is not positive");
+  }
+  std::sort(budgets.begin(), budgets.end());
+  budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
+
+  ENGRAM_ASSIGN_OR_RETURN(std::string content, ReadWholeFile(locomo_path));
+  auto dialogues = ParseDialogueText(content, DialogueFormat::kLocomo);
+  if (!dialogues.ok()) return Prefixed(dialogues.status(), locomo_path);
+  auto questions = ParseLocomoQuestions(content);
+  if (!questions.ok()) return Prefixed(questions.status(), locomo_path);
+  if (questions->size() != dialogues->size()) {
+    return Status::InvalidArgument(locomo_path + ": samples and question lists do not match");
+  }
+
+  std::vector<std::size_t> selected;
+  for (const auto& want : opt.conversations) {
+    bool found = std::any_of(dialogues->begin(), dialogues->end(),
+                             [&](const ParsedDialogue& d) { return d.id == want; });
+    if (!found) return Status::InvalidArgument("conversations: no sample \"" + want + "\" in " + locomo_path);
+  }
+  for (std::size_t i = 0; i < dialogues->size(); ++i) {
+    const auto& id = (*dialogues)[i].id;
+    if (opt.conversations.empty() ||
+        std::find(opt.conversations.begin(), opt.conversations.end(), id) != opt.conversations.end()) {
+      selected.push_back(i);
+    }
+  }
+
+  WorkDir dir;
+  ENGRAM_RETURN_IF_ERROR(dir.Init(opt.work_dir));
+
+  Totals t(budgets);
+  for (std::size_t i : selected) t.total += (*dialogues)[i].turns.size() + (*questions)[i].size();
+  std::vector<std::string> ids;
+  for (std::size_t i : selected) {
+    const ParsedDialogue& d = (*dialogues)[i];
+    Scope scope;
+    scope.user = d.id.empty() ? "sample-" + std::to_string(i) : d.id;
+    ids.push_back(scope.user);
+    // File names never come from the data: the sample's index names the store.
+    std::string db_path = dir.path() + "/sample-" + std::to_string(i) + ".db";
+    Status st = RunConversation(d, (*questions)[i], db_path, scope, opt, t);
+    if (!st.ok()) return Prefixed(st, scope.user);
+  }
+  return Report(t, ids);
+}
+
+}  // namespace engram::eval

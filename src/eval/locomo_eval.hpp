@@ -1,0 +1,77 @@
+// The LoCoMo retrieval benchmark: ingests each conversation of a LoCoMo file
+// into a fresh store, runs maintenance, asks every question and measures
+// which evidence turns come back (no LLM; see docs in benchmarks.md).
+//
+// Deterministic for deterministic engines (the built-in one): the same file
+// and options give the same metrics; only the timing fields vary.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engram/options.hpp"
+#include "engram/result.hpp"
+
+namespace engram::eval {
+
+struct EvalOptions {
+  // Sample ids to evaluate, in any order (evaluated in file order); empty = all.
+  std::vector<std::string> conversations;
+  // Context budgets in tokens (each > 0). Sorted and deduplicated by the harness.
+  std::vector<int> budgets{500, 1000, 2000};
+  // Directory for the temporary stores (one file per conversation, replaced
+  // when present). Created when missing and left in place; when empty, the
+  // harness makes a fresh temporary directory and removes it afterwards.
+  std::string work_dir;
+  // Engine configuration; db_path is set by the harness (one store per
+  // conversation) and background_maintenance is forced off.
+  EngineOptions engine;
+  // Called after each conversation's ingest+maintenance (done += its turns)
+  // and after each question (done += 1); total = turns + questions.
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+// The largest number of pages a retrieval may put into a context; large
+// enough that the token budget, not the page count, limits the context.
+inline constexpr int kEvalMaxPages = 200;
+
+// Runs the benchmark on the LoCoMo file at `locomo_path`. For each selected
+// conversation: scope {tenant "default", user = sample id, assistant
+// "assistant"}; the turns of ParseDialogueText(kLocomo) admitted with
+// AddTurns (batches of 500, timed); Maintain(nullptr) to completion (timed);
+// then every question retrieved once per budget (largest budget first; that
+// call is timed and its `ranked` list gives recall@k).
+//
+// Evidence ids are split on ';' ',' and whitespace and deduplicated; ids that
+// match no utterance of the conversation are dropped and counted
+// ("skipped_evidence"); a question left without evidence is not scored and
+// is counted in its group's "skipped_questions".
+//
+// Result (JSON object):
+//   overall       categories 1-4: {"recall@5","recall@10","recall@20","all@10",
+//                 "budget_recall@<B>"..., "questions", "skipped_questions"}
+//                 (metrics are means over scored questions; null when none)
+//   by_category   {"1".."5" (always) and any other id seen: same keys + "name"}
+//   config        {"benchmark","embedder","maintainer","budgets","engram_version",
+//                  "conversations","max_pages","ranking"}
+//   ingest        {"turns","utterances","add_s","turns_per_s","maintain_s","jobs_failed"}
+//   latency_ms    {"p50","p95","p99","mean","calls","budget"}: one retrieval per
+//                 question (all categories), under the largest budget
+//   context_tokens {"<B>": mean context tokens over the overall questions}
+//   skipped_evidence  count of evidence ids matching no utterance
+//   questions_total   questions asked (all categories)
+//
+// Errors: NotFound/IoError for the file, InvalidArgument for a malformed file,
+// an unknown conversation id or a budget <= 0 or no budget, and any engine
+// error (prefixed with the conversation id). Never throws.
+Result<nlohmann::json> RunLocomoEval(const std::string& locomo_path, const EvalOptions& opt);
+
+// Name of a LoCoMo category id: 1 multi-hop, 2 temporal, 3 open-domain,
+// 4 single-hop, 5 adversarial; "unknown" otherwise.
+const char* LocomoCategoryName(int category);
+
+}  // namespace engram::eval

@@ -1,0 +1,143 @@
+#include "eval/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace engram::eval {
+
+std::vector<std::string> SplitDiaIds(std::string_view text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (c == ';' || c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+        c == '\v') {
+      if (!cur.empty()) out.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+std::vector<std::string> NormalizeEvidence(const std::vector<std::string>& raw,
+                                           const std::unordered_set<std::string>& known,
+                                           int* skipped) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
+  for (const auto& s : raw) {
+    for (auto& id : SplitDiaIds(s)) {
+      if (!known.count(id)) {
+        if (skipped) ++*skipped;
+        continue;
+      }
+      if (seen.insert(id).second) out.push_back(std::move(id));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> FirstSlots(const std::vector<RetrievedItem>& ranked, int k) {
+  std::vector<std::string> out;
+  int slots = 0;
+  for (const auto& item : ranked) {
+    if (slots >= k) break;
+    auto ids = SplitDiaIds(item.source_ref);
+    if (ids.empty()) {
+      ++slots;  // an empty slot
+      continue;
+    }
+    for (auto& id : ids) {
+      if (slots >= k) break;
+      out.push_back(std::move(id));
+      ++slots;
+    }
+  }
+  return out;
+}
+
+std::unordered_set<std::string> ContextDiaIds(const std::vector<RetrievedItem>& items) {
+  std::unordered_set<std::string> out;
+  for (const auto& item : items) {
+    if (item.kind != ItemKind::kPage && item.kind != ItemKind::kStmTurn) continue;
+    for (auto& id : SplitDiaIds(item.source_ref)) out.insert(std::move(id));
+  }
+  return out;
+}
+
+double Recall(const std::vector<std::string>& evidence, const std::unordered_set<std::string>& found) {
+  if (evidence.empty()) return 0.0;
+  std::size_t hit = 0;
+  for (const auto& id : evidence) hit += found.count(id);
+  return static_cast<double>(hit) / static_cast<double>(evidence.size());
+}
+
+double Percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  p = std::clamp(p, 0.0, 100.0);
+  double pos = p / 100.0 * static_cast<double>(values.size() - 1);
+  auto lo = static_cast<std::size_t>(std::floor(pos));
+  std::size_t hi = std::min(lo + 1, values.size() - 1);
+  double frac = pos - static_cast<double>(lo);
+  return values[lo] + (values[hi] - values[lo]) * frac;
+}
+
+double Round(double x, int digits) {
+  double f = std::pow(10.0, digits);
+  return std::round(x * f) / f;
+}
+
+QuestionScore ScoreQuestion(const std::vector<std::string>& evidence,
+                            const std::vector<RetrievedItem>& ranked,
+                            const std::vector<const RetrievalResult*>& by_budget) {
+  QuestionScore s;
+  for (std::size_t i = 0; i < kRecallKs.size(); ++i) {
+    auto slots = FirstSlots(ranked, kRecallKs[i]);
+    s.recall[i] = Recall(evidence, {slots.begin(), slots.end()});
+  }
+  auto top = FirstSlots(ranked, kAllK);
+  s.all_at_k = Recall(evidence, {top.begin(), top.end()}) == 1.0;
+  for (const RetrievalResult* r : by_budget) {
+    s.budget_recall.push_back(Recall(evidence, ContextDiaIds(r->items)));
+    s.context_tokens.push_back(r->context_tokens);
+  }
+  return s;
+}
+
+void GroupStats::Add(const QuestionScore& s) {
+  ++questions_;
+  for (std::size_t i = 0; i < recall_.size(); ++i) recall_[i] += s.recall[i];
+  all_at_k_ += s.all_at_k ? 1.0 : 0.0;
+  for (std::size_t b = 0; b < budget_recall_.size() && b < s.budget_recall.size(); ++b) {
+    budget_recall_[b] += s.budget_recall[b];
+    context_tokens_[b] += s.context_tokens[b];
+  }
+}
+
+double GroupStats::MeanContextTokens(std::size_t b) const {
+  if (questions_ == 0 || b >= context_tokens_.size()) return 0.0;
+  return context_tokens_[b] / static_cast<double>(questions_);
+}
+
+nlohmann::json GroupStats::ToJson(const std::vector<int>& budgets) const {
+  nlohmann::json j = nlohmann::json::object();
+  const double n = static_cast<double>(questions_);
+  auto mean = [&](double sum) -> nlohmann::json {
+    if (questions_ == 0) return nullptr;
+    return Round(sum / n, 4);
+  };
+  for (std::size_t i = 0; i < kRecallKs.size(); ++i) {
+    j["recall@" + std::to_string(kRecallKs[i])] = mean(recall_[i]);
+  }
+  j["all@" + std::to_string(kAllK)] = mean(all_at_k_);
+  for (std::size_t b = 0; b < budgets.size() && b < budget_recall_.size(); ++b) {
+    j["budget_recall@" + std::to_string(budgets[b])] = mean(budget_recall_[b]);
+  }
+  j["questions"] = questions_;
+  j["skipped_questions"] = skipped_;
+  return j;
+}
+
+}  // namespace engram::eval

@@ -1,0 +1,67 @@
+// Small English helpers for the built-in extractive engine: word spans of a
+// sentence with offsets (so rewrites keep the original wording), clause
+// boundaries, verb agreement and a few closed word lists. Pure functions.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engram::builtin {
+
+// One word of a sentence: `text` is the original bytes [begin, end);
+// `lower` is ASCII-lower-cased with the typographic apostrophe (’) as '\''.
+struct Word {
+  std::string text;
+  std::string lower;
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+// Words of one sentence: runs of letters/digits (any script) with inner
+// apostrophes and hyphens ("I'm", "e-mail"). Punctuation, emoji and spaces
+// separate words.
+std::vector<Word> SplitWords(std::string_view sentence);
+
+// True when clause punctuation (, ; : . ! ? brackets, quotes, dashes) lies
+// between words[i] and words[i+1], or after words[i] when it is the last word.
+bool BoundaryAfter(std::string_view sentence, const std::vector<Word>& words, std::size_t i);
+
+// The original text of words [first, last) including the gaps between them.
+// REQUIRES: first < last <= words.size().
+std::string Slice(std::string_view sentence, const std::vector<Word>& words, std::size_t first,
+                  std::size_t last);
+
+// True when the sentence ends with '?' (ignoring closing quotes/brackets/spaces).
+bool IsQuestion(std::string_view sentence);
+
+// Index of the first word after leading interjections and greetings that are
+// followed by a comma or '!' ("Oh, ", "Yeah, ", "Hey Mel, ", "You know, ").
+std::size_t SkipLeadingFillers(std::string_view sentence, const std::vector<Word>& words);
+
+// True when the word starts with an upper-case ASCII or Latin-1 letter
+// (names, places).
+bool IsCapitalised(const Word& word);
+
+// Degree/time adverbs that may sit between a subject and its verb
+// ("I really love", "I've always wanted").
+bool IsAdverb(std::string_view lower);
+
+// Past forms: "-ed" endings and common irregular pasts ("went", "bought").
+bool IsPastForm(std::string_view lower);
+
+// Modal and auxiliary forms that never take an "-s" ("can", "will", "didn't").
+bool IsModal(std::string_view lower);
+
+// Third-person singular of a base-form verb ("love" -> "loves", "go" ->
+// "goes", "study" -> "studies", "have" -> "has", "am" -> "is").
+std::string ThirdPersonSingular(std::string_view verb);
+
+// True for ASCII words made only of letters.
+bool IsAlphaWord(std::string_view lower);
+
+// True when lower is one of the words of list (a small closed list).
+bool OneOf(std::string_view lower, const std::vector<std::string_view>& list);
+
+}  // namespace engram::builtin

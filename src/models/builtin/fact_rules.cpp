@@ -1,0 +1,371 @@
+// Fact rules of the built-in extractive engine (see fact_rules.hpp).
+#include "models/builtin/fact_rules.hpp"
+
+#include <unordered_set>
+#include <vector>
+
+#include "core/text.hpp"
+#include "models/builtin/english.hpp"
+
+namespace engram::builtin {
+namespace {
+
+constexpr std::size_t kMaxFactBytes = 300;
+constexpr std::size_t kMinFactWords = 3;
+
+// Verbs whose first-person use states something lasting or an event worth
+// remembering (matched by Snowball stem, so "moved", "moving" match "move").
+bool IsDurableVerb(std::string_view w) {
+  static const std::unordered_set<std::string> kStems = [] {
+    std::unordered_set<std::string> stems;
+    for (const char* v :
+         {"work", "live", "love", "like", "enjoy", "hate", "prefer", "adore", "own", "go", "visit",
+          "move", "start", "join", "buy", "adopt", "finish", "graduate", "study", "teach", "play",
+          "learn", "begin", "quit", "leave", "win", "run", "write", "build", "meet", "marry",
+          "travel", "attend", "volunteer", "sign", "complete", "create", "paint", "take",
+          "collect", "cook", "bake", "grow", "practice", "practise", "read", "speak", "use",
+          "drive", "ride", "dance", "sing", "swim", "hike", "climb", "compete", "celebrate",
+          "lose", "found", "launch", "publish", "record", "perform", "open", "manage", "lead",
+          "raise", "rescue", "foster", "train", "coach", "donate", "support", "mentor",
+          "organize", "organise", "host", "renovate", "decorate", "knit", "sew", "garden", "camp",
+          "surf", "ski", "skate", "jog", "bike", "cycle", "meditate", "pray", "eat", "drink",
+          "avoid", "listen", "watch", "design", "develop", "code", "program", "fix", "repair",
+          "make", "try", "receive", "spend", "save", "earn", "retire", "relocate", "apply",
+          "enroll", "enrol", "pass", "fail", "injure", "recover", "give", "fly", "sell", "keep",
+          "dislike", "stay", "return", "explore", "photograph", "draw", "sculpt", "invest"})
+      stems.insert(text::Stem(v));
+    return stems;
+  }();
+  static const std::unordered_set<std::string_view> kIrregular = {
+      "went", "bought", "began", "left", "won", "ran", "wrote", "built", "met", "took", "grew",
+      "taught", "drove", "rode", "sang", "swam", "read", "spoke", "ate", "drank", "made", "spent",
+      "lost", "flew", "sold", "led", "quit", "gave", "kept", "founded"};
+  return kIrregular.count(w) > 0 || kStems.count(text::Stem(w)) > 0;
+}
+
+// Cognition, speech and feeling verbs: "I think ...", "I heard ...".
+bool IsExcludedVerb(std::string_view w) {
+  static const std::unordered_set<std::string_view> kExcluded = {
+      "think", "thought", "guess", "guessed", "know", "knew", "feel", "felt", "mean", "meant",
+      "wish", "wished", "wonder", "wondered", "bet", "agree", "agreed", "understand",
+      "understood", "suppose", "supposed", "say", "said", "tell", "told", "hear", "heard", "see",
+      "saw", "appreciate", "appreciated", "imagine", "imagined", "realize", "realise", "realized",
+      "realised", "notice", "noticed", "forget", "forgot", "figure", "figured", "assume",
+      "assumed", "believe", "believed", "admire", "admired", "relate", "get", "need", "needed",
+      "thank", "thanked", "apologize", "apologise", "hope", "miss", "missed", "remember",
+      "remembered", "care", "cared", "worry", "worried", "doubt", "expect"};
+  return kExcluded.count(w) > 0;
+}
+
+// Objects too vague to make a fact ("I love it", "I had a great time").
+bool IsWeakWord(std::string_view w) {
+  static const std::unordered_set<std::string_view> kWeak = {
+      "lot", "lots", "thing", "things", "one", "much", "idea", "stuff", "way", "fun",
+      "question", "feeling", "clue", "point", "time", "great", "good", "nice", "amazing",
+      "awesome", "day", "night", "know", "sure", "mind", "well", "bit", "little", "glad",
+      "happy", "sorry", "thanks", "thank", "kind", "pretty", "cool", "wonderful", "yet",
+      "anymore", "either", "though", "right", "back", "guys", "week", "weekend", "month",
+      "year", "last", "ago", "yesterday", "today", "tonight", "tomorrow", "morning", "evening",
+      "afternoon", "soon", "later", "there"};
+  return kWeak.count(w) > 0;
+}
+
+struct Ctx {
+  std::string_view s;
+  const std::vector<Word>& w;
+  Role role;
+  std::size_t n() const { return w.size(); }
+  const std::string& at(std::size_t j) const {
+    static const std::string kEmpty;
+    return j < w.size() ? w[j].lower : kEmpty;
+  }
+};
+
+std::size_t SkipAdverbs(const Ctx& c, std::size_t j, bool allow_not) {
+  while (j < c.n() && (IsAdverb(c.at(j)) || (allow_not && c.at(j) == "not"))) ++j;
+  return j;
+}
+
+// True when words [from, end) hold at least one content word.
+bool HasContent(const Ctx& c, std::size_t from) {
+  for (std::size_t k = from; k < c.n(); ++k) {
+    const std::string& x = c.at(k);
+    if (!text::IsStopword(x) && !IsWeakWord(x) && !IsAdverb(x)) return true;
+  }
+  return false;
+}
+
+bool IsNumber(std::string_view x) {
+  static const std::vector<std::string_view> kNumbers = {
+      "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "twenty",
+      "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"};
+  if (!x.empty() && x[0] >= '0' && x[0] <= '9') return true;
+  return OneOf(x, kNumbers);
+}
+
+bool BeOk(const Ctx& c, std::size_t j) {
+  j = SkipAdverbs(c, j, true);
+  if (j >= c.n()) return false;
+  const std::string& x = c.at(j);
+  if (IsNumber(x)) return true;  // "I'm 32"
+  if (x == "a" || x == "an")
+    return !OneOf(c.at(j + 1), {"bit", "little", "tad", "lot", "mess", "fan"}) || c.at(j + 2) == "of";
+  static const std::vector<std::string_view> kAccept = {
+      "from", "into", "passionate", "interested", "allergic", "married", "engaged", "divorced",
+      "widowed", "single", "pregnant", "retired", "vegetarian", "vegan", "originally", "based",
+      "part", "member", "born", "raised", "the", "in", "on", "new", "self-employed",
+      "unemployed", "employed", "obsessed", "addicted", "fluent", "certified", "lactose",
+      "diabetic", "afraid", "scared", "terrified", "bilingual", "left-handed", "responsible"};
+  if (OneOf(x, kAccept)) return HasContent(c, j) || x.size() > 3;
+  if (x.size() > 4 && x.compare(x.size() - 3, 3, "ing") == 0) {
+    static const std::vector<std::string_view> kTransient = {
+        "doing", "feeling", "kidding", "saying", "wondering", "thinking", "asking", "talking",
+        "getting", "looking", "having", "loving", "hoping", "rooting", "dying", "glad",
+        "listening", "coming", "checking", "sending", "telling", "happening"};
+    return !OneOf(x, kTransient) && HasContent(c, j + 1);
+  }
+  if (c.role == Role::kAssistant && OneOf(x, {"happy", "glad", "here", "able", "available", "ready"}) &&
+      c.at(j + 1) == "to")
+    return OneOf(c.at(j + 2), {"help", "assist", "share", "answer", "explain", "support",
+                               "recommend", "walk", "suggest", "send", "provide", "review"});
+  return false;
+}
+
+bool HaveObjectOk(const Ctx& c, std::size_t j) {
+  const std::string& x = c.at(j);
+  if (x.empty() || x == "to" || x == "no" || x == "been" || IsPastForm(x)) return false;
+  for (std::size_t k = j; k < j + 3 && k < c.n(); ++k) {  // "I have a question about ..."
+    if (OneOf(c.at(k), {"question", "questions", "idea", "feeling", "clue", "suggestion", "request"}))
+      return false;
+  }
+  return HasContent(c, j);
+}
+
+bool HaveAuxOk(const Ctx& c, std::size_t j) {
+  j = SkipAdverbs(c, j, true);
+  const std::string& x = c.at(j);
+  if (x == "been") return c.at(j + 1) == "to" ? HasContent(c, j + 2) : BeOk(c, j + 1);
+  if (x == "got" || x == "gotten") return HaveObjectOk(c, j + 1);
+  if (x.empty() || IsExcludedVerb(x)) return false;
+  return IsPastForm(x) && HasContent(c, j + 1);
+}
+
+bool VerbOk(const Ctx& c, std::size_t j, bool after_modal) {
+  j = SkipAdverbs(c, j, true);
+  if (j >= c.n()) return false;
+  const std::string& x = c.at(j);
+  if (c.role == Role::kAssistant && OneOf(x, {"recommend", "suggest", "advise", "propose", "promise"}))
+    return true;
+  if (OneOf(x, {"hope", "hoped", "plan", "planned", "want", "wanted", "intend", "intended",
+                "decided", "decide", "aim", "dream"})) {
+    return c.at(j + 1) == "to" &&
+           !OneOf(c.at(j + 2), {"say", "share", "tell", "let", "ask", "thank", "check", "know",
+                                "see", "hear", "apologize", "apologise", "reach", "talk"}) &&
+           HasContent(c, j + 2);
+  }
+  if (IsExcludedVerb(x)) return false;
+  if (x == "got" && (IsPastForm(c.at(j + 1)) || OneOf(c.at(j + 1), {"married", "engaged"})))
+    return true;  // "I got promoted", "I got married"
+  if (x == "have" || x == "has" || x == "had" || x == "got") return HaveObjectOk(c, j + 1);
+  if (IsDurableVerb(x)) return HasContent(c, j + 1);
+  if (!after_modal && IsPastForm(x) && !OneOf(x, {"was", "were", "did", "been"}))
+    return HasContent(c, j + 1);
+  return false;
+}
+
+bool WillOk(const Ctx& c, std::size_t j) {
+  j = SkipAdverbs(c, j, false);
+  if (c.role == Role::kAssistant) return j < c.n() && HasContent(c, j + 1);
+  const std::string& x = c.at(j);
+  if (x == "be") return BeOk(c, j + 1);
+  return IsDurableVerb(x) && HasContent(c, j + 1);
+}
+
+bool WouldOk(const Ctx& c, std::size_t j) {
+  j = SkipAdverbs(c, j, false);
+  const std::string& x = c.at(j);
+  if (x == "been" || (IsPastForm(x) && x != "been")) return HaveAuxOk(c, j);  // "I'd been", "I'd moved"
+  return c.role == Role::kAssistant && OneOf(x, {"recommend", "suggest", "advise"});
+}
+
+bool CanOk(const Ctx& c, std::size_t j) {
+  j = SkipAdverbs(c, j, false);
+  const std::string& x = c.at(j);
+  if (x.empty() || IsExcludedVerb(x) || OneOf(x, {"imagine", "only", "be", "totally", "relate", "sense"}))
+    return false;
+  if (c.role == Role::kAssistant) return HasContent(c, j + 1);
+  return (IsDurableVerb(x) || OneOf(x, {"swim", "drive", "code", "sing", "dance", "knit", "sew"})) &&
+         HasContent(c, j + 1);
+}
+
+// Checks the pattern after a first-person subject at words[k].
+bool DurableAfterSubject(const Ctx& c, std::size_t k) {
+  const std::string& subj = c.at(k);
+  if (subj == "i'm" || subj == "we're") return BeOk(c, k + 1);
+  if (subj == "i've" || subj == "we've") return HaveAuxOk(c, k + 1);
+  if (subj == "i'll" || subj == "we'll") return WillOk(c, k + 1);
+  if (subj == "i'd" || subj == "we'd") return WouldOk(c, k + 1);
+  if (BoundaryAfter(c.s, c.w, k)) return false;  // "I, for one, ..."
+  const std::size_t j = SkipAdverbs(c, k + 1, false);
+  const std::string& x = c.at(j);
+  if (x == "am" || x == "are" || x == "was" || x == "were") return BeOk(c, j + 1);
+  if (x == "have" || x == "has") return HaveAuxOk(c, j + 1) || HaveObjectOk(c, j + 1);
+  if (x == "will" || x == "shall") return WillOk(c, j + 1);
+  if (x == "would") return WouldOk(c, j + 1);
+  if (x == "can") return CanOk(c, j + 1);
+  if (x == "can't" || x == "cannot") return c.role == Role::kUser && VerbOk(c, j + 1, true);
+  if (x == "do" || x == "did") return c.at(j + 1) == "not" && VerbOk(c, j + 2, true);
+  if (x == "don't" || x == "didn't" || x == "never") return VerbOk(c, j + 1, true);
+  if (x == "used") return c.at(j + 1) == "to" && VerbOk(c, j + 2, true);
+  if (x.empty() || IsModal(x)) return false;
+  return VerbOk(c, j, false);
+}
+
+bool IsPossessiveTopic(std::string_view w) {
+  if (w.size() > 2 && w.substr(w.size() - 2) == "'s") w.remove_suffix(2);  // "my dog's name"
+  static const std::unordered_set<std::string_view> kTopics = {
+      "name", "job", "work", "favorite", "favourite", "hobby", "hobbies", "passion", "home",
+      "house", "apartment", "car", "birthday", "goal", "dream", "company", "team", "boss",
+      "business", "major", "degree", "school", "band", "project", "garden", "wife", "husband",
+      "partner", "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee", "spouse", "kids",
+      "kid", "children", "child", "son", "sons", "daughter", "daughters", "mom", "mother", "mum",
+      "dad", "father", "parents", "brother", "brothers", "sister", "sisters", "siblings",
+      "grandma", "grandmother", "grandpa", "grandfather", "grandparents", "aunt", "uncle",
+      "cousin", "niece", "nephew", "baby", "twins", "family", "dog", "dogs", "cat", "cats",
+      "puppy", "kitten", "pet", "pets", "parrot", "rabbit", "hamster", "horse", "bird",
+      "turtle", "best", "hometown", "neighborhood", "neighbourhood", "city", "town"};
+  return kTopics.count(w) > 0;
+}
+
+bool IsObjectContext(std::string_view prev) {
+  static const std::vector<std::string_view> kObjectContext = {
+      "to", "for", "with", "at", "from", "about", "tell", "told", "send", "sent", "give", "gave",
+      "show", "showed", "help", "helped", "recommend", "ask", "asked", "call", "remind", "meet",
+      "met", "visit", "see", "saw", "join", "invite", "invited", "thank", "teach", "taught",
+      "bring", "introduce", "let", "support", "guide"};
+  return OneOf(prev, kObjectContext);
+}
+
+// True for "Mel and I", "my husband and I" (a plural subject, no agreement),
+// false for "My name is Caroline and I live ..." (a new clause).
+bool PluralSubject(const Ctx& c, std::size_t k, std::size_t start) {
+  if (k < start + 2 || c.at(k - 1) != "and") return false;
+  std::size_t j = k - 2;  // last word of the partner phrase
+  if (!IsCapitalised(c.w[j]) && !IsPossessiveTopic(c.at(j)) && !OneOf(c.at(j), {"friend", "friends"}))
+    return false;
+  while (j > start && OneOf(c.at(j - 1), {"my", "our", "the", "his", "her", "their"})) --j;
+  if (j == start || BoundaryAfter(c.s, c.w, j - 1)) return true;
+  return OneOf(c.at(j - 1), {"yesterday", "today", "then", "so", "but", "when", "and", "recently",
+                             "finally", "weekend", "week", "night", "year", "month", "morning"});
+}
+
+std::string Conjugate(const Word& w) {
+  const std::string& x = w.lower;
+  if (x == "am") return "is";
+  if (x == "have" || x == "do" || x == "don't" || x == "haven't") return ThirdPersonSingular(x);
+  if (w.text != w.lower || !IsAlphaWord(x) || text::IsStopword(x)) return w.text;
+  return ThirdPersonSingular(x);
+}
+
+std::string Rewrite(const Ctx& c, std::size_t start, const std::string& name,
+                    const std::string& listener) {
+  std::string out;
+  bool conjugate = false;
+  bool we_seen = false;
+  const std::string others = name + " and others";
+  std::size_t pos = c.w[start].begin;
+  for (std::size_t k = start; k < c.n(); ++k) {
+    out.append(c.s.substr(pos, c.w[k].begin - pos));
+    pos = c.w[k].end;
+    const std::string& x = c.at(k);
+    const std::string& next = c.at(k + 1);
+    const bool participle_next = next == "been" || IsPastForm(next);
+    if (conjugate) {
+      if (IsAdverb(x)) {
+        out += c.w[k].text;
+        continue;
+      }
+      out += Conjugate(c.w[k]);
+      conjugate = false;
+      continue;
+    }
+    if (x == "i") {
+      out += name;  // no agreement for "Mel and I love ..." (plural subject)
+      conjugate = !BoundaryAfter(c.s, c.w, k) && !PluralSubject(c, k, start);
+    } else if (x == "i'm") out += name + " is";
+    else if (x == "i've") out += name + " has";
+    else if (x == "i'll") out += name + " will";
+    else if (x == "i'd") out += name + (participle_next ? " had" : " would");
+    else if (x == "me") out += name;
+    else if (x == "my" || x == "mine") out += name + "'s";
+    else if (x == "myself") out += "themself";
+    else if (x == "we" || x == "we're" || x == "we've" || x == "we'll" || x == "we'd") {
+      we_seen = true;
+      out += others;
+      if (x == "we're") out += " are";
+      if (x == "we've") out += " have";
+      if (x == "we'll") out += " will";
+      if (x == "we'd") out += participle_next ? " had" : " would";
+    } else if (x == "us" && c.w[k].text != "US") out += others;
+    else if (x == "our") out += we_seen ? "their" : name + "'s";
+    else if (x == "ours") out += name + "'s";
+    else if (x == "ourselves") out += "themselves";
+    else if (!listener.empty() && (x == "your" || x == "yours")) out += listener + "'s";
+    else if (!listener.empty() && x == "yourself") out += listener;
+    else if (!listener.empty() && x == "you" && k > start && IsObjectContext(c.at(k - 1)))
+      out += listener;
+    else out += c.w[k].text;
+  }
+  out.append(c.s.substr(pos));
+  // Tidy: trim, capitalise, end with one period.
+  while (!out.empty() && (out.back() == ' ' || out.back() == '\t')) out.pop_back();
+  while (!out.empty() && out.back() == '!') out.pop_back();
+  if (out.empty()) return out;
+  if (out[0] >= 'a' && out[0] <= 'z') out[0] = static_cast<char>(out[0] - 32);
+  const char last = out.back();
+  if (last != '.' && last != '?' && last != '"' && last != ')' && last != '\'') out += '.';
+  return text::Truncate(out, kMaxFactBytes);
+}
+
+}  // namespace
+
+std::string ExtractFact(std::string_view sentence, Role role, const std::string& speaker,
+                        const std::string& listener) {
+  if (speaker.empty() || IsQuestion(sentence)) return {};
+  const std::vector<Word> words = SplitWords(sentence);
+  std::size_t start = SkipLeadingFillers(sentence, words);
+  if (words.size() < start + 2) return {};
+  const Ctx c{sentence, words, role};
+  // "My name is Caroline and I ...", "I'm Caroline and I ...": the name is left
+  // to the profile; the fact starts with the next clause (if any).
+  if ((c.at(start) == "my" && OneOf(c.at(start + 1), {"name", "name's"})) ||
+      (c.at(start) == "i'm" && start + 1 < c.n() && IsCapitalised(words[start + 1]))) {
+    std::size_t k = start + 1;
+    while (k < c.n() && c.at(k) != "and" && !BoundaryAfter(sentence, words, k - 1)) ++k;
+    if (k < c.n() && c.at(k) == "and") ++k;
+    start = k;
+    if (words.size() < start + 2) return {};
+  }
+  const std::string& first = c.at(start);
+  if (OneOf(first, {"if", "when", "whenever", "unless", "maybe", "perhaps", "please", "let's"}))
+    return {};  // conditions, suggestions and requests
+  bool durable = false;
+  for (std::size_t k = start; k < c.n() && !durable; ++k) {
+    const std::string& x = c.at(k);
+    if (OneOf(x, {"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll", "we'd"})) {
+      durable = DurableAfterSubject(c, k);
+    } else if ((x == "my" || x == "our") &&
+               (k == start || BoundaryAfter(sentence, words, k - 1) ||
+                OneOf(c.at(k - 1), {"and", "but", "so", "because", "also"}))) {
+      // "my name is X" is left to the profile ("Caroline's name is Caroline").
+      durable = IsPossessiveTopic(c.at(k + 1)) && c.at(k + 1) != "name" && k + 3 <= c.n() &&
+                HasContent(c, k + 2);
+    }
+  }
+  if (!durable) return {};
+  std::string fact = Rewrite(c, start, speaker, listener);
+  if (SplitWords(fact).size() < kMinFactWords) return {};
+  return fact;
+}
+
+}  // namespace engram::builtin

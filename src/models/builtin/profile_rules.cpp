@@ -1,0 +1,354 @@
+// Profile rules of the built-in extractive engine (see profile_rules.hpp).
+#include "models/builtin/profile_rules.hpp"
+
+#include <algorithm>
+
+#include "core/text.hpp"
+#include "models/builtin/english.hpp"
+
+namespace engram::builtin {
+namespace {
+
+constexpr std::size_t kMaxValueWords = 6;
+constexpr std::size_t kMaxSlotValueBytes = 80;
+
+using List = std::vector<std::string_view>;
+
+const List kSubjects = {"i", "i'm", "i've", "we", "we're", "we've", "i'd", "we'd"};
+const List kClauseWords = {"and", "but", "because", "since", "so", "when", "while", "where",
+                           "which", "who", "that", "if", "though", "although", "until", "or",
+                           "whenever", "as", "than", "after", "before", "cause", "whereas"};
+const List kTimeWords = {"yesterday", "today", "tonight", "tomorrow", "recently", "lately", "now",
+                         "soon", "again", "anymore", "last", "next", "this", "ago", "years",
+                         "months", "weeks", "days", "every", "too", "also", "though"};
+const List kFamily = {"wife", "husband", "partner", "boyfriend", "girlfriend", "fiance", "fiancé",
+                      "fiancee", "spouse", "kids", "kid", "children", "child", "son", "sons",
+                      "daughter", "daughters", "mom", "mother", "mum", "dad", "father", "parents",
+                      "brother", "brothers", "sister", "sisters", "siblings", "grandma",
+                      "grandmother", "grandpa", "grandfather", "grandparents", "aunt", "uncle",
+                      "cousin", "niece", "nephew", "baby", "twins", "stepson", "stepdaughter"};
+const List kPets = {"dog", "dogs", "cat", "cats", "puppy", "puppies", "kitten", "kittens",
+                    "parrot", "rabbit", "bunny", "hamster", "horse", "fish", "goldfish", "bird",
+                    "turtle", "tortoise", "snake", "lizard", "ferret", "chinchilla", "gecko",
+                    "pony", "budgie", "hedgehog", "pup", "pets", "pet"};
+const List kNonNames = {"american", "canadian", "british", "english", "french", "german",
+                        "italian", "spanish", "mexican", "chinese", "japanese", "korean",
+                        "indian", "australian", "irish", "scottish", "russian", "brazilian",
+                        "dutch", "swedish", "polish", "vietnamese", "catholic", "christian",
+                        "jewish", "muslim", "buddhist", "hindu", "i", "ok", "okay", "not",
+                        "so", "sorry", "glad", "happy", "fine", "good", "here", "monday",
+                        "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"};
+const List kPronounObjects = {"it", "that", "this", "these", "those", "them", "him", "her", "you",
+                              "your", "how", "what", "when", "where", "why", "who", "which", "so",
+                              "too", "much", "seeing", "hearing", "being", "having", "getting",
+                              "talking", "doing", "everything", "anything", "all", "my", "our",
+                              "his", "their", "its", "one", "ones"};
+
+bool IsJobNoun(std::string_view w) {
+  static const List kJobs = {
+      "nurse", "doctor", "teacher", "chef", "lawyer", "engineer", "developer", "designer",
+      "artist", "writer", "student", "manager", "consultant", "programmer", "scientist",
+      "researcher", "professor", "accountant", "pilot", "firefighter", "officer", "cook",
+      "baker", "barista", "painter", "musician", "photographer", "therapist", "counselor",
+      "counsellor", "dentist", "pharmacist", "veterinarian", "vet", "mechanic", "electrician",
+      "plumber", "carpenter", "farmer", "journalist", "editor", "librarian", "analyst",
+      "architect", "entrepreneur", "founder", "ceo", "cto", "intern", "freelancer", "nanny",
+      "caregiver", "worker", "coach", "trainer", "instructor", "tutor", "actor", "actress",
+      "singer", "dancer", "athlete", "soldier", "clerk", "cashier", "driver", "waiter",
+      "waitress", "bartender", "paramedic", "surgeon", "physician", "psychologist", "author",
+      "poet", "director", "producer", "administrator", "secretary", "assistant", "technician",
+      "salesperson", "realtor", "agent", "banker", "broker", "economist", "professional",
+      "volunteer", "nutritionist", "mentor", "principal", "lecturer", "student", "miner",
+      "fisherman", "builder", "tailor", "hairdresser", "stylist", "guide", "sculptor", "potter"};
+  if (OneOf(w, kJobs)) return true;
+  const auto ends = [&](std::string_view suf) {
+    return w.size() > suf.size() + 2 && w.substr(w.size() - suf.size()) == suf;
+  };
+  return (ends("ist") && !OneOf(w, {"list", "twist", "wrist"})) || ends("eer") || ends("ician") ||
+         ends("grapher");
+}
+
+struct Ctx {
+  std::string_view s;
+  const std::vector<Word>& w;
+  std::size_t n() const { return w.size(); }
+  const std::string& at(std::size_t j) const {
+    static const std::string kEmpty;
+    return j < w.size() ? w[j].lower : kEmpty;
+  }
+};
+
+// True when a first-person subject precedes words[p] closely (within `window`
+// words, no clause punctuation in between).
+bool SubjectBefore(const Ctx& c, std::size_t p, std::size_t window = 4) {
+  for (std::size_t back = 1; back <= window && back <= p; ++back) {
+    const std::size_t k = p - back;
+    if (BoundaryAfter(c.s, c.w, k) && back > 1) return false;
+    if (OneOf(c.at(k), kSubjects)) return true;
+  }
+  return false;
+}
+
+bool Negated(const Ctx& c, std::size_t p) {
+  for (std::size_t back = 1; back <= 3 && back <= p; ++back) {
+    if (OneOf(c.at(p - back), {"don't", "not", "never", "didn't", "can't", "won't", "would", "i'd"}))
+      return true;
+  }
+  return false;
+}
+
+// End (exclusive) of a phrase starting at `from`: at most max_words, stopping
+// before a clause/time word or `stops`, and after clause punctuation. Trailing
+// stopwords and adverbs are trimmed. Returns `from` when empty.
+std::size_t PhraseEnd(const Ctx& c, std::size_t from, std::size_t max_words, const List& stops,
+                      bool allow_cap_links = false) {
+  std::size_t e = from;
+  while (e < c.n() && e - from < max_words) {
+    const std::string& x = c.at(e);
+    const bool link = allow_cap_links && OneOf(x, {"in", "near", "of", "outside"}) &&
+                      e + 1 < c.n() && IsCapitalised(c.w[e + 1]) && e > from;
+    if (!link && e > from && (OneOf(x, kClauseWords) || OneOf(x, kTimeWords) || OneOf(x, stops)))
+      break;
+    ++e;
+    if (BoundaryAfter(c.s, c.w, e - 1)) break;
+  }
+  while (e > from && (text::IsStopword(c.at(e - 1)) || IsAdverb(c.at(e - 1)))) --e;
+  return e;
+}
+
+// End of a run of capitalised name words at `from` (at most max), `from` if none.
+std::size_t NameEnd(const Ctx& c, std::size_t from, std::size_t max) {
+  std::size_t e = from;
+  while (e < c.n() && e - from < max && IsCapitalised(c.w[e]) && !OneOf(c.at(e), kNonNames)) {
+    ++e;
+    if (BoundaryAfter(c.s, c.w, e - 1)) break;
+  }
+  return e;
+}
+
+void Push(std::vector<SlotHit>& out, std::string dim, std::string value) {
+  if (value.empty()) return;
+  out.push_back({std::move(dim), text::Truncate(value, kMaxSlotValueBytes)});
+}
+
+bool HasCapital(const Ctx& c, std::size_t b, std::size_t e) {
+  for (std::size_t k = b; k < e; ++k)
+    if (IsCapitalised(c.w[k])) return true;
+  return false;
+}
+
+// Splits an object phrase "hiking, painting and jazz" into items.
+void PushItems(const Ctx& c, std::size_t from, const std::string& dim, const std::string& prefix,
+               std::vector<SlotHit>& out) {
+  if (from >= c.n() || OneOf(c.at(from), kPronounObjects)) return;
+  std::size_t k = from;
+  for (int items = 0; k < c.n() && items < 4; ++items) {
+    while (k < c.n() && OneOf(c.at(k), {"a", "an", "the", "my", "our", "some", "and", "or"})) ++k;
+    const std::size_t e = PhraseEnd(c, k, 5, {"with", "because", "especially", "like", "at", "on", "for"});
+    if (e == k) return;
+    for (std::size_t m = k; m < e; ++m)
+      if (OneOf(c.at(m), {"it", "you", "your", "them"})) return;
+    Push(out, dim, prefix + Slice(c.s, c.w, k, e));
+    k = e;
+    if (OneOf(c.at(k), {"and", "or"}) || (k > 0 && BoundaryAfter(c.s, c.w, k - 1) &&
+                                          c.s.substr(c.w[k - 1].end, 2).find(',') != std::string_view::npos))
+      continue;
+    return;
+  }
+}
+
+void NameRules(const Ctx& c, std::size_t k, std::vector<SlotHit>& out) {
+  std::size_t from = 0;
+  if (c.at(k) == "my" && c.at(k + 1) == "name" && c.at(k + 2) == "is") from = k + 3;
+  else if (c.at(k) == "my" && c.at(k + 1) == "name's") from = k + 2;
+  else if (c.at(k) == "call" && c.at(k + 1) == "me") from = k + 2;
+  else if (c.at(k) == "i'm" || (c.at(k) == "i" && c.at(k + 1) == "am")) from = k + (c.at(k) == "i'm" ? 1 : 2);
+  if (from == 0) return;
+  const std::size_t e = NameEnd(c, from, 3);
+  if (e == from || c.at(e - 1).find("'s") != std::string::npos) return;
+  const bool strict = c.at(k) == "i'm" || c.at(k) == "i";
+  if (strict && !(e == c.n() || BoundaryAfter(c.s, c.w, e - 1) || OneOf(c.at(e), {"and", "but", "by", "here"})))
+    return;
+  Push(out, "name", Slice(c.s, c.w, from, e));
+}
+
+void LocationRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
+  const std::string& x = c.at(p);
+  const std::string& prev = c.at(p > 0 ? p - 1 : c.n());
+  bool origin = false;
+  if (x == "in" && OneOf(prev, {"live", "living", "based", "settled"})) {
+  } else if (x == "to" && OneOf(prev, {"moved", "moving", "relocated", "relocating"})) {
+  } else if (x == "from" && OneOf(prev, {"i'm", "am", "come", "originally", "we're", "are"})) {
+    origin = true;
+  } else {
+    return;
+  }
+  if (!SubjectBefore(c, p)) return;
+  for (std::size_t back = 1; back <= 4 && back <= p; ++back) {
+    if (OneOf(c.at(p - back), {"used", "never", "not", "lived"})) return;  // past or negated
+  }
+  const std::size_t e = PhraseEnd(c, p + 1, kMaxValueWords,
+                                  {"with", "for", "to", "about", "around", "on", "at", "during", "in",
+                                   "back", "near", "a", "an"},
+                                  true);
+  if (e == p + 1 || !HasCapital(c, p + 1, e)) return;
+  Push(out, "location", (origin ? "from " : "") + Slice(c.s, c.w, p + 1, e));
+}
+
+void OccupationRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
+  const List role_stops = {"at", "for", "in", "with", "to", "on", "of", "from", "by"};
+  const std::string& x = c.at(p);
+  const std::string& prev = c.at(p > 0 ? p - 1 : c.n());
+  auto with_org = [&](std::size_t role_end, std::string role) {
+    if (OneOf(c.at(role_end), {"at", "for"})) {
+      const std::size_t oe = PhraseEnd(c, role_end + 1, 5, {"in", "since", "for", "as", "with", "on"}, true);
+      if (oe > role_end + 1 && HasCapital(c, role_end + 1, oe))
+        role += " " + c.at(role_end) + " " + Slice(c.s, c.w, role_end + 1, oe);
+    }
+    Push(out, "occupation", role);
+  };
+  if (x == "as" && OneOf(prev, {"work", "works", "working", "job", "employed", "career"}) &&
+      (SubjectBefore(c, p, 6) || c.at(p > 1 ? p - 2 : c.n()) == "my")) {
+    std::size_t b = p + 1;
+    if (OneOf(c.at(b), {"a", "an"})) ++b;
+    const std::size_t e = PhraseEnd(c, b, 5, role_stops);
+    if (e > b) with_org(e, Slice(c.s, c.w, b, e));
+  } else if (OneOf(x, {"at", "for", "in"}) && OneOf(prev, {"work", "working"}) && SubjectBefore(c, p)) {
+    const std::size_t e = PhraseEnd(c, p + 1, 5, {"as", "since", "for", "on", "with"}, true);
+    if (e > p + 1 && (x == "in" || HasCapital(c, p + 1, e)))
+      Push(out, "occupation", "works " + x + " " + Slice(c.s, c.w, p + 1, e));
+  } else if (OneOf(x, {"a", "an"}) && (prev == "i'm" || (prev == "am" && c.at(p - 2) == "i") ||
+                                      (IsAdverb(prev) && SubjectBefore(c, p)))) {
+    const std::size_t e = PhraseEnd(c, p + 1, 4, role_stops);
+    if (e > p + 1 && IsJobNoun(c.at(e - 1))) with_org(e, Slice(c.s, c.w, p + 1, e));
+  }
+}
+
+void InterestRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
+  const std::string& x = c.at(p);
+  const std::string& prev = c.at(p > 0 ? p - 1 : c.n());
+  std::size_t obj = 0;
+  if (OneOf(x, {"love", "like", "enjoy", "adore"}) && SubjectBefore(c, p) && !Negated(c, p)) {
+    std::size_t k = p;
+    while (k > 0 && IsAdverb(c.at(k - 1))) --k;
+    if (k == 0 || !OneOf(c.at(k - 1), {"i", "we"})) return;
+    obj = c.at(p + 1) == "to" ? p + 2 : p + 1;
+  } else if (x == "into" && OneOf(prev, {"i'm", "am", "we're", "really", "totally", "also", "big"}) &&
+             SubjectBefore(c, p)) {
+    obj = p + 1;
+  } else if ((x == "about" && prev == "passionate") || (x == "in" && prev == "interested") ||
+             (x == "with" && prev == "obsessed") || (x == "of" && prev == "fan")) {
+    if (!SubjectBefore(c, p) || Negated(c, p)) return;
+    obj = p + 1;
+  } else if (x == "my" && OneOf(c.at(p + 1), {"hobby", "hobbies", "passion", "passions"}) &&
+             OneOf(c.at(p + 2), {"is", "are", "include", "includes"})) {
+    obj = p + 3;
+  } else {
+    return;
+  }
+  PushItems(c, obj, "interests", "", out);
+}
+
+// Family members and pets: "my sister Anna", "dog named Max", "I have two kids".
+void MemberRules(const Ctx& c, std::size_t p, const List& nouns, const std::string& dim,
+                 std::vector<SlotHit>& out) {
+  const std::string& x = c.at(p);
+  std::string noun = x;
+  if (noun.size() > 2 && noun.compare(noun.size() - 2, 2, "'s") == 0) noun.resize(noun.size() - 2);
+  if (!OneOf(noun, nouns)) return;
+  const std::string& prev = c.at(p > 0 ? p - 1 : c.n());
+  // Determiner/possessor up to two adjectives before the noun.
+  std::size_t d = p;
+  while (d > 0 && p - d < 3 && !OneOf(c.at(d - 1), {"my", "our", "a", "an", "two", "three", "four",
+                                                   "one", "five"}) && !text::IsStopword(c.at(d - 1)))
+    --d;
+  const std::string& det = c.at(d > 0 ? d - 1 : c.n());
+  // Name: "my sister Anna", "my dog's name is Max", "a dog named Max".
+  std::size_t name_from = 0;
+  if (noun != x && c.at(p + 1) == "name" && c.at(p + 2) == "is") name_from = p + 3;
+  else if (OneOf(c.at(p + 1), {"named", "called"})) name_from = p + 2;
+  else if (noun == x && OneOf(det, {"my", "our"})) name_from = p + 1;
+  if (name_from != 0 && (det == "my" || det == "our" || OneOf(c.at(p + 1), {"named", "called"}))) {
+    const std::size_t e = NameEnd(c, name_from, 2);
+    if (e > name_from && c.at(e - 1).find("'s") == std::string::npos) {
+      Push(out, dim, noun + " " + Slice(c.s, c.w, name_from, e));
+      return;
+    }
+  }
+  // Possession: "I have two kids", "we adopted a puppy".
+  const std::string& verb = c.at(d >= 2 ? d - 2 : c.n());
+  if (d >= 2 && OneOf(verb, {"have", "has", "got", "own", "adopted", "rescued", "bought", "welcomed"}) &&
+      SubjectBefore(c, d - 2 + 1) && !Negated(c, d - 1)) {
+    const std::string count = OneOf(det, {"a", "an", "one"}) ? "" : det + " ";
+    Push(out, dim, count + Slice(c.s, c.w, d, p + 1));
+  }
+  (void)prev;
+}
+
+void StatusRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
+  const std::string& x = c.at(p);
+  if (!OneOf(x, {"married", "engaged", "divorced", "widowed"}) || !SubjectBefore(c, p) || Negated(c, p))
+    return;
+  std::string value = x;
+  if (c.at(p + 1) == "to") {
+    const std::size_t e = NameEnd(c, p + 2, 2);
+    if (e > p + 2) value += " to " + Slice(c.s, c.w, p + 2, e);
+  }
+  Push(out, "family", value);
+}
+
+void ParentRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
+  if (!OneOf(c.at(p), {"a", "an"}) || !SubjectBefore(c, p)) return;
+  std::size_t k = p + 1;
+  if (OneOf(c.at(k), {"single", "proud", "new", "stay-at-home", "working"})) ++k;
+  if (!OneOf(c.at(k), {"mom", "mother", "mum", "dad", "father", "parent", "grandmother", "grandma",
+                       "grandfather", "grandpa", "stepmom", "stepdad"}))
+    return;
+  std::size_t e = k + 1;
+  if (c.at(e) == "of" && !c.at(e + 1).empty()) e = PhraseEnd(c, e, 4, {});
+  Push(out, "family", Slice(c.s, c.w, p + 1, std::max(e, k + 1)));
+}
+
+void PreferenceRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
+  const std::string& x = c.at(p);
+  if ((x == "prefer" && SubjectBefore(c, p) && !Negated(c, p)) ||
+      (x == "rather" && OneOf(c.at(p - 1), {"i'd", "would"}))) {
+    const std::size_t e = PhraseEnd(c, p + 1, 8, {"because", "since"});
+    if (e > p + 1 && !OneOf(c.at(p + 1), kPronounObjects)) Push(out, "preferences", Slice(c.s, c.w, p + 1, e));
+  } else if (x == "my" && OneOf(c.at(p + 1), {"favorite", "favourite"})) {
+    std::size_t v = p + 2;
+    while (v < c.n() && v < p + 5 && !OneOf(c.at(v), {"is", "are", "has", "was"})) ++v;
+    if (v == p + 2 || !OneOf(c.at(v), {"is", "are"})) return;
+    const std::size_t e = PhraseEnd(c, v + 1, kMaxValueWords, {});
+    if (e > v + 1)
+      Push(out, "preferences", "favorite " + Slice(c.s, c.w, p + 2, v) + ": " + Slice(c.s, c.w, v + 1, e));
+  } else if ((OneOf(x, {"hate", "dislike", "detest"}) && SubjectBefore(c, p) &&
+              !OneOf(c.at(p - 1), {"would", "i'd"})) ||
+             (OneOf(x, {"like", "enjoy"}) && OneOf(c.at(p - 1), {"don't", "not"}) && SubjectBefore(c, p)) ||
+             (x == "stand" && OneOf(c.at(p - 1), {"can't", "cannot"}) && SubjectBefore(c, p))) {
+    PushItems(c, c.at(p + 1) == "to" ? p + 2 : p + 1, "preferences", "dislikes ", out);
+  }
+}
+
+}  // namespace
+
+std::vector<SlotHit> ExtractSlotHits(std::string_view sentence) {
+  std::vector<SlotHit> out;
+  if (IsQuestion(sentence)) return out;
+  const std::vector<Word> words = SplitWords(sentence);
+  const Ctx c{sentence, words};
+  for (std::size_t p = 0; p < c.n(); ++p) {
+    NameRules(c, p, out);
+    LocationRules(c, p, out);
+    OccupationRules(c, p, out);
+    InterestRules(c, p, out);
+    MemberRules(c, p, kFamily, "family", out);
+    MemberRules(c, p, kPets, "pets", out);
+    StatusRules(c, p, out);
+    ParentRules(c, p, out);
+    PreferenceRules(c, p, out);
+  }
+  return out;
+}
+
+}  // namespace engram::builtin

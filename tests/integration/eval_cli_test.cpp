@@ -1,0 +1,87 @@
+// `engram eval`: runs the real binary on one LoCoMo conversation and checks
+// the shape of the JSON report (a test of the harness, not of the numbers),
+// and the exit codes of the usage errors.
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Run {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs `engram <args>` through the shell; stdout captured, stderr discarded.
+Run Engram(const std::string& args) {
+  Run r;
+  std::string cmd = std::string("'") + ENGRAM_BINARY + "' " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  for (std::size_t n; (n = fread(buf, 1, sizeof buf, p)) > 0;) r.out.append(buf, n);
+  int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+const std::string kLocomo = ENGRAM_SOURCE_DIR "/../shared/data/locomo10.json";
+
+void ExpectMetricsInRange(const nlohmann::json& g, const std::string& where) {
+  for (const char* k : {"recall@5", "recall@10", "recall@20", "all@10", "budget_recall@500",
+                        "budget_recall@1000", "budget_recall@2000"}) {
+    ASSERT_TRUE(g.contains(k)) << where << " " << k;
+    ASSERT_TRUE(g[k].is_number()) << where << " " << k;
+    EXPECT_GE(g[k].get<double>(), 0.0) << where << " " << k;
+    EXPECT_LE(g[k].get<double>(), 1.0) << where << " " << k;
+  }
+  ASSERT_TRUE(g.contains("questions")) << where;
+}
+
+TEST(EvalCli, LocomoOneConversationJson) {
+  if (!std::filesystem::exists(kLocomo)) GTEST_SKIP() << kLocomo << " is absent";
+  Run r = Engram("eval locomo '" + kLocomo + "' --conversations conv-26 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  auto j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(j.is_discarded()) << r.out.substr(0, 500);
+
+  ExpectMetricsInRange(j["overall"], "overall");
+  EXPECT_GT(j["overall"]["questions"].get<int>(), 100);
+  for (const char* c : {"1", "2", "3", "4", "5"}) {
+    ASSERT_TRUE(j["by_category"].contains(c)) << c;
+    ExpectMetricsInRange(j["by_category"][c], std::string("category ") + c);
+    EXPECT_TRUE(j["by_category"][c]["name"].is_string());
+  }
+  for (const char* k : {"embedder", "maintainer", "budgets", "engram_version", "conversations"}) {
+    EXPECT_TRUE(j["config"].contains(k)) << k;
+  }
+  EXPECT_EQ(j["config"]["conversations"], nlohmann::json::array({"conv-26"}));
+  for (const char* k : {"turns", "utterances", "turns_per_s", "maintain_s"}) {
+    ASSERT_TRUE(j["ingest"].contains(k)) << k;
+    EXPECT_GE(j["ingest"][k].get<double>(), 0.0) << k;
+  }
+  EXPECT_GT(j["ingest"]["turns"].get<int>(), 100);
+  for (const char* k : {"p50", "p95", "p99", "mean"}) {
+    ASSERT_TRUE(j["latency_ms"].contains(k)) << k;
+    EXPECT_GE(j["latency_ms"][k].get<double>(), 0.0) << k;
+  }
+  EXPECT_LE(j["latency_ms"]["p50"].get<double>(), j["latency_ms"]["p99"].get<double>());
+  for (const char* b : {"500", "1000", "2000"}) {
+    ASSERT_TRUE(j["context_tokens"].contains(b)) << b;
+    EXPECT_GT(j["context_tokens"][b].get<double>(), 0.0) << b;
+  }
+}
+
+TEST(EvalCli, UsageErrorsAndMissingFile) {
+  EXPECT_EQ(Engram("eval nosuchbench x.json").exit_code, 2);
+  EXPECT_EQ(Engram("eval").exit_code, 2);
+  EXPECT_EQ(Engram("eval locomo /nonexistent/locomo.json --json").exit_code, 1);
+  EXPECT_EQ(Engram("eval locomo /nonexistent/locomo.json --budget 0").exit_code, 2);
+}
+
+}  // namespace

@@ -1,0 +1,193 @@
+// Engine behaviour: admission, promotion, conservation across tiers,
+// retrieval, scopes, erasure.
+#include "engram/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/clock.hpp"
+#include "testing/dialogue.hpp"
+#include "testing/temp_dir.hpp"
+
+namespace engram {
+namespace {
+
+using testing::SyntheticDialogue;
+using testing::TempDir;
+
+Scope UserScope(const std::string& user, const std::string& assistant = "assistant") {
+  Scope s;
+  s.user = user;
+  s.assistant = assistant;
+  return s;
+}
+
+class EngineTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Engine> Open(EngineOptions o = {}) {
+    o.db_path = dir_.File("engram.db");
+    if (!o.clock) o.clock = &clock_;
+    auto e = Engine::Open(std::move(o));
+    EXPECT_TRUE(e.ok()) << e.status().ToString();
+    return e.ok() ? std::move(e).value() : nullptr;
+  }
+  TempDir dir_;
+  FakeClock clock_{MakeTimeMs(2025, 3, 1)};
+};
+
+TEST_F(EngineTest, AdmittedTurnsAreConservedAcrossTiers) {
+  auto e = Open();
+  Scope s = UserScope("alice");
+  ASSERT_TRUE(e->AddTurns(s, SyntheticDialogue(69)).ok());
+  auto before = e->GetStats(&s);
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(before->turns_admitted, 69);
+  EXPECT_EQ(before->stm_turns, 69);
+  EXPECT_GE(before->pending_jobs, 1);
+
+  auto r = e->Maintain(&s);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->pages_created, 59);
+  EXPECT_EQ(r->model_calls, 0);  // built-in engine
+  EXPECT_TRUE(r->degraded);
+
+  auto st = e->GetStats(&s);
+  ASSERT_TRUE(st.ok());
+  EXPECT_EQ(st->turns_admitted, 69);
+  EXPECT_EQ(st->stm_turns, 10);
+  EXPECT_EQ(st->stm_turns + st->mtm_pages + st->archived_pages, 69);
+  EXPECT_EQ(st->pending_jobs, 0);
+
+  auto turns = e->ListTurns(s, 0, 1000);
+  ASSERT_TRUE(turns.ok());
+  ASSERT_EQ(turns->size(), 69u);
+  for (std::size_t i = 0; i < turns->size(); ++i) {
+    EXPECT_EQ((*turns)[i].seq, static_cast<std::int64_t>(i + 1));
+    EXPECT_EQ((*turns)[i].tier, i < 59 ? Tier::kMtm : Tier::kStm);
+  }
+}
+
+TEST_F(EngineTest, RetrievalFindsOldTurnsWithDates) {
+  auto e = Open();
+  Scope s = UserScope("alice");
+  ASSERT_TRUE(e->AddTurns(s, SyntheticDialogue(40)).ok());
+  ASSERT_TRUE(e->Maintain(&s).ok());
+  auto r = e->Retrieve(s, "Which instrument am I learning?", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->ranked.empty());
+  EXPECT_NE(r->ranked.front().text.find("cello"), std::string::npos) << r->ranked.front().text;
+  EXPECT_NE(r->context.find("cello"), std::string::npos);
+  EXPECT_NE(r->context.find("2025"), std::string::npos);  // dates are rendered
+  EXPECT_LE(r->context_tokens, 2000);
+}
+
+TEST_F(EngineTest, ContextRespectsTheBudget) {
+  auto e = Open();
+  Scope s = UserScope("alice");
+  ASSERT_TRUE(e->AddTurns(s, SyntheticDialogue(60)).ok());
+  ASSERT_TRUE(e->Maintain(&s).ok());
+  for (int budget : {0, 100, 500, 1000}) {
+    RetrieveOptions o;
+    o.budget_tokens = budget;
+    auto r = e->Retrieve(s, "trip to Japan", o);
+    ASSERT_TRUE(r.ok());
+    EXPECT_LE(r->context_tokens, std::max(budget, 0)) << budget;
+  }
+}
+
+TEST_F(EngineTest, ScopesAreIsolated) {
+  auto e = Open();
+  Scope a = UserScope("alice"), b = UserScope("bob");
+  TurnInput t;
+  t.user_text = "My locker code is 4711.";
+  t.assistant_text = "Noted.";
+  ASSERT_TRUE(e->AddTurn(a, t).ok());
+  auto r = e->Retrieve(b, "locker code", {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->context.find("4711"), std::string::npos);
+  auto ra = e->Retrieve(a, "locker code", {});
+  ASSERT_TRUE(ra.ok());
+  EXPECT_NE(ra->context.find("4711"), std::string::npos);
+}
+
+TEST_F(EngineTest, InvalidInputIsRejectedWithTheField) {
+  auto e = Open();
+  Scope bad = UserScope("");
+  TurnInput t;
+  t.user_text = "hi";
+  auto r = e->AddTurn(bad, t);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("user"), std::string::npos);
+
+  Scope s = UserScope("alice");
+  TurnInput empty;
+  EXPECT_EQ(e->AddTurn(s, empty).status().code(), StatusCode::kInvalidArgument);
+  TurnInput meta;
+  meta.user_text = "x";
+  meta.metadata = "[1,2]";
+  auto m = e->AddTurn(s, meta);
+  EXPECT_NE(m.status().message().find("metadata"), std::string::npos);
+  TurnInput utf;
+  utf.user_text = std::string("bad \xff\xfe bytes");
+  EXPECT_EQ(e->AddTurn(s, utf).status().code(), StatusCode::kInvalidArgument);
+  Scope traversal = UserScope("../../etc/passwd");
+  TurnInput ok;
+  ok.user_text = "paths are never built from ids";
+  EXPECT_TRUE(e->AddTurn(traversal, ok).ok());
+
+  // A bad turn inside a batch writes nothing of the batch.
+  auto batch = SyntheticDialogue(5);
+  batch[3].user_text = batch[3].assistant_text = "";
+  auto br = e->AddTurns(s, batch);
+  ASSERT_FALSE(br.ok());
+  EXPECT_NE(br.status().message().find("turns[3]"), std::string::npos);
+  auto st = e->GetStats(&s);
+  EXPECT_EQ(st->turns_admitted, 0);
+}
+
+TEST_F(EngineTest, ForgetUserErasesContentEverywhere) {
+  const std::string marker = "zanzibarquokka";
+  {
+    auto e = Open();
+    Scope a = UserScope("alice"), a2 = UserScope("alice", "coder"), b = UserScope("bob");
+    auto turns = SyntheticDialogue(30);
+    turns[2].user_text = "I love " + marker + " pastries and I live in " + marker + " town.";
+    ASSERT_TRUE(e->AddTurns(a, turns).ok());
+    ASSERT_TRUE(e->AddTurns(a2, SyntheticDialogue(3)).ok());
+    ASSERT_TRUE(e->AddTurns(b, SyntheticDialogue(12)).ok());
+    EngineOptions o;
+    ASSERT_TRUE(e->Maintain(nullptr).ok());
+    auto n = e->ForgetUser("default", "alice");
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    EXPECT_EQ(*n, 33);
+    auto sa = e->GetStats(&a);
+    EXPECT_EQ(sa->turns_admitted, 0);
+    auto sb = e->GetStats(&b);
+    EXPECT_EQ(sb->turns_admitted, 12);
+  }
+  // Nothing of the marker remains in the database file or its WAL.
+  for (const char* f : {"engram.db", "engram.db-wal"}) {
+    std::string bytes = testing::ReadFile(dir_.File(f));
+    EXPECT_EQ(bytes.find(marker), std::string::npos) << f;
+    EXPECT_EQ(bytes.find("zanzibarquokka"), std::string::npos) << f;
+  }
+}
+
+TEST_F(EngineTest, BackgroundWorkerPromotes) {
+  EngineOptions o;
+  o.background_maintenance = true;
+  auto e = Open(o);
+  Scope s = UserScope("alice");
+  ASSERT_TRUE(e->AddTurns(s, SyntheticDialogue(25)).ok());
+  for (int i = 0; i < 100; ++i) {
+    auto st = e->GetStats(&s);
+    if (st->stm_turns == 10 && st->pending_jobs == 0) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  auto st = e->GetStats(&s);
+  EXPECT_EQ(st->stm_turns, 10);
+  EXPECT_EQ(st->mtm_pages + st->archived_pages, 15);
+}
+
+}  // namespace
+}  // namespace engram

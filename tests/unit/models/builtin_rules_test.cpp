@@ -1,0 +1,224 @@
+// Rule-level tests of the built-in extractive engine: facts, profile slots,
+// sentence selection and keywords.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "models/builtin/english.hpp"
+#include "models/builtin/extractive_text.hpp"
+#include "models/builtin/fact_rules.hpp"
+#include "models/builtin/profile_rules.hpp"
+
+namespace engram::builtin {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+std::string UserFact(const std::string& s) { return ExtractFact(s, Role::kUser, "Caroline", "Mel"); }
+std::string AssistantFact(const std::string& s) {
+  return ExtractFact(s, Role::kAssistant, "Mel", "Caroline");
+}
+
+std::vector<std::string> Slots(const std::string& s, const std::string& dim) {
+  std::vector<std::string> out;
+  for (const SlotHit& h : ExtractSlotHits(s))
+    if (h.dimension == dim) out.push_back(h.value);
+  return out;
+}
+
+TEST(English, SplitWordsKeepsContractionsAndOffsets) {
+  const std::string s = "Oh, I\u2019m Caroline\u2019s friend \u2014 e-mail me!";
+  const std::vector<Word> w = SplitWords(s);
+  ASSERT_EQ(w.size(), 6u);
+  EXPECT_EQ(w[1].lower, "i'm");
+  EXPECT_EQ(w[1].text, "I\u2019m");
+  EXPECT_EQ(w[2].lower, "caroline's");
+  EXPECT_EQ(w[4].text, "e-mail");
+  EXPECT_EQ(s.substr(w[3].begin, w[3].end - w[3].begin), "friend");
+  EXPECT_TRUE(BoundaryAfter(s, w, 0));   // "Oh,"
+  EXPECT_FALSE(BoundaryAfter(s, w, 1));
+  EXPECT_TRUE(BoundaryAfter(s, w, 3));   // em dash
+}
+
+TEST(English, ThirdPersonSingular) {
+  EXPECT_EQ(ThirdPersonSingular("love"), "loves");
+  EXPECT_EQ(ThirdPersonSingular("go"), "goes");
+  EXPECT_EQ(ThirdPersonSingular("study"), "studies");
+  EXPECT_EQ(ThirdPersonSingular("play"), "plays");
+  EXPECT_EQ(ThirdPersonSingular("watch"), "watches");
+  EXPECT_EQ(ThirdPersonSingular("have"), "has");
+  EXPECT_EQ(ThirdPersonSingular("am"), "is");
+  EXPECT_EQ(ThirdPersonSingular("went"), "went");
+  EXPECT_EQ(ThirdPersonSingular("can"), "can");
+}
+
+TEST(FactRules, RewritesFirstPersonToThirdPersonKeepingWording) {
+  EXPECT_EQ(UserFact("I went to a support group yesterday"),
+            "Caroline went to a support group yesterday.");
+  EXPECT_EQ(UserFact("I'm a nurse at St. Mary's Hospital."), "Caroline is a nurse at St. Mary's Hospital.");
+  EXPECT_EQ(UserFact("I really love reading fantasy novels!"),
+            "Caroline really loves reading fantasy novels.");
+  EXPECT_EQ(UserFact("I live in Boston with my wife."), "Caroline lives in Boston with Caroline's wife.");
+  EXPECT_EQ(UserFact("I've been painting for years."), "Caroline has been painting for years.");
+  EXPECT_EQ(UserFact("I'm planning to visit Japan next spring."),
+            "Caroline is planning to visit Japan next spring.");
+  EXPECT_EQ(UserFact("I don't like spicy food."), "Caroline doesn't like spicy food.");
+  EXPECT_EQ(UserFact("I never eat meat."), "Caroline never eats meat.");
+  EXPECT_EQ(UserFact("My sister Anna just had a baby."), "Caroline's sister Anna just had a baby.");
+  EXPECT_EQ(UserFact("We adopted a puppy last month."), "Caroline and others adopted a puppy last month.");
+  EXPECT_EQ(UserFact("We love our new house."), "Caroline and others love their new house.");
+  EXPECT_EQ(UserFact("Mel and I love going to the beach."), "Mel and Caroline love going to the beach.");
+  EXPECT_EQ(UserFact("Yesterday my husband and I went hiking."),
+            "Yesterday Caroline's husband and Caroline went hiking.");
+  EXPECT_EQ(UserFact("My name is Caroline and I live in Portland."), "Caroline lives in Portland.");
+  EXPECT_EQ(UserFact("Hi, I'm Caroline and I love jazz."), "Caroline loves jazz.");
+  EXPECT_EQ(UserFact("Oh, I just started a new job at the bakery!"),
+            "Caroline just started a new job at the bakery.");
+  EXPECT_EQ(UserFact("I just got promoted to senior designer!"),
+            "Caroline just got promoted to senior designer.");
+}
+
+TEST(FactRules, QuestionsGreetingsAndFeelingsAreNotFacts) {
+  for (const char* s : {"How have you been?", "Hey Mel!", "Good to see you!", "Do you like painting?",
+                        "I think that's a great idea.", "I'm so happy for you!", "I love it!",
+                        "I'm not sure what to do.", "I'm doing great, thanks!", "I love you guys.",
+                        "I went there last week.", "I have a question about your trip.",
+                        "If I had a dog, I'd walk it every day.", "Let's grab coffee sometime.",
+                        "That sounds amazing!", "My name is Caroline.", "I just wanted to say thank you."}) {
+    EXPECT_EQ(UserFact(s), "") << s;
+  }
+}
+
+TEST(FactRules, AssistantCommitmentsAndSelfStatements) {
+  EXPECT_EQ(AssistantFact("I recommend trying the pasta at Luigi's."),
+            "Mel recommends trying the pasta at Luigi's.");
+  EXPECT_EQ(AssistantFact("I'll send you the recipe tomorrow."), "Mel will send Caroline the recipe tomorrow.");
+  EXPECT_EQ(AssistantFact("I can help you plan the trip."), "Mel can help Caroline plan the trip.");
+  EXPECT_EQ(AssistantFact("I'm an AI assistant."), "Mel is an AI assistant.");
+  EXPECT_EQ(AssistantFact("I'm happy to help you with that."), "Mel is happy to help Caroline with that.");
+  EXPECT_EQ(AssistantFact("I went camping with my kids last weekend."),
+            "Mel went camping with Mel's kids last weekend.");
+  for (const char* s : {"I can imagine how hard that was.", "I'm so glad to hear that!",
+                        "That's awesome, Caroline!", "I think you should go for it.", "I love that idea!"}) {
+    EXPECT_EQ(AssistantFact(s), "") << s;
+  }
+}
+
+TEST(ProfileRules, NameLocationOccupation) {
+  EXPECT_THAT(Slots("My name is Caroline.", "name"), ElementsAre("Caroline"));
+  EXPECT_THAT(Slots("Hi, I'm Caroline.", "name"), ElementsAre("Caroline"));
+  EXPECT_THAT(Slots("I'm Canadian.", "name"), IsEmpty());
+  EXPECT_THAT(Slots("I live in New York City with my wife.", "location"), ElementsAre("New York City"));
+  EXPECT_THAT(Slots("We moved to San Francisco last year.", "location"), ElementsAre("San Francisco"));
+  EXPECT_THAT(Slots("I'm from a small town in Ohio.", "location"), ElementsAre("from a small town in Ohio"));
+  EXPECT_THAT(Slots("I used to live in Boston.", "location"), IsEmpty());
+  EXPECT_THAT(Slots("I live in the city.", "location"), IsEmpty());
+  EXPECT_THAT(Slots("I work as a software engineer at Google.", "occupation"),
+              ElementsAre("software engineer at Google"));
+  EXPECT_THAT(Slots("I'm a nurse at St. Mary's Hospital.", "occupation"),
+              ElementsAre("nurse at St. Mary's Hospital"));
+  EXPECT_THAT(Slots("I work in marketing.", "occupation"), ElementsAre("works in marketing"));
+  EXPECT_THAT(Slots("I got a new job as a teacher at Lincoln High.", "occupation"),
+              ElementsAre("teacher at Lincoln High"));
+  EXPECT_THAT(Slots("I'm a big fan of jazz.", "occupation"), IsEmpty());
+  EXPECT_THAT(Slots("Where do you live?", "location"), IsEmpty());
+}
+
+TEST(ProfileRules, InterestsFamilyPetsPreferences) {
+  EXPECT_THAT(Slots("I love hiking, painting and jazz.", "interests"), ElementsAre("hiking", "painting", "jazz"));
+  EXPECT_THAT(Slots("I'm really into rock climbing.", "interests"), ElementsAre("rock climbing"));
+  EXPECT_THAT(Slots("I'm a big fan of Taylor Swift.", "interests"), ElementsAre("Taylor Swift"));
+  EXPECT_THAT(Slots("I like to paint landscapes.", "interests"), ElementsAre("paint landscapes"));
+  EXPECT_THAT(Slots("I love it when it rains.", "interests"), IsEmpty());
+  EXPECT_THAT(Slots("I don't like spicy food.", "interests"), IsEmpty());
+  EXPECT_THAT(Slots("I have two kids and a dog named Max.", "family"), ElementsAre("two kids"));
+  EXPECT_THAT(Slots("I have two kids and a dog named Max.", "pets"), ElementsAre("dog Max"));
+  EXPECT_THAT(Slots("My sister Anna just had a baby.", "family"), ElementsAre("sister Anna"));
+  EXPECT_THAT(Slots("I'm married to John.", "family"), ElementsAre("married to John"));
+  EXPECT_THAT(Slots("My dog's name is Luna.", "pets"), ElementsAre("dog Luna"));
+  EXPECT_THAT(Slots("We adopted a puppy last month.", "pets"), ElementsAre("puppy"));
+  EXPECT_THAT(Slots("I prefer tea over coffee.", "preferences"), ElementsAre("tea over coffee"));
+  EXPECT_THAT(Slots("My favorite color is blue.", "preferences"), ElementsAre("favorite color: blue"));
+  EXPECT_THAT(Slots("I don't like spicy food.", "preferences"), ElementsAre("dislikes spicy food"));
+}
+
+TEST(ProfileAccumulator, SingleValuedTakesLatestMultiValuedAccumulates) {
+  std::vector<ProfileSlot> profile = {{"interests", "hiking", {7}, 0}, {"location", "Boston", {7}, 0}};
+  ProfileAccumulator acc(profile);
+  acc.Add({"interests", "Hiking"}, 10);  // already known (case-insensitive)
+  acc.Add({"interests", "jazz"}, 11);
+  acc.Add({"location", "Boston"}, 11);   // unchanged
+  acc.Add({"name", "Caroline"}, 12);
+  const std::vector<SlotUpdate> updates = acc.Updates();
+  ASSERT_EQ(updates.size(), 2u);
+  EXPECT_EQ(updates[0].dimension, "interests");
+  EXPECT_EQ(updates[0].value, "hiking; jazz");
+  EXPECT_THAT(updates[0].evidence_pages, ElementsAre(7, 10, 11));
+  EXPECT_EQ(updates[1].dimension, "name");
+  EXPECT_EQ(updates[1].value, "Caroline");
+  EXPECT_THAT(updates[1].evidence_pages, ElementsAre(12));
+}
+
+TEST(ProfileAccumulator, MultiValuedIsBounded) {
+  ProfileAccumulator acc({});
+  for (int i = 0; i < 30; ++i) acc.Add({"interests", "interest number " + std::to_string(i)}, i);
+  const std::vector<SlotUpdate> updates = acc.Updates();
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_LE(updates[0].value.size(), ProfileAccumulator::kMaxValueBytes);
+  EXPECT_NE(updates[0].value.find("interest number 29"), std::string::npos);  // newest kept
+  EXPECT_EQ(updates[0].value.find("interest number 0;"), std::string::npos);  // oldest dropped
+  EXPECT_LE(updates[0].evidence_pages.size(), ProfileAccumulator::kMaxEvidence);
+}
+
+TEST(ExtractiveText, SummaryRoundTripKeepsSpeakers) {
+  std::vector<Sentence> s;
+  AppendSummarySentences("Caroline: I went hiking. It was fun. Mel: I painted a lake.", "Caroline", s);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].speaker, "Caroline");
+  EXPECT_EQ(s[1].speaker, "Caroline");
+  EXPECT_EQ(s[1].text, "It was fun.");
+  EXPECT_TRUE(s[1].from_user);
+  EXPECT_EQ(s[2].speaker, "Mel");
+  EXPECT_FALSE(s[2].from_user);
+  EXPECT_EQ(RenderSentences(s), "Caroline: I went hiking. It was fun. Mel: I painted a lake.");
+}
+
+TEST(ExtractiveText, SelectionIsBoundedAndChronological) {
+  std::vector<Sentence> c;
+  AppendPageSentences("Short one. This is a much longer and more informative sentence about pottery",
+                      "Another sentence here.", "Ann", "Bob", c);
+  c[0].score = 1.0;
+  c[1].score = 5.0;
+  c[2].score = 2.0;
+  const std::vector<Sentence> picked = SelectSentences(c, 90, false);
+  ASSERT_EQ(picked.size(), 1u);
+  EXPECT_EQ(picked[0].order, 1);
+  const std::string all = RenderSentences(SelectSentences(c, 400, false));
+  EXPECT_EQ(all, "Ann: This is a much longer and more informative sentence about pottery. "
+                 "Bob: Another sentence here.");  // "Short one." is below the relative cutoff
+  const std::string tiny = RenderSentences(SelectSentences(c, 40, false));
+  EXPECT_LE(tiny.size(), 40u);
+  EXPECT_FALSE(tiny.empty());
+}
+
+TEST(ExtractiveText, KeywordsUseSurfaceFormsAndIdf) {
+  IdfFn idf = [](const std::string& term) { return term == "pottery" ? 0.1 : 2.0; };
+  IdfCache cache(idf);
+  const auto ranked = RankTerms({"Hiking and hiking again! I hiked 2024 trails with Caroline.",
+                                 "Pottery is fun."}, cache, {"caroline"});
+  const std::vector<std::string> kw = PickKeywords(ranked, 3, 8);
+  ASSERT_FALSE(kw.empty());
+  EXPECT_EQ(kw[0], "hiking");  // surface form, not the stem "hike"
+  for (const std::string& k : kw) {
+    EXPECT_NE(k, "2024");
+    EXPECT_NE(k, "caroline");
+    EXPECT_NE(k, "and");
+  }
+  EXPECT_LE(kw.size(), 8u);
+}
+
+}  // namespace
+}  // namespace engram::builtin
