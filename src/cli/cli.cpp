@@ -12,6 +12,7 @@ int Main(int argc, char** argv) {
   Cli cli;
   CLI::App app{"engram: a memory operating system for AI agents", "engram"};
   app.require_subcommand(1);
+  app.fallthrough();  // global options may follow the subcommand
   app.set_version_flag("--version", std::string("engram ") + Version());
   app.option_defaults()->always_capture_default();
   app.add_option("--home", cli.g.home, "Data directory (default $ENGRAM_HOME or ~/.local/share/engram)");

@@ -6,6 +6,7 @@ void RegisterCommands(CLI::App& app, Cli& cli, int& code) {
   RegisterTurnCommands(app, cli, code);
   RegisterInspectCommands(app, cli, code);
   RegisterEvalCommands(app, cli, code);
+  RegisterBenchCommands(app, cli, code);
 }
 
 }  // namespace engram::cli

@@ -14,5 +14,6 @@ void RegisterCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterInspectCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code);
+void RegisterBenchCommands(CLI::App& app, Cli& cli, int& code);
 
 }  // namespace engram::cli

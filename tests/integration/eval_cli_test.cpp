@@ -12,14 +12,14 @@
 
 namespace {
 
-struct Run {
+struct Outcome {
   int exit_code = -1;
   std::string out;
 };
 
 // Runs `engram <args>` through the shell; stdout captured, stderr discarded.
-Run Engram(const std::string& args) {
-  Run r;
+Outcome Engram(const std::string& args) {
+  Outcome r;
   std::string cmd = std::string("'") + ENGRAM_BINARY + "' " + args + " 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -45,7 +45,7 @@ void ExpectMetricsInRange(const nlohmann::json& g, const std::string& where) {
 
 TEST(EvalCli, LocomoOneConversationJson) {
   if (!std::filesystem::exists(kLocomo)) GTEST_SKIP() << kLocomo << " is absent";
-  Run r = Engram("eval locomo '" + kLocomo + "' --conversations conv-26 --json");
+  Outcome r = Engram("eval locomo '" + kLocomo + "' --conversations conv-26 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   auto j = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
   ASSERT_FALSE(j.is_discarded()) << r.out.substr(0, 500);

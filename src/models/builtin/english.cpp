@@ -202,7 +202,11 @@ bool IsPastForm(std::string_view w) {
       "gone", "seen", "taken", "given", "written", "begun", "known", "grown", "flown", "driven",
       "ridden", "sung", "swum", "eaten", "fallen", "chosen", "spoken", "stolen", "thrown", "woken",
       "worn", "forgotten", "gotten", "hurt", "cut", "let", "learnt", "dreamt", "burnt", "lit"};
-  if (w.size() > 3 && w.substr(w.size() - 2) == "ed") return true;
+  if (w.size() > 3 && w.substr(w.size() - 2) == "ed") {
+    // "need", "feed", "succeed" are base forms; "agreed", "freed" are past.
+    if (w.substr(w.size() - 3) == "eed") return OneOf(w, {"agreed", "freed", "guaranteed", "decreed"});
+    return !OneOf(w, {"embed", "shred"});
+  }
   return kIrregular.count(w) > 0;
 }
 
@@ -210,7 +214,7 @@ bool IsModal(std::string_view w) {
   static const std::unordered_set<std::string_view> kModals = {
       "can", "could", "will", "would", "shall", "should", "may", "might", "must", "can't",
       "cannot", "couldn't", "won't", "wouldn't", "shouldn't", "mustn't", "didn't", "wasn't",
-      "weren't", "hadn't", "ought", "used", "need"};
+      "weren't", "hadn't", "ought"};
   return kModals.count(w) > 0;
 }
 

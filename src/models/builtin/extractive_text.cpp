@@ -27,7 +27,11 @@ bool IsChatty(std::string_view w) {
       "right", "mean", "actually", "definitely", "absolutely", "sounds", "fun", "day", "today",
       "yesterday", "tomorrow", "cute", "true", "excited", "hope", "hey", "omg", "aww", "went",
       "felt", "keep", "last", "every", "next", "ago", "week", "weekend", "month", "year",
-      "happened", "happen", "guess", "yeah", "wish", "let", "made", "lately", "recently"};
+      "happened", "happen", "guess", "yeah", "wish", "let", "made", "lately", "recently", "one",
+      "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "new", "first",
+      "via", "per", "fine", "usually", "mostly", "never", "always", "often", "sometimes",
+      "probably", "ideally", "along", "around", "soon", "took", "take", "look", "looking", "try",
+      "trying", "use", "using", "need", "used", "please", "ha", "lovely", "interesting", "nope"};
   return kChatty.count(w) > 0;
 }
 

@@ -17,8 +17,8 @@ namespace engram {
 //     kNgramWeight * (1 + ln tf), so morphological variants and typos land nearby.
 // Each feature is hashed with xxh3 (one seed per feature kind) to a bucket in
 // [0, dimension) with a sign taken from the hash's top bit; the sum is
-// L2-normalised. Same text -> same vector on every platform run. Thread-safe:
-// no mutable state.
+// L2-normalised. The same text gives the same vector on every run and
+// platform. Thread-safe: no mutable state.
 class HashEmbedder final : public Embedder {
  public:
   static constexpr int kDefaultDimension = 512;

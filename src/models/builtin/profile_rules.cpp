@@ -256,7 +256,6 @@ void MemberRules(const Ctx& c, std::size_t p, const List& nouns, const std::stri
   std::string noun = x;
   if (noun.size() > 2 && noun.compare(noun.size() - 2, 2, "'s") == 0) noun.resize(noun.size() - 2);
   if (!OneOf(noun, nouns)) return;
-  const std::string& prev = c.at(p > 0 ? p - 1 : c.n());
   // Determiner/possessor up to two adjectives before the noun.
   std::size_t d = p;
   while (d > 0 && p - d < 3 && !OneOf(c.at(d - 1), {"my", "our", "a", "an", "two", "three", "four",
@@ -282,7 +281,6 @@ void MemberRules(const Ctx& c, std::size_t p, const List& nouns, const std::stri
     const std::string count = OneOf(det, {"a", "an", "one"}) ? "" : det + " ";
     Push(out, dim, count + Slice(c.s, c.w, d, p + 1));
   }
-  (void)prev;
 }
 
 void StatusRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {

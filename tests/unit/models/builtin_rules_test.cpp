@@ -53,6 +53,8 @@ TEST(English, ThirdPersonSingular) {
   EXPECT_EQ(ThirdPersonSingular("am"), "is");
   EXPECT_EQ(ThirdPersonSingular("went"), "went");
   EXPECT_EQ(ThirdPersonSingular("can"), "can");
+  EXPECT_EQ(ThirdPersonSingular("need"), "needs");
+  EXPECT_EQ(ThirdPersonSingular("moved"), "moved");
 }
 
 TEST(FactRules, RewritesFirstPersonToThirdPersonKeepingWording) {
@@ -67,6 +69,8 @@ TEST(FactRules, RewritesFirstPersonToThirdPersonKeepingWording) {
             "Caroline is planning to visit Japan next spring.");
   EXPECT_EQ(UserFact("I don't like spicy food."), "Caroline doesn't like spicy food.");
   EXPECT_EQ(UserFact("I never eat meat."), "Caroline never eats meat.");
+  EXPECT_EQ(UserFact("I'm allergic to peanuts, so I need to be careful."),
+            "Caroline is allergic to peanuts, so Caroline needs to be careful.");
   EXPECT_EQ(UserFact("My sister Anna just had a baby."), "Caroline's sister Anna just had a baby.");
   EXPECT_EQ(UserFact("We adopted a puppy last month."), "Caroline and others adopted a puppy last month.");
   EXPECT_EQ(UserFact("We love our new house."), "Caroline and others love their new house.");

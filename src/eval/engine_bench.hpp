@@ -1,0 +1,36 @@
+// `engram bench`: throughput and latency of the engine on synthetic scopes of
+// growing size (admission, maintenance, retrieval p50/p99, memory per page).
+// Figures are reported, never asserted.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engram/engine.hpp"
+
+namespace engram::eval {
+
+struct BenchOptions {
+  std::vector<int> scales{1000, 10000, 100000};  // turns per scope
+  int queries = 300;                             // retrievals measured per scale
+  int single_admissions = 2000;                  // one-transaction-per-turn admissions
+  std::string work_dir;                          // where the temporary stores go
+  std::function<void(const std::string& stage)> progress;
+};
+
+// Runs the benchmark; returns one JSON document:
+// {"machine":{...}, "admission":{...}, "scales":[{"turns","pages","maintain_s",
+//  "maintain_turns_per_s","retrieve_ms":{"p50","p95","p99","mean"},
+//  "index_load_ms","db_bytes_per_page","index_bytes_per_page"}...]}
+Result<nlohmann::json> RunEngineBench(const BenchOptions& options);
+
+// Synthetic dialogue with a Zipf-distributed pseudo-word vocabulary and
+// recurring topics; deterministic for a seed.
+std::vector<TurnInput> SyntheticTurns(int n, unsigned seed, TimeMs start);
+// Queries drawn from the same vocabulary.
+std::vector<std::string> SyntheticQueries(int n, unsigned seed);
+
+}  // namespace engram::eval
