@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/vector_math.hpp"
+
 namespace engram {
 
 bool FlatIndex::Add(std::int64_t id, const std::vector<float>& v) {
@@ -13,10 +15,7 @@ bool FlatIndex::Add(std::int64_t id, const std::vector<float>& v) {
 }
 
 float FlatIndex::ScoreRow(std::size_t row, const std::vector<float>& q) const {
-  const float* a = data_.data() + row * static_cast<std::size_t>(dim_);
-  float s = 0.0f;
-  for (int d = 0; d < dim_; ++d) s += a[d] * q[static_cast<std::size_t>(d)];
-  return s;
+  return vec::Dot(data_.data() + row * static_cast<std::size_t>(dim_), q.data(), dim_);
 }
 
 std::vector<std::pair<std::int64_t, float>> FlatIndex::Search(const std::vector<float>& q,
@@ -26,10 +25,12 @@ std::vector<std::pair<std::int64_t, float>> FlatIndex::Search(const std::vector<
   std::vector<std::pair<float, std::size_t>> scored(ids_.size());
   for (std::size_t r = 0; r < ids_.size(); ++r) scored[r] = {ScoreRow(r, q), r};
   std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(k), scored.size());
-  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(n), scored.end(),
-                    [](const auto& a, const auto& b) {
-                      return a.first > b.first || (a.first == b.first && a.second < b.second);
-                    });
+  auto better = [](const auto& a, const auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  };
+  auto nth = scored.begin() + static_cast<std::ptrdiff_t>(n);
+  if (nth != scored.end()) std::nth_element(scored.begin(), nth, scored.end(), better);
+  std::sort(scored.begin(), nth, better);
   out.reserve(n);
   for (std::size_t i = 0; i < n; ++i) out.emplace_back(ids_[scored[i].second], scored[i].first);
   return out;

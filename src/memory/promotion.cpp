@@ -46,12 +46,11 @@ PageDraft DraftFrom(const Turn& t) {
 Result<Snapshot> ReadSnapshot(sql::Db* db, std::int64_t scope_id, const MemoryConfig& config) {
   Snapshot s{.idf = {}};
   ENGRAM_ASSIGN_OR_RETURN(s.scope, LoadScope(db, scope_id));
-  ENGRAM_ASSIGN_OR_RETURN(auto stm, LoadStm(db, scope_id));
-  s.stm_count = static_cast<std::int64_t>(stm.size());
+  s.stm_count = s.scope.stm_count;
   std::int64_t overflow = s.stm_count - config.stm_capacity;
   if (overflow <= 0) return s;
-  std::int64_t n = std::min<std::int64_t>(overflow, config.promote_batch_max);
-  s.batch.assign(stm.begin(), stm.begin() + n);
+  ENGRAM_ASSIGN_OR_RETURN(s.batch,
+                          LoadStm(db, scope_id, std::min<std::int64_t>(overflow, config.promote_batch_max)));
   if (s.scope.chain_page_id != 0) {
     ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
                             db->Prepare("SELECT turn_id, embedding, segment_id FROM pages WHERE id = ?"));
@@ -348,8 +347,10 @@ Result<PromotionResult> PromoteBatch(const WriterDb& w, std::int64_t scope_id,
   }
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * chain,
-      db->Prepare("UPDATE scopes SET chain_page_id = ?, chain_summary = ? WHERE id = ?"));
-  ENGRAM_RETURN_IF_ERROR(chain->Bind(1, prev_page).Bind(2, chain_summary).Bind(3, scope_id).Run());
+      db->Prepare("UPDATE scopes SET chain_page_id = ?, chain_summary = ?, "
+                  "stm_count = stm_count - ? WHERE id = ?"));
+  ENGRAM_RETURN_IF_ERROR(
+      chain->Bind(1, prev_page).Bind(2, chain_summary).Bind(3, out.pages).Bind(4, scope_id).Run());
 
   // Archive the coldest segments over capacity; never one this batch touched.
   std::int64_t live = 0;
@@ -381,7 +382,7 @@ Result<PromotionResult> PromoteBatch(const WriterDb& w, std::int64_t scope_id,
     }
   }
 
-  std::int64_t remaining = snap.stm_count - out.pages;
+  std::int64_t remaining = scope_now.stm_count - out.pages;
   out.more = remaining > config.stm_capacity;
   ENGRAM_RETURN_IF_ERROR(BumpDataVersion(db, scope_id));
   deps.Fault("promote.before_commit");

@@ -38,12 +38,13 @@ ScopeRow RowFrom(sql::Stmt* st) {
   r.chain_page_id = st->IsNull(5) ? 0 : st->Int(5);
   r.chain_summary = st->Text(6);
   r.data_version = st->Int(7);
+  r.stm_count = st->Int(8);
   return r;
 }
 
 constexpr const char* kScopeCols =
     "SELECT id, tenant, user_id, assistant_id, next_seq, chain_page_id, chain_summary, "
-    "data_version FROM scopes ";
+    "data_version, stm_count FROM scopes ";
 
 }  // namespace
 

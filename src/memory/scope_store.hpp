@@ -17,6 +17,7 @@ struct ScopeRow {
   std::int64_t id = 0;
   Scope scope;
   std::int64_t next_seq = 1;
+  std::int64_t stm_count = 0;
   std::int64_t chain_page_id = 0;
   std::string chain_summary;
   std::int64_t data_version = 0;

@@ -1,5 +1,7 @@
 #include "memory/stm.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
@@ -110,9 +112,15 @@ Status EnsurePendingJob(sql::Db* db, std::int64_t scope_id, const char* kind, Ti
 Result<AdmitResult> AdmitTurn(sql::Db* db, const ScopeRow& scope, const TurnInput& turn,
                               TimeMs now, const MemoryConfig& config, const std::string& run_id) {
   ENGRAM_ASSIGN_OR_RETURN(
-      std::int64_t seq,
-      QueryInt(db, "UPDATE scopes SET next_seq = next_seq + 1 WHERE id = ? RETURNING next_seq - 1",
-               scope.id, 0, 1));
+      sql::Stmt * up,
+      db->Prepare("UPDATE scopes SET next_seq = next_seq + 1, stm_count = stm_count + 1 "
+                  "WHERE id = ? RETURNING next_seq - 1, stm_count"));
+  up->Bind(1, scope.id);
+  ENGRAM_ASSIGN_OR_RETURN(bool got, up->Step());
+  if (!got) return Status::Internal("scope row missing");
+  const std::int64_t seq = up->Int(0);
+  const std::int64_t in_stm = up->Int(1);
+  up->Reset();
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * ins,
       db->Prepare("INSERT INTO turns(scope_id, seq, user_text, assistant_text, user_name, "
@@ -153,10 +161,6 @@ Result<AdmitResult> AdmitTurn(sql::Db* db, const ScopeRow& scope, const TurnInpu
   r.outcome_receipt = "turns.id=" + std::to_string(turn_id);
   ENGRAM_RETURN_IF_ERROR(lineage::Write(db, r));
 
-  ENGRAM_ASSIGN_OR_RETURN(
-      std::int64_t in_stm,
-      QueryInt(db, "SELECT count(*) FROM turns WHERE scope_id = ? AND page_id IS NULL", scope.id,
-               0, 1));
   AdmitResult out;
   out.turn_id = turn_id;
   out.seq = seq;
@@ -167,12 +171,24 @@ Result<AdmitResult> AdmitTurn(sql::Db* db, const ScopeRow& scope, const TurnInpu
   return out;
 }
 
-Result<std::vector<Turn>> LoadStm(sql::Db* db, std::int64_t scope_id) {
+Result<std::vector<Turn>> LoadStm(sql::Db* db, std::int64_t scope_id, std::int64_t limit) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
-      db->Prepare(std::string(kTurnCols) + "WHERE t.scope_id = ? AND t.page_id IS NULL ORDER BY t.seq"));
-  st->Bind(1, scope_id);
+      db->Prepare(std::string(kTurnCols) +
+                  "WHERE t.scope_id = ? AND t.page_id IS NULL ORDER BY t.seq LIMIT ?"));
+  st->Bind(1, scope_id).Bind(2, limit);
   return Collect(st);
+}
+
+Result<std::vector<Turn>> LoadStmNewest(sql::Db* db, std::int64_t scope_id, std::int64_t limit) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare(std::string(kTurnCols) +
+                  "WHERE t.scope_id = ? AND t.page_id IS NULL ORDER BY t.seq DESC LIMIT ?"));
+  st->Bind(1, scope_id).Bind(2, limit);
+  ENGRAM_ASSIGN_OR_RETURN(auto out, Collect(st));
+  std::reverse(out.begin(), out.end());
+  return out;
 }
 
 Result<std::vector<Turn>> LoadTurns(sql::Db* db, std::int64_t scope_id, std::int64_t after_seq,

@@ -1,6 +1,7 @@
 // Short-term memory: admission into the immutable turn log, and reading STM.
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include "engram/result.hpp"
@@ -21,8 +22,11 @@ Status ValidateTurn(const TurnInput& turn);
 Result<AdmitResult> AdmitTurn(sql::Db* db, const ScopeRow& scope, const TurnInput& turn,
                               TimeMs now, const MemoryConfig& config, const std::string& run_id);
 
-// Turns still in STM, oldest first.
-Result<std::vector<Turn>> LoadStm(sql::Db* db, std::int64_t scope_id);
+// Turns still in STM, oldest first (at most `limit`).
+Result<std::vector<Turn>> LoadStm(sql::Db* db, std::int64_t scope_id,
+                                  std::int64_t limit = std::numeric_limits<std::int64_t>::max());
+// The newest `limit` turns in STM, oldest first.
+Result<std::vector<Turn>> LoadStmNewest(sql::Db* db, std::int64_t scope_id, std::int64_t limit);
 // Turns of a scope by admission order, after `after_seq`, at most `limit`.
 Result<std::vector<Turn>> LoadTurns(sql::Db* db, std::int64_t scope_id, std::int64_t after_seq,
                                     int limit);

@@ -17,6 +17,7 @@ namespace {
 constexpr double kRrfK = 60.0;
 constexpr int kLexicalCandidates = 200;
 constexpr int kVectorCandidates = 200;
+constexpr int kStmForContext = 64;
 
 // Lexical ranking of rows of an FTS5 table for the query, best first.
 Result<std::vector<std::int64_t>> Lexical(sql::Db* db, const char* table, std::int64_t scope_id,
@@ -129,7 +130,9 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
 
   ContextInput ctx;
   ctx.options = opt;
-  ENGRAM_ASSIGN_OR_RETURN(ctx.stm, memory::LoadStm(db, scope_id));
+  // Only the newest STM turns can fit the context; STM may hold more while
+  // promotion is pending.
+  ENGRAM_ASSIGN_OR_RETURN(ctx.stm, memory::LoadStmNewest(db, scope_id, kStmForContext));
   // STM turns that match the query rank with the pages.
   std::unordered_map<std::int64_t, double> stm_scores;
   AddRrf(stm_scores, lex_stm, 1.0);

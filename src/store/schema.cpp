@@ -24,6 +24,7 @@ CREATE TABLE scopes(
   assistant_id  TEXT NOT NULL,
   created_at    INTEGER NOT NULL,
   next_seq      INTEGER NOT NULL DEFAULT 1,
+  stm_count     INTEGER NOT NULL DEFAULT 0, -- turns with page_id IS NULL
   chain_page_id INTEGER,                 -- newest page of the dialogue chain
   chain_summary TEXT NOT NULL DEFAULT '',
   data_version  INTEGER NOT NULL DEFAULT 0, -- bumped by every commit that changes indexes
