@@ -1,12 +1,14 @@
 // CLI: turn add, import, maintain, forget.
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "core/dialogue_formats.hpp"
 #include "core/time.hpp"
+#include "memory/stm.hpp"
 
 namespace engram::cli {
 
@@ -97,6 +99,10 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
       code = Fail(2, "--format: " + fmt.status().message());
       return;
     }
+    if (std::error_code ec; std::filesystem::is_directory(file, ec)) {  // would read as an empty file
+      code = Fail(Status::IoError("cannot read dialogue file \"" + file + "\": is a directory"));
+      return;
+    }
     auto parsed = ParseDialogueFile(file, *fmt);  // everything is validated before anything is written
     if (!parsed.ok()) {
       code = Fail(parsed.status().code() == StatusCode::kInvalidArgument ? 2 : 1,
@@ -113,6 +119,29 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
       code = Fail(2, "--conversations: some ids are not in " + file);
       return;
     }
+    auto scope_of = [&](const ParsedDialogue& d) {
+      Scope scope = cli.CurrentScope();
+      // Several dialogues never share a scope: each gets its own user id.
+      if (!d.id.empty() && (cli.g.user.empty() || dialogues.size() > 1)) {
+        scope.user = cli.g.user.empty() ? d.id : cli.g.user + "/" + d.id;
+      }
+      return scope;
+    };
+    // The engine validates each batch only as it admits it: check every turn
+    // first, so that a bad turn late in the file admits nothing.
+    for (const auto& d : dialogues) {
+      if (Status st = Engine::ValidateScope(scope_of(d)); !st.ok()) {
+        code = Fail(st);
+        return;
+      }
+      for (std::size_t i = 0; i < d.turns.size(); ++i) {
+        if (Status st = memory::ValidateTurn(d.turns[i]); !st.ok()) {
+          code = Fail(Status::InvalidArgument(file + ": " + (d.id.empty() ? "" : d.id + ": ") + "turn " +
+                                              std::to_string(i + 1) + ": " + st.message()));
+          return;
+        }
+      }
+    }
     if ((code = cli.OpenEngine())) return;
     std::size_t total = 0;
     for (const auto& d : dialogues) total += d.turns.size();
@@ -120,18 +149,14 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
     std::size_t done = 0;
     nlohmann::json scopes = nlohmann::json::array();
     for (const auto& d : dialogues) {
-      Scope scope = cli.CurrentScope();
-      // Several dialogues never share a scope: each gets its own user id.
-      if (!d.id.empty() && (cli.g.user.empty() || dialogues.size() > 1)) {
-        scope.user = cli.g.user.empty() ? d.id : cli.g.user + "/" + d.id;
-      }
+      Scope scope = scope_of(d);
       for (std::size_t i = 0; i < d.turns.size(); i += kImportBatch) {
         std::vector<TurnInput> batch(d.turns.begin() + static_cast<std::ptrdiff_t>(i),
                                      d.turns.begin() + static_cast<std::ptrdiff_t>(std::min(i + kImportBatch, d.turns.size())));
         auto r = cli.engine->AddTurns(scope, batch);
         if (!r.ok()) {
-          code = Fail(r.status());
-          std::cerr << "engram: " << done << " turns were admitted before the error\n";
+          code = Fail(r.status().code() == StatusCode::kInvalidArgument ? 2 : 1,  // one line on stderr
+                      r.status().ToString() + " (" + std::to_string(done) + " turns were admitted before it)");
           return;
         }
         done += batch.size();

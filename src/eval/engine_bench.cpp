@@ -12,6 +12,8 @@
 #include <thread>
 
 #include "core/time.hpp"
+#include "index/flat_index.hpp"
+#include "models/builtin/hash_embedder.hpp"
 
 namespace engram::eval {
 
@@ -117,6 +119,36 @@ nlohmann::json Machine() {
   }
   return {{"cpu", cpu}, {"cores", std::thread::hardware_concurrency()},
           {"kernel", std::string(u.sysname) + " " + u.release}, {"engram_version", Version()}};
+}
+
+// Recall@10 and latency of the vector index's approximate search against an
+// exact scan, on the built-in embeddings of the given turns.
+Result<nlohmann::json> MeasureAnn(const std::vector<TurnInput>& turns,
+                                  const std::vector<std::string>& queries) {
+  HashEmbedder emb;
+  FlatIndex idx;
+  std::vector<std::string> texts;
+  for (const auto& t : turns) texts.push_back(t.user_text + "\n" + t.assistant_text);
+  ENGRAM_ASSIGN_OR_RETURN(auto vecs, emb.Embed(texts));
+  for (std::size_t i = 0; i < vecs.size(); ++i) idx.Add(static_cast<std::int64_t>(i), vecs[i]);
+  ENGRAM_ASSIGN_OR_RETURN(auto qv, emb.Embed(queries));
+  double hit = 0, total = 0;
+  std::vector<double> exact_ms, approx_ms;
+  for (const auto& q : qv) {
+    auto t0 = Clock::now();
+    auto exact = idx.SearchExact(q, 10);
+    exact_ms.push_back(Ms(Clock::now() - t0));
+    t0 = Clock::now();
+    auto approx = idx.Search(q, 10);
+    approx_ms.push_back(Ms(Clock::now() - t0));
+    for (const auto& e : exact) {
+      for (const auto& a : approx) hit += (a.first == e.first) ? 1 : 0;
+    }
+    total += static_cast<double>(exact.size());
+  }
+  return nlohmann::json{{"recall@10", total > 0 ? hit / total : 0.0},
+                        {"exact_ms", Latency(exact_ms)},
+                        {"approx_ms", Latency(approx_ms)}};
 }
 
 }  // namespace
@@ -225,7 +257,12 @@ Result<nlohmann::json> RunEngineBench(const BenchOptions& opt) {
     double db_bytes = static_cast<double>(fs::file_size(eo.db_path, ec)) +
                       static_cast<double>(fs::file_size(eo.db_path + "-wal", ec));
     double pages = static_cast<double>(std::max<std::int64_t>(1, st.mtm_pages + st.archived_pages));
+    nlohmann::json ann = nullptr;
+    if (static_cast<std::size_t>(n) >= FlatIndex::kApproxMinRows) {
+      ENGRAM_ASSIGN_OR_RETURN(ann, MeasureAnn(turns, queries));
+    }
     doc["scales"].push_back({{"turns", n},
+                             {"vector_search", ann},
                              {"pages", st.mtm_pages + st.archived_pages},
                              {"segments", st.mtm_segments + st.archived_segments},
                              {"admit_turns_per_s", n / admit_s},

@@ -1,0 +1,357 @@
+// End-to-end tests of the engram binary: import the samples, maintain, stats,
+// retrieve, export and re-import, LoCoMo conservation, erasure, and the exit
+// codes and output contract (one JSON document with --json, one stderr line
+// per error). Each test runs the real binary in a fresh ENGRAM_HOME.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "testing/subprocess.hpp"
+#include "testing/temp_dir.hpp"
+
+namespace {
+
+namespace et = engram::testing;
+using nlohmann::json;
+
+const std::string kSourceDir = ENGRAM_SOURCE_DIR;
+const std::string kMemoryOs = kSourceDir + "/../shared/data/memoryos_sample_conversations.json";
+const std::string kLocomo = kSourceDir + "/../shared/data/locomo10.json";
+const std::string kDialogue = kSourceDir + "/samples/dialogue.jsonl";
+
+// A fresh store: every Run uses its own ENGRAM_HOME, nothing from the caller's
+// environment (ENGRAM_DB, ENGRAM_USER) leaks in.
+class Home {
+ public:
+  et::ProcessResult Run(std::vector<std::string> args) const {
+    args.insert(args.begin(), ENGRAM_BINARY);
+    return et::RunProcess(args, "", {"ENGRAM_HOME=" + dir_.path(), "ENGRAM_DB=", "ENGRAM_USER="});
+  }
+  std::string File(const std::string& name) const { return dir_.File(name); }
+
+ private:
+  et::TempDir dir_;
+};
+
+std::string Describe(const et::ProcessResult& r) {
+  return "exit " + std::to_string(r.exit_code) + (r.timed_out ? " (timed out)" : "") + "\nstderr: " + r.err +
+         "\nstdout: " + r.out.substr(0, 1500);
+}
+
+// stdout as exactly one JSON document (nlohmann rejects trailing content);
+// discarded when it is not.
+json OneJson(const et::ProcessResult& r) { return json::parse(r.out, nullptr, /*allow_exceptions=*/false); }
+
+// Runs a command that must succeed with --json and returns its document.
+json RunJson(const Home& home, std::vector<std::string> args) {
+  args.push_back("--json");
+  auto r = home.Run(args);
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  json j = OneJson(r);
+  EXPECT_TRUE(j.is_object()) << "not one JSON object: " << Describe(r);
+  return j.is_object() ? j : json::object();
+}
+
+// A failed run: the exit code, nothing on stdout, one "engram: " line on stderr
+// that contains `needle`.
+void ExpectError(const et::ProcessResult& r, int code, const std::string& needle) {
+  EXPECT_EQ(r.exit_code, code) << Describe(r);
+  EXPECT_EQ(r.out, "") << Describe(r);
+  EXPECT_EQ(r.err.rfind("engram: ", 0), 0u) << Describe(r);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr is not one line: " << r.err;
+  EXPECT_FALSE(r.err.empty() || r.err.back() != '\n') << r.err;
+  EXPECT_NE(r.err.find(needle), std::string::npos) << "stderr does not name " << needle << ": " << r.err;
+}
+
+// Every line of `out` must be a JSON object; returns those of type "turn".
+std::vector<json> ExportedTurns(const std::string& out) {
+  std::vector<json> turns;
+  std::istringstream in(out);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++n;
+    json j = json::parse(line, nullptr, false);
+    EXPECT_TRUE(j.is_object()) << "export line " << n << " is not a JSON object: " << line.substr(0, 200);
+    if (j.is_object() && j.value("type", "") == "turn") turns.push_back(std::move(j));
+  }
+  return turns;
+}
+
+std::vector<json> Export(const Home& home, std::vector<std::string> args = {}) {
+  args.insert(args.begin(), "export");
+  auto r = home.Run(args);
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  return ExportedTurns(r.out);
+}
+
+std::int64_t TurnsAdmitted(const Home& home, std::vector<std::string> args = {}) {
+  args.insert(args.begin(), "stats");
+  json s = RunJson(home, args);
+  return s.value("turns_admitted", std::int64_t{-1});
+}
+
+struct Exchange {
+  std::string user, assistant;
+};
+
+// The whole life of one sample file: import, maintain, stats, retrieve (JSON
+// and human), export, and a re-import of the export into a fresh home.
+void CheckSampleLifecycle(const std::string& file, const std::vector<Exchange>& source) {
+  const auto expected = static_cast<std::int64_t>(source.size());
+  Home home;
+  json imp = RunJson(home, {"import", file});
+  EXPECT_EQ(imp["turns_admitted"], expected);
+  json maint = RunJson(home, {"maintain"});
+  EXPECT_EQ(maint["jobs_failed"], 0);
+
+  json s = RunJson(home, {"stats"});
+  EXPECT_EQ(s["turns_admitted"], expected);
+  ASSERT_TRUE(s["stm_turns"].is_number() && s["mtm_pages"].is_number() && s["archived_pages"].is_number()) << s;
+  EXPECT_EQ(s["stm_turns"].get<std::int64_t>() + s["mtm_pages"].get<std::int64_t>() +
+                s["archived_pages"].get<std::int64_t>(),
+            expected)
+      << s;
+  EXPECT_GT(s["mtm_pages"].get<std::int64_t>() + s["archived_pages"].get<std::int64_t>(), 0) << s;
+  EXPECT_EQ(s["pending_jobs"], 0);
+  EXPECT_EQ(s["failed_jobs"], 0);
+
+  json ret = RunJson(home, {"retrieve", "flights to Hanoi"});
+  ASSERT_TRUE(ret["items"].is_array()) << ret;
+  int hanoi = 0;
+  for (const auto& item : ret["items"]) {
+    if (item.value("text", "").find("Hanoi") == std::string::npos) continue;
+    ++hanoi;
+    EXPECT_TRUE(item.contains("event_time") && item["event_time"].is_string()) << item;
+    EXPECT_TRUE(std::regex_search(item.value("event_time", ""), std::regex(R"(^\d{4}-\d\d-\d\dT)"))) << item;
+  }
+  EXPECT_GT(hanoi, 0) << ret.dump(2).substr(0, 2000);
+  EXPECT_NE(ret.value("context", "").find("Hanoi"), std::string::npos);
+
+  auto human = home.Run({"retrieve", "flights to Hanoi"});
+  EXPECT_EQ(human.exit_code, 0) << Describe(human);
+  EXPECT_TRUE(std::regex_search(human.out, std::regex(R"(\b\d{1,2} (January|February|March|April|May|June|July|)"
+                                                      R"(August|September|October|November|December) \d{4}\b)")))
+      << human.out.substr(0, 1000);
+
+  auto exp = home.Run({"export"});
+  ASSERT_EQ(exp.exit_code, 0) << Describe(exp);
+  std::vector<json> turns = ExportedTurns(exp.out);
+  ASSERT_EQ(turns.size(), source.size());
+  for (std::size_t i = 0; i < turns.size(); ++i) {  // the texts of the file, in its order
+    EXPECT_EQ(turns[i]["user_text"], source[i].user) << "turn " << i;
+    EXPECT_EQ(turns[i]["assistant_text"], source[i].assistant) << "turn " << i;
+  }
+
+  Home other;
+  const std::string backup = other.File("backup.jsonl");
+  et::WriteFile(backup, exp.out);
+  json reimp = RunJson(other, {"import", backup, "--format", "jsonl"});
+  EXPECT_EQ(reimp["turns_admitted"], expected);
+  EXPECT_EQ(TurnsAdmitted(other), expected);
+  std::vector<json> again = Export(other);
+  ASSERT_EQ(again.size(), turns.size());
+  for (std::size_t i = 0; i < again.size(); ++i) {
+    for (const char* k : {"user_text", "assistant_text", "event_time", "source_ref", "metadata"}) {
+      EXPECT_EQ(again[i][k], turns[i][k]) << "turn " << i << " field " << k;
+    }
+  }
+}
+
+TEST(Cli, MemoryOsSampleLifecycle) {
+  if (!std::filesystem::exists(kMemoryOs)) GTEST_SKIP() << kMemoryOs << " is absent";
+  json doc = json::parse(et::ReadFile(kMemoryOs));
+  std::vector<Exchange> source;
+  for (const auto& e : doc) source.push_back({e["user_input"].get<std::string>(), e["agent_response"].get<std::string>()});
+  ASSERT_EQ(source.size(), 69u);
+  CheckSampleLifecycle(kMemoryOs, source);
+}
+
+TEST(Cli, DialogueSampleLifecycle) {
+  ASSERT_TRUE(std::filesystem::exists(kDialogue)) << kDialogue;
+  std::vector<Exchange> source;
+  std::istringstream in(et::ReadFile(kDialogue));
+  for (std::string line; std::getline(in, line);) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    json j = json::parse(line);
+    source.push_back({j["user"].get<std::string>(), j["assistant"].get<std::string>()});
+  }
+  ASSERT_GT(source.size(), 20u);
+  CheckSampleLifecycle(kDialogue, source);
+}
+
+TEST(Cli, LocomoImportConservesEveryUtterance) {
+  if (!std::filesystem::exists(kLocomo)) GTEST_SKIP() << kLocomo << " is absent";
+  json doc = json::parse(et::ReadFile(kLocomo));
+  std::multiset<std::string> source_ids;
+  for (const auto& sample : doc) {
+    if (sample.value("sample_id", "") != "conv-26") continue;
+    for (const auto& [key, value] : sample["conversation"].items()) {
+      if (!std::regex_match(key, std::regex(R"(session_\d+)")) || !value.is_array()) continue;
+      for (const auto& u : value) source_ids.insert(u["dia_id"].get<std::string>());
+    }
+  }
+  ASSERT_GT(source_ids.size(), 100u) << "conv-26 not found in " << kLocomo;
+
+  Home home;
+  json imp = RunJson(home, {"import", kLocomo, "--conversations", "conv-26"});
+  ASSERT_EQ(imp["scopes"].size(), 1u) << imp;
+  EXPECT_EQ(imp["scopes"][0]["user"], "conv-26");
+  EXPECT_EQ(imp["scopes"][0]["source_utterances"], source_ids.size());
+
+  std::vector<json> turns = Export(home, {"--user", "conv-26"});
+  std::multiset<std::string> exported;
+  for (const auto& t : turns) {
+    std::istringstream ref(t.value("source_ref", ""));
+    int n = 0;
+    for (std::string id; std::getline(ref, id, ',');) exported.insert(id), ++n;
+    EXPECT_TRUE(n == 1 || n == 2) << t;  // a turn is one exchange: one or two utterances
+  }
+  EXPECT_EQ(exported.size(), source_ids.size());
+  for (const auto& id : exported) EXPECT_EQ(exported.count(id), 1u) << id << " exported more than once";
+  EXPECT_EQ(exported, source_ids);
+  // Only conv-26 was admitted.
+  EXPECT_EQ(TurnsAdmitted(home), static_cast<std::int64_t>(turns.size()));
+}
+
+TEST(Cli, TurnAddWithTimeThenStats) {
+  Home home;
+  auto r = home.Run({"turn", "add", "I moved to Lisbon last week.", "Welcome to Lisbon!", "--time",
+                     "2026-03-02T09:00:00Z", "--user", "alice"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(r.err, "");
+  json s = RunJson(home, {"stats", "--user", "alice"});
+  EXPECT_EQ(s["turns_admitted"], 1);
+  EXPECT_EQ(s["stm_turns"], 1);
+  EXPECT_EQ(TurnsAdmitted(home, {"--user", "bob"}), 0);
+  std::vector<json> turns = Export(home, {"--user", "alice"});
+  ASSERT_EQ(turns.size(), 1u);
+  EXPECT_EQ(turns[0]["event_time"], "2026-03-02T09:00:00Z");
+  EXPECT_EQ(turns[0]["user_text"], "I moved to Lisbon last week.");
+}
+
+TEST(Cli, UsageErrorsExitTwoWithOneLine) {
+  Home home;
+  ExpectError(home.Run({"turn", "add", "hello", "hi", "--time", "not-a-time"}), 2, "--time");
+  ExpectError(home.Run({"frobnicate"}), 2, "engram");
+  ExpectError(home.Run({}), 2, "subcommand");
+  ExpectError(home.Run({"stats", "--no-such-option"}), 2, "--no-such-option");
+  ExpectError(home.Run({"turn", "add", "only the user text"}), 2, "ASSISTANT_TEXT");
+  ExpectError(home.Run({"retrieve"}), 2, "QUERY");
+  ExpectError(home.Run({"import"}), 2, "FILE");
+  ExpectError(home.Run({"retrieve", "x", "--budget", "-1"}), 2, "--budget");
+  ExpectError(home.Run({"import", kDialogue, "--format", "yaml"}), 2, "--format");
+  ExpectError(home.Run({"turn", "add", "a", "b", "--metadata", "[1]"}), 2, "metadata");
+  EXPECT_EQ(TurnsAdmitted(home), 0);
+}
+
+TEST(Cli, ImportOfAMissingFileExitsOneAndNamesIt) {
+  Home home;
+  const std::string path = home.File("no-such-dialogue.jsonl");
+  ExpectError(home.Run({"import", path}), 1, path);
+  ExpectError(home.Run({"import", home.File("")}), 1, "directory");  // a directory reads as nothing
+}
+
+TEST(Cli, ImportWithABadLineAdmitsNothing) {
+  Home home;
+  const std::string path = home.File("bad.jsonl");
+  et::WriteFile(path,
+                "{\"user\": \"one\", \"assistant\": \"1\"}\n"
+                "{\"user\": \"two\", \"assistant\": \"2\"}\n"
+                "{\"user\": \"three\" \"assistant\": \"3\"}\n"
+                "{\"user\": \"four\", \"assistant\": \"4\"}\n");
+  ExpectError(home.Run({"import", path}), 2, "line 3");
+  EXPECT_EQ(TurnsAdmitted(home), 0);
+
+  // A turn the parser accepts but admission refuses (blank texts), after more
+  // than one import batch of good turns: still nothing admitted.
+  std::string text;
+  for (int i = 0; i < 700; ++i) text += "{\"user\": \"u" + std::to_string(i) + "\", \"assistant\": \"a\"}\n";
+  text += "{\"user\": \"  \", \"assistant\": \"\"}\n";
+  et::WriteFile(path, text);
+  ExpectError(home.Run({"import", path}), 2, "turn 701");
+  EXPECT_EQ(TurnsAdmitted(home), 0);
+}
+
+TEST(Cli, JsonOutputIsExactlyOneDocument) {
+  Home home;
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"import", kDialogue, "--json"},
+           {"--json", "maintain"},
+           {"stats", "--json"},
+           {"--json", "stats", "--user", "default"},
+           {"retrieve", "flights to Hanoi", "--json"},
+           {"--json", "retrieve", "where does the user live?", "--budget", "300"},
+           {"profile", "--json"},
+           {"version", "--json"},
+           {"--json", "version"}}) {
+    auto r = home.Run(args);
+    std::string cmd;
+    for (const auto& a : args) cmd += a + " ";
+    EXPECT_EQ(r.exit_code, 0) << cmd << Describe(r);
+    EXPECT_TRUE(OneJson(r).is_object()) << cmd << Describe(r);
+    EXPECT_EQ(r.err, "") << cmd;
+  }
+  // Errors with --json: nothing on stdout, one line on stderr.
+  ExpectError(home.Run({"--json", "retrieve", ""}), 2, "query");
+}
+
+TEST(Cli, ForgetErasesOneUserOnly) {
+  Home home;
+  for (const auto& [user, text] : std::vector<std::pair<std::string, std::string>>{
+           {"alice", "I live in Porto."}, {"alice", "I have a cat named Miso."}, {"bob", "I live in Oslo."}}) {
+    auto r = home.Run({"turn", "add", text, "Noted.", "--user", user});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  }
+  ExpectError(home.Run({"forget"}), 2, "--user");
+  EXPECT_EQ(TurnsAdmitted(home, {"--user", "alice"}), 2);
+
+  json f = RunJson(home, {"forget", "--user", "alice"});
+  EXPECT_EQ(f["turns_erased"], 2);
+  json s = RunJson(home, {"stats", "--user", "alice"});
+  EXPECT_EQ(s["turns_admitted"], 0);
+  EXPECT_EQ(s["stm_turns"], 0);
+  EXPECT_TRUE(Export(home, {"--user", "alice"}).empty());
+  auto ret = home.Run({"retrieve", "where do I live?", "--user", "alice", "--json"});
+  ASSERT_EQ(ret.exit_code, 0) << Describe(ret);
+  EXPECT_EQ(ret.out.find("Porto"), std::string::npos) << ret.out;
+
+  EXPECT_EQ(TurnsAdmitted(home, {"--user", "bob"}), 1);
+  std::vector<json> bob = Export(home, {"--user", "bob"});
+  ASSERT_EQ(bob.size(), 1u);
+  EXPECT_EQ(bob[0]["user_text"], "I live in Oslo.");
+  EXPECT_EQ(TurnsAdmitted(home), 1);
+}
+
+TEST(Cli, ProfileJsonAfterMaintain) {
+  Home home;
+  json imp = RunJson(home, {"import", kDialogue, "--user", "priya"});
+  ASSERT_EQ(imp["scopes"].size(), 1u) << imp;
+  EXPECT_EQ(imp["scopes"][0]["user"], "priya");
+  RunJson(home, {"maintain"});
+  json p = RunJson(home, {"profile", "--user", "priya"});
+  EXPECT_EQ(p["user"], "priya");
+  ASSERT_TRUE(p["profile"].is_array()) << p;
+  ASSERT_TRUE(p["user_facts"].is_array()) << p;
+  ASSERT_TRUE(p["assistant_facts"].is_array()) << p;
+  for (const auto& slot : p["profile"]) {
+    EXPECT_TRUE(slot["dimension"].is_string() && slot["value"].is_string()) << slot;
+  }
+  for (const auto& fact : p["user_facts"]) {
+    EXPECT_EQ(fact["kind"], "user");
+    EXPECT_FALSE(fact.value("text", "").empty()) << fact;
+  }
+  // The profile shows what stats counts.
+  json s = RunJson(home, {"stats", "--user", "priya"});
+  EXPECT_EQ(s["profile_slots"], p["profile"].size());
+  EXPECT_EQ(s["user_facts"], p["user_facts"].size());
+  EXPECT_EQ(s["assistant_facts"], p["assistant_facts"].size());
+}
+
+}  // namespace
