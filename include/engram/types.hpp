@@ -31,6 +31,10 @@ struct TurnInput {
   std::string source_ref;            // caller's reference, e.g. "D1:3,D1:4"
   std::string user_name;             // speaker names, optional ("" = default)
   std::string assistant_name;
+  // Optional references of each side on its own (e.g. "D1:3" and "D1:4"), so
+  // that a retrieved message can name its own source; "" = use source_ref.
+  std::string user_source_ref;
+  std::string assistant_source_ref;
 };
 
 enum class Tier { kStm, kMtm, kArchive, kLpm };
@@ -48,6 +52,8 @@ struct Turn {
   std::string source_ref;
   std::string user_name;
   std::string assistant_name;
+  std::string user_source_ref;       // "" when not given
+  std::string assistant_source_ref;
   Tier tier = Tier::kStm;
   std::int64_t page_id = 0;  // 0 while in STM
 };
@@ -94,7 +100,12 @@ struct RetrievedItem {
   std::int64_t segment_id = 0;  // for pages
   double score = 0.0;
   TimeMs event_time = 0;
+  // Source of what the item holds: for a single message, that side's own
+  // reference when the turn has one (else the turn's source_ref).
   std::string source_ref;
+  // For turns and pages: which message(s) of the exchange the item holds,
+  // "user", "assistant" or "both"; "" for facts and profile lines.
+  std::string part;
   std::string text;             // rendered text of the item
   int tokens = 0;               // estimated tokens of `text`
 };

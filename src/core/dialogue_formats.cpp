@@ -137,6 +137,8 @@ Status ReadJsonlRecord(const Json& obj, bool export_form, TurnInput& turn) {
   ENGRAM_ASSIGN_OR_RETURN(turn.source_ref, StringField(obj, "source_ref"));
   ENGRAM_ASSIGN_OR_RETURN(turn.user_name, StringField(obj, "user_name"));
   ENGRAM_ASSIGN_OR_RETURN(turn.assistant_name, StringField(obj, "assistant_name"));
+  ENGRAM_ASSIGN_OR_RETURN(turn.user_source_ref, StringField(obj, "user_source_ref"));
+  ENGRAM_ASSIGN_OR_RETURN(turn.assistant_source_ref, StringField(obj, "assistant_source_ref"));
   return Status::Ok();
 }
 
@@ -248,6 +250,8 @@ Status ReadLocomoSession(const Json& conv, const std::string& key, int n, Parsed
     if (user) t.user_text = user->text;
     if (asst) t.assistant_text = asst->text;
     t.source_ref = user && asst ? user->dia_id + "," + asst->dia_id : (user ? user : asst)->dia_id;
+    if (user) t.user_source_ref = user->dia_id;
+    if (asst) t.assistant_source_ref = asst->dia_id;
     if (start) t.event_time = *start + static_cast<TimeMs>(turn_index++) * 1000;
     t.metadata = metadata;
     t.user_name = d.user_name;

@@ -35,9 +35,11 @@ struct ParsedDialogue {
 //
 // jsonl: one JSON object per line, blank lines skipped; one dialogue results.
 //   {"user": str, "assistant": str, "time"?: str|ms-epoch number,
-//    "metadata"?: object, "source_ref"?: str, "user_name"?, "assistant_name"?}
+//    "metadata"?: object, "source_ref"?: str, "user_name"?, "assistant_name"?,
+//    "user_source_ref"?: str, "assistant_source_ref"?: str}
 //   or an export line {"type": "turn", "user_text", "assistant_text",
-//   "event_time", "metadata", "source_ref", "user_name"?, "assistant_name"?};
+//   "event_time", "metadata", "source_ref", "user_name"?, "assistant_name"?,
+//   "user_source_ref"?, "assistant_source_ref"?};
 //   lines whose "type" is anything else are skipped. A missing text counts as
 //   "", both empty is an error. Unknown fields are ignored. Errors (wrong
 //   type, bad JSON, invalid UTF-8, unparsable time) are InvalidArgument
@@ -56,7 +58,8 @@ struct ParsedDialogue {
 //   followed by another speaker_a utterance (or the session end) becomes a
 //   turn with empty assistant_text. An utterance with a blip_caption gets
 //   " [shares a photo: <caption>]" appended. source_ref is the turn's dia_ids
-//   joined by ",". event_time is session_N_date_time plus one second per turn
+//   joined by ","; user_source_ref / assistant_source_ref are the dia_id of
+//   each side ("" for a missing side). event_time is session_N_date_time plus one second per turn
 //   index within the session (0, 1, 2 ... seconds), so that turn order
 //   survives sorting by time; absent when the session has no date_time key.
 //   metadata is {"session":N}; user_name/assistant_name are the speakers.

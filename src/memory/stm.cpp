@@ -18,7 +18,8 @@ constexpr std::size_t kMaxNameBytes = 128;
 
 constexpr const char* kTurnCols =
     "SELECT t.id, t.seq, t.user_text, t.assistant_text, t.event_time, t.ingest_time, t.metadata, "
-    "t.source_ref, t.user_name, t.assistant_name, t.page_id, s.archived_at "
+    "t.source_ref, t.user_name, t.assistant_name, t.page_id, s.archived_at, t.user_source_ref, "
+    "t.assistant_source_ref "
     "FROM turns t LEFT JOIN pages p ON p.id = t.page_id LEFT JOIN segments s ON s.id = p.segment_id ";
 
 Turn TurnFrom(sql::Stmt* st) {
@@ -35,6 +36,8 @@ Turn TurnFrom(sql::Stmt* st) {
   t.assistant_name = st->Text(9);
   t.page_id = st->IsNull(10) ? 0 : st->Int(10);
   t.tier = t.page_id == 0 ? Tier::kStm : (st->IsNull(11) ? Tier::kMtm : Tier::kArchive);
+  t.user_source_ref = st->Text(12);
+  t.assistant_source_ref = st->Text(13);
   return t;
 }
 
@@ -64,6 +67,9 @@ Status ValidateTurn(const TurnInput& turn) {
   ENGRAM_RETURN_IF_ERROR(CheckText(turn.user_text, "user_text", kMaxTurnTextBytes));
   ENGRAM_RETURN_IF_ERROR(CheckText(turn.assistant_text, "assistant_text", kMaxTurnTextBytes));
   ENGRAM_RETURN_IF_ERROR(CheckText(turn.source_ref, "source_ref", kMaxSourceRefBytes));
+  ENGRAM_RETURN_IF_ERROR(CheckText(turn.user_source_ref, "user_source_ref", kMaxSourceRefBytes));
+  ENGRAM_RETURN_IF_ERROR(
+      CheckText(turn.assistant_source_ref, "assistant_source_ref", kMaxSourceRefBytes));
   ENGRAM_RETURN_IF_ERROR(CheckText(turn.user_name, "user_name", kMaxNameBytes));
   ENGRAM_RETURN_IF_ERROR(CheckText(turn.assistant_name, "assistant_name", kMaxNameBytes));
   ENGRAM_RETURN_IF_ERROR(CheckText(turn.metadata, "metadata", kMaxMetadataBytes));
@@ -124,8 +130,8 @@ Result<AdmitResult> AdmitTurn(sql::Db* db, const ScopeRow& scope, const TurnInpu
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * ins,
       db->Prepare("INSERT INTO turns(scope_id, seq, user_text, assistant_text, user_name, "
-                  "assistant_name, event_time, ingest_time, metadata, source_ref) "
-                  "VALUES(?,?,?,?,?,?,?,?,?,?)"));
+                  "assistant_name, event_time, ingest_time, metadata, source_ref, user_source_ref, "
+                  "assistant_source_ref) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)"));
   ENGRAM_RETURN_IF_ERROR(ins->Bind(1, scope.id)
                              .Bind(2, seq)
                              .Bind(3, turn.user_text)
@@ -136,6 +142,8 @@ Result<AdmitResult> AdmitTurn(sql::Db* db, const ScopeRow& scope, const TurnInpu
                              .Bind(8, now)
                              .Bind(9, turn.metadata)
                              .Bind(10, turn.source_ref)
+                             .Bind(11, turn.user_source_ref)
+                             .Bind(12, turn.assistant_source_ref)
                              .Run());
   std::int64_t turn_id = db->LastInsertRowId();
 

@@ -1,10 +1,38 @@
 #include "retrieval/scope_index.hpp"
 
+#include <algorithm>
+
+#include "core/text.hpp"
+
 namespace engram::retrieval {
 
+void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs) {
+  for (std::size_t e = 0; e < entries.size(); ++e) {
+    TurnEntry& t = entries[e];
+    for (int side = 0; side < 2; ++side) {
+      MessageTerms terms;
+      terms.text = text::Terms(t.texts[side]);
+      if (t.texts[side].find_first_not_of(" \t\r\n") == std::string::npos) continue;
+      const std::string& name = t.names[side].empty() ? std::string(side == 0 ? "User" : "Assistant")
+                                                      : t.names[side];
+      terms.name = text::Terms(name);
+      t.docs[side] = static_cast<int>(index.size());
+      index.Add(terms);
+      docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side)});
+    }
+  }
+}
+
 std::size_t ScopeIndex::MemoryBytes() const {
+  std::size_t text = 0;
+  for (const auto& e : entries) {
+    text += sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() +
+            e.names[1].size() + e.refs[0].size() + e.refs[1].size() + e.source_ref.size() +
+            e.chain_summary.size();
+  }
   return pages.MemoryBytes() + segments.MemoryBytes() + user_facts.MemoryBytes() +
-         assistant_facts.MemoryBytes() + page_refs.size() * 64 + turn_page.size() * 32;
+         assistant_facts.MemoryBytes() + page_refs.size() * 64 + turn_page.size() * 32 + text +
+         page_entry.size() * 32 + messages.MemoryBytes() + message_docs.size() * sizeof(MessageDoc);
 }
 
 Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64_t scope_id,
@@ -12,21 +40,6 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
   auto idx = std::make_shared<ScopeIndex>();
   idx->scope_id = scope_id;
   idx->data_version = data_version;
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * p,
-      db->Prepare("SELECT id, turn_id, segment_id, prev_page, next_page, embedding FROM pages "
-                  "WHERE scope_id = ? ORDER BY id"));
-  p->Bind(1, scope_id);
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, p->Step());
-    if (!row) break;
-    std::int64_t id = p->Int(0);
-    PageRef ref{p->Int(1), p->Int(2), p->IsNull(3) ? 0 : p->Int(3), p->IsNull(4) ? 0 : p->Int(4)};
-    idx->pages.Add(id, p->Floats(5));
-    idx->page_refs[id] = ref;
-    idx->turn_page[ref.turn_id] = id;
-  }
-  p->Reset();
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * s,
       db->Prepare("SELECT id, embedding, archived_at IS NOT NULL FROM segments WHERE scope_id = ? "
@@ -39,6 +52,43 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
     idx->segment_archived[s->Int(0)] = s->Int(2) != 0;
   }
   s->Reset();
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * p,
+      db->Prepare("SELECT p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page, p.embedding, "
+                  "p.chain_summary, t.seq, t.event_time, t.user_name, t.user_text, "
+                  "t.assistant_name, t.assistant_text, t.source_ref, t.user_source_ref, "
+                  "t.assistant_source_ref FROM pages p JOIN turns t ON t.id = p.turn_id "
+                  "WHERE p.scope_id = ? ORDER BY t.seq"));
+  p->Bind(1, scope_id);
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, p->Step());
+    if (!row) break;
+    std::int64_t id = p->Int(0);
+    PageRef ref{p->Int(1), p->Int(2), p->IsNull(3) ? 0 : p->Int(3), p->IsNull(4) ? 0 : p->Int(4)};
+    idx->pages.Add(id, p->Floats(5));
+    idx->page_refs[id] = ref;
+    idx->turn_page[ref.turn_id] = id;
+    TurnEntry e;
+    e.page_id = id;
+    e.turn_id = ref.turn_id;
+    e.segment_id = ref.segment_id;
+    auto arch = idx->segment_archived.find(ref.segment_id);
+    e.tier = arch != idx->segment_archived.end() && arch->second ? Tier::kArchive : Tier::kMtm;
+    e.chain_summary = p->Text(6);
+    e.seq = p->Int(7);
+    e.event_time = p->Int(8);
+    e.names[0] = p->Text(9);
+    e.texts[0] = p->Text(10);
+    e.names[1] = p->Text(11);
+    e.texts[1] = p->Text(12);
+    e.source_ref = p->Text(13);
+    e.refs[0] = p->Text(14);
+    e.refs[1] = p->Text(15);
+    idx->page_entry[id] = static_cast<std::uint32_t>(idx->entries.size());
+    idx->entries.push_back(std::move(e));
+  }
+  p->Reset();
+  IndexMessages(idx->entries, idx->messages, idx->message_docs);
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * f,
       db->Prepare("SELECT id, kind, embedding FROM facts WHERE scope_id = ? AND status = 'live' "

@@ -1,14 +1,20 @@
-// An immutable in-memory snapshot of one scope's vectors (pages, segments,
-// facts), keyed by the scope's data_version so readers share it until the
-// next commit changes the scope.
+// An immutable in-memory snapshot of one scope's paged memory: the vectors of
+// pages, segments and facts, the text of every page's turn (so that ranking
+// and context assembly need no per-item reads) and a lexical index with one
+// document per message (each side of an exchange). Keyed by the scope's
+// data_version so readers share it until the next commit changes the scope.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "engram/result.hpp"
+#include "engram/types.hpp"
 #include "index/flat_index.hpp"
+#include "retrieval/lexical.hpp"
 #include "store/sqlite.hpp"
 
 namespace engram::retrieval {
@@ -20,12 +26,44 @@ struct PageRef {
   std::int64_t next_page = 0;
 };
 
+// One turn with its page (or an STM turn, page_id 0), as ranking and context
+// assembly need it.
+struct TurnEntry {
+  std::int64_t page_id = 0;
+  std::int64_t turn_id = 0;
+  std::int64_t segment_id = 0;
+  std::int64_t seq = 0;
+  TimeMs event_time = 0;
+  Tier tier = Tier::kMtm;
+  std::string names[2];  // user, assistant
+  std::string texts[2];
+  std::string refs[2];   // per-side source refs ("" when not given)
+  std::string source_ref;
+  std::string chain_summary;
+  int docs[2] = {-1, -1};  // message document per side, -1 when the side is empty
+};
+
+// A message document: which side of which entry.
+struct MessageDoc {
+  std::uint32_t entry = 0;
+  std::uint8_t side = 0;  // 0 user, 1 assistant
+};
+
+// Splits turns into message documents (in entry order, user side first) and
+// indexes them. Entries should be in chronological order: neighbouring
+// documents are then neighbouring messages.
+void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs);
+
 struct ScopeIndex {
   std::int64_t scope_id = 0;
   std::int64_t data_version = -1;
   FlatIndex pages;
   std::unordered_map<std::int64_t, PageRef> page_refs;       // page id -> refs
   std::unordered_map<std::int64_t, std::int64_t> turn_page;  // turn id -> page id
+  std::vector<TurnEntry> entries;                            // paged turns by seq
+  std::unordered_map<std::int64_t, std::uint32_t> page_entry;  // page id -> entry
+  MessageIndex messages;
+  std::vector<MessageDoc> message_docs;
   FlatIndex segments;                                         // live and archived
   std::unordered_map<std::int64_t, bool> segment_archived;
   FlatIndex user_facts;

@@ -43,6 +43,8 @@ CREATE TABLE turns(
   ingest_time    INTEGER NOT NULL,
   metadata       TEXT NOT NULL DEFAULT '',
   source_ref     TEXT NOT NULL DEFAULT '',
+  user_source_ref      TEXT NOT NULL DEFAULT '', -- per-message references (optional)
+  assistant_source_ref TEXT NOT NULL DEFAULT '',
   page_id        INTEGER,
   UNIQUE(scope_id, seq)
 );

@@ -1,0 +1,102 @@
+#include "retrieval/lexical.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace engram::retrieval {
+
+namespace {
+
+std::uint16_t Sat16(std::uint32_t v) {
+  return static_cast<std::uint16_t>(std::min<std::uint32_t>(v, std::numeric_limits<std::uint16_t>::max()));
+}
+
+}  // namespace
+
+int MessageIndex::Intern(const std::string& term) {
+  auto [it, fresh] = vocab_.try_emplace(term, static_cast<int>(terms_.size()));
+  if (fresh) {
+    terms_.push_back(term);
+    postings_.emplace_back();
+  }
+  return it->second;
+}
+
+void MessageIndex::Add(const MessageTerms& t) {
+  const auto doc = static_cast<std::uint32_t>(lengths_.size());
+  std::unordered_map<int, std::pair<std::uint32_t, std::uint32_t>> tf;  // term -> (text, name)
+  std::vector<int> order;
+  for (const auto& s : t.text) {
+    int id = Intern(s);
+    auto [it, fresh] = tf.try_emplace(id, 0u, 0u);
+    if (fresh) order.push_back(id);
+    ++it->second.first;
+  }
+  for (const auto& s : t.name) {
+    int id = Intern(s);
+    auto [it, fresh] = tf.try_emplace(id, 0u, 0u);
+    if (fresh) order.push_back(id);
+    ++it->second.second;
+  }
+  std::vector<int> distinct;
+  for (int id : order) {
+    const auto& [text_tf, name_tf] = tf[id];
+    postings_[static_cast<std::size_t>(id)].push_back({doc, Sat16(text_tf), Sat16(name_tf)});
+    if (text_tf > 0) distinct.push_back(id);
+  }
+  lengths_.push_back(static_cast<std::uint32_t>(t.text.size()));
+  doc_terms_.push_back(std::move(distinct));
+  total_length_ += t.text.size();
+}
+
+int MessageIndex::TermId(std::string_view term) const {
+  auto it = vocab_.find(std::string(term));
+  return it == vocab_.end() ? -1 : it->second;
+}
+
+std::size_t MessageIndex::Df(std::string_view term) const {
+  int id = TermId(term);
+  return id < 0 ? 0 : postings_[static_cast<std::size_t>(id)].size();
+}
+
+std::size_t MessageIndex::MemoryBytes() const {
+  std::size_t n = lengths_.size() * 4 + terms_.size() * 48;
+  for (const auto& p : postings_) n += p.size() * sizeof(Posting) + 24;
+  for (const auto& d : doc_terms_) n += d.size() * 4 + 24;
+  return n;
+}
+
+CollectionStats Stats(const std::vector<QueryTerm>& query,
+                      const std::vector<const MessageIndex*>& indexes) {
+  CollectionStats s;
+  double total = 0;
+  for (const auto* ix : indexes) {
+    s.docs += static_cast<double>(ix->size());
+    total += static_cast<double>(ix->TotalLength());
+  }
+  s.avg_length = s.docs > 0 ? std::max(1.0, total / s.docs) : 1.0;
+  for (const auto& q : query) {
+    double df = 0;
+    for (const auto* ix : indexes) df += static_cast<double>(ix->Df(q.term));
+    // BM25 idf, floored so that very common terms still count a little.
+    s.idf.push_back(std::max(0.05, std::log(1.0 + (s.docs - df + 0.5) / (df + 0.5))));
+  }
+  return s;
+}
+
+void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
+               const CollectionStats& stats, const Bm25Params& p, std::vector<double>& scores) {
+  for (std::size_t qi = 0; qi < query.size(); ++qi) {
+    int id = index.TermId(query[qi].term);
+    if (id < 0) continue;
+    const double w = query[qi].weight * stats.idf[qi];
+    for (const auto& post : index.Postings(id)) {
+      const double tf = post.tf + p.name_weight * post.name_tf;
+      const double norm = p.k1 * (1.0 - p.b + p.b * index.Length(post.doc) / stats.avg_length);
+      scores[post.doc] += w * tf * (p.k1 + 1.0) / (tf + norm);
+    }
+  }
+}
+
+}  // namespace engram::retrieval

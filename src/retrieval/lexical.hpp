@@ -1,0 +1,83 @@
+// In-memory lexical index over messages (one document per message: the text
+// of one side of an exchange plus its speaker's name as a separate field) and
+// BM25F scoring. Built once per scope snapshot (immutable afterwards, shared
+// by readers) or on the fly for the few STM turns of one retrieval.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace engram::retrieval {
+
+// The index terms of one message: text::Terms of the text and of the name.
+struct MessageTerms {
+  std::vector<std::string> text;
+  std::vector<std::string> name;
+};
+
+class MessageIndex {
+ public:
+  struct Posting {
+    std::uint32_t doc;
+    std::uint16_t tf;       // occurrences in the text
+    std::uint16_t name_tf;  // occurrences in the speaker name
+  };
+
+  // Appends one document (doc ids are 0, 1, 2 ... in call order).
+  void Add(const MessageTerms& terms);
+
+  std::size_t size() const { return lengths_.size(); }
+  // The id of a term, or -1 when no document holds it.
+  int TermId(std::string_view term) const;
+  const std::vector<Posting>& Postings(int term) const { return postings_[static_cast<std::size_t>(term)]; }
+  std::size_t Df(std::string_view term) const;
+  // Text terms of a document (its length for BM25).
+  std::uint32_t Length(std::uint32_t doc) const { return lengths_[doc]; }
+  std::uint64_t TotalLength() const { return total_length_; }
+  // Distinct text term ids of a document (for feedback).
+  const std::vector<int>& DocTerms(std::uint32_t doc) const { return doc_terms_[doc]; }
+  const std::string& Term(int id) const { return terms_[static_cast<std::size_t>(id)]; }
+  std::size_t MemoryBytes() const;
+
+ private:
+  int Intern(const std::string& term);
+  std::unordered_map<std::string, int> vocab_;
+  std::vector<std::string> terms_;
+  std::vector<std::vector<Posting>> postings_;
+  std::vector<std::uint32_t> lengths_;
+  std::vector<std::vector<int>> doc_terms_;
+  std::uint64_t total_length_ = 0;
+};
+
+// One query term with its weight (1 for the query's own terms, less for
+// expansions).
+struct QueryTerm {
+  std::string term;
+  double weight = 1.0;
+};
+
+struct Bm25Params {
+  double k1 = 1.2;
+  double b = 0.75;
+  double name_weight = 0.5;  // a name occurrence counts this much of a text occurrence
+};
+
+// Collection statistics over one or more indexes (a snapshot and the STM).
+struct CollectionStats {
+  double docs = 0;
+  double avg_length = 1;
+  std::vector<double> idf;  // per query term
+};
+
+CollectionStats Stats(const std::vector<QueryTerm>& query,
+                      const std::vector<const MessageIndex*>& indexes);
+
+// Adds the BM25F score of every document of `index` for `query` into
+// scores[doc] (scores has index.size() entries).
+void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
+               const CollectionStats& stats, const Bm25Params& p, std::vector<double>& scores);
+
+}  // namespace engram::retrieval
