@@ -52,6 +52,13 @@ class Engine {
   virtual Result<RetrievalResult> Retrieve(const Scope& scope, const std::string& query,
                                            const RetrieveOptions& options) = 0;
 
+  // A memory-grounded answer: retrieves context, asks the configured model,
+  // then (options.admit) admits the exchange together with a generation
+  // receipt naming the memory versions that entered the prompt. When the model
+  // fails, the error is returned and nothing is admitted.
+  virtual Result<ChatReply> Chat(const Scope& scope, const std::string& query,
+                                 const ChatOptions& options) = 0;
+
   virtual Result<Profile> GetProfile(const Scope& scope) = 0;
   virtual Result<std::vector<Fact>> ListFacts(const Scope& scope, const std::string& kind) = 0;
   // Turns of a scope in admission order (after_seq exclusive), at most limit.

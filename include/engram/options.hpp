@@ -10,6 +10,7 @@ namespace engram {
 class Clock;
 class Embedder;
 class Maintainer;
+class Llm;
 
 struct EngineOptions {
   // The SQLite store file. Created (with its directory) when missing; an
@@ -33,6 +34,9 @@ struct EngineOptions {
   // system clock are used when null. Not owned when raw; shared otherwise.
   std::shared_ptr<Embedder> embedder;
   std::shared_ptr<Maintainer> maintainer;
+  // The model that answers in Chat(); Chat fails with FailedPrecondition
+  // when null. (Maintenance uses `maintainer`, which may wrap the same model.)
+  std::shared_ptr<Llm> llm;
   const Clock* clock = nullptr;
 
   // Test hook: when set, called at named points of maintenance

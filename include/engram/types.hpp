@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace engram {
@@ -116,6 +118,30 @@ struct RetrievalResult {
   std::string context;               // rendered text within the budget
   int context_tokens = 0;
   bool truncated = false;            // some items did not fit the budget
+};
+
+// Options of a memory-grounded answer (Engine::Chat).
+struct ChatOptions {
+  std::string persona = "a friendly, helpful assistant";  // who the assistant is
+  std::string language;        // answer language; "" = the language of the question
+  std::string answer_length;   // e.g. "one short paragraph"; "" = as the question needs
+  int max_answer_tokens = 0;   // 0 = the model's default
+  RetrieveOptions retrieve;    // what memory enters the prompt
+  bool admit = true;           // admit the exchange into memory afterwards
+  std::string user_name;       // speaker names stored with the admitted turn
+  std::string assistant_name;
+  // Called with each piece of the answer as it streams in (optional).
+  std::function<void(std::string_view)> on_delta;
+};
+
+struct ChatReply {
+  std::string answer;
+  std::vector<RetrievedItem> used;  // memory items that entered the prompt
+  std::int64_t turn_id = 0;         // the admitted exchange (0 when not admitted)
+  std::string run_id;               // joins the generation receipt
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+  int model_calls = 0;
 };
 
 struct ProfileSlot {

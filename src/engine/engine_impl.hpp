@@ -29,6 +29,8 @@ class EngineImpl final : public Engine {
   Result<MaintainReport> Maintain(const Scope* scope) override;
   Result<RetrievalResult> Retrieve(const Scope& scope, const std::string& query,
                                    const RetrieveOptions& options) override;
+  Result<ChatReply> Chat(const Scope& scope, const std::string& query,
+                         const ChatOptions& options) override;
   Result<Profile> GetProfile(const Scope& scope) override;
   Result<std::vector<Fact>> ListFacts(const Scope& scope, const std::string& kind) override;
   Result<std::vector<Turn>> ListTurns(const Scope& scope, std::int64_t after_seq, int limit) override;

@@ -1,109 +1,135 @@
 #include "retrieval/context.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
+#include <unordered_set>
 
 #include "core/text.hpp"
 #include "core/time.hpp"
-#include "memory/lpm.hpp"
-#include "memory/stm.hpp"
 
 namespace engram::retrieval {
 
 namespace {
 
-constexpr int kRankedWithText = 50;
-// Tokens set aside for the section headings of the rendered context.
-constexpr int kHeadingReserve = 24;
+constexpr const char* kProfileTitle = "User profile";
+constexpr const char* kUserFactsTitle = "Facts about the user";
+constexpr const char* kAssistantFactsTitle = "Facts about the assistant";
+constexpr const char* kPastTitle = "Relevant past conversation";
+constexpr const char* kRecentTitle = "Recent conversation";
+constexpr std::int64_t kDayMs = 86400000;
 
-Status FillTurnItem(sql::Db* db, RetrievedItem& item, std::string* chain_summary) {
-  ENGRAM_ASSIGN_OR_RETURN(Turn t, memory::LoadTurn(db, item.turn_id));
-  item.event_time = t.event_time;
-  item.source_ref = t.source_ref;
-  item.text = "[" + FormatHumanDateTime(t.event_time) + "] " + memory::RenderExchange(t);
-  item.tokens = text::EstimateTokens(item.text);
-  if (chain_summary && item.kind == ItemKind::kPage) {
-    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare("SELECT chain_summary FROM pages WHERE id = ?"));
-    st->Bind(1, item.id);
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    *chain_summary = row ? st->Text(0) : std::string();
-    st->Reset();
+// Words and bytes of a text, the two inputs of text::EstimateTokens; both are
+// additive over texts joined by newlines, so the estimate of the whole
+// context is known exactly while it is being packed.
+struct Size {
+  std::size_t words = 0;
+  std::size_t bytes = 0;
+  Size operator+(Size o) const { return {words + o.words, bytes + o.bytes}; }
+};
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+Size Measure(std::string_view s) {
+  Size out{0, s.size()};
+  bool in_word = false;
+  for (char c : s) {
+    const bool space = IsSpace(c);
+    if (!space && !in_word) ++out.words;
+    in_word = !space;
   }
-  return Status::Ok();
+  return out;
 }
 
-Result<RetrievedItem> FactItem(sql::Db* db, std::int64_t id, double score, ItemKind kind) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st, db->Prepare("SELECT text, version, event_time FROM facts WHERE id = ?"));
-  st->Bind(1, id);
-  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-  if (!row) {
-    st->Reset();
-    return Status::NotFound("fact");
-  }
-  RetrievedItem item;
-  item.kind = kind;
-  item.tier = Tier::kLpm;
-  item.id = id;
-  item.score = score;
-  item.version = st->Int(1);
-  item.event_time = st->Int(2);
-  item.text = "- (" + FormatHumanDate(item.event_time) + ") " + st->Text(0);
-  item.tokens = text::EstimateTokens(item.text);
-  st->Reset();
-  return item;
+// Same arithmetic as text::EstimateTokens.
+int Tokens(Size s) {
+  if (s.bytes == 0) return 0;
+  const std::size_t by_words = (s.words * 13 + 9) / 10;
+  const std::size_t by_chars = (s.bytes + 3) / 4;
+  return static_cast<int>(std::max<std::size_t>(1, std::max(by_words, by_chars)));
 }
+
+// Every section is "\n## Title\n" (the leading newline separates it from the
+// previous section; counted even for the first one, a one-byte overestimate).
+Size HeadingSize(const char* title) { return Measure(std::string("\n## ") + title + "\n"); }
+
+std::string DayLine(TimeMs t) { return "[" + FormatHumanDate(t) + "]"; }
+std::int64_t DayKey(TimeMs t) { return t >= 0 ? t / kDayMs : (t - kDayMs + 1) / kDayMs; }
 
 struct Packer {
   int budget;
-  int used = 0;
+  Size used;
   bool truncated = false;
-  bool Take(int tokens, int cap_left) {
-    if (tokens > budget - used || tokens > cap_left) {
+  bool Take(Size add) {
+    if (Tokens(used + add) > budget) {
       truncated = true;
       return false;
     }
-    used += tokens;
+    used = used + add;
     return true;
   }
 };
 
+// A section packed under its own cap (tokens of its lines, headings aside).
+struct Section {
+  const char* title;
+  int cap;
+  int spent = 0;
+  bool open = false;
+  bool Take(Packer& pack, const std::string& line) {
+    Size s = Measure(line);
+    s.bytes += 1;  // its newline
+    const int t = Tokens(s);
+    if (spent + t > cap) {
+      pack.truncated = true;
+      return false;
+    }
+    Size add = open ? s : s + HeadingSize(title);
+    if (!pack.Take(add)) return false;
+    spent += t;
+    open = true;
+    return true;
+  }
+};
+
+// Two items of one turn (user then assistant) as one item of part "both".
+RetrievedItem Merge(const RetrievedItem& a, const RetrievedItem& b) {
+  RetrievedItem m = a;
+  m.part = "both";
+  m.text = a.text + "\n" + b.text;
+  m.tokens = text::EstimateTokens(m.text);
+  m.score = std::max(a.score, b.score);
+  if (a.source_ref != b.source_ref && !a.source_ref.empty() && !b.source_ref.empty()) {
+    m.source_ref = a.source_ref + "," + b.source_ref;
+  } else if (m.source_ref.empty()) {
+    m.source_ref = b.source_ref;
+  }
+  return m;
+}
+
 }  // namespace
 
-Result<RetrievalResult> AssembleContext(sql::Db* db, const ContextInput& in) {
+RetrievalResult AssembleContext(const ContextInput& in) {
   RetrievalResult out;
+  out.ranked = in.ranked;
   const int budget = std::max(0, in.options.budget_tokens);
-  Packer pack{std::max(0, budget - kHeadingReserve)};
-
-  // Ranked list with text (for callers and evaluation).
-  std::vector<std::string> chain(in.ranked.size());
-  for (std::size_t i = 0; i < in.ranked.size(); ++i) {
-    RetrievedItem item = in.ranked[i];
-    if (static_cast<int>(i) < kRankedWithText) {
-      ENGRAM_RETURN_IF_ERROR(FillTurnItem(db, item, &chain[i]));
-    }
-    out.ranked.push_back(std::move(item));
-  }
+  Packer pack{budget, {}};
 
   // 1. Recent STM turns, newest first, within their share.
-  std::vector<RetrievedItem> stm_items;
-  int stm_cap = static_cast<int>(budget * kStmShare);
+  Section recent{kRecentTitle, static_cast<int>(budget * kStmShare)};
+  std::vector<const RetrievedItem*> recent_items;
+  std::unordered_set<std::int64_t> recent_turns;
   if (in.options.include_stm) {
-    for (auto it = in.stm.rbegin(); it != in.stm.rend(); ++it) {
-      RetrievedItem item;
-      item.kind = ItemKind::kStmTurn;
-      item.tier = Tier::kStm;
-      item.id = it->id;
-      item.turn_id = it->id;
-      ENGRAM_RETURN_IF_ERROR(FillTurnItem(db, item, nullptr));
-      if (!pack.Take(item.tokens, stm_cap)) break;
-      stm_cap -= item.tokens;
-      stm_items.push_back(std::move(item));
+    for (auto it = in.recent.rbegin(); it != in.recent.rend(); ++it) {
+      if (!recent.Take(pack, it->text)) break;
+      recent_items.push_back(&*it);
+      recent_turns.insert(it->turn_id);
     }
-    std::reverse(stm_items.begin(), stm_items.end());
+    std::reverse(recent_items.begin(), recent_items.end());
   }
   // 2. Profile.
+  Section profile{kProfileTitle, static_cast<int>(budget * kProfileShare)};
   std::vector<RetrievedItem> profile_items;
-  int profile_cap = static_cast<int>(budget * kProfileShare);
   for (const auto& slot : in.profile) {
     RetrievedItem item;
     item.kind = ItemKind::kProfile;
@@ -111,82 +137,107 @@ Result<RetrievalResult> AssembleContext(sql::Db* db, const ContextInput& in) {
     item.text = slot.dimension + ": " + slot.value;
     item.tokens = text::EstimateTokens(item.text);
     item.event_time = slot.updated_at;
-    if (!pack.Take(item.tokens, profile_cap)) continue;
-    profile_cap -= item.tokens;
+    if (!profile.Take(pack, item.text)) continue;
     profile_items.push_back(std::move(item));
   }
-  // 3. Facts, alternating kinds by rank, up to max_facts each.
-  std::vector<RetrievedItem> user_facts, assistant_facts;
-  int facts_cap = static_cast<int>(budget * kFactsShare);
+  // 3. Facts, alternating kinds by rank, up to max_facts each, in one share.
+  const int facts_cap = static_cast<int>(budget * kFactsShare);
+  Section user_facts{kUserFactsTitle, facts_cap}, assistant_facts{kAssistantFactsTitle, facts_cap};
+  std::vector<const RetrievedItem*> facts[2];
   std::size_t n = std::max(in.user_facts.size(), in.assistant_facts.size());
   for (std::size_t i = 0; i < n; ++i) {
     for (int k = 0; k < 2; ++k) {
       const auto& src = k == 0 ? in.user_facts : in.assistant_facts;
-      auto& dst = k == 0 ? user_facts : assistant_facts;
-      if (i >= src.size() || static_cast<int>(dst.size()) >= in.options.max_facts) continue;
-      auto item = FactItem(db, src[i].first, src[i].second,
-                           k == 0 ? ItemKind::kUserFact : ItemKind::kAssistantFact);
-      if (!item.ok()) continue;
-      if (!pack.Take(item->tokens, facts_cap)) continue;
-      facts_cap -= item->tokens;
-      dst.push_back(std::move(*item));
+      if (i >= src.size() || static_cast<int>(facts[k].size()) >= in.options.max_facts) continue;
+      Section& sec = k == 0 ? user_facts : assistant_facts;
+      sec.cap = facts_cap - (k == 0 ? assistant_facts.spent : user_facts.spent);
+      if (sec.Take(pack, src[i].text)) facts[k].push_back(&src[i]);
     }
   }
-  // 4. Pages (and query-matching STM turns not already present), by rank,
-  //    with all remaining budget.
-  std::vector<std::pair<RetrievedItem, std::string>> pages;
-  int taken = 0;
-  for (std::size_t i = 0; i < out.ranked.size() && taken < in.options.max_pages; ++i) {
-    const RetrievedItem& item = out.ranked[i];
-    if (item.text.empty()) break;
-    if (item.kind == ItemKind::kStmTurn) {
-      bool present = std::any_of(stm_items.begin(), stm_items.end(),
-                                 [&](const RetrievedItem& s) { return s.turn_id == item.turn_id; });
-      if (present) continue;
-    }
-    if (!pack.Take(item.tokens, budget)) continue;
-    pages.emplace_back(item, chain[i]);
-    ++taken;
+  // 4. Messages by rank with all the remaining budget; one date line per day.
+  std::vector<std::size_t> chosen;
+  std::unordered_set<std::int64_t> days;
+  bool past_open = false;
+  const std::size_t max_messages = 2 * static_cast<std::size_t>(std::max(0, in.options.max_pages));
+  for (std::size_t i = 0; i < in.ranked.size() && chosen.size() < max_messages; ++i) {
+    const RetrievedItem& item = in.ranked[i];
+    if (item.text.empty()) continue;
+    if (item.kind == ItemKind::kStmTurn && recent_turns.count(item.turn_id)) continue;
+    Size add = Measure(item.text);
+    add.bytes += 1;
+    const std::int64_t day = DayKey(item.event_time);
+    if (!days.count(day)) add = add + Measure(DayLine(item.event_time) + "\n");
+    if (!past_open) add = add + HeadingSize(kPastTitle);
+    if (!pack.Take(add)) continue;
+    past_open = true;
+    days.insert(day);
+    chosen.push_back(i);
   }
-  // Chain summaries where budget remains, best pages first.
-  std::vector<std::string> summaries(pages.size());
-  for (std::size_t i = 0; i < pages.size(); ++i) {
-    if (pages[i].second.empty()) continue;
-    std::string s = "  (context: " + pages[i].second + ")";
-    int t = text::EstimateTokens(s);
-    if (t <= pack.budget - pack.used) {
-      pack.used += t;
-      summaries[i] = s;
+  // Chain summaries where budget remains, best messages first, once per page.
+  std::vector<std::string> summary(in.ranked.size());
+  std::unordered_set<std::int64_t> summarised;
+  for (std::size_t i : chosen) {
+    if (i >= in.chain.size() || in.chain[i].empty() || !summarised.insert(in.ranked[i].turn_id).second) continue;
+    std::string s = "  (context: " + in.chain[i] + ")";
+    Size add = Measure(s);
+    add.bytes += 1;
+    if (Tokens(pack.used + add) <= budget) {
+      pack.used = pack.used + add;
+      summary[i] = std::move(s);
     }
   }
-  // Pages in chronological order in the context.
-  std::vector<std::size_t> order(pages.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return pages[a].first.event_time < pages[b].first.event_time;
-  });
 
+  // Render: sections in a fixed order; messages chronologically.
   std::string ctx;
-  auto section = [&](const char* title, const std::vector<RetrievedItem>& items) {
+  auto heading = [&](const char* title) { ctx += std::string(ctx.empty() ? "" : "\n") + "## " + title + "\n"; };
+  auto section = [&](const char* title, const std::vector<const RetrievedItem*>& items) {
     if (items.empty()) return;
-    ctx += std::string(ctx.empty() ? "" : "\n") + "## " + title + "\n";
-    for (const auto& it : items) {
-      ctx += it.text + "\n";
-      out.items.push_back(it);
+    heading(title);
+    for (const auto* it : items) {
+      ctx += it->text + "\n";
+      out.items.push_back(*it);
     }
   };
-  section("User profile", profile_items);
-  section("Facts about the user", user_facts);
-  section("Facts about the assistant", assistant_facts);
-  if (!pages.empty()) {
-    ctx += std::string(ctx.empty() ? "" : "\n") + "## Relevant past conversation\n";
-    for (std::size_t i : order) {
-      ctx += pages[i].first.text + "\n";
-      if (!summaries[i].empty()) ctx += summaries[i] + "\n";
-      out.items.push_back(pages[i].first);
+  std::vector<const RetrievedItem*> profile_ptrs;
+  for (const auto& p : profile_items) profile_ptrs.push_back(&p);
+  section(kProfileTitle, profile_ptrs);
+  section(kUserFactsTitle, facts[0]);
+  section(kAssistantFactsTitle, facts[1]);
+  if (!chosen.empty()) {
+    std::vector<std::size_t> order = chosen;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      const RetrievedItem& x = in.ranked[a];
+      const RetrievedItem& y = in.ranked[b];
+      if (x.event_time != y.event_time) return x.event_time < y.event_time;
+      if (x.turn_id != y.turn_id) return x.turn_id < y.turn_id;
+      return x.part == "user" && y.part != "user";
+    });
+    heading(kPastTitle);
+    std::int64_t day = 0;
+    bool first = true;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const RetrievedItem& item = in.ranked[order[k]];
+      if (first || DayKey(item.event_time) != day) {
+        day = DayKey(item.event_time);
+        ctx += DayLine(item.event_time) + "\n";
+        first = false;
+      }
+      std::string tail = summary[order[k]];
+      RetrievedItem merged = item;
+      if (k + 1 < order.size()) {
+        const RetrievedItem& next = in.ranked[order[k + 1]];
+        if (next.turn_id == item.turn_id && next.kind == item.kind && next.part != item.part) {
+          merged = Merge(item, next);
+          if (tail.empty()) tail = summary[order[k + 1]];
+          ++k;
+        }
+      }
+      ctx += merged.text + "\n";
+      if (!tail.empty()) ctx += tail + "\n";
+      out.items.push_back(std::move(merged));
     }
   }
-  section("Recent conversation", stm_items);
+  section(kRecentTitle, recent_items);
   out.context = std::move(ctx);
   out.context_tokens = text::EstimateTokens(out.context);
   out.truncated = pack.truncated;

@@ -1,32 +1,40 @@
-// Context assembly: fills ranked items with their text and packs the context
-// under the token budget (recent STM turns, pages with dates and chain
-// summaries, profile, user facts, assistant facts).
+// Context assembly: packs ranked messages, recent STM turns, the profile and
+// facts into a context that never exceeds the token budget (the estimate of
+// the whole rendered text, headings included, is tracked exactly while
+// packing). Pure: every item arrives with its text.
 #pragma once
 
-#include <utility>
+#include <string>
 #include <vector>
 
-#include "engram/result.hpp"
 #include "engram/types.hpp"
-#include "store/sqlite.hpp"
 
 namespace engram::retrieval {
 
 struct ContextInput {
   RetrieveOptions options;
-  std::vector<Turn> stm;                    // oldest first
-  std::vector<RetrievedItem> ranked;        // pages and matching STM turns, best first (ids only)
+  // Newest STM turns, oldest first; text is the whole rendered exchange.
+  std::vector<RetrievedItem> recent;
+  // Messages (pages and STM turns, one side each), best first; text is
+  // "Name: message" and part is "user" or "assistant".
+  std::vector<RetrievedItem> ranked;
+  // Per ranked item: the chain summary of its page ("" when none).
+  std::vector<std::string> chain;
   std::vector<ProfileSlot> profile;
-  std::vector<std::pair<std::int64_t, double>> user_facts;       // fact id, score; best first
-  std::vector<std::pair<std::int64_t, double>> assistant_facts;
+  std::vector<RetrievedItem> user_facts;       // best first, text filled
+  std::vector<RetrievedItem> assistant_facts;
 };
 
-// Share of the budget that recent STM turns, the profile and the facts may
-// take before pages; unused shares go to pages.
+// Shares of the budget that recent STM turns, the profile and the facts may
+// take; what they leave goes to ranked messages.
 inline constexpr double kStmShare = 0.2;
 inline constexpr double kProfileShare = 0.1;
 inline constexpr double kFactsShare = 0.2;
 
-Result<RetrievalResult> AssembleContext(sql::Db* db, const ContextInput& in);
+// The context within in.options.budget_tokens: profile, facts, relevant past
+// messages (chronological, grouped under one date line per day; both sides of
+// an exchange merge into one item of part "both"), then recent conversation.
+// context_tokens == text::EstimateTokens(context) <= budget.
+RetrievalResult AssembleContext(const ContextInput& in);
 
 }  // namespace engram::retrieval

@@ -9,15 +9,19 @@
 #include "memory/lpm.hpp"
 #include "memory/stm.hpp"
 #include "retrieval/context.hpp"
+#include "retrieval/ranking.hpp"
 
 namespace engram::retrieval {
 
 namespace {
 
 constexpr double kRrfK = 60.0;
-constexpr int kLexicalCandidates = 200;
 constexpr int kVectorCandidates = 200;
-constexpr int kStmForContext = 64;
+constexpr int kStmForRanking = 256;   // newest STM turns ranked with the pages
+constexpr int kStmForContext = 64;    // newest STM turns offered as recent conversation
+constexpr int kOldStmMatches = 32;    // older STM turns found by FTS when STM is larger
+constexpr std::size_t kRankedLimit = 100;
+constexpr int kRankedWithText = 100;
 
 // Lexical ranking of rows of an FTS5 table for the query, best first.
 Result<std::vector<std::int64_t>> Lexical(sql::Db* db, const char* table, std::int64_t scope_id,
@@ -59,10 +63,9 @@ std::vector<std::pair<std::int64_t, double>> Sorted(const std::unordered_map<std
   return v;
 }
 
-// Facts of one kind ranked by lexical + vector fusion.
-Result<std::vector<std::pair<std::int64_t, double>>> RankFacts(sql::Db* db, const RetrievalInput& in,
-                                                               const FlatIndex& index,
-                                                               const std::vector<std::int64_t>& lexical) {
+// Facts of one kind ranked by lexical + vector fusion, as context items.
+std::vector<RetrievedItem> RankFacts(const RetrievalInput& in, const FlatIndex& index,
+                                     const std::vector<std::int64_t>& lexical, ItemKind kind) {
   std::unordered_map<std::int64_t, double> scores;
   std::unordered_set<std::int64_t> mine;
   for (std::size_t r = 0; r < index.size(); ++r) mine.insert(index.id(r));
@@ -72,8 +75,82 @@ Result<std::vector<std::pair<std::int64_t, double>>> RankFacts(sql::Db* db, cons
   }
   AddRrf(scores, lex, 1.0);
   AddRrf(scores, Ids(index.Search(in.query_embedding, kVectorCandidates)), 1.0);
-  (void)db;
-  return Sorted(scores);
+  std::vector<RetrievedItem> out;
+  for (const auto& [id, score] : Sorted(scores)) {
+    auto it = in.index->facts.find(id);
+    if (it == in.index->facts.end()) continue;
+    RetrievedItem item;
+    item.kind = kind;
+    item.tier = Tier::kLpm;
+    item.id = id;
+    item.score = score;
+    item.version = it->second.version;
+    item.event_time = it->second.event_time;
+    item.text = "- (" + FormatHumanDate(item.event_time) + ") " + it->second.text;
+    item.tokens = text::EstimateTokens(item.text);
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
+TurnEntry EntryFromTurn(const Turn& t) {
+  TurnEntry e;
+  e.turn_id = t.id;
+  e.seq = t.seq;
+  e.event_time = t.event_time;
+  e.tier = Tier::kStm;
+  e.names[0] = t.user_name;
+  e.names[1] = t.assistant_name;
+  e.texts[0] = t.user_text;
+  e.texts[1] = t.assistant_text;
+  e.refs[0] = t.user_source_ref;
+  e.refs[1] = t.assistant_source_ref;
+  e.source_ref = t.source_ref;
+  return e;
+}
+
+// STM turns to rank: the newest ones, plus older ones that match the query
+// lexically when STM holds more (promotion behind).
+Result<std::vector<Turn>> LoadStmForRanking(sql::Db* db, const RetrievalInput& in) {
+  ENGRAM_ASSIGN_OR_RETURN(auto turns, memory::LoadStmNewest(db, in.scope->id, kStmForRanking));
+  if (in.scope->stm_count <= static_cast<std::int64_t>(turns.size())) return turns;
+  ENGRAM_ASSIGN_OR_RETURN(auto hits, Lexical(db, "turns_fts", in.scope->id, in.query, 4 * kOldStmMatches));
+  std::unordered_set<std::int64_t> have;
+  for (const auto& t : turns) have.insert(t.id);
+  std::vector<Turn> older;
+  for (auto id : hits) {
+    if (static_cast<int>(older.size()) >= kOldStmMatches) break;
+    if (have.count(id) || in.index->turn_page.count(id)) continue;
+    auto t = memory::LoadTurn(db, id);
+    if (t.ok() && t->page_id == 0) older.push_back(std::move(*t));
+  }
+  std::sort(older.begin(), older.end(), [](const Turn& a, const Turn& b) { return a.seq < b.seq; });
+  older.insert(older.end(), turns.begin(), turns.end());
+  return older;
+}
+
+std::string SideName(const TurnEntry& e, int side) {
+  if (!e.names[side].empty()) return e.names[side];
+  return side == 0 ? "User" : "Assistant";
+}
+
+RetrievedItem MessageItem(const RankedMessage& m, bool with_text) {
+  const TurnEntry& e = *m.entry;
+  RetrievedItem item;
+  item.kind = e.page_id != 0 ? ItemKind::kPage : ItemKind::kStmTurn;
+  item.tier = e.tier;
+  item.id = e.page_id != 0 ? e.page_id : e.turn_id;
+  item.turn_id = e.turn_id;
+  item.segment_id = e.segment_id;
+  item.score = m.score;
+  item.event_time = e.event_time;
+  item.part = m.side == 0 ? "user" : "assistant";
+  item.source_ref = e.refs[m.side].empty() ? e.source_ref : e.refs[m.side];
+  if (with_text) {
+    item.text = SideName(e, m.side) + ": " + e.texts[m.side];
+    item.tokens = text::EstimateTokens(item.text);
+  }
+  return item;
 }
 
 }  // namespace
@@ -82,95 +159,73 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   const ScopeIndex& idx = *in.index;
   const std::int64_t scope_id = in.scope->id;
   const RetrieveOptions& opt = in.options;
+  const RankParams& params = DefaultRankParams();
 
-  // Pages: direct lexical and vector hits.
-  ENGRAM_ASSIGN_OR_RETURN(auto lex_turns, Lexical(db, "turns_fts", scope_id, in.query, kLexicalCandidates));
-  std::vector<std::int64_t> lex_pages;
-  std::vector<std::int64_t> lex_stm;
-  for (auto turn_id : lex_turns) {
-    auto it = idx.turn_page.find(turn_id);
-    if (it != idx.turn_page.end()) {
-      lex_pages.push_back(it->second);
-    } else {
-      lex_stm.push_back(turn_id);
-    }
-  }
-  auto vec_pages = idx.pages.Search(in.query_embedding, kVectorCandidates);
-
-  // Segments: vector + lexical over summaries and keywords; then the pages of
-  // the best segments ranked by their own similarity (two-stage).
+  // Segments: vector + lexical over summaries and keywords (two-stage
+  // evidence for their messages; their hits feed heat).
   ENGRAM_ASSIGN_OR_RETURN(auto lex_segs, Lexical(db, "segments_fts", scope_id, in.query, 50));
   std::unordered_map<std::int64_t, double> seg_scores;
   AddRrf(seg_scores, lex_segs, 1.0);
   AddRrf(seg_scores, Ids(idx.segments.Search(in.query_embedding, 50)), 1.0);
   auto seg_ranked = Sorted(seg_scores);
   if (static_cast<int>(seg_ranked.size()) > opt.max_segments) seg_ranked.resize(opt.max_segments);
-  std::unordered_set<std::int64_t> top_segments;
-  for (const auto& [id, s] : seg_ranked) top_segments.insert(id);
-  std::vector<std::int64_t> staged;
-  for (const auto& [page_id, score] : vec_pages) {
-    auto it = idx.page_refs.find(page_id);
-    if (it != idx.page_refs.end() && top_segments.count(it->second.segment_id)) staged.push_back(page_id);
-  }
-
-  std::unordered_map<std::int64_t, double> page_scores;
-  AddRrf(page_scores, lex_pages, 1.0);
-  AddRrf(page_scores, Ids(vec_pages), 1.0);
-  AddRrf(page_scores, staged, 0.5);
-  auto ranked_pages = Sorted(page_scores);
-
-  // Segment hits feed heat (recorded by the caller, never written here).
+  RankQuery rq;
   for (const auto& [id, s] : seg_ranked) {
-    if (idx.segment_archived.count(id) && !idx.segment_archived.at(id)) {
+    rq.top_segments.insert(id);
+    auto arch = idx.segment_archived.find(id);
+    if (arch != idx.segment_archived.end() && !arch->second) {
       auto& e = (*access)[id];
       e.first += 1;
       e.second = std::max(e.second, in.now);
     }
   }
 
+  // STM turns, indexed on the fly, rank with the pages.
+  ENGRAM_ASSIGN_OR_RETURN(auto stm_turns, LoadStmForRanking(db, in));
+  StmMessages stm;
+  for (const auto& t : stm_turns) stm.entries.push_back(EntryFromTurn(t));
+  IndexMessages(stm.entries, stm.index, stm.docs);
+  if (in.embedder && params.vector > 0 && !stm.entries.empty()) {
+    std::vector<std::string> texts;
+    for (const auto& t : stm_turns) texts.push_back(memory::RenderExchange(t));
+    auto vecs = in.embedder->Embed(texts);
+    if (vecs.ok() && vecs->size() == texts.size()) stm.vectors = std::move(*vecs);
+  }
+
+  rq.terms = QueryTerms(in.query);
+  rq.vector = &in.query_embedding;
+  auto ranked = RankMessages(idx, stm, rq, params, kRankedLimit);
+
   ContextInput ctx;
   ctx.options = opt;
-  // Only the newest STM turns can fit the context; STM may hold more while
-  // promotion is pending.
-  ENGRAM_ASSIGN_OR_RETURN(ctx.stm, memory::LoadStmNewest(db, scope_id, kStmForContext));
-  // STM turns that match the query rank with the pages.
-  std::unordered_map<std::int64_t, double> stm_scores;
-  AddRrf(stm_scores, lex_stm, 1.0);
-  const std::size_t keep = std::max<std::size_t>(50, static_cast<std::size_t>(opt.max_pages));
-  std::vector<std::tuple<double, std::int64_t, bool>> merged;  // score, id, is_page
-  for (std::size_t i = 0; i < ranked_pages.size() && i < keep; ++i)
-    merged.emplace_back(ranked_pages[i].second, ranked_pages[i].first, true);
-  for (const auto& [turn_id, s] : stm_scores) merged.emplace_back(s, turn_id, false);
-  std::stable_sort(merged.begin(), merged.end(),
-                   [](const auto& a, const auto& b) { return std::get<0>(a) > std::get<0>(b); });
-  for (const auto& [score, id, is_page] : merged) {
+  for (std::size_t i = 0; i < ranked.size(); ++i) {
+    ctx.ranked.push_back(MessageItem(ranked[i], static_cast<int>(i) < kRankedWithText));
+    ctx.chain.push_back(ranked[i].entry->chain_summary);
+  }
+  const std::size_t first_recent =
+      stm_turns.size() > static_cast<std::size_t>(kStmForContext) ? stm_turns.size() - kStmForContext : 0;
+  for (std::size_t i = first_recent; i < stm_turns.size(); ++i) {
+    const Turn& t = stm_turns[i];
     RetrievedItem item;
-    item.score = score;
-    if (is_page) {
-      const PageRef& ref = idx.page_refs.at(id);
-      item.kind = ItemKind::kPage;
-      item.id = id;
-      item.turn_id = ref.turn_id;
-      item.segment_id = ref.segment_id;
-      item.tier = idx.segment_archived.count(ref.segment_id) && idx.segment_archived.at(ref.segment_id)
-                      ? Tier::kArchive
-                      : Tier::kMtm;
-    } else {
-      item.kind = ItemKind::kStmTurn;
-      item.tier = Tier::kStm;
-      item.id = id;
-      item.turn_id = id;
-    }
-    ctx.ranked.push_back(std::move(item));
+    item.kind = ItemKind::kStmTurn;
+    item.tier = Tier::kStm;
+    item.id = t.id;
+    item.turn_id = t.id;
+    item.event_time = t.event_time;
+    item.part = t.user_text.empty() ? "assistant" : (t.assistant_text.empty() ? "user" : "both");
+    item.source_ref = t.source_ref;
+    item.text = "[" + FormatHumanDateTime(t.event_time) + "] " + memory::RenderExchange(t);
+    item.tokens = text::EstimateTokens(item.text);
+    ctx.recent.push_back(std::move(item));
   }
 
   if (opt.include_profile) {
     ENGRAM_ASSIGN_OR_RETURN(ctx.profile, memory::LoadProfile(db, scope_id));
   }
   ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, "facts_fts", scope_id, in.query, 100));
-  ENGRAM_ASSIGN_OR_RETURN(ctx.user_facts, RankFacts(db, in, idx.user_facts, lex_facts));
-  ENGRAM_ASSIGN_OR_RETURN(ctx.assistant_facts, RankFacts(db, in, idx.assistant_facts, lex_facts));
-  return AssembleContext(db, ctx);
+  ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact);
+  ctx.assistant_facts = RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact);
+  return AssembleContext(ctx);
 }
 
 }  // namespace engram::retrieval

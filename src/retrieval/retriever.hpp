@@ -1,7 +1,7 @@
-// Retrieval: candidates from lexical search (FTS5 bm25 over turns, segment
-// summaries and facts) and vector similarity (pages, segments, facts);
-// segment -> page two-stage ranking plus direct page hits; rank fusion; then
-// context assembly under a token budget. Read-only: the store is only read,
+// Retrieval: every message (each side of a paged or STM exchange) ranked by
+// in-memory BM25F with neighbour evidence, fused with vector similarity and
+// segment evidence (see ranking.hpp); facts by FTS5 bm25 + vector similarity;
+// then context assembly under a token budget. Read-only: the store is only read,
 // segment hits are reported to the caller's AccessLog.
 #pragma once
 
@@ -24,6 +24,9 @@ struct RetrievalInput {
   Vector query_embedding;
   RetrieveOptions options;
   TimeMs now = 0;
+  // Optional: embeds STM turns on the fly so that they rank like pages (whose
+  // vectors are stored); without it STM turns rank by lexical evidence only.
+  Embedder* embedder = nullptr;
 };
 
 // REQUIRES: db is a connection used by this thread only.

@@ -25,6 +25,7 @@ void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::ve
 
 std::size_t ScopeIndex::MemoryBytes() const {
   std::size_t text = 0;
+  for (const auto& [id, f] : facts) text += sizeof(FactEntry) + 16 + f.text.size();
   for (const auto& e : entries) {
     text += sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() +
             e.names[1].size() + e.refs[0].size() + e.refs[1].size() + e.source_ref.size() +
@@ -91,13 +92,14 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
   IndexMessages(idx->entries, idx->messages, idx->message_docs);
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * f,
-      db->Prepare("SELECT id, kind, embedding FROM facts WHERE scope_id = ? AND status = 'live' "
+      db->Prepare("SELECT id, kind, embedding, text, version, event_time FROM facts WHERE scope_id = ? AND status = 'live' "
                   "ORDER BY id"));
   f->Bind(1, scope_id);
   for (;;) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, f->Step());
     if (!row) break;
     (f->Text(1) == "user" ? idx->user_facts : idx->assistant_facts).Add(f->Int(0), f->Floats(2));
+    idx->facts[f->Int(0)] = FactEntry{f->Int(4), f->Int(5), f->Text(3)};
   }
   f->Reset();
   return std::shared_ptr<const ScopeIndex>(std::move(idx));

@@ -54,6 +54,12 @@ struct MessageDoc {
 // documents are then neighbouring messages.
 void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs);
 
+struct FactEntry {
+  std::int64_t version = 1;
+  TimeMs event_time = 0;
+  std::string text;
+};
+
 struct ScopeIndex {
   std::int64_t scope_id = 0;
   std::int64_t data_version = -1;
@@ -68,6 +74,7 @@ struct ScopeIndex {
   std::unordered_map<std::int64_t, bool> segment_archived;
   FlatIndex user_facts;
   FlatIndex assistant_facts;
+  std::unordered_map<std::int64_t, FactEntry> facts;  // live facts by id
 
   std::size_t MemoryBytes() const;
 };

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <string>
 
 #include "models/builtin/extractive_maintainer.hpp"
 #include "models/builtin/hash_embedder.hpp"
+#include "models/llm.hpp"
 
 namespace engram::testing {
 
@@ -65,6 +67,26 @@ class OtherEmbedder final : public Embedder {
     for (auto& v : out) v[0] = 1.0f;
     return out;
   }
+};
+
+// A scripted model (in-process, for layers below the HTTP client): replies
+// in order, then fails like an endpoint that is down.
+class ScriptedLlm final : public Llm {
+ public:
+  std::deque<Result<ChatResult>> replies;
+  std::atomic<int> calls{0};
+  std::vector<ChatRequest> requests;
+  std::string Name() const override { return "scripted"; }
+  Result<ChatResult> Chat(const ChatRequest& r) override {
+    ++calls;
+    requests.push_back(r);
+    if (replies.empty()) return Status::Unavailable("llm endpoint: HTTP 500 after 5 attempts");
+    auto out = replies.front();
+    replies.pop_front();
+    if (out.ok() && r.on_delta) r.on_delta(out->content);
+    return out;
+  }
+  void Say(const std::string& content) { replies.push_back(ChatResult{content, "stop", 10, 10}); }
 };
 
 }  // namespace engram::testing

@@ -106,4 +106,45 @@ std::string Consolidate(const std::vector<ProfileSlot>& profile,
   return s;
 }
 
+namespace {
+
+void Section(std::string& s, const char* title, const std::vector<std::string>& lines) {
+  if (lines.empty()) return;
+  s += std::string(title) + "\n";
+  for (const auto& l : lines) s += l + "\n";
+  s += "\n";
+}
+
+}  // namespace
+
+std::string AnswerSystem(const AnswerContext& c) {
+  std::string s = "You are " + (c.persona.empty() ? std::string("a helpful assistant") : c.persona) +
+                  ", talking with a user you have spoken with before. You have a memory of earlier "
+                  "conversations; use it when it helps, and say so plainly when it does not hold "
+                  "the answer instead of guessing.\n";
+  s += "Answer in " + (c.language.empty() ? std::string("the language of the user's message") : c.language);
+  if (!c.answer_length.empty()) s += ", in " + c.answer_length;
+  s += ".\n";
+  if (!c.assistant_facts.empty()) {
+    s += "\nWhat you remember about yourself and what you told this user:\n";
+    for (const auto& f : c.assistant_facts) s += f + "\n";
+  }
+  return s;
+}
+
+std::string AnswerUser(const AnswerContext& c, const std::string& query) {
+  std::string s;
+  Section(s, "About the user:", c.profile);
+  Section(s, "Facts about the user:", c.user_facts);
+  Section(s, "Earlier conversations (with their dates):", c.past_pages);
+  Section(s, "Most recent conversation:", c.recent_turns);
+  if (!s.empty()) {
+    s += "When the question is about a time (when, how long ago, last month, in 2023), check the "
+         "dates in the memory above against the timeframe it asks about, and count relative times "
+         "from the date each memory was said, not from today.\n\n";
+  }
+  s += "Now (" + c.now + ") the user says:\n" + query;
+  return s;
+}
+
 }  // namespace engram::prompts

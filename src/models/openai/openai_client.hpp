@@ -17,35 +17,12 @@
 #include "engram/result.hpp"
 #include "models/embedder.hpp"
 #include "models/http/http_client.hpp"
+#include "models/llm.hpp"
 #include "models/openai/provider_config.hpp"
 
 namespace engram {
 
-struct ChatMessage {
-  std::string role;  // "system", "user" or "assistant"
-  std::string content;
-};
-
-struct ChatRequest {
-  std::vector<ChatMessage> messages;
-  // Ask for a JSON object reply (response_format {"type":"json_object"}).
-  // The reply text is returned as-is: parsing it is the caller's job.
-  bool json_object = false;
-  // Streaming: when set, the reply is requested as a server-sent event stream
-  // and every text delta outside <think> blocks is passed here as it arrives
-  // (on the calling thread). A stream that fails after a delta was delivered
-  // is not retried (the caller has seen partial text).
-  std::function<void(std::string_view delta)> on_delta;
-  double temperature = -1;  // >= 0 overrides ProviderConfig::temperature
-  int max_tokens = 0;       // > 0 overrides ProviderConfig::max_tokens
-};
-
-struct ChatResult {
-  std::string content;        // reply text with any <think>...</think> removed
-  std::string finish_reason;  // "stop", "length", ... ("" when not reported)
-  std::int64_t prompt_tokens = 0;
-  std::int64_t completion_tokens = 0;
-};
+// ChatMessage, ChatRequest and ChatResult are the Llm seam's (models/llm.hpp).
 
 // Counters since construction. A "call" is one logical request (one Chat, or
 // one embeddings batch), whatever its number of attempts.
@@ -79,8 +56,9 @@ std::string StripThinkBlocks(std::string_view text);
 // families, also after a "vendor/" prefix).
 bool IsReasoningModelName(std::string_view model);
 
-// Thread-safe: Chat and Embed may run concurrently from many threads.
-class OpenAiClient {
+// The Llm seam over an OpenAI-compatible endpoint, plus embeddings (used by
+// OpenAiEmbedder). Thread-safe: Chat and Embed may run concurrently.
+class OpenAiClient final : public Llm {
  public:
   static constexpr int kMaxEmbedBatch = 64;
 
@@ -97,7 +75,9 @@ class OpenAiClient {
   // empty request or missing llm settings; otherwise kUnavailable
   // "llm endpoint: HTTP 503 after 5 attempts" and the like - never the reply
   // body, never the key.
-  [[nodiscard]] Result<ChatResult> Chat(const ChatRequest& request);
+  [[nodiscard]] Result<ChatResult> Chat(const ChatRequest& request) override;
+  // "openai:" + the chat model name.
+  std::string Name() const override { return "openai:" + config_.llm_model; }
 
   // POST {embed_base_url}/embeddings in batches of embed_batch_size inputs;
   // one vector per input in input order (as the server returned them,

@@ -6,27 +6,12 @@
 
 #include "core/time.hpp"
 #include "models/llm/model_json.hpp"
+#include "testing/fakes.hpp"
 
 namespace engram {
 namespace {
 
-// A scripted model: replies in order; counts calls.
-class ScriptedLlm final : public Llm {
- public:
-  std::deque<Result<ChatResult>> replies;
-  int calls = 0;
-  std::vector<ChatRequest> requests;
-  std::string Name() const override { return "scripted"; }
-  Result<ChatResult> Chat(const ChatRequest& r) override {
-    ++calls;
-    requests.push_back(r);
-    if (replies.empty()) return Status::Unavailable("llm endpoint: HTTP 500 after 5 attempts");
-    auto out = replies.front();
-    replies.pop_front();
-    return out;
-  }
-  void Say(const std::string& content) { replies.push_back(ChatResult{content, "stop", 10, 10}); }
-};
+using testing::ScriptedLlm;
 
 std::vector<PageDraft> Pages(int n) {
   std::vector<PageDraft> v;

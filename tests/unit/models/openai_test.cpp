@@ -61,8 +61,10 @@ class OpenAiTest : public ::testing::Test {
 
 TEST_F(OpenAiTest, GoodReplyReturnsContentUsageAndCounts) {
   server_.QueueChat(FakeOpenAiServer::ChatReply("Hello there.", "stop", 12, 4));
-  auto client = Client();
-  auto r = client->Chat(Ask("hi"));
+  std::shared_ptr<OpenAiClient> client = Client();
+  std::shared_ptr<Llm> llm = client;  // the seam the engine holds
+  EXPECT_EQ(llm->Name(), "openai:test-model");
+  auto r = llm->Chat(Ask("hi"));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(r->content, "Hello there.");
   EXPECT_EQ(r->finish_reason, "stop");
