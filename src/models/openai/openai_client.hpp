@@ -63,7 +63,7 @@ class OpenAiClient final : public Llm {
   static constexpr int kMaxEmbedBatch = 64;
 
   // Chat uses the llm_* settings, Embed the embed_* ones. `http` is shared
-  // and must not be null.
+  // between clients; when null every call fails with kInternal.
   OpenAiClient(ProviderConfig config, std::shared_ptr<HttpClient> http, OpenAiClientOptions options = {});
 
   // POST {llm_base_url}/chat/completions. Retries 408, 429, 5xx, timeouts and
