@@ -25,6 +25,8 @@ RankParams Tuned() {
     if (k == "b") p.bm25.b = v;
     if (k == "name") p.bm25.name_weight = v;
     if (k == "nb") p.neighbour = v;
+    if (k == "nb2") p.neighbour2 = v;
+    if (k == "nbsum") p.neighbour_sum = v;
     if (k == "vec") p.vector = v;
     if (k == "seg") p.segment = v;
     if (k == "short") p.short_len = v;
@@ -79,10 +81,12 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   std::vector<double> nb(lex);
   if (p.neighbour > 0) {
     for (std::size_t d = 0; d < n; ++d) {
-      double best = 0;
-      if (d > 0) best = std::max(best, lex[d - 1]);
-      if (d + 1 < n) best = std::max(best, lex[d + 1]);
-      nb[d] += p.neighbour * best;
+      double prev = d > 0 ? lex[d - 1] : 0.0, next = d + 1 < n ? lex[d + 1] : 0.0;
+      nb[d] += p.neighbour * (p.neighbour_sum > 0 ? prev + next : std::max(prev, next));
+      if (p.neighbour2 > 0) {
+        double far = std::max(d > 1 ? lex[d - 2] : 0.0, d + 2 < n ? lex[d + 2] : 0.0);
+        nb[d] += p.neighbour2 * far;
+      }
     }
   }
   double max_nb = 0;
