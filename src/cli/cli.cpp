@@ -21,6 +21,10 @@ int Main(int argc, char** argv) {
   app.add_option("--user", cli.g.user, "User id (default $ENGRAM_USER or \"default\")");
   app.add_option("--assistant", cli.g.assistant, "Assistant id");
   app.add_flag("--json", cli.g.json, "Print one JSON document on stdout");
+  app.add_option("--llm-base-url", cli.g.llm_base_url, "OpenAI-compatible chat endpoint, e.g. http://127.0.0.1:11434/v1");
+  app.add_option("--llm-model", cli.g.llm_model, "Chat model name");
+  app.add_option("--embed-base-url", cli.g.embed_base_url, "OpenAI-compatible embeddings endpoint");
+  app.add_option("--embed-model", cli.g.embed_model, "Embedding model name");
   for (auto* opt : app.get_options()) opt->configurable(false);
 
   int code = 0;

@@ -7,6 +7,7 @@ void RegisterCommands(CLI::App& app, Cli& cli, int& code) {
   RegisterInspectCommands(app, cli, code);
   RegisterEvalCommands(app, cli, code);
   RegisterBenchCommands(app, cli, code);
+  RegisterChatCommands(app, cli, code);
 }
 
 }  // namespace engram::cli

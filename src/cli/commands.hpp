@@ -15,5 +15,6 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterInspectCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterBenchCommands(CLI::App& app, Cli& cli, int& code);
+void RegisterChatCommands(CLI::App& app, Cli& cli, int& code);
 
 }  // namespace engram::cli

@@ -4,26 +4,26 @@
 #include <iostream>
 
 #include "core/time.hpp"
+#include "models/http/http_client.hpp"
+#include "models/llm/llm_maintainer.hpp"
+#include "models/openai/openai_client.hpp"
+#include "models/openai/openai_embedder.hpp"
+#include "models/openai/provider_config.hpp"
 
 namespace engram::cli {
+
+std::string Cli::HomeDir() const {
+  if (!g.home.empty()) return g.home;
+  if (const char* e = std::getenv("ENGRAM_HOME"); e && *e) return e;
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) return std::string(xdg) + "/engram";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.local/share/engram";
+  return ".engram";
+}
 
 std::string Cli::DbPath() const {
   if (!g.db.empty()) return g.db;
   if (const char* e = std::getenv("ENGRAM_DB"); e && *e) return e;
-  std::string home = g.home;
-  if (home.empty()) {
-    if (const char* e = std::getenv("ENGRAM_HOME"); e && *e) home = e;
-  }
-  if (home.empty()) {
-    if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg) {
-      home = std::string(xdg) + "/engram";
-    } else if (const char* h = std::getenv("HOME"); h && *h) {
-      home = std::string(h) + "/.local/share/engram";
-    } else {
-      home = ".engram";
-    }
-  }
-  return home + "/engram.db";
+  return HomeDir() + "/engram.db";
 }
 
 Scope Cli::CurrentScope() const {
@@ -40,6 +40,27 @@ Scope Cli::CurrentScope() const {
 
 int Cli::OpenEngine(EngineOptions extra) {
   if (engine) return 0;
+  std::map<std::string, std::string> flags;
+  for (const auto& [key, value] : {std::pair{"llm_base_url", &g.llm_base_url}, {"llm_model", &g.llm_model},
+                                   {"embed_base_url", &g.embed_base_url}, {"embed_model", &g.embed_model}}) {
+    if (!value->empty()) flags[key] = *value;
+  }
+  auto cfg = LoadProviderConfig(HomeDir(), flags);
+  if (!cfg.ok()) return Fail(cfg.status());
+  if (cfg->HasLlm() || cfg->HasEmbed()) {
+    auto http = std::make_shared<CurlHttpClient>();
+    if (cfg->HasLlm()) {
+      llm_client = std::make_shared<OpenAiClient>(*cfg, http);
+      extra.llm = llm_client;
+      extra.maintainer = std::make_shared<LlmMaintainer>(llm_client);
+    }
+    if (cfg->HasEmbed()) {
+      embed_client = std::make_shared<OpenAiClient>(*cfg, http);
+      auto embedder = OpenAiEmbedder::Create(embed_client);
+      if (!embedder.ok()) return Fail(embedder.status());
+      extra.embedder = *embedder;
+    }
+  }
   extra.db_path = DbPath();
   auto e = Engine::Open(std::move(extra));
   if (!e.ok()) return Fail(e.status());

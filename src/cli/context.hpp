@@ -2,12 +2,17 @@
 // output helpers.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "engram/engine.hpp"
+
+namespace engram {
+class OpenAiClient;
+}  // namespace engram
 
 namespace engram::cli {
 
@@ -18,18 +23,27 @@ struct GlobalOptions {
   std::string user;
   std::string assistant = "assistant";
   bool json = false;
+  // Model endpoint flags (win over $ENGRAM_* and engram.toml).
+  std::string llm_base_url, llm_model, embed_base_url, embed_model;
 };
 
 // Thrown nowhere: commands return an exit code.
 struct Cli {
   GlobalOptions g;
   std::unique_ptr<Engine> engine;
+  // The configured model clients (null when none); their counters give model
+  // calls and tokens.
+  std::shared_ptr<OpenAiClient> llm_client;
+  std::shared_ptr<OpenAiClient> embed_client;
 
   // $ENGRAM_DB, --db, or <home>/engram.db where home is --home, $ENGRAM_HOME
   // or ~/.local/share/engram.
   std::string DbPath() const;
+  // --home, $ENGRAM_HOME, $XDG_DATA_HOME/engram or ~/.local/share/engram.
+  std::string HomeDir() const;
   Scope CurrentScope() const;
-  // Opens the engine once (exit code 0 when ok).
+  // Opens the engine once (exit code 0 when ok), with the model endpoints of
+  // the configuration when there are any (else the built-in engine).
   int OpenEngine(EngineOptions extra = {});
 };
 

@@ -4,7 +4,7 @@
 
 namespace engram::vec {
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_THREAD__)
 #define ENGRAM_TARGET_CLONES __attribute__((target_clones("avx2", "default")))
 #define ENGRAM_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #else

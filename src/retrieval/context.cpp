@@ -60,8 +60,8 @@ struct Packer {
   int budget;
   Size used;
   bool truncated = false;
-  bool Take(Size add) {
-    if (Tokens(used + add) > budget) {
+  bool Take(Size add, int limit) {
+    if (Tokens(used + add) > std::min(limit, budget)) {
       truncated = true;
       return false;
     }
@@ -85,7 +85,7 @@ struct Section {
       return false;
     }
     Size add = open ? s : s + HeadingSize(title);
-    if (!pack.Take(add)) return false;
+    if (!pack.Take(add, pack.budget)) return false;
     spent += t;
     open = true;
     return true;
@@ -107,6 +107,14 @@ RetrievedItem Merge(const RetrievedItem& a, const RetrievedItem& b) {
   return m;
 }
 
+double Share(const char* key, double def) {  // TUNING ONLY
+  const char* env = std::getenv("ENGRAM_CTX");
+  if (!env) return def;
+  std::string e(env), k = std::string(key) + "=";
+  auto pos = e.find(k);
+  return pos == std::string::npos ? def : std::atof(e.c_str() + pos + k.size());
+}
+
 }  // namespace
 
 RetrievalResult AssembleContext(const ContextInput& in) {
@@ -116,7 +124,7 @@ RetrievalResult AssembleContext(const ContextInput& in) {
   Packer pack{budget, {}};
 
   // 1. Recent STM turns, newest first, within their share.
-  Section recent{kRecentTitle, static_cast<int>(budget * kStmShare)};
+  Section recent{kRecentTitle, static_cast<int>(budget * Share("stm", kStmShare))};
   std::vector<const RetrievedItem*> recent_items;
   std::unordered_set<std::int64_t> recent_turns;
   if (in.options.include_stm) {
@@ -128,7 +136,7 @@ RetrievalResult AssembleContext(const ContextInput& in) {
     std::reverse(recent_items.begin(), recent_items.end());
   }
   // 2. Profile.
-  Section profile{kProfileTitle, static_cast<int>(budget * kProfileShare)};
+  Section profile{kProfileTitle, static_cast<int>(budget * Share("prof", kProfileShare))};
   std::vector<RetrievedItem> profile_items;
   for (const auto& slot : in.profile) {
     RetrievedItem item;
@@ -140,8 +148,41 @@ RetrievalResult AssembleContext(const ContextInput& in) {
     if (!profile.Take(pack, item.text)) continue;
     profile_items.push_back(std::move(item));
   }
-  // 3. Facts, alternating kinds by rank, up to max_facts each, in one share.
-  const int facts_cap = static_cast<int>(budget * kFactsShare);
+  // 3. Messages by rank, leaving room for the facts; one date line per day.
+  const int facts_cap = static_cast<int>(budget * Share("facts", kFactsShare));
+  int facts_need = 0;
+  for (const auto* src : {&in.user_facts, &in.assistant_facts}) {
+    for (std::size_t i = 0; i < src->size() && static_cast<int>(i) < in.options.max_facts; ++i) {
+      facts_need += Tokens(Measure((*src)[i].item.text)) + 1;
+    }
+  }
+  const int facts_reserve = std::min(facts_cap, facts_need);
+  std::vector<std::size_t> chosen;
+  std::vector<bool> taken(in.ranked.size(), false);
+  std::unordered_set<std::int64_t> days, pages_in;
+  bool past_open = false;
+  const std::size_t max_messages = 2 * static_cast<std::size_t>(std::max(0, in.options.max_pages));
+  auto pack_messages = [&](int limit) {
+    for (std::size_t i = 0; i < in.ranked.size() && chosen.size() < max_messages; ++i) {
+      const RetrievedItem& item = in.ranked[i];
+      if (taken[i] || item.text.empty()) continue;
+      if (item.kind == ItemKind::kStmTurn && recent_turns.count(item.turn_id)) continue;
+      Size add = Measure(item.text);
+      add.bytes += 1;
+      const std::int64_t day = DayKey(item.event_time);
+      if (!days.count(day)) add = add + Measure(DayLine(item.event_time) + "\n");
+      if (!past_open) add = add + HeadingSize(kPastTitle);
+      if (!pack.Take(add, limit)) continue;
+      past_open = true;
+      days.insert(day);
+      taken[i] = true;
+      chosen.push_back(i);
+      if (item.kind == ItemKind::kPage) pages_in.insert(item.id);
+    }
+  };
+  pack_messages(budget - facts_reserve);
+  // 4. Facts not drawn from pages already present, alternating kinds by rank,
+  //    up to max_facts each, in one share.
   Section user_facts{kUserFactsTitle, facts_cap}, assistant_facts{kAssistantFactsTitle, facts_cap};
   std::vector<const RetrievedItem*> facts[2];
   std::size_t n = std::max(in.user_facts.size(), in.assistant_facts.size());
@@ -149,30 +190,19 @@ RetrievalResult AssembleContext(const ContextInput& in) {
     for (int k = 0; k < 2; ++k) {
       const auto& src = k == 0 ? in.user_facts : in.assistant_facts;
       if (i >= src.size() || static_cast<int>(facts[k].size()) >= in.options.max_facts) continue;
+      const auto& pages = src[i].pages;
+      if (!pages.empty() && std::all_of(pages.begin(), pages.end(),
+                                        [&](std::int64_t p) { return pages_in.count(p) > 0; })) {
+        continue;
+      }
       Section& sec = k == 0 ? user_facts : assistant_facts;
       sec.cap = facts_cap - (k == 0 ? assistant_facts.spent : user_facts.spent);
-      if (sec.Take(pack, src[i].text)) facts[k].push_back(&src[i]);
+      if (sec.Take(pack, src[i].item.text)) facts[k].push_back(&src[i].item);
     }
   }
-  // 4. Messages by rank with all the remaining budget; one date line per day.
-  std::vector<std::size_t> chosen;
-  std::unordered_set<std::int64_t> days;
-  bool past_open = false;
-  const std::size_t max_messages = 2 * static_cast<std::size_t>(std::max(0, in.options.max_pages));
-  for (std::size_t i = 0; i < in.ranked.size() && chosen.size() < max_messages; ++i) {
-    const RetrievedItem& item = in.ranked[i];
-    if (item.text.empty()) continue;
-    if (item.kind == ItemKind::kStmTurn && recent_turns.count(item.turn_id)) continue;
-    Size add = Measure(item.text);
-    add.bytes += 1;
-    const std::int64_t day = DayKey(item.event_time);
-    if (!days.count(day)) add = add + Measure(DayLine(item.event_time) + "\n");
-    if (!past_open) add = add + HeadingSize(kPastTitle);
-    if (!pack.Take(add)) continue;
-    past_open = true;
-    days.insert(day);
-    chosen.push_back(i);
-  }
+  // 5. More messages in what is left.
+  pack_messages(budget);
+  std::sort(chosen.begin(), chosen.end());
   // Chain summaries where budget remains, best messages first, once per page.
   std::vector<std::string> summary(in.ranked.size());
   std::unordered_set<std::int64_t> summarised;

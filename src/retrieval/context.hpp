@@ -11,6 +11,12 @@
 
 namespace engram::retrieval {
 
+// A fact offered to the context, with the pages it was drawn from.
+struct FactCandidate {
+  RetrievedItem item;  // text filled
+  std::vector<std::int64_t> pages;
+};
+
 struct ContextInput {
   RetrieveOptions options;
   // Newest STM turns, oldest first; text is the whole rendered exchange.
@@ -21,19 +27,22 @@ struct ContextInput {
   // Per ranked item: the chain summary of its page ("" when none).
   std::vector<std::string> chain;
   std::vector<ProfileSlot> profile;
-  std::vector<RetrievedItem> user_facts;       // best first, text filled
-  std::vector<RetrievedItem> assistant_facts;
+  std::vector<FactCandidate> user_facts;       // best first
+  std::vector<FactCandidate> assistant_facts;
 };
 
 // Shares of the budget that recent STM turns, the profile and the facts may
-// take; what they leave goes to ranked messages.
+// take at most; what they leave goes to ranked messages.
 inline constexpr double kStmShare = 0.2;
 inline constexpr double kProfileShare = 0.1;
 inline constexpr double kFactsShare = 0.2;
 
-// The context within in.options.budget_tokens: profile, facts, relevant past
-// messages (chronological, grouped under one date line per day; both sides of
-// an exchange merge into one item of part "both"), then recent conversation.
+// The context within in.options.budget_tokens. Packing order: recent STM
+// turns, profile, ranked messages (leaving room for the facts' share), facts
+// whose pages are not already in the context, then more messages in what is
+// left. Rendered as: profile, facts, relevant past messages (chronological,
+// one date line per day; both sides of an exchange merge into one item of
+// part "both", source_ref joined), recent conversation.
 // context_tokens == text::EstimateTokens(context) <= budget.
 RetrievalResult AssembleContext(const ContextInput& in);
 

@@ -27,6 +27,8 @@ RankParams Tuned() {
     if (k == "nb") p.neighbour = v;
     if (k == "nb2") p.neighbour2 = v;
     if (k == "nbsum") p.neighbour_sum = v;
+    if (k == "nb3") p.neighbour3 = v;
+    if (k == "gap") p.gap_minutes = v;
     if (k == "vec") p.vector = v;
     if (k == "seg") p.segment = v;
     if (k == "short") p.short_len = v;
@@ -80,12 +82,19 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   // Neighbouring messages (the previous and next message of the dialogue).
   std::vector<double> nb(lex);
   if (p.neighbour > 0) {
+    const double w[4] = {0.0, p.neighbour, p.neighbour2, p.neighbour3};
+    const double gap_ms = p.gap_minutes * 60000.0;
+    auto near = [&](std::size_t a, std::size_t b) {
+      if (gap_ms <= 0) return true;
+      double dt = static_cast<double>(doc_entry(a).event_time - doc_entry(b).event_time);
+      return dt <= gap_ms && -dt <= gap_ms;
+    };
     for (std::size_t d = 0; d < n; ++d) {
-      double prev = d > 0 ? lex[d - 1] : 0.0, next = d + 1 < n ? lex[d + 1] : 0.0;
-      nb[d] += p.neighbour * (p.neighbour_sum > 0 ? prev + next : std::max(prev, next));
-      if (p.neighbour2 > 0) {
-        double far = std::max(d > 1 ? lex[d - 2] : 0.0, d + 2 < n ? lex[d + 2] : 0.0);
-        nb[d] += p.neighbour2 * far;
+      for (std::size_t k = 1; k <= 3; ++k) {
+        if (w[k] <= 0) continue;
+        double prev = d >= k && near(d, d - k) ? lex[d - k] : 0.0;
+        double next = d + k < n && near(d, d + k) ? lex[d + k] : 0.0;
+        nb[d] += w[k] * (p.neighbour_sum > 0 ? prev + next : std::max(prev, next));
       }
     }
   }

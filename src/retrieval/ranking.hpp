@@ -22,6 +22,8 @@ struct RankParams {
   double neighbour = 0.0;   // share of the best neighbouring message's lexical score
   double neighbour2 = 0.0;  // share of the best message two steps away
   double neighbour_sum = 0.0;  // 1: add both neighbours instead of the best
+  double neighbour3 = 0.0;  // share of the best message three steps away
+  double gap_minutes = 0.0;  // neighbours only within this time gap (0 = any)
   double vector = 0.0;      // weight of the exchange's cosine against normalised lexical
   double segment = 0.0;     // bonus for messages of the top segments
   double short_len = 0.0;   // messages with fewer text terms are damped (0 = off)

@@ -1,6 +1,7 @@
 #include "retrieval/retriever.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -64,8 +65,9 @@ std::vector<std::pair<std::int64_t, double>> Sorted(const std::unordered_map<std
 }
 
 // Facts of one kind ranked by lexical + vector fusion, as context items.
-std::vector<RetrievedItem> RankFacts(const RetrievalInput& in, const FlatIndex& index,
+std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& index,
                                      const std::vector<std::int64_t>& lexical, ItemKind kind) {
+  static const bool lex_only = std::getenv("ENGRAM_FACTLEX") != nullptr;  // TUNING ONLY
   std::unordered_map<std::int64_t, double> scores;
   std::unordered_set<std::int64_t> mine;
   for (std::size_t r = 0; r < index.size(); ++r) mine.insert(index.id(r));
@@ -75,8 +77,10 @@ std::vector<RetrievedItem> RankFacts(const RetrievalInput& in, const FlatIndex& 
   }
   AddRrf(scores, lex, 1.0);
   AddRrf(scores, Ids(index.Search(in.query_embedding, kVectorCandidates)), 1.0);
-  std::vector<RetrievedItem> out;
+  std::vector<FactCandidate> out;
+  std::unordered_set<std::int64_t> lex_set(lex.begin(), lex.end());
   for (const auto& [id, score] : Sorted(scores)) {
+    if (lex_only && !lex_set.count(id)) continue;
     auto it = in.index->facts.find(id);
     if (it == in.index->facts.end()) continue;
     RetrievedItem item;
@@ -88,7 +92,7 @@ std::vector<RetrievedItem> RankFacts(const RetrievalInput& in, const FlatIndex& 
     item.event_time = it->second.event_time;
     item.text = "- (" + FormatHumanDate(item.event_time) + ") " + it->second.text;
     item.tokens = text::EstimateTokens(item.text);
-    out.push_back(std::move(item));
+    out.push_back({std::move(item), it->second.source_pages});
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/text.hpp"
+#include "memory/scope_store.hpp"
 
 namespace engram::retrieval {
 
@@ -92,14 +93,14 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
   IndexMessages(idx->entries, idx->messages, idx->message_docs);
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * f,
-      db->Prepare("SELECT id, kind, embedding, text, version, event_time FROM facts WHERE scope_id = ? AND status = 'live' "
+      db->Prepare("SELECT id, kind, embedding, text, version, event_time, source_pages FROM facts WHERE scope_id = ? AND status = 'live' "
                   "ORDER BY id"));
   f->Bind(1, scope_id);
   for (;;) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, f->Step());
     if (!row) break;
     (f->Text(1) == "user" ? idx->user_facts : idx->assistant_facts).Add(f->Int(0), f->Floats(2));
-    idx->facts[f->Int(0)] = FactEntry{f->Int(4), f->Int(5), f->Text(3)};
+    idx->facts[f->Int(0)] = FactEntry{f->Int(4), f->Int(5), f->Text(3), memory::IdsFromJson(f->Text(6))};
   }
   f->Reset();
   return std::shared_ptr<const ScopeIndex>(std::move(idx));

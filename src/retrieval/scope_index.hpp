@@ -58,6 +58,7 @@ struct FactEntry {
   std::int64_t version = 1;
   TimeMs event_time = 0;
   std::string text;
+  std::vector<std::int64_t> source_pages;
 };
 
 struct ScopeIndex {

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 #include "models/builtin/hash_embedder.hpp"
@@ -64,6 +66,12 @@ class FakeOpenAiServer {
   void QueueChat(FakeReply r) { std::lock_guard<std::mutex> l(mu_); chat_queue_.push_back(std::move(r)); }
   void QueueEmbed(FakeReply r) { std::lock_guard<std::mutex> l(mu_); embed_queue_.push_back(std::move(r)); }
   void SetChatText(std::string text) { std::lock_guard<std::mutex> l(mu_); chat_text_ = std::move(text); }
+  // When set, computes the reply text of chat requests that have no queued
+  // reply, from the parsed request body.
+  void SetChatResponder(std::function<std::string(const nlohmann::json& request)> f) {
+    std::lock_guard<std::mutex> l(mu_);
+    responder_ = std::move(f);
+  }
   void SetEmbedDimension(int dim) { std::lock_guard<std::mutex> l(mu_); embed_dim_ = dim; }
   // Default embeddings replies list their items in reverse (index still right).
   void SetReverseEmbedOrder(bool on) { std::lock_guard<std::mutex> l(mu_); reverse_embed_ = on; }
@@ -131,7 +139,11 @@ class FakeOpenAiServer {
         reply = std::move(queue.front());
         queue.pop_front();
       } else {
-        reply = chat ? ChatReply(chat_text_) : DefaultEmbedReply(req.body, embed_dim_, reverse_embed_);
+        if (chat && responder_) {
+          reply = ChatReply(responder_(nlohmann::json::parse(req.body, nullptr, false)));
+        } else {
+          reply = chat ? ChatReply(chat_text_) : DefaultEmbedReply(req.body, embed_dim_, reverse_embed_);
+        }
       }
     }
     ++(chat ? chat_requests_ : embed_requests_);
@@ -189,6 +201,7 @@ class FakeOpenAiServer {
   std::deque<FakeReply> chat_queue_, embed_queue_;
   std::vector<std::string> chat_bodies_, embed_bodies_;
   std::string last_auth_;
+  std::function<std::string(const nlohmann::json&)> responder_;
   std::string chat_text_ = "fake reply";
   int embed_dim_ = 64;
   bool reverse_embed_ = false;
