@@ -78,6 +78,23 @@ class Engine {
   // transaction. Returns the number of turns erased.
   virtual Result<std::int64_t> ForgetUser(const std::string& tenant, const std::string& user) = 0;
 
+  // Migrates the store's vectors to `target` (null: the built-in embedder) in
+  // place. Pages (from the text promotion embeds: the rendered exchange) and
+  // facts (their text) are embedded into shadow columns in batches, each
+  // batch in its own transaction; rows already done are skipped, so an
+  // interrupted run resumes where it stopped. When every row is done, ONE
+  // transaction switches the vectors, recomputes segment centroids and
+  // records `target` as the store's embedder. Until then the store still
+  // opens with its old embedder; opening with `target` without
+  // allow_embedder_migration is FailedPrecondition. A different target than
+  // an interrupted one restarts the migration; the store's own embedder as
+  // target cancels it. `progress` (optional) gets (vectors done, total).
+  // Needs exclusive use of the store by this process (no concurrent writers
+  // with another embedder during the switch).
+  virtual Result<ReembedReport> Reembed(
+      std::shared_ptr<Embedder> target,
+      std::function<void(std::int64_t done, std::int64_t total)> progress) = 0;
+
   // Name of the embedder and maintenance engine in use.
   virtual std::string EmbedderName() const = 0;
   virtual std::string MaintainerName() const = 0;

@@ -30,6 +30,12 @@ struct EngineOptions {
   // Check the database file's integrity when opening (PRAGMA quick_check).
   bool verify_on_open = true;
 
+  // Opens a store recorded with another embedder (or one being migrated) for
+  // Engine::Reembed: the embedder check is skipped, and until the store's
+  // vectors are the configured embedder's, Maintain/Retrieve/Chat fail with
+  // FailedPrecondition (admission, inspection and erasure still work).
+  bool allow_embedder_migration = false;
+
   // Injected dependencies; the built-in offline implementations and the
   // system clock are used when null. Not owned when raw; shared otherwise.
   std::shared_ptr<Embedder> embedder;

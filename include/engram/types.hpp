@@ -80,6 +80,19 @@ struct MaintainReport {
   bool degraded = false;     // any work done by the built-in engine
 };
 
+// What Engine::Reembed did. Embedders are named as recorded in the store.
+struct ReembedReport {
+  std::string from;          // the embedder the store was built with
+  int from_dim = 0;
+  std::string to;            // the target embedder (recorded once finished)
+  int to_dim = 0;
+  std::int64_t pages = 0;    // page vectors computed by this run
+  std::int64_t facts = 0;    // fact vectors computed by this run
+  std::int64_t segments = 0; // segment centroids recomputed at the switch
+  bool resumed = false;      // continued an interrupted migration to `to`
+  bool changed = false;      // the store now records `to` (false: nothing to do)
+};
+
 struct RetrieveOptions {
   int budget_tokens = 2000;
   int max_segments = 5;

@@ -56,6 +56,9 @@ int EstimateTokens(std::string_view text);
 // splitting a code point, adding "..." when cut (no "..." when max_bytes < 3).
 std::string Truncate(std::string_view text, std::size_t max_bytes);
 
+// Appends the UTF-8 encoding of a code point (assumed valid).
+void AppendUtf8(std::string& out, char32_t cp);
+
 // True when the text is valid UTF-8.
 bool IsValidUtf8(std::string_view text);
 

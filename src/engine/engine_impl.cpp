@@ -103,18 +103,8 @@ Status EngineImpl::Init() {
   ENGRAM_RETURN_IF_ERROR(writer_->EnableWal());  // only once the file is known to be ours
 
   // The store remembers its embedder; vectors of two embedders never mix.
-  ENGRAM_ASSIGN_OR_RETURN(std::string name, store::GetMeta(writer_.get(), "embedder_name"));
-  ENGRAM_ASSIGN_OR_RETURN(std::string dim, store::GetMeta(writer_.get(), "embedder_dim"));
-  std::string want_dim = std::to_string(embedder_->Dimension());
-  if (name.empty()) {
-    ENGRAM_RETURN_IF_ERROR(store::SetMeta(writer_.get(), "embedder_name", embedder_->Name()));
-    ENGRAM_RETURN_IF_ERROR(store::SetMeta(writer_.get(), "embedder_dim", want_dim));
-  } else if (name != embedder_->Name() || dim != want_dim) {
-    return Status::FailedPrecondition(
-        "the store " + options_.db_path + " was built with embedder " + name + " (dimension " +
-        dim + ") but this engine is configured with " + embedder_->Name() + " (dimension " +
-        want_dim + "); configure the original embedder or migrate the store to the new one");
-  }
+  ENGRAM_RETURN_IF_ERROR(CheckStoreEmbedder());
+  ENGRAM_ASSIGN_OR_RETURN(embedder_, WithCache(embedder_));  // persistent cache (non-builtin)
 
   config_.stm_capacity = options_.stm_capacity;
   config_.promote_batch_max = options_.promote_batch_max;
@@ -236,6 +226,7 @@ Status EngineImpl::FlushAccessLog() {
 }
 
 Result<MaintainReport> EngineImpl::Maintain(const Scope* scope) {
+  ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
   std::lock_guard<std::mutex> maint(maint_mu_);
   std::int64_t scope_id = 0;
   if (scope) {
@@ -276,15 +267,11 @@ Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::stri
     return Status::InvalidArgument("query: must not be empty");
   }
   if (options.budget_tokens < 0) return Status::InvalidArgument("budget: must not be negative");
+  ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
   ENGRAM_ASSIGN_OR_RETURN(auto qv, embedder_->Embed({query}));
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
   sql::Db* db = lease->db();
-  // One read transaction: a consistent snapshot across all the reads below.
-  ENGRAM_RETURN_IF_ERROR(db->Exec("BEGIN"));
-  struct EndRead {
-    sql::Db* db;
-    ~EndRead() { (void)db->Exec("COMMIT"); }
-  } end{db};
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));  // one consistent view
   ENGRAM_ASSIGN_OR_RETURN(auto row, memory::FindScope(db, scope));
   if (!row) return RetrievalResult{};
   ENGRAM_ASSIGN_OR_RETURN(auto idx, IndexFor(db, row->id, row->data_version));

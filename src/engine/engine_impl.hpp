@@ -2,6 +2,7 @@
 // and the background maintenance worker.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -43,6 +44,10 @@ class EngineImpl final : public Engine {
 
   Result<int> RetryFailedJobs() override;
 
+  // engine_reembed.cpp
+  Result<ReembedReport> Reembed(std::shared_ptr<Embedder> target,
+                                std::function<void(std::int64_t, std::int64_t)> progress) override;
+
  private:
   EngineImpl() = default;
   Status Init();
@@ -69,6 +74,13 @@ class EngineImpl final : public Engine {
   Result<std::shared_ptr<const retrieval::ScopeIndex>> IndexFor(sql::Db* db, std::int64_t scope_id,
                                                                 std::int64_t data_version);
   Status FlushAccessLog();
+  // engine_reembed.cpp: checks the recorded embedder against embedder_ when
+  // opening (sets embedder_ok_; the "being migrated" error), and wraps a
+  // non-builtin embedder with the persistent cache.
+  Status CheckStoreEmbedder();
+  Result<std::shared_ptr<Embedder>> WithCache(std::shared_ptr<Embedder> embedder);
+  // FailedPrecondition while the store's vectors are not embedder_'s.
+  Status RequireEmbedder() const;
   void WorkerLoop();
   void Wake();
 
@@ -77,6 +89,8 @@ class EngineImpl final : public Engine {
   memory::MemoryDeps deps_;
   std::shared_ptr<Embedder> embedder_;
   std::shared_ptr<Maintainer> maintainer_;
+  // The store's vectors are embedder_'s (false only with allow_embedder_migration).
+  std::atomic<bool> embedder_ok_{true};
 
   std::unique_ptr<sql::Db> writer_;
   std::mutex writer_mu_;

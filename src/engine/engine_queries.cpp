@@ -73,11 +73,7 @@ Result<Stats> EngineImpl::GetStats(const Scope* scope) {
     if (!row) return Stats{};
     sid = row->id;
   }
-  ENGRAM_RETURN_IF_ERROR(db->Exec("BEGIN"));
-  struct EndRead {
-    sql::Db* db;
-    ~EndRead() { (void)db->Exec("COMMIT"); }
-  } end{db};
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));  // one consistent view
   Stats s;
   auto q = [&](const char* sql) { return memory::QueryInt(db, sql, sid, sid, 2); };
   ENGRAM_ASSIGN_OR_RETURN(s.turns_admitted,
@@ -119,11 +115,7 @@ Result<Stats> EngineImpl::GetStats(const Scope* scope) {
 Status EngineImpl::Export(const Scope* scope, const std::function<void(const std::string&)>& sink) {
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
   sql::Db* db = lease->db();
-  ENGRAM_RETURN_IF_ERROR(db->Exec("BEGIN"));
-  struct EndRead {
-    sql::Db* db;
-    ~EndRead() { (void)db->Exec("COMMIT"); }
-  } end{db};
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));  // one consistent view
   ENGRAM_ASSIGN_OR_RETURN(auto scopes, memory::ListScopes(db));
   for (const auto& sc : scopes) {
     if (scope && (sc.scope.tenant != scope->tenant || sc.scope.user != scope->user ||

@@ -3,6 +3,7 @@
 #include <stdlib.h>  // mkdtemp
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -168,6 +169,12 @@ Status RunConversation(const ParsedDialogue& d, const std::vector<LocomoQuestion
       std::vector<const RetrievalResult*> by_budget;
       for (const auto& r : results) by_budget.push_back(&r);
       QuestionScore s = ScoreQuestion(evidence, results.back().ranked, by_budget);
+      if (const char* dump = std::getenv("ENGRAM_EVAL_DUMP")) {  // TUNING ONLY
+        std::ofstream f(dump, std::ios::app);
+        nlohmann::json dj = {{"conv", scope.user}, {"cat", q.category}, {"q", q.question}, {"ev", evidence},
+                             {"top", FirstSlots(results.back().ranked, 30)}, {"r10", s.recall[1]}};
+        f << dj.dump() << "\n";
+      }
       cat->second.Add(s);
       if (InOverall(q.category)) t.overall.Add(s);
     }

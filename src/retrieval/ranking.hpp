@@ -24,6 +24,9 @@ struct RankParams {
   double neighbour_sum = 0.0;  // 1: add both neighbours instead of the best
   double neighbour3 = 0.0;  // share of the best message three steps away
   double gap_minutes = 0.0;  // neighbours only within this time gap (0 = any)
+  int prf_docs = 0;          // pseudo-relevance feedback: messages read
+  int prf_terms = 0;         // terms added
+  double prf_weight = 0.0;   // weight of the best added term
   double vector = 0.0;      // weight of the exchange's cosine against normalised lexical
   double segment = 0.0;     // bonus for messages of the top segments
   double short_len = 0.0;   // messages with fewer text terms are damped (0 = off)

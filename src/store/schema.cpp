@@ -163,6 +163,19 @@ CREATE INDEX receipts_memory ON receipts(memory_kind, memory_id);
 CREATE INDEX receipts_run ON receipts(run_id);
 )sql";
 
+// Persistent embedding cache (engine/caching_embedder.hpp): one vector per
+// (embedder name, text::ContentHash of the text). Holds no text. IF NOT EXISTS
+// because stores created by earlier pre-release builds of v1 get it on open.
+constexpr const char* kEmbedCacheTable = R"sql(
+CREATE TABLE IF NOT EXISTS embed_cache(
+  model     TEXT NOT NULL,               -- Embedder::Name()
+  text_hash INTEGER NOT NULL,            -- text::ContentHash (normalised text)
+  dim       INTEGER NOT NULL,
+  vector    BLOB NOT NULL,               -- float32, L2-normalised
+  PRIMARY KEY(model, text_hash)
+) WITHOUT ROWID;
+)sql";
+
 Result<std::int64_t> QueryInt(sql::Db* db, std::string_view q) {
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
   ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
@@ -202,6 +215,7 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
     }
     ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
     ENGRAM_RETURN_IF_ERROR(db->Exec(kSchemaV1));
+    ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));
     ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA application_id = " + std::to_string(kApplicationId)));
     ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
     ENGRAM_RETURN_IF_ERROR(SetMeta(db, "created_at", std::to_string(now_ms)));
@@ -219,6 +233,7 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
                                       ", newer than this engram (" +
                                       std::to_string(kSchemaVersion) + "); upgrade engram");
   }
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));  // no-op when present
   // Future migrations: for (int to = version + 1; to <= kSchemaVersion; ++to) apply step `to`.
   return Status::Ok();
 }

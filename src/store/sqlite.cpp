@@ -185,4 +185,11 @@ Status Txn::Commit() {
   return st;
 }
 
+Result<std::unique_ptr<ReadTxn>> ReadTxn::Begin(Db* db) {
+  ENGRAM_RETURN_IF_ERROR(db->Exec("BEGIN"));
+  return std::unique_ptr<ReadTxn>(new ReadTxn(db));
+}
+
+ReadTxn::~ReadTxn() { (void)db_->Exec("COMMIT"); }
+
 }  // namespace engram::sql

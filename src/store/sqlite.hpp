@@ -104,4 +104,16 @@ class Txn {
   bool done_ = false;
 };
 
+// A read transaction (BEGIN DEFERRED): every read inside sees one snapshot.
+// Ends (COMMIT) when destroyed.
+class ReadTxn {
+ public:
+  static Result<std::unique_ptr<ReadTxn>> Begin(Db* db);
+  ~ReadTxn();
+
+ private:
+  explicit ReadTxn(Db* db) : db_(db) {}
+  Db* db_;
+};
+
 }  // namespace engram::sql

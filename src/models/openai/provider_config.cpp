@@ -1,6 +1,8 @@
 // ProviderConfig loading: a small TOML-subset reader, environment and flags.
 #include "models/openai/provider_config.hpp"
 
+#include "core/text.hpp"
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -18,23 +20,7 @@ bool IsBareKeyChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
 }
 
-void AppendUtf8(std::string& out, unsigned long cp) {
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-}
+void AppendUtf8(std::string& out, unsigned long cp) { text::AppendUtf8(out, static_cast<char32_t>(cp)); }
 
 // A number in TOML spelling (optional sign, digits, '_' separators, fraction,
 // exponent). nullopt when the text is not one.

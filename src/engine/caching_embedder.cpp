@@ -1,0 +1,130 @@
+#include "engine/caching_embedder.hpp"
+
+#include <unordered_map>
+
+#include "core/text.hpp"
+#include "store/schema.hpp"
+
+namespace engram {
+
+namespace {
+
+// The hash of a text whose normalised form is empty ("", "  ", "?!"): such
+// texts all share it, so they are never cached.
+std::int64_t EmptyKey() {
+  static const std::int64_t k = static_cast<std::int64_t>(text::ContentHash(""));
+  return k;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<CachingEmbedder>> CachingEmbedder::Open(std::shared_ptr<Embedder> inner,
+                                                               const std::string& db_path) {
+  if (!inner) return Status::InvalidArgument("CachingEmbedder: inner embedder is null");
+  std::unique_ptr<sql::Db> db;
+  if (db_path == ":memory:") {
+    ENGRAM_ASSIGN_OR_RETURN(db, sql::Db::Open(db_path, {}));
+    ENGRAM_RETURN_IF_ERROR(store::EnsureSchema(db.get(), 0));
+  } else {
+    sql::OpenOptions o;
+    o.create = false;  // the store exists: the engine created it
+    ENGRAM_ASSIGN_OR_RETURN(db, sql::Db::Open(db_path, o));
+  }
+  // Fails early (and clearly) when the table is missing.
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * probe,
+      db->Prepare("SELECT dim, vector FROM embed_cache WHERE model = ? AND text_hash = ?"));
+  probe->Reset();
+  return std::shared_ptr<CachingEmbedder>(new CachingEmbedder(std::move(inner), std::move(db)));
+}
+
+void CachingEmbedder::Lookup(const std::vector<std::int64_t>& keys, std::vector<Vector>& out,
+                             std::vector<bool>& found) {
+  const std::string model = inner_->Name();
+  const int want_dim = inner_->Dimension();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto st = db_->Prepare("SELECT dim, vector FROM embed_cache WHERE model = ? AND text_hash = ?");
+  if (!st.ok()) return;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (keys[i] == EmptyKey()) continue;
+    (*st)->Bind(1, model).Bind(2, keys[i]);
+    auto row = (*st)->Step();
+    if (row.ok() && *row) {
+      const std::int64_t dim = (*st)->Int(0);
+      Vector v = (*st)->Floats(1);
+      if (dim > 0 && static_cast<std::int64_t>(v.size()) == dim && (want_dim <= 0 || dim == want_dim)) {
+        out[i] = std::move(v);
+        found[i] = true;
+      }
+    }
+    (*st)->Reset();
+  }
+}
+
+void CachingEmbedder::Store(const std::vector<std::int64_t>& keys, const std::vector<Vector>& vectors) {
+  const std::string model = inner_->Name();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto txn = sql::Txn::Begin(db_.get());
+  if (!txn.ok()) return;  // busy: the vectors stay uncached
+  auto st = db_->Prepare(
+      "INSERT INTO embed_cache(model, text_hash, dim, vector) VALUES(?,?,?,?) "
+      "ON CONFLICT(model, text_hash) DO UPDATE SET dim = excluded.dim, vector = excluded.vector");
+  if (!st.ok()) return;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const Vector& v = vectors[i];
+    if (keys[i] == EmptyKey() || v.empty()) continue;
+    Status s = (*st)->Bind(1, model)
+                   .Bind(2, keys[i])
+                   .Bind(3, static_cast<std::int64_t>(v.size()))
+                   .BindBlob(4, v.data(), static_cast<int>(v.size() * sizeof(float)))
+                   .Run();
+    if (!s.ok()) return;  // rolled back by ~Txn
+  }
+  (void)(*txn)->Commit();
+}
+
+Result<std::vector<Vector>> CachingEmbedder::Embed(const std::vector<std::string>& texts) {
+  std::vector<std::int64_t> keys(texts.size());
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    keys[i] = static_cast<std::int64_t>(text::ContentHash(texts[i]));
+  }
+  std::vector<Vector> out(texts.size());
+  std::vector<bool> found(texts.size(), false);
+  Lookup(keys, out, found);
+
+  // Misses: each distinct key once (an uncacheable text always on its own).
+  std::vector<std::string> miss_texts;
+  std::vector<std::int64_t> miss_keys;
+  std::vector<std::size_t> slot(texts.size(), 0);  // index into miss_texts
+  std::unordered_map<std::int64_t, std::size_t> first;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    if (found[i]) continue;
+    if (keys[i] != EmptyKey()) {
+      auto [it, inserted] = first.emplace(keys[i], miss_texts.size());
+      if (!inserted) {
+        slot[i] = it->second;
+        continue;
+      }
+    }
+    slot[i] = miss_texts.size();
+    miss_texts.push_back(texts[i]);
+    miss_keys.push_back(keys[i]);
+  }
+  hits_ += static_cast<std::int64_t>(texts.size()) - static_cast<std::int64_t>(miss_texts.size());
+  if (miss_texts.empty()) return out;
+  misses_ += static_cast<std::int64_t>(miss_texts.size());
+
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<Vector> computed, inner_->Embed(miss_texts));
+  if (computed.size() != miss_texts.size()) {
+    return Status::Internal("embedder " + inner_->Name() + " returned " +
+                            std::to_string(computed.size()) + " vectors for " +
+                            std::to_string(miss_texts.size()) + " texts");
+  }
+  Store(miss_keys, computed);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    if (!found[i]) out[i] = computed[slot[i]];
+  }
+  return out;
+}
+
+}  // namespace engram
