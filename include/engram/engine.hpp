@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engram/lineage.hpp"
 #include "engram/options.hpp"
 #include "engram/result.hpp"
 #include "engram/types.hpp"
@@ -94,6 +95,25 @@ class Engine {
   virtual Result<ReembedReport> Reembed(
       std::shared_ptr<Embedder> target,
       std::function<void(std::int64_t done, std::int64_t total)> progress) = 0;
+
+  // --- Lineage and memory health (docs/LINEAGE.md) ---
+  // Classifies every memory item from its receipts and the store's state:
+  // counts per state, per scope and overall, the oldest waiting item and the
+  // non-green items with their run ids. Read-only.
+  virtual Result<HealthReport> Health(const HealthOptions& options) = 0;
+  // Re-verifies the scopes matching the options (expiry ignored) and writes a
+  // "verified" receipt for each scope that is healthy or waiting, renewing its
+  // evidence for another horizon. Returns how many scopes were verified.
+  virtual Result<int> VerifyLineage(const HealthOptions& options) = 0;
+  // Receipts in id order (retrieval receipts buffered in memory are written
+  // by the next Maintain() or when the engine closes).
+  virtual Result<std::vector<ReceiptInfo>> ListReceipts(const ReceiptQuery& query) = 0;
+  // The page chain of one scope in page order (ids only).
+  virtual Result<std::vector<PageLink>> ListPageLinks(const Scope& scope) = 0;
+  // Folds receipts older than the retention (receipt_retention_days, never
+  // less than the evidence horizon) into per-day summaries with counts.
+  // Maintain() runs it too; retention_days = -1 uses the engine option.
+  virtual Result<ReceiptCompaction> CompactReceipts(int retention_days) = 0;
 
   // Name of the embedder and maintenance engine in use.
   virtual std::string EmbedderName() const = 0;

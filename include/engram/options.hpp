@@ -24,6 +24,14 @@ struct EngineOptions {
   double heat_threshold = 5.0;       // heat at which a segment is consolidated
   double heat_tau_hours = 24.0;      // recency decay of heat
 
+  // Lineage (docs/LINEAGE.md): receipts older than the horizon are evidence of
+  // nothing (0 = never expire); older receipts are compacted into per-day
+  // summaries by maintenance (0 = keep every receipt); a source beyond its
+  // capacity for longer than the wait is reported as a missing promotion.
+  int receipt_horizon_hours = 24;
+  int receipt_retention_days = 30;
+  int promotion_wait_minutes = 60;
+
   // Run maintenance in a background thread (long-running processes). When
   // false, admissions leave jobs pending until Maintain() is called.
   bool background_maintenance = false;

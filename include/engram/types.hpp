@@ -91,6 +91,8 @@ struct ReembedReport {
   std::int64_t segments = 0; // segment centroids recomputed at the switch
   bool resumed = false;      // continued an interrupted migration to `to`
   bool changed = false;      // the store now records `to` (false: nothing to do)
+  bool cancelled = false;    // `to` was the store's own embedder and an
+                             // interrupted migration elsewhere was abandoned
 };
 
 struct RetrieveOptions {

@@ -8,6 +8,8 @@ void RegisterCommands(CLI::App& app, Cli& cli, int& code) {
   RegisterEvalCommands(app, cli, code);
   RegisterBenchCommands(app, cli, code);
   RegisterChatCommands(app, cli, code);
+  RegisterHealthCommands(app, cli, code);
+  RegisterReembedCommands(app, cli, code);
 }
 
 }  // namespace engram::cli

@@ -16,5 +16,7 @@ void RegisterInspectCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterBenchCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterChatCommands(CLI::App& app, Cli& cli, int& code);
+void RegisterHealthCommands(CLI::App& app, Cli& cli, int& code);
+void RegisterReembedCommands(CLI::App& app, Cli& cli, int& code);
 
 }  // namespace engram::cli

@@ -38,6 +38,10 @@ Status CheckOptions(const EngineOptions& o) {
   if (o.promote_batch_max < 1) return Status::InvalidArgument("promote_batch_max: must be at least 1");
   if (o.mtm_capacity < 1) return Status::InvalidArgument("mtm_capacity: must be at least 1");
   if (o.heat_tau_hours <= 0) return Status::InvalidArgument("heat_tau_hours: must be positive");
+  if (o.receipt_horizon_hours < 0 || o.receipt_retention_days < 0 || o.promotion_wait_minutes < 0) {
+    return Status::InvalidArgument(
+        "receipt_horizon_hours, receipt_retention_days, promotion_wait_minutes: must not be negative");
+  }
   return Status::Ok();
 }
 
@@ -104,6 +108,9 @@ Status EngineImpl::Init() {
 
   // The store remembers its embedder; vectors of two embedders never mix.
   ENGRAM_RETURN_IF_ERROR(CheckStoreEmbedder());
+  // Queries are embedded without the persistent cache: only memory content
+  // (pages, facts) is cached, and ForgetUser removes a user's entries.
+  query_embedder_ = embedder_;
   ENGRAM_ASSIGN_OR_RETURN(embedder_, WithCache(embedder_));  // persistent cache (non-builtin)
 
   config_.stm_capacity = options_.stm_capacity;
@@ -129,7 +136,10 @@ EngineImpl::~EngineImpl() {
   }
   worker_cv_.notify_all();
   if (worker_.joinable()) worker_.join();
-  if (w_.db) (void)FlushAccessLog();  // only when Init() completed
+  if (w_.db) {  // only when Init() completed
+    (void)FlushAccessLog();
+    (void)FlushReceipts();
+  }
 }
 
 Result<std::unique_ptr<EngineImpl::ReadLease>> EngineImpl::AcquireReader() {
@@ -237,8 +247,12 @@ Result<MaintainReport> EngineImpl::Maintain(const Scope* scope) {
     scope_id = row->id;
   }
   ENGRAM_RETURN_IF_ERROR(FlushAccessLog());
+  ENGRAM_RETURN_IF_ERROR(FlushReceipts());
   auto report = memory::RunPendingJobs(w_, scope_id, config_, deps_);
   if (report.ok()) report->degraded = report->degraded || maintainer_->IsBuiltin();
+  if (report.ok() && options_.receipt_retention_days > 0) {
+    ENGRAM_RETURN_IF_ERROR(CompactReceipts(-1).status());
+  }
   return report;
 }
 
@@ -268,7 +282,7 @@ Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::stri
   }
   if (options.budget_tokens < 0) return Status::InvalidArgument("budget: must not be negative");
   ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
-  ENGRAM_ASSIGN_OR_RETURN(auto qv, embedder_->Embed({query}));
+  ENGRAM_ASSIGN_OR_RETURN(auto qv, query_embedder_->Embed({query}));
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
   sql::Db* db = lease->db();
   ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));  // one consistent view
@@ -282,6 +296,7 @@ Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::stri
   in.query_embedding = std::move(qv.front());
   in.options = options;
   in.now = deps_.clock->NowMs();
+  in.embedder = embedder_.get();  // STM turns rank like pages (vectors on the fly)
   memory::AccessLog hits;
   ENGRAM_ASSIGN_OR_RETURN(RetrievalResult result, retrieval::Retrieve(db, in, &hits));
   {
@@ -292,6 +307,7 @@ Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::stri
       e.second = std::max(e.second, h.second);
     }
   }
+  BufferRetrievalReceipt(scope, result, in.now);
   return result;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engram/engine.hpp"
+#include "lineage/receipts.hpp"
 #include "memory/config.hpp"
 #include "memory/jobs.hpp"
 #include "memory/promotion.hpp"
@@ -44,6 +45,13 @@ class EngineImpl final : public Engine {
 
   Result<int> RetryFailedJobs() override;
 
+  // engine_lineage.cpp
+  Result<HealthReport> Health(const HealthOptions& options) override;
+  Result<int> VerifyLineage(const HealthOptions& options) override;
+  Result<std::vector<ReceiptInfo>> ListReceipts(const ReceiptQuery& query) override;
+  Result<std::vector<PageLink>> ListPageLinks(const Scope& scope) override;
+  Result<ReceiptCompaction> CompactReceipts(int retention_days) override;
+
   // engine_reembed.cpp
   Result<ReembedReport> Reembed(std::shared_ptr<Embedder> target,
                                 std::function<void(std::int64_t, std::int64_t)> progress) override;
@@ -74,6 +82,11 @@ class EngineImpl final : public Engine {
   Result<std::shared_ptr<const retrieval::ScopeIndex>> IndexFor(sql::Db* db, std::int64_t scope_id,
                                                                 std::int64_t data_version);
   Status FlushAccessLog();
+  // engine_lineage.cpp: retrieval never writes, so its receipts wait in
+  // memory (bounded) until FlushReceipts writes them in their own transaction
+  // (at maintenance and when the engine closes).
+  void BufferRetrievalReceipt(const Scope& scope, const RetrievalResult& result, TimeMs at);
+  Status FlushReceipts();
   // engine_reembed.cpp: checks the recorded embedder against embedder_ when
   // opening (sets embedder_ok_; the "being migrated" error), and wraps a
   // non-builtin embedder with the persistent cache.
@@ -87,7 +100,8 @@ class EngineImpl final : public Engine {
   EngineOptions options_;
   memory::MemoryConfig config_;
   memory::MemoryDeps deps_;
-  std::shared_ptr<Embedder> embedder_;
+  std::shared_ptr<Embedder> embedder_;        // memory content (cached when not builtin)
+  std::shared_ptr<Embedder> query_embedder_;  // queries (never cached)
   std::shared_ptr<Maintainer> maintainer_;
   // The store's vectors are embedder_'s (false only with allow_embedder_migration).
   std::atomic<bool> embedder_ok_{true};
@@ -105,6 +119,10 @@ class EngineImpl final : public Engine {
 
   std::mutex access_mu_;
   memory::AccessLog access_;
+
+  std::mutex receipts_mu_;
+  std::vector<lineage::Receipt> receipts_;             // retrieval receipts not yet written
+  std::map<std::string, std::int64_t> receipts_lost_;  // per scope key, beyond the bound
 
   std::mutex maint_mu_;  // one maintenance run at a time
 

@@ -1,8 +1,10 @@
 // EngineImpl: inspection, export and erasure.
 #include <nlohmann/json.hpp>
 
+#include "core/text.hpp"
 #include "core/time.hpp"
 #include "engine/engine_impl.hpp"
+#include "lineage/receipts.hpp"
 #include "memory/lpm.hpp"
 #include "memory/mtm.hpp"
 #include "memory/scope_store.hpp"
@@ -221,6 +223,42 @@ Result<std::int64_t> EngineImpl::ForgetUser(const std::string& tenant, const std
     if (sc.scope.tenant != tenant || sc.scope.user != user) continue;
     ENGRAM_ASSIGN_OR_RETURN(std::int64_t n, memory::QueryInt(db, "SELECT count(*) FROM turns WHERE scope_id = ?", sc.id, 0, 1));
     erased += n;
+    // The purge is a transition too; its receipt tells the health classifier
+    // that this scope's earlier receipts describe erased memory.
+    lineage::Receipt purge;
+    purge.run_id = lineage::NewRunId();
+    purge.tenant = sc.scope.tenant;
+    purge.user_scope = sc.scope.user;
+    purge.assistant_scope = sc.scope.assistant;
+    purge.memory_kind = "scope";
+    purge.memory_id = sc.id;
+    purge.source_version = config_.source_version;
+    purge.from_tier = "store";
+    purge.to_tier = "purged";
+    purge.status = "committed";
+    purge.at_utc = deps_.clock->NowMs();
+    purge.outcome_receipt = "turns erased=" + std::to_string(n);
+    ENGRAM_RETURN_IF_ERROR(lineage::Write(db, purge));
+    // Embedding-cache entries of this user's pages and facts (keyed by a
+    // hash of the text) go too.
+    ENGRAM_ASSIGN_OR_RETURN(
+        sql::Stmt * texts,
+        db->Prepare("SELECT user_name, user_text, assistant_name, assistant_text, NULL FROM turns "
+                    "WHERE scope_id = ?1 UNION ALL SELECT NULL, NULL, NULL, NULL, text FROM facts "
+                    "WHERE scope_id = ?1"));
+    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * uncache, db->Prepare("DELETE FROM embed_cache WHERE text_hash = ?"));
+    texts->Bind(1, sc.id);
+    std::vector<std::int64_t> hashes;
+    for (;;) {
+      ENGRAM_ASSIGN_OR_RETURN(bool row, texts->Step());
+      if (!row) break;
+      std::string t = texts->IsNull(4) ? memory::RenderExchange(texts->Text(0), texts->Text(1),
+                                                                texts->Text(2), texts->Text(3))
+                                       : texts->Text(4);
+      hashes.push_back(static_cast<std::int64_t>(text::ContentHash(t)));
+    }
+    texts->Reset();
+    for (auto h : hashes) ENGRAM_RETURN_IF_ERROR(uncache->Bind(1, h).Run());
     static const char* kErase[] = {
         "DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE scope_id = ?1)",
         "DELETE FROM segments_fts WHERE rowid IN (SELECT id FROM segments WHERE scope_id = ?1)",

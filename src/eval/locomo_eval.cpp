@@ -3,7 +3,6 @@
 #include <stdlib.h>  // mkdtemp
 
 #include <algorithm>
-#include <cstdlib>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -169,12 +168,6 @@ Status RunConversation(const ParsedDialogue& d, const std::vector<LocomoQuestion
       std::vector<const RetrievalResult*> by_budget;
       for (const auto& r : results) by_budget.push_back(&r);
       QuestionScore s = ScoreQuestion(evidence, results.back().ranked, by_budget);
-      if (const char* dump = std::getenv("ENGRAM_EVAL_DUMP")) {  // TUNING ONLY
-        std::ofstream f(dump, std::ios::app);
-        nlohmann::json dj = {{"conv", scope.user}, {"cat", q.category}, {"q", q.question}, {"ev", evidence},
-                             {"top", FirstSlots(results.back().ranked, 30)}, {"r10", s.recall[1]}};
-        f << dj.dump() << "\n";
-      }
       cat->second.Add(s);
       if (InOverall(q.category)) t.overall.Add(s);
     }
@@ -201,7 +194,7 @@ nlohmann::json Report(const Totals& t, const std::vector<std::string>& ids) {
                  {"engram_version", Version()},
                  {"conversations", ids},
                  {"max_pages", kEvalMaxPages},
-                 {"ranking", "turn-level; one slot per dia_id of each ranked item"}};
+                 {"ranking", "message-level; one slot per dia_id of each ranked item"}};
   j["ingest"] = {{"turns", t.turns},
                  {"utterances", t.utterances},
                  {"add_s", Round(t.add_s, 3)},

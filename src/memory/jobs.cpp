@@ -3,6 +3,7 @@
 #include <set>
 
 #include "lineage/receipts.hpp"
+#include "lineage/reconcile.hpp"
 #include "memory/lpm.hpp"
 #include "memory/scope_store.hpp"
 #include "memory/stm.hpp"
@@ -29,6 +30,27 @@ Result<std::vector<JobRow>> Collect(sql::Stmt* st) {
   }
   st->Reset();
   return out;
+}
+
+lineage::JobRef JobRefOf(const JobRow& job, const ScopeRow& scope, const MemoryConfig& config) {
+  return {scope.scope, job.scope_id, job.id, job.kind, config.source_version};
+}
+
+// Opens an attempt in its own small transaction: runs of this scope's jobs of
+// the same kind that started and never reached an outcome are reconciled by
+// run id and version first (docs/LINEAGE.md), then a "started" receipt names
+// the new run.
+Status BeginAttempt(const WriterDb& w, const JobRow& job, const std::string& run_id,
+                    const MemoryConfig& config, TimeMs now, int attempt) {
+  std::lock_guard<std::mutex> lock(*w.mu);
+  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(w.db));
+  ENGRAM_ASSIGN_OR_RETURN(ScopeRow scope, LoadScope(w.db, job.scope_id));
+  lineage::JobRef ref = JobRefOf(job, scope, config);
+  ENGRAM_RETURN_IF_ERROR(lineage::ReconcileOpenRuns(w.db, ref, now).status());
+  ENGRAM_RETURN_IF_ERROR(lineage::WriteJobReceipt(
+      w.db, ref, run_id, "started",
+      "jobs.id=" + std::to_string(job.id) + " attempt=" + std::to_string(attempt), now));
+  return txn->Commit();
 }
 
 // Records the outcome of one attempt in its own small transaction, with a
@@ -73,6 +95,10 @@ Status FinishAttempt(const WriterDb& w, const JobRow& job, const std::string& ru
     r.at_utc = now;
     r.outcome_receipt = std::string(StatusCodeName(result.code()));
     ENGRAM_RETURN_IF_ERROR(lineage::Write(w.db, r));
+  } else {
+    ENGRAM_RETURN_IF_ERROR(lineage::WriteJobReceipt(w.db, JobRefOf(job, scope, config), run_id,
+                                                    "committed",
+                                                    "jobs.id=" + std::to_string(job.id) + " done", now));
   }
   return txn->Commit();
 }
@@ -172,6 +198,8 @@ Result<MaintainReport> RunPendingJobs(const WriterDb& w, std::int64_t scope_id,
       std::string run_id;
       for (int attempt = job.attempts; attempt < config.max_job_attempts; ++attempt) {
         run_id = lineage::NewRunId();
+        ENGRAM_RETURN_IF_ERROR(
+            BeginAttempt(w, job, run_id, config, deps.clock->NowMs(), attempt + 1));
         st = job.kind == "promote" ? RunPromote(w, job, config, deps, run_id, &report)
                                    : RunConsolidate(w, job, config, deps, run_id, &report);
         bool final_attempt = st.ok() || attempt + 1 >= config.max_job_attempts;

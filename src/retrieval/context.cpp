@@ -1,7 +1,6 @@
 #include "retrieval/context.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string_view>
 #include <unordered_set>
 
@@ -107,14 +106,6 @@ RetrievedItem Merge(const RetrievedItem& a, const RetrievedItem& b) {
   return m;
 }
 
-double Share(const char* key, double def) {  // TUNING ONLY
-  const char* env = std::getenv("ENGRAM_CTX");
-  if (!env) return def;
-  std::string e(env), k = std::string(key) + "=";
-  auto pos = e.find(k);
-  return pos == std::string::npos ? def : std::atof(e.c_str() + pos + k.size());
-}
-
 }  // namespace
 
 RetrievalResult AssembleContext(const ContextInput& in) {
@@ -124,7 +115,7 @@ RetrievalResult AssembleContext(const ContextInput& in) {
   Packer pack{budget, {}};
 
   // 1. Recent STM turns, newest first, within their share.
-  Section recent{kRecentTitle, static_cast<int>(budget * Share("stm", kStmShare))};
+  Section recent{kRecentTitle, static_cast<int>(budget * kStmShare)};
   std::vector<const RetrievedItem*> recent_items;
   std::unordered_set<std::int64_t> recent_turns;
   if (in.options.include_stm) {
@@ -136,7 +127,7 @@ RetrievalResult AssembleContext(const ContextInput& in) {
     std::reverse(recent_items.begin(), recent_items.end());
   }
   // 2. Profile.
-  Section profile{kProfileTitle, static_cast<int>(budget * Share("prof", kProfileShare))};
+  Section profile{kProfileTitle, static_cast<int>(budget * kProfileShare)};
   std::vector<RetrievedItem> profile_items;
   for (const auto& slot : in.profile) {
     RetrievedItem item;
@@ -149,7 +140,7 @@ RetrievalResult AssembleContext(const ContextInput& in) {
     profile_items.push_back(std::move(item));
   }
   // 3. Messages by rank, leaving room for the facts; one date line per day.
-  const int facts_cap = static_cast<int>(budget * Share("facts", kFactsShare));
+  const int facts_cap = static_cast<int>(budget * kFactsShare);
   int facts_need = 0;
   for (const auto* src : {&in.user_facts, &in.assistant_facts}) {
     for (std::size_t i = 0; i < src->size() && static_cast<int>(i) < in.options.max_facts; ++i) {

@@ -1,7 +1,6 @@
 #include "retrieval/retriever.hpp"
 
 #include <algorithm>
-#include <cstdlib>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -67,7 +66,6 @@ std::vector<std::pair<std::int64_t, double>> Sorted(const std::unordered_map<std
 // Facts of one kind ranked by lexical + vector fusion, as context items.
 std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& index,
                                      const std::vector<std::int64_t>& lexical, ItemKind kind) {
-  static const bool lex_only = std::getenv("ENGRAM_FACTLEX") != nullptr;  // TUNING ONLY
   std::unordered_map<std::int64_t, double> scores;
   std::unordered_set<std::int64_t> mine;
   for (std::size_t r = 0; r < index.size(); ++r) mine.insert(index.id(r));
@@ -78,9 +76,7 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
   AddRrf(scores, lex, 1.0);
   AddRrf(scores, Ids(index.Search(in.query_embedding, kVectorCandidates)), 1.0);
   std::vector<FactCandidate> out;
-  std::unordered_set<std::int64_t> lex_set(lex.begin(), lex.end());
   for (const auto& [id, score] : Sorted(scores)) {
-    if (lex_only && !lex_set.count(id)) continue;
     auto it = in.index->facts.find(id);
     if (it == in.index->facts.end()) continue;
     RetrievedItem item;
@@ -90,9 +86,11 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
     item.score = score;
     item.version = it->second.version;
     item.event_time = it->second.event_time;
-    item.text = "- (" + FormatHumanDate(item.event_time) + ") " + it->second.text;
-    item.tokens = text::EstimateTokens(item.text);
+    item.text = it->second.line;
+    item.tokens = it->second.tokens;
     out.push_back({std::move(item), it->second.source_pages});
+    // Some may be skipped as already covered by messages; the rest never fit.
+    if (static_cast<int>(out.size()) >= 2 * in.options.max_facts) break;
   }
   return out;
 }
@@ -133,11 +131,6 @@ Result<std::vector<Turn>> LoadStmForRanking(sql::Db* db, const RetrievalInput& i
   return older;
 }
 
-std::string SideName(const TurnEntry& e, int side) {
-  if (!e.names[side].empty()) return e.names[side];
-  return side == 0 ? "User" : "Assistant";
-}
-
 RetrievedItem MessageItem(const RankedMessage& m, bool with_text) {
   const TurnEntry& e = *m.entry;
   RetrievedItem item;
@@ -151,8 +144,8 @@ RetrievedItem MessageItem(const RankedMessage& m, bool with_text) {
   item.part = m.side == 0 ? "user" : "assistant";
   item.source_ref = e.refs[m.side].empty() ? e.source_ref : e.refs[m.side];
   if (with_text) {
-    item.text = SideName(e, m.side) + ": " + e.texts[m.side];
-    item.tokens = text::EstimateTokens(item.text);
+    item.text = e.lines[m.side];
+    item.tokens = e.tokens[m.side];
   }
   return item;
 }
@@ -165,17 +158,15 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   const RetrieveOptions& opt = in.options;
   const RankParams& params = DefaultRankParams();
 
-  // Segments: vector + lexical over summaries and keywords (two-stage
-  // evidence for their messages; their hits feed heat).
+  // Segments: vector + lexical over summaries and keywords; their hits feed
+  // heat. (As evidence for their messages they cost recall: measured -0.002.)
   ENGRAM_ASSIGN_OR_RETURN(auto lex_segs, Lexical(db, "segments_fts", scope_id, in.query, 50));
   std::unordered_map<std::int64_t, double> seg_scores;
   AddRrf(seg_scores, lex_segs, 1.0);
   AddRrf(seg_scores, Ids(idx.segments.Search(in.query_embedding, 50)), 1.0);
   auto seg_ranked = Sorted(seg_scores);
   if (static_cast<int>(seg_ranked.size()) > opt.max_segments) seg_ranked.resize(opt.max_segments);
-  RankQuery rq;
   for (const auto& [id, s] : seg_ranked) {
-    rq.top_segments.insert(id);
     auto arch = idx.segment_archived.find(id);
     if (arch != idx.segment_archived.end() && !arch->second) {
       auto& e = (*access)[id];
@@ -189,15 +180,18 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   StmMessages stm;
   for (const auto& t : stm_turns) stm.entries.push_back(EntryFromTurn(t));
   IndexMessages(stm.entries, stm.index, stm.docs);
-  if (in.embedder && params.vector > 0 && !stm.entries.empty()) {
+  // Vectors only with a semantic embedder (see RankParams::vector).
+  const bool use_vectors = in.embedder && !in.embedder->IsBuiltin() && params.vector > 0;
+  if (use_vectors && !stm.entries.empty()) {
     std::vector<std::string> texts;
     for (const auto& t : stm_turns) texts.push_back(memory::RenderExchange(t));
     auto vecs = in.embedder->Embed(texts);
     if (vecs.ok() && vecs->size() == texts.size()) stm.vectors = std::move(*vecs);
   }
 
+  RankQuery rq;
   rq.terms = QueryTerms(in.query);
-  rq.vector = &in.query_embedding;
+  rq.vector = use_vectors ? &in.query_embedding : nullptr;
   auto ranked = RankMessages(idx, stm, rq, params, kRankedLimit);
 
   ContextInput ctx;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/text.hpp"
+#include "core/time.hpp"
 #include "memory/scope_store.hpp"
 
 namespace engram::retrieval {
@@ -14,9 +15,11 @@ void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::ve
       MessageTerms terms;
       terms.text = text::Terms(t.texts[side]);
       if (t.texts[side].find_first_not_of(" \t\r\n") == std::string::npos) continue;
-      const std::string& name = t.names[side].empty() ? std::string(side == 0 ? "User" : "Assistant")
-                                                      : t.names[side];
+      const std::string name = t.names[side].empty() ? std::string(side == 0 ? "User" : "Assistant")
+                                                     : t.names[side];
       terms.name = text::Terms(name);
+      t.lines[side] = name + ": " + t.texts[side];
+      t.tokens[side] = text::EstimateTokens(t.lines[side]);
       t.docs[side] = static_cast<int>(index.size());
       index.Add(terms);
       docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side)});
@@ -26,11 +29,11 @@ void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::ve
 
 std::size_t ScopeIndex::MemoryBytes() const {
   std::size_t text = 0;
-  for (const auto& [id, f] : facts) text += sizeof(FactEntry) + 16 + f.text.size();
+  for (const auto& [id, f] : facts) text += sizeof(FactEntry) + 16 + f.text.size() + f.line.size();
   for (const auto& e : entries) {
     text += sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() +
             e.names[1].size() + e.refs[0].size() + e.refs[1].size() + e.source_ref.size() +
-            e.chain_summary.size();
+            e.chain_summary.size() + e.lines[0].size() + e.lines[1].size();
   }
   return pages.MemoryBytes() + segments.MemoryBytes() + user_facts.MemoryBytes() +
          assistant_facts.MemoryBytes() + page_refs.size() * 64 + turn_page.size() * 32 + text +
@@ -100,7 +103,10 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
     ENGRAM_ASSIGN_OR_RETURN(bool row, f->Step());
     if (!row) break;
     (f->Text(1) == "user" ? idx->user_facts : idx->assistant_facts).Add(f->Int(0), f->Floats(2));
-    idx->facts[f->Int(0)] = FactEntry{f->Int(4), f->Int(5), f->Text(3), memory::IdsFromJson(f->Text(6))};
+    FactEntry fe{f->Int(4), f->Int(5), f->Text(3), "", 0, memory::IdsFromJson(f->Text(6))};
+    fe.line = "- (" + FormatHumanDate(fe.event_time) + ") " + fe.text;
+    fe.tokens = text::EstimateTokens(fe.line);
+    idx->facts[f->Int(0)] = std::move(fe);
   }
   f->Reset();
   return std::shared_ptr<const ScopeIndex>(std::move(idx));

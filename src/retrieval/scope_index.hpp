@@ -38,6 +38,8 @@ struct TurnEntry {
   std::string names[2];  // user, assistant
   std::string texts[2];
   std::string refs[2];   // per-side source refs ("" when not given)
+  std::string lines[2];  // rendered messages ("Name: text"), "" for an empty side
+  int tokens[2] = {0, 0};
   std::string source_ref;
   std::string chain_summary;
   int docs[2] = {-1, -1};  // message document per side, -1 when the side is empty
@@ -49,8 +51,8 @@ struct MessageDoc {
   std::uint8_t side = 0;  // 0 user, 1 assistant
 };
 
-// Splits turns into message documents (in entry order, user side first) and
-// indexes them. Entries should be in chronological order: neighbouring
+// Renders each side's line and splits turns into message documents (in entry
+// order, user side first) and indexes them. Entries should be in chronological order: neighbouring
 // documents are then neighbouring messages.
 void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs);
 
@@ -58,6 +60,8 @@ struct FactEntry {
   std::int64_t version = 1;
   TimeMs event_time = 0;
   std::string text;
+  std::string line;  // rendered for the context: "- (date) text"
+  int tokens = 0;
   std::vector<std::int64_t> source_pages;
 };
 

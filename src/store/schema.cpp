@@ -161,6 +161,25 @@ CREATE TABLE receipts(
 );
 CREATE INDEX receipts_memory ON receipts(memory_kind, memory_id);
 CREATE INDEX receipts_run ON receipts(run_id);
+CREATE INDEX receipts_time ON receipts(at_utc);
+CREATE INDEX receipts_scope ON receipts(tenant, user_scope, assistant_scope);
+
+-- Receipts older than the retention, folded into per-day counts (content-free
+-- like the receipts). day = at_utc / 86400000 (UTC days since the epoch).
+CREATE TABLE receipt_days(
+  day             INTEGER NOT NULL,
+  tenant          TEXT NOT NULL,
+  user_scope      TEXT NOT NULL,
+  assistant_scope TEXT NOT NULL,
+  memory_kind     TEXT NOT NULL,
+  from_tier       TEXT NOT NULL,
+  to_tier         TEXT NOT NULL,
+  status          TEXT NOT NULL,
+  receipts        INTEGER NOT NULL,
+  first_at        INTEGER NOT NULL,
+  last_at         INTEGER NOT NULL,
+  PRIMARY KEY(day, tenant, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status)
+) WITHOUT ROWID;
 )sql";
 
 // Persistent embedding cache (engine/caching_embedder.hpp): one vector per
@@ -174,6 +193,7 @@ CREATE TABLE IF NOT EXISTS embed_cache(
   vector    BLOB NOT NULL,               -- float32, L2-normalised
   PRIMARY KEY(model, text_hash)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS embed_cache_hash ON embed_cache(text_hash);  -- erasure by text
 )sql";
 
 Result<std::int64_t> QueryInt(sql::Db* db, std::string_view q) {

@@ -90,3 +90,50 @@ class ScriptedLlm final : public Llm {
 };
 
 }  // namespace engram::testing
+
+// --- Appended for the embedding cache and reembed tests. ---
+#include <mutex>
+#include <vector>
+
+namespace engram::testing {
+
+// A non-builtin embedder with meaningful vectors (the built-in hashed
+// features at its own dimension, so similar texts stay similar) under its own
+// name. Counts calls and texts, records every text it embedded, and fails
+// (Unavailable, like an endpoint that is down) from call number
+// `fail_from_call` on when that is > 0.
+class CountingEmbedder final : public Embedder {
+ public:
+  explicit CountingEmbedder(std::string name = "fake-embed", int dim = 64)
+      : name_(std::move(name)), inner_(dim) {}
+  std::atomic<int> calls{0};
+  std::atomic<int> texts{0};
+  std::atomic<int> fail_from_call{0};
+
+  std::string Name() const override { return name_; }
+  int Dimension() const override { return inner_.Dimension(); }
+  bool IsBuiltin() const override { return false; }
+  Result<std::vector<Vector>> Embed(const std::vector<std::string>& in) override {
+    const int n = ++calls;
+    if (fail_from_call > 0 && n >= fail_from_call)
+      return Status::Unavailable("embeddings endpoint: HTTP 503 after 5 attempts (fake)");
+    texts += static_cast<int>(in.size());
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      embedded_.insert(embedded_.end(), in.begin(), in.end());
+    }
+    return inner_.Embed(in);
+  }
+  std::vector<std::string> Embedded() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return embedded_;
+  }
+
+ private:
+  std::string name_;
+  HashEmbedder inner_;
+  mutable std::mutex mu_;
+  std::vector<std::string> embedded_;
+};
+
+}  // namespace engram::testing

@@ -24,16 +24,8 @@ void CrashAt(const char* name) {
   if (g_crash_at && std::strcmp(name, g_crash_at) == 0) kill(getpid(), SIGKILL);
 }
 
-std::int64_t Count(const std::string& db_path, const char* sql) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* st = nullptr;
-  std::int64_t v = -1;
-  if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return v;
+std::int64_t Count(const std::string& db_path, const std::string& sql) {
+  return testing::CountRows(db_path, sql);
 }
 
 class CrashTest : public ::testing::TestWithParam<const char*> {};

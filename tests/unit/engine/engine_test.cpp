@@ -6,6 +6,7 @@
 
 #include "core/clock.hpp"
 #include "testing/dialogue.hpp"
+#include "testing/fakes.hpp"
 #include "testing/temp_dir.hpp"
 
 namespace engram {
@@ -171,6 +172,26 @@ TEST_F(EngineTest, ForgetUserErasesContentEverywhere) {
     EXPECT_EQ(bytes.find(marker), std::string::npos) << f;
     EXPECT_EQ(bytes.find("zanzibarquokka"), std::string::npos) << f;
   }
+}
+
+TEST_F(EngineTest, ForgetUserRemovesTheEmbeddingCacheEntriesOfItsContent) {
+  EngineOptions o;
+  o.embedder = std::make_shared<testing::CountingEmbedder>();
+  auto e = Open(o);
+  Scope a = UserScope("alice"), b = UserScope("bob");
+  ASSERT_TRUE(e->AddTurns(a, SyntheticDialogue(20)).ok());
+  auto bob_turns = SyntheticDialogue(20);
+  for (auto& t : bob_turns) t.user_text = "Bob: " + t.user_text;  // distinct texts
+  ASSERT_TRUE(e->AddTurns(b, bob_turns).ok());
+  ASSERT_TRUE(e->Maintain(nullptr).ok());
+  ASSERT_TRUE(e->Retrieve(a, "a question that is never cached", {}).ok());
+  auto count = [&] { return testing::CountRows(dir_.File("engram.db"), "SELECT count(*) FROM embed_cache"); };
+  const std::int64_t before = count();
+  EXPECT_GE(before, 20);  // alice's and bob's pages (and facts)
+  ASSERT_TRUE(e->ForgetUser("default", "alice").ok());
+  const std::int64_t after = count();
+  EXPECT_LT(after, before);
+  EXPECT_GE(after, 10);  // bob's entries stay
 }
 
 TEST_F(EngineTest, BackgroundWorkerPromotes) {

@@ -20,17 +20,8 @@ using testing::MaintainerFault;
 using testing::SyntheticDialogue;
 using testing::TempDir;
 
-// Runs one integer query on the store file directly (read-only).
 std::int64_t Count(const std::string& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-  sqlite3_stmt* st = nullptr;
-  std::int64_t v = -1;
-  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
-    v = sqlite3_column_int64(st, 0);
-  sqlite3_finalize(st);
-  sqlite3_close(db);
-  return v;
+  return testing::CountRows(db_path, sql);
 }
 
 class MemoryOsRegression : public ::testing::Test {

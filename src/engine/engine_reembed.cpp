@@ -1,0 +1,367 @@
+// Embedder identity of the store and Engine::Reembed: migrating a store's
+// vectors to another embedder in place.
+//
+// Protocol (meta `reembed_target` = "<name>/<dim>" while it runs):
+//   1. one transaction: record reembed_target, add the nullable shadow columns
+//      pages.embedding_next and facts.embedding_next;
+//   2. batches of kBatch rows without embedding_next: embed outside any
+//      transaction, then write embedding_next in the batch's own transaction
+//      (only where it is still NULL), so a killed run resumes where it stopped
+//      and nothing is embedded or written twice;
+//   3. ONE transaction, only when no row lacks embedding_next (rows admitted
+//      meanwhile by an engine on the old embedder send us back to step 2):
+//      embedding = embedding_next, segment centroids recomputed from their
+//      pages, shadow columns dropped, embedder_name/dim = target,
+//      reembed_target removed, data_version of every scope bumped.
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "engine/caching_embedder.hpp"
+#include "engine/engine_impl.hpp"
+#include "memory/scope_store.hpp"
+#include "memory/stm.hpp"
+#include "models/builtin/hash_embedder.hpp"
+#include "store/schema.hpp"
+
+namespace engram {
+
+namespace {
+
+constexpr const char* kMetaName = "embedder_name";
+constexpr const char* kMetaDim = "embedder_dim";
+constexpr const char* kMetaTarget = "reembed_target";
+constexpr int kBatch = 64;
+constexpr int kMaxPasses = 8;  // rounds of "catch up with rows added meanwhile"
+constexpr const char* kShadowTables[] = {"pages", "facts"};
+
+std::string Identity(const std::string& name, int dim) { return name + "/" + std::to_string(dim); }
+
+// "name/dim" -> name ("" when malformed).
+std::string TargetName(const std::string& identity) {
+  const auto slash = identity.rfind('/');
+  return slash == std::string::npos ? std::string() : identity.substr(0, slash);
+}
+
+Result<bool> HasShadow(sql::Db* db, const char* table) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      std::int64_t n,
+      memory::QueryInt(db, std::string("SELECT count(*) FROM pragma_table_info('") + table +
+                               "') WHERE name = 'embedding_next'"));
+  return n > 0;
+}
+
+// REQUIRES: inside a write transaction.
+Status AddShadow(sql::Db* db) {
+  for (const char* t : kShadowTables) {
+    ENGRAM_ASSIGN_OR_RETURN(bool has, HasShadow(db, t));
+    if (!has) ENGRAM_RETURN_IF_ERROR(db->Exec(std::string("ALTER TABLE ") + t + " ADD COLUMN embedding_next BLOB"));
+  }
+  return Status::Ok();
+}
+
+// REQUIRES: inside a write transaction.
+Status DropShadow(sql::Db* db) {
+  for (const char* t : kShadowTables) {
+    ENGRAM_ASSIGN_OR_RETURN(bool has, HasShadow(db, t));
+    if (has) ENGRAM_RETURN_IF_ERROR(db->Exec(std::string("ALTER TABLE ") + t + " DROP COLUMN embedding_next"));
+  }
+  return Status::Ok();
+}
+
+struct Progress {
+  std::int64_t done = 0, total = 0;
+};
+
+// Vectors of the migration done so far (rows with embedding_next) and in all.
+Result<Progress> CountProgress(sql::Db* db) {
+  Progress p;
+  for (const char* t : kShadowTables) {
+    ENGRAM_ASSIGN_OR_RETURN(std::int64_t all, memory::QueryInt(db, std::string("SELECT count(*) FROM ") + t));
+    p.total += all;
+    ENGRAM_ASSIGN_OR_RETURN(bool has, HasShadow(db, t));
+    if (!has) continue;
+    ENGRAM_ASSIGN_OR_RETURN(
+        std::int64_t done,
+        memory::QueryInt(db, std::string("SELECT count(*) FROM ") + t + " WHERE embedding_next IS NOT NULL"));
+    p.done += done;
+  }
+  return p;
+}
+
+struct Row {
+  std::int64_t id = 0;
+  std::string text;
+};
+
+using ProgressFn = std::function<void(std::int64_t, std::int64_t)>;
+
+// Step 2 for one table: embeds every row without embedding_next (in id order,
+// kBatch at a time) and stores the vectors. Adds the rows written to
+// `written` and to `progress.done`.
+Status EmbedRows(const memory::WriterDb& w, const memory::MemoryDeps& deps, Embedder& embedder,
+                 int dim, const char* table, std::int64_t& written, Progress& progress,
+                 const ProgressFn& report) {
+  const bool pages = std::string(table) == "pages";
+  // The page text is what promotion embeds: the rendered exchange of its turn.
+  const std::string select =
+      pages ? "SELECT p.id, t.user_name, t.user_text, t.assistant_name, t.assistant_text FROM pages p "
+              "JOIN turns t ON t.id = p.turn_id WHERE p.embedding_next IS NULL AND p.id > ? "
+              "ORDER BY p.id LIMIT ?"
+            : "SELECT id, text FROM facts WHERE embedding_next IS NULL AND id > ? ORDER BY id LIMIT ?";
+  const std::string update =
+      std::string("UPDATE ") + table + " SET embedding_next = ? WHERE id = ? AND embedding_next IS NULL";
+  std::int64_t cursor = 0;
+  for (;;) {
+    std::vector<Row> rows;
+    {
+      std::lock_guard<std::mutex> lock(*w.mu);
+      ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, w.db->Prepare(select));
+      st->Bind(1, cursor).Bind(2, kBatch);
+      for (;;) {
+        auto more = st->Step();
+        if (!more.ok()) {
+          st->Reset();
+          return more.status();
+        }
+        if (!*more) break;
+        Row r;
+        r.id = st->Int(0);
+        r.text = pages ? memory::RenderExchange(st->Text(1), st->Text(2), st->Text(3), st->Text(4))
+                       : st->Text(1);
+        rows.push_back(std::move(r));
+      }
+      st->Reset();
+    }
+    if (rows.empty()) return Status::Ok();
+    cursor = rows.back().id;
+
+    std::vector<std::string> texts;
+    for (const auto& r : rows) texts.push_back(r.text);
+    ENGRAM_ASSIGN_OR_RETURN(auto vectors, embedder.Embed(texts));  // outside any transaction
+    if (vectors.size() != rows.size()) {
+      return Status::Internal("embedder " + embedder.Name() + " returned " + std::to_string(vectors.size()) +
+                              " vectors for " + std::to_string(rows.size()) + " texts");
+    }
+    for (const auto& v : vectors) {
+      if (static_cast<int>(v.size()) != dim) {
+        return Status::Unavailable("embedder " + embedder.Name() + " returned a vector of dimension " +
+                                   std::to_string(v.size()) + ", expected " + std::to_string(dim));
+      }
+    }
+    std::int64_t changed = 0;
+    {
+      std::lock_guard<std::mutex> lock(*w.mu);
+      ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(w.db));
+      ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * up, w.db->Prepare(update));
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        ENGRAM_RETURN_IF_ERROR(
+            up->BindBlob(1, memory::BlobData(vectors[i]), memory::BlobBytes(vectors[i])).Bind(2, rows[i].id).Run());
+        changed += w.db->Changes();  // 0 when the row was erased meanwhile
+      }
+      ENGRAM_RETURN_IF_ERROR(txn->Commit());
+    }
+    written += changed;
+    progress.done += changed;
+    if (report) report(progress.done, std::max(progress.total, progress.done));
+    deps.Fault("reembed.after_batch");
+  }
+}
+
+// Step 3 body. REQUIRES: inside a write transaction, no NULL embedding_next.
+// Returns the number of segments whose centroid was recomputed.
+Result<std::int64_t> SwitchVectors(sql::Db* db, int dim) {
+  ENGRAM_RETURN_IF_ERROR(db->Exec("UPDATE pages SET embedding = embedding_next"));
+  ENGRAM_RETURN_IF_ERROR(db->Exec("UPDATE facts SET embedding = embedding_next"));
+  // Each segment's emb_sum is the sum of its pages' vectors and its embedding
+  // the normalised sum (as promotion maintains them); pages come in segment
+  // order, so one running sum at a time.
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * up,
+                          db->Prepare("UPDATE segments SET embedding = ?, emb_sum = ? WHERE id = ?"));
+  std::int64_t segments = 0;
+  std::int64_t current = 0;
+  Vector sum(static_cast<std::size_t>(dim), 0.0f);
+  auto flush = [&]() -> Status {
+    if (current == 0) return Status::Ok();
+    Vector centroid = sum;
+    Normalize(centroid);
+    ENGRAM_RETURN_IF_ERROR(up->BindBlob(1, memory::BlobData(centroid), memory::BlobBytes(centroid))
+                               .BindBlob(2, memory::BlobData(sum), memory::BlobBytes(sum))
+                               .Bind(3, current)
+                               .Run());
+    segments += db->Changes();
+    std::fill(sum.begin(), sum.end(), 0.0f);
+    return Status::Ok();
+  };
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                          db->Prepare("SELECT segment_id, embedding FROM pages ORDER BY segment_id"));
+  for (;;) {
+    auto more = st->Step();
+    if (!more.ok()) {
+      st->Reset();
+      return more.status();
+    }
+    if (!*more) break;
+    const std::int64_t seg = st->Int(0);
+    if (seg != current) {
+      Status s = flush();
+      if (!s.ok()) {
+        st->Reset();
+        return s;
+      }
+      current = seg;
+    }
+    const Vector v = st->Floats(1);
+    for (std::size_t d = 0; d < v.size() && d < sum.size(); ++d) sum[d] += v[d];
+  }
+  st->Reset();
+  ENGRAM_RETURN_IF_ERROR(flush());
+  // Segments without pages (none are expected) get a zero vector of the new size.
+  const Vector zero(static_cast<std::size_t>(dim), 0.0f);
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * empty,
+      db->Prepare("UPDATE segments SET embedding = ?1, emb_sum = ?1 WHERE id NOT IN (SELECT segment_id FROM pages)"));
+  ENGRAM_RETURN_IF_ERROR(empty->BindBlob(1, memory::BlobData(zero), memory::BlobBytes(zero)).Run());
+  segments += db->Changes();
+  ENGRAM_RETURN_IF_ERROR(DropShadow(db));
+  ENGRAM_RETURN_IF_ERROR(db->Exec("UPDATE scopes SET data_version = data_version + 1"));
+  return segments;
+}
+
+}  // namespace
+
+Status EngineImpl::CheckStoreEmbedder() {
+  sql::Db* db = writer_.get();
+  ENGRAM_ASSIGN_OR_RETURN(std::string name, store::GetMeta(db, kMetaName));
+  ENGRAM_ASSIGN_OR_RETURN(std::string dim, store::GetMeta(db, kMetaDim));
+  const std::string want_dim = std::to_string(embedder_->Dimension());
+  if (name.empty()) {
+    ENGRAM_RETURN_IF_ERROR(store::SetMeta(db, kMetaName, embedder_->Name()));
+    return store::SetMeta(db, kMetaDim, want_dim);
+  }
+  if (name == embedder_->Name() && dim == want_dim) return Status::Ok();
+  if (options_.allow_embedder_migration) {
+    embedder_ok_ = false;  // only Reembed (and what needs no vectors) until the switch
+    return Status::Ok();
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::string target, store::GetMeta(db, kMetaTarget));
+  if (!target.empty() && target == Identity(embedder_->Name(), embedder_->Dimension())) {
+    ENGRAM_ASSIGN_OR_RETURN(Progress p, CountProgress(db));
+    return Status::FailedPrecondition("the store " + options_.db_path + " is being migrated to " +
+                                      embedder_->Name() + " (" + std::to_string(p.done) + " of " +
+                                      std::to_string(p.total) + " vectors); run `engram reembed` to finish");
+  }
+  return Status::FailedPrecondition(
+      "the store " + options_.db_path + " was built with embedder " + name + " (dimension " + dim +
+      ") but this engine is configured with " + embedder_->Name() + " (dimension " + want_dim +
+      "); configure the original embedder or migrate the store to the new one with `engram reembed`" +
+      (target.empty() ? "" : " (a migration to " + TargetName(target) + " is in progress)"));
+}
+
+Result<std::shared_ptr<Embedder>> EngineImpl::WithCache(std::shared_ptr<Embedder> embedder) {
+  if (!embedder || embedder->IsBuiltin() || dynamic_cast<CachingEmbedder*>(embedder.get())) {
+    return embedder;
+  }
+  ENGRAM_ASSIGN_OR_RETURN(auto cached, CachingEmbedder::Open(std::move(embedder), options_.db_path));
+  return std::shared_ptr<Embedder>(std::move(cached));
+}
+
+Status EngineImpl::RequireEmbedder() const {
+  if (embedder_ok_) return Status::Ok();
+  return Status::FailedPrecondition(
+      "the store's vectors are not those of " + embedder_->Name() + " (dimension " +
+      std::to_string(embedder_->Dimension()) +
+      "): this engine was opened to migrate the store; run `engram reembed` to finish, "
+      "or open it with the embedder it records");
+}
+
+Result<ReembedReport> EngineImpl::Reembed(std::shared_ptr<Embedder> target, ProgressFn progress) {
+  if (!target) target = std::make_shared<HashEmbedder>();
+  const int dim = target->Dimension();
+  if (dim <= 0) {
+    return Status::InvalidArgument("reembed: the dimension of embedder " + target->Name() +
+                                   " is unknown (probe it first)");
+  }
+  ReembedReport rep;
+  rep.to = target->Name();
+  rep.to_dim = dim;
+  const std::string to_id = Identity(rep.to, dim);
+  std::lock_guard<std::mutex> maint(maint_mu_);  // no maintenance while migrating
+
+  // Step 1: start, resume, restart (another target) or cancel (own embedder).
+  {
+    std::lock_guard<std::mutex> lock(writer_mu_);
+    sql::Db* db = writer_.get();
+    ENGRAM_ASSIGN_OR_RETURN(rep.from, store::GetMeta(db, kMetaName));
+    ENGRAM_ASSIGN_OR_RETURN(std::string from_dim, store::GetMeta(db, kMetaDim));
+    rep.from_dim = std::atoi(from_dim.c_str());
+    ENGRAM_ASSIGN_OR_RETURN(std::string pending, store::GetMeta(db, kMetaTarget));
+    ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+    if (Identity(rep.from, rep.from_dim) == to_id) {
+      if (!pending.empty()) {  // back to the recorded embedder: cancel the migration
+        ENGRAM_RETURN_IF_ERROR(DropShadow(db));
+        ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * del, db->Prepare("DELETE FROM meta WHERE key = ?"));
+        ENGRAM_RETURN_IF_ERROR(del->Bind(1, kMetaTarget).Run());
+        ENGRAM_RETURN_IF_ERROR(txn->Commit());
+        rep.cancelled = true;
+      }
+      return rep;  // nothing to do
+    }
+    rep.resumed = pending == to_id;
+    if (!rep.resumed) ENGRAM_RETURN_IF_ERROR(DropShadow(db));  // an abandoned target's vectors
+    ENGRAM_RETURN_IF_ERROR(AddShadow(db));
+    ENGRAM_RETURN_IF_ERROR(store::SetMeta(db, kMetaTarget, to_id));
+    ENGRAM_RETURN_IF_ERROR(txn->Commit());
+  }
+  std::shared_ptr<Embedder> embedder = target;
+  if (options_.embedder && target.get() == options_.embedder.get()) {
+    embedder = embedder_;  // already wrapped with the cache
+  } else {
+    ENGRAM_ASSIGN_OR_RETURN(embedder, WithCache(target));
+  }
+
+  for (int pass = 0;; ++pass) {
+    if (pass == kMaxPasses) {
+      return Status::Aborted("reembed: the store kept changing (another process is writing to it); "
+                             "run `engram reembed` again when it is idle");
+    }
+    Progress p;
+    {
+      std::lock_guard<std::mutex> lock(writer_mu_);
+      ENGRAM_ASSIGN_OR_RETURN(p, CountProgress(writer_.get()));
+    }
+    if (progress) progress(p.done, p.total);
+    // Step 2.
+    ENGRAM_RETURN_IF_ERROR(EmbedRows(w_, deps_, *embedder, dim, "pages", rep.pages, p, progress));
+    ENGRAM_RETURN_IF_ERROR(EmbedRows(w_, deps_, *embedder, dim, "facts", rep.facts, p, progress));
+    // Step 3.
+    std::lock_guard<std::mutex> lock(writer_mu_);
+    sql::Db* db = writer_.get();
+    ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+    ENGRAM_ASSIGN_OR_RETURN(
+        std::int64_t missing,
+        memory::QueryInt(db, "SELECT (SELECT count(*) FROM pages WHERE embedding_next IS NULL) + "
+                             "(SELECT count(*) FROM facts WHERE embedding_next IS NULL)"));
+    if (missing > 0) continue;  // rows admitted meanwhile: another pass (rolls back)
+    ENGRAM_ASSIGN_OR_RETURN(rep.segments, SwitchVectors(db, dim));
+    ENGRAM_RETURN_IF_ERROR(store::SetMeta(db, kMetaName, rep.to));
+    ENGRAM_RETURN_IF_ERROR(store::SetMeta(db, kMetaDim, std::to_string(dim)));
+    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * del, db->Prepare("DELETE FROM meta WHERE key = ?"));
+    ENGRAM_RETURN_IF_ERROR(del->Bind(1, kMetaTarget).Run());
+    deps_.Fault("reembed.before_switch_commit");
+    ENGRAM_RETURN_IF_ERROR(txn->Commit());
+    {
+      std::lock_guard<std::mutex> il(index_mu_);
+      indexes_.clear();
+    }
+    // This engine keeps working only if its own embedder is the new one.
+    embedder_ok_ = Identity(embedder_->Name(), embedder_->Dimension()) == to_id;
+    rep.changed = true;
+    if (progress) progress(p.total, p.total);
+    return rep;
+  }
+}
+
+}  // namespace engram

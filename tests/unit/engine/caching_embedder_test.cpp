@@ -1,0 +1,174 @@
+// The persistent embedding cache: a text is embedded once per model and
+// store, across calls, duplicate texts, engine reopens and threads.
+#include "engine/caching_embedder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "core/clock.hpp"
+#include "engram/engine.hpp"
+#include "store/schema.hpp"
+#include "testing/dialogue.hpp"
+#include "testing/fakes.hpp"
+#include "testing/temp_dir.hpp"
+
+namespace engram {
+namespace {
+
+using testing::CountingEmbedder;
+
+class CachingEmbedderTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto db = sql::Db::Open(path(), {});
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(store::EnsureSchema(db->get(), 0).ok());
+  }
+  std::string path() const { return dir_.File("engram.db"); }
+  std::shared_ptr<CachingEmbedder> Wrap(std::shared_ptr<Embedder> inner) {
+    auto c = CachingEmbedder::Open(std::move(inner), path());
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return c.ok() ? *c : nullptr;
+  }
+  std::int64_t Rows() {
+    auto db = sql::Db::Open(path(), {});
+    auto st = (*db)->Prepare("SELECT count(*) FROM embed_cache");
+    EXPECT_TRUE((*st)->Step().ok());
+    return (*st)->Int(0);
+  }
+  testing::TempDir dir_;
+};
+
+TEST_F(CachingEmbedderTest, TheSameTextTwiceIsEmbeddedOnce) {
+  auto inner = std::make_shared<CountingEmbedder>();
+  auto c = Wrap(inner);
+  auto a = c->Embed({"I love hiking in the Alps."});
+  auto b = c->Embed({"I love hiking in the Alps."});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(inner->calls, 1);
+  EXPECT_EQ((*a)[0], (*b)[0]);
+  EXPECT_EQ((*a)[0].size(), 64u);
+  // The key is the normalised text: case, spacing and end punctuation.
+  auto n = c->Embed({"  i LOVE hiking in the alps "});
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(inner->calls, 1);
+  EXPECT_EQ(c->hits(), 2);
+  EXPECT_EQ(c->misses(), 1);
+}
+
+TEST_F(CachingEmbedderTest, OnlyMissesGoToTheInnerEmbedderInOneBatch) {
+  auto inner = std::make_shared<CountingEmbedder>();
+  auto c = Wrap(inner);
+  ASSERT_TRUE(c->Embed({"alpha beta"}).ok());
+  auto r = c->Embed({"gamma", "alpha beta", "delta", "gamma"});
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->size(), 4u);
+  EXPECT_EQ(inner->calls, 2);
+  EXPECT_EQ(inner->Embedded(), (std::vector<std::string>{"alpha beta", "gamma", "delta"}));
+  EXPECT_EQ((*r)[0], (*r)[3]);
+  EXPECT_EQ((*r)[1], CountingEmbedder().Embed({"alpha beta"})->front());
+  EXPECT_EQ(Rows(), 3);
+}
+
+TEST_F(CachingEmbedderTest, SurvivesReopeningAndIsKeyedByModel) {
+  {
+    auto inner = std::make_shared<CountingEmbedder>();
+    ASSERT_TRUE(Wrap(inner)->Embed({"my sister Lena lives in Vienna", "cello lessons"}).ok());
+    EXPECT_EQ(inner->texts, 2);
+  }
+  auto again = std::make_shared<CountingEmbedder>();
+  auto r = Wrap(again)->Embed({"cello lessons", "my sister Lena lives in Vienna"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(again->calls, 0);
+  EXPECT_EQ((*r)[0], CountingEmbedder().Embed({"cello lessons"})->front());
+  // Another model (or the same name at another dimension) never sees them.
+  auto other = std::make_shared<CountingEmbedder>("other-model", 64);
+  ASSERT_TRUE(Wrap(other)->Embed({"cello lessons"}).ok());
+  EXPECT_EQ(other->texts, 1);
+  auto wider = std::make_shared<CountingEmbedder>("fake-embed", 128);
+  auto w = Wrap(wider)->Embed({"cello lessons"});
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(wider->texts, 1);
+  EXPECT_EQ(w->front().size(), 128u);
+}
+
+TEST_F(CachingEmbedderTest, FailuresAndEmptyTextsAreNotCached) {
+  auto inner = std::make_shared<CountingEmbedder>();
+  inner->fail_from_call = 1;
+  auto c = Wrap(inner);
+  auto r = c->Embed({"hello there"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(Rows(), 0);
+  inner->fail_from_call = 0;
+  ASSERT_TRUE(c->Embed({"hello there", "", "?!"}).ok());
+  ASSERT_TRUE(c->Embed({"", "?!"}).ok());
+  EXPECT_EQ(inner->texts, 5);  // texts without words always go to the embedder
+  EXPECT_EQ(Rows(), 1);
+}
+
+TEST_F(CachingEmbedderTest, HoldsVectorsAndHashesOnly) {
+  auto c = Wrap(std::make_shared<CountingEmbedder>());
+  ASSERT_TRUE(c->Embed({"the secret code is tangerine"}).ok());
+  auto db = sql::Db::Open(path(), {});
+  auto st = (*db)->Prepare("SELECT group_concat(name) FROM pragma_table_info('embed_cache')");
+  ASSERT_TRUE((*st)->Step().ok());
+  EXPECT_EQ((*st)->Text(0), "model,text_hash,dim,vector");
+  EXPECT_EQ(testing::ReadFile(path()).find("tangerine"), std::string::npos);
+}
+
+TEST_F(CachingEmbedderTest, ConcurrentCallersGetTheirOwnVectors) {
+  auto inner = std::make_shared<CountingEmbedder>();
+  auto c = Wrap(inner);
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        const std::string text = "thread " + std::to_string(t) + " text " + std::to_string(i % 5);
+        auto r = c->Embed({text});
+        if (!r.ok() || r->front() != CountingEmbedder().Embed({text})->front()) ++wrong;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong, 0);
+  EXPECT_EQ(Rows(), 20);
+}
+
+// Through the engine: promotion fills the cache; a reopened engine (a new
+// process, in effect) embeds no page it has seen. Queries are never cached
+// (they are not memory, and erasure could not find them).
+TEST(CachingEmbedderEngine, AReopenedEngineEmbedsNothingTwice) {
+  testing::TempDir dir;
+  FakeClock clock{MakeTimeMs(2025, 3, 1)};
+  Scope s{"default", "alice", "assistant"};
+  EngineOptions o;
+  o.db_path = dir.File("engram.db");
+  o.clock = &clock;
+  {
+    auto inner = std::make_shared<CountingEmbedder>();
+    o.embedder = inner;
+    auto e = Engine::Open(o);
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    ASSERT_TRUE((*e)->AddTurns(s, testing::SyntheticDialogue(20)).ok());
+    ASSERT_TRUE((*e)->Maintain(&s).ok());
+    ASSERT_TRUE((*e)->Retrieve(s, "Which instrument am I learning?", {}).ok());
+    EXPECT_GE(inner->texts, 11);  // 10 pages and the query
+    EXPECT_EQ(testing::CountRows(dir.File("engram.db"),
+                                 "SELECT count(*) FROM embed_cache"), 10);  // pages only
+  }
+  auto inner = std::make_shared<CountingEmbedder>();
+  o.embedder = inner;
+  auto e = Engine::Open(o);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  auto r = (*e)->Retrieve(s, "Which instrument am I learning?", {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(r->context.find("cello"), std::string::npos) << r->context;
+  EXPECT_EQ(inner->calls, 1);  // the query, and nothing else
+  EXPECT_EQ(inner->texts, 1);
+}
+
+}  // namespace
+}  // namespace engram

@@ -1,0 +1,180 @@
+// Message ranking and context assembly on hand-built snapshots (no store).
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "core/text.hpp"
+#include "retrieval/context.hpp"
+#include "retrieval/lexical.hpp"
+#include "retrieval/ranking.hpp"
+#include "retrieval/scope_index.hpp"
+
+namespace engram::retrieval {
+namespace {
+
+TurnEntry Entry(std::int64_t id, const std::string& user, const std::string& assistant, TimeMs t,
+                bool paged = true) {
+  TurnEntry e;
+  e.turn_id = id;
+  e.page_id = paged ? 100 + id : 0;
+  e.seq = id;
+  e.event_time = t;
+  e.tier = paged ? Tier::kMtm : Tier::kStm;
+  e.names[0] = "Ana";
+  e.names[1] = "Ben";
+  e.texts[0] = user;
+  e.texts[1] = assistant;
+  e.refs[0] = "D1:" + std::to_string(2 * id - 1);
+  e.refs[1] = assistant.empty() ? "" : "D1:" + std::to_string(2 * id);
+  e.source_ref = e.refs[0] + (assistant.empty() ? "" : "," + e.refs[1]);
+  return e;
+}
+
+ScopeIndex Snapshot(std::vector<TurnEntry> entries) {
+  ScopeIndex idx;
+  idx.entries = std::move(entries);
+  for (std::uint32_t i = 0; i < idx.entries.size(); ++i) idx.page_entry[idx.entries[i].page_id] = i;
+  IndexMessages(idx.entries, idx.messages, idx.message_docs);
+  return idx;
+}
+
+constexpr TimeMs kDay = 86400000;
+
+TEST(Lexical, IdfFavoursRareTermsAndNamesCount) {
+  MessageIndex ix;
+  ix.Add({text::Terms("I adopted a puppy"), text::Terms("Ana")});
+  ix.Add({text::Terms("the weather is nice"), text::Terms("Ben")});
+  ix.Add({text::Terms("nice puppy"), text::Terms("Ben")});
+  std::vector<QueryTerm> q{{"puppi", 1.0}, {"ana", 1.0}};
+  ASSERT_EQ(ix.Df("puppi"), 2u);
+  CollectionStats st = Stats(q, {&ix});
+  std::vector<double> s(3, 0.0);
+  ScoreBm25(ix, q, st, Bm25Params{}, s);
+  EXPECT_GT(s[0], s[2]);  // puppy + the speaker's name
+  EXPECT_GT(s[2], 0.0);
+  EXPECT_EQ(s[1], 0.0);
+}
+
+TEST(Ranking, EachSideIsItsOwnMessageAndStmRanksWithPages) {
+  ScopeIndex idx = Snapshot({Entry(1, "I planted tomatoes in the garden", "Tomatoes love the sun", 0),
+                             Entry(2, "My bike got a flat tyre", "Patch kits are cheap", kDay),
+                             Entry(3, "We watched a film", "Which one?", 2 * kDay)});
+  StmMessages stm;
+  stm.entries.push_back(Entry(4, "The tyre is fixed now", "", 3 * kDay, /*paged=*/false));
+  IndexMessages(stm.entries, stm.index, stm.docs);
+  RankQuery q;
+  q.terms = QueryTerms("When was the bike tyre fixed?");
+  auto ranked = RankMessages(idx, stm, q, DefaultRankParams(), 10);
+  ASSERT_GE(ranked.size(), 2u);
+  // The STM message (both words) first, then the paged one.
+  EXPECT_EQ(ranked[0].entry->turn_id, 4);
+  EXPECT_EQ(ranked[0].side, 0);
+  EXPECT_EQ(ranked[1].entry->turn_id, 2);
+  EXPECT_EQ(ranked[1].side, 0);
+  // The reply next to it gets neighbour evidence and outranks unrelated turns.
+  bool reply = false;
+  for (const auto& m : ranked) reply |= m.entry->turn_id == 2 && m.side == 1;
+  EXPECT_TRUE(reply);
+  for (std::size_t i = 1; i < ranked.size(); ++i) EXPECT_GE(ranked[i - 1].score, ranked[i].score);
+}
+
+RetrievedItem Message(std::int64_t turn, const std::string& part, const std::string& text, TimeMs t,
+                      const std::string& ref) {
+  RetrievedItem i;
+  i.kind = ItemKind::kPage;
+  i.id = 100 + turn;
+  i.turn_id = turn;
+  i.part = part;
+  i.text = text;
+  i.tokens = text::EstimateTokens(text);
+  i.event_time = t;
+  i.source_ref = ref;
+  return i;
+}
+
+ContextInput RandomInput(std::mt19937& rng, int budget) {
+  ContextInput in;
+  in.options.budget_tokens = budget;
+  in.options.max_pages = 200;
+  std::uniform_int_distribution<int> words(1, 40), day(0, 6);
+  auto sentence = [&] {
+    std::string s;
+    int n = words(rng);
+    for (int i = 0; i < n; ++i) s += (i ? " " : "") + std::string(1 + rng() % 9, static_cast<char>('a' + rng() % 26));
+    return s;
+  };
+  for (int t = 1; t <= 40; ++t) {
+    for (const char* part : {"user", "assistant"}) {
+      in.ranked.push_back(Message(t, part, std::string(part) + ": " + sentence(), day(rng) * kDay + t * 1000,
+                                  "D1:" + std::to_string(2 * t + (part[0] == 'a'))));
+      in.chain.push_back(rng() % 3 == 0 ? sentence() : "");
+    }
+  }
+  std::shuffle(in.ranked.begin(), in.ranked.end(), rng);
+  for (int i = 0; i < 5; ++i) {
+    RetrievedItem r = Message(100 + i, "both", "[today] Ana: " + sentence() + "\nBen: " + sentence(), 0, "");
+    r.kind = ItemKind::kStmTurn;
+    in.recent.push_back(r);
+  }
+  for (int i = 0; i < 10; ++i) {
+    FactCandidate f;
+    f.item.kind = i % 2 ? ItemKind::kUserFact : ItemKind::kAssistantFact;
+    f.item.text = "- (1 May 2023) " + sentence();
+    f.pages = {100 + i};
+    (i % 2 ? in.user_facts : in.assistant_facts).push_back(f);
+  }
+  in.profile.push_back({"hobby", sentence(), {}, 0});
+  return in;
+}
+
+TEST(Context, NeverExceedsTheBudgetAndCountsExactly) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 300; ++round) {
+    const int budget = 1 + static_cast<int>(rng() % 1200);
+    ContextInput in = RandomInput(rng, budget);
+    RetrievalResult r = AssembleContext(in);
+    EXPECT_LE(r.context_tokens, budget) << "round " << round;
+    EXPECT_EQ(r.context_tokens, text::EstimateTokens(r.context));
+  }
+}
+
+TEST(Context, MergesBothSidesOfATurnAndGroupsByDay) {
+  ContextInput in;
+  in.options.budget_tokens = 500;
+  in.options.max_pages = 10;
+  in.ranked = {Message(2, "assistant", "Ben: Patch kits are cheap.", kDay + 1, "D2:2"),
+               Message(1, "user", "Ana: I planted tomatoes.", 5, "D1:1"),
+               Message(2, "user", "Ana: My bike got a flat tyre.", kDay, "D2:1")};
+  in.chain = {"", "", ""};
+  RetrievalResult r = AssembleContext(in);
+  ASSERT_EQ(r.items.size(), 2u);
+  EXPECT_EQ(r.items[0].source_ref, "D1:1");
+  EXPECT_EQ(r.items[0].part, "user");
+  EXPECT_EQ(r.items[1].part, "both");
+  EXPECT_EQ(r.items[1].source_ref, "D2:1,D2:2");
+  EXPECT_EQ(r.context,
+            "## Relevant past conversation\n[1 January 1970]\nAna: I planted tomatoes.\n[2 January 1970]\n"
+            "Ana: My bike got a flat tyre.\nBen: Patch kits are cheap.\n");
+  EXPECT_EQ(r.ranked.size(), 3u);
+}
+
+TEST(Context, FactsDrawnFromPagesInTheContextAreSkipped) {
+  ContextInput in;
+  in.options.budget_tokens = 500;
+  in.ranked = {Message(1, "user", "Ana: I planted tomatoes.", 5, "D1:1")};
+  in.chain = {""};
+  FactCandidate covered, other;
+  covered.item.kind = other.item.kind = ItemKind::kUserFact;
+  covered.item.text = "- Ana planted tomatoes.";
+  covered.pages = {101};
+  other.item.text = "- Ana rides a bike.";
+  other.pages = {102};
+  in.user_facts = {covered, other};
+  RetrievalResult r = AssembleContext(in);
+  EXPECT_EQ(r.context.find("planted tomatoes.\n## "), std::string::npos);
+  EXPECT_EQ(r.context.find("- Ana planted"), std::string::npos);
+  EXPECT_NE(r.context.find("- Ana rides a bike."), std::string::npos);
+}
+
+}  // namespace
+}  // namespace engram::retrieval
