@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engram/facts.hpp"
 #include "engram/lineage.hpp"
 #include "engram/options.hpp"
 #include "engram/result.hpp"
@@ -114,6 +115,52 @@ class Engine {
   // less than the evidence horizon) into per-day summaries with counts.
   // Maintain() runs it too; retention_days = -1 uses the engine option.
   virtual Result<ReceiptCompaction> CompactReceipts(int retention_days) = 0;
+
+  // --- Fact memory (engram/facts.hpp, docs/MEMORY_API.md) ---
+  // Every operation sees exactly `scope` (plus narrower scopes only when
+  // scope.include_narrower); a by-id operation on a memory outside it is
+  // NotFound, exactly as for an id that does not exist. All writes of one
+  // operation commit in one transaction.
+  //
+  // Adds memories from messages: verbatim (options.infer = false: one memory
+  // per non-system message, with its role and actor) or extracted (infer =
+  // true: options.llm with the scope's recent messages and nearest memories as
+  // context; the built-in extractive rules, marked degraded, without an llm).
+  // Exact and near duplicates are NOOP; a model's correction of an existing
+  // memory is an UPDATE (a new version; history keeps both). A repeated
+  // idempotency key returns the first outcome (replayed = true).
+  virtual Result<MemoryAddResult> AddMemory(const MemoryScope& scope,
+                                            const std::vector<MemoryMessage>& messages,
+                                            const MemoryAddOptions& options) = 0;
+  // One user message.
+  Result<MemoryAddResult> AddMemoryText(const MemoryScope& scope, const std::string& text,
+                                        const MemoryAddOptions& options) {
+    return AddMemory(scope, {MemoryMessage{"user", text, ""}}, options);
+  }
+  // The best memories for a query (see MemorySearchOptions); score in [0, 1].
+  virtual Result<std::vector<MemoryItem>> SearchMemories(const MemoryScope& scope,
+                                                         const std::string& query,
+                                                         const MemorySearchOptions& options) = 0;
+  // The current version, expired ones included (expired = true). NotFound
+  // for deleted and purged memories.
+  virtual Result<MemoryItem> GetMemory(const MemoryScope& scope, const std::string& id) = 0;
+  virtual Result<MemoryPage> ListMemories(const MemoryScope& scope, const MemoryListOptions& options) = 0;
+  // A new version (text change) or changed metadata/expiry; returns the current item.
+  virtual Result<MemoryItem> UpdateMemory(const MemoryScope& scope, const std::string& id,
+                                          const MemoryUpdate& update) = 0;
+  // Tombstone: hidden everywhere, history keeps the text.
+  virtual Status DeleteMemory(const MemoryScope& scope, const std::string& id, const std::string& actor) = 0;
+  // Deletes every live memory of the scope (exactly it, or with narrower
+  // ones when asked); returns how many.
+  virtual Result<std::int64_t> DeleteAllMemories(const MemoryScope& scope, const std::string& actor) = 0;
+  // Erases content everywhere (facts, FTS, entities, links, history texts,
+  // embedding cache), leaving content-free records; then merges the FTS
+  // index and truncates the WAL. By id, or every memory of the scope.
+  virtual Result<MemoryPurgeResult> PurgeMemory(const MemoryScope& scope, const std::string& id) = 0;
+  virtual Result<MemoryPurgeResult> PurgeMemories(const MemoryScope& scope) = 0;
+  // Events of a memory (deleted and purged ones too), oldest first.
+  virtual Result<std::vector<MemoryHistoryEvent>> MemoryHistory(const MemoryScope& scope,
+                                                                const std::string& id) = 0;
 
   // Name of the embedder and maintenance engine in use.
   virtual std::string EmbedderName() const = 0;

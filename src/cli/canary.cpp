@@ -28,11 +28,6 @@ nlohmann::json CanaryRun::ToJson() const {
 
 namespace {
 
-// What one lane (scope) holds, by id.
-struct Lane {
-  std::set<std::int64_t> turns, pages, facts;
-};
-
 class Runner {
  public:
   Runner(Engine& e, const CanaryRestart& r) : e_(e), restart_(r) {}
@@ -65,38 +60,9 @@ class Runner {
     return false;
   }
   std::vector<ReceiptInfo> Receipts(const Scope& s, const std::string& kind, const std::string& run = "") {
-    ReceiptQuery q;
-    q.scope = s;
-    q.memory_kind = kind;
-    q.run_id = run;
-    q.limit = 100000;
-    auto r = e_.ListReceipts(q);
-    return r.ok() ? std::move(r).value() : std::vector<ReceiptInfo>{};
+    return ReceiptsOf(e_, s, kind, run);
   }
-  Lane LaneOf(const Scope& s) {
-    Lane l;
-    if (auto t = e_.ListTurns(s, 0, 10000); t.ok()) {
-      for (const auto& x : *t) l.turns.insert(x.id);
-    }
-    if (auto p = e_.ListPageLinks(s); p.ok()) {
-      for (const auto& x : *p) l.pages.insert(x.page_id);
-    }
-    if (auto f = e_.ListFacts(s, ""); f.ok()) {
-      for (const auto& x : *f) l.facts.insert(x.id);
-    }
-    return l;
-  }
-  // Whether a retrieved item is one of the lane's own.
-  static bool Owns(const Lane& l, const RetrievedItem& i) {
-    switch (i.kind) {
-      case ItemKind::kStmTurn: return l.turns.count(i.id) > 0;
-      case ItemKind::kPage: return l.pages.count(i.id) > 0 && l.turns.count(i.turn_id) > 0;
-      case ItemKind::kUserFact:
-      case ItemKind::kAssistantFact: return l.facts.count(i.id) > 0;
-      case ItemKind::kProfile: return true;  // rendered from the scope's own profile
-    }
-    return false;
-  }
+  Lane LaneOf(const Scope& s) { return canary::LaneOf(e_, s); }
   Result<RetrievalResult> Retrieve(std::size_t lane, const std::string& query) {
     auto r = e_.Retrieve(scopes_[lane], query, {});
     if (r.ok()) expected_[lane].push_back(VersionList(r->items));

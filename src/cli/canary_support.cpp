@@ -83,6 +83,41 @@ int CapacityOf(const std::string& source_version) {
   return v;
 }
 
+Lane LaneOf(Engine& e, const Scope& s) {
+  Lane l;
+  if (auto t = e.ListTurns(s, 0, 10000); t.ok()) {
+    for (const auto& x : *t) l.turns.insert(x.id);
+  }
+  if (auto p = e.ListPageLinks(s); p.ok()) {
+    for (const auto& x : *p) l.pages.insert(x.page_id);
+  }
+  if (auto f = e.ListFacts(s, ""); f.ok()) {
+    for (const auto& x : *f) l.facts.insert(x.id);
+  }
+  return l;
+}
+
+bool Owns(const Lane& l, const RetrievedItem& i) {
+  switch (i.kind) {
+    case ItemKind::kStmTurn: return l.turns.count(i.id) > 0;
+    case ItemKind::kPage: return l.pages.count(i.id) > 0 && l.turns.count(i.turn_id) > 0;
+    case ItemKind::kUserFact:
+    case ItemKind::kAssistantFact: return l.facts.count(i.id) > 0;
+    case ItemKind::kProfile: return true;  // rendered from the scope's own profile
+  }
+  return false;
+}
+
+std::vector<ReceiptInfo> ReceiptsOf(Engine& e, const Scope& s, const std::string& kind, const std::string& run) {
+  ReceiptQuery q;
+  q.scope = s;
+  q.memory_kind = kind;
+  q.run_id = run;
+  q.limit = 100000;
+  auto r = e.ListReceipts(q);
+  return r.ok() ? std::move(r).value() : std::vector<ReceiptInfo>{};
+}
+
 int RunChild(const CanaryRestart& restart, const std::vector<std::string>& tail, std::string* out) {
   std::vector<std::string> args{restart.exe};
   args.insert(args.end(), restart.global_args.begin(), restart.global_args.end());

@@ -2,6 +2,7 @@
 // re-execution of this binary, and small receipt lookups.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,16 @@ TurnInput Turn(const std::string& token, int n);
 std::string VersionList(const std::vector<RetrievedItem>& items);
 // The stm=N capacity pinned in a source version (0 when absent).
 int CapacityOf(const std::string& source_version);
+
+// What one lane (scope) holds, by id.
+struct Lane {
+  std::set<std::int64_t> turns, pages, facts;
+};
+Lane LaneOf(Engine& e, const Scope& s);
+// Whether a retrieved item is one of the lane's own.
+bool Owns(const Lane& lane, const RetrievedItem& item);
+// Receipts of a scope (empty ids match all), of a kind and run ("" = any).
+std::vector<ReceiptInfo> ReceiptsOf(Engine& e, const Scope& s, const std::string& kind, const std::string& run);
 
 // Runs restart.exe with its global args and `tail`; stdout goes to *out.
 // Returns the exit code (-1 when it could not run or was killed).

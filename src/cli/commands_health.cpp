@@ -106,10 +106,12 @@ void RegisterHealthCommands(CLI::App& app, Cli& cli, int& code) {
   static bool verify = false;
   static double horizon_hours = -1, wait_minutes = -1;
   static int max_lines = 20;
+  static std::string as_of;
   health->add_flag("--verify", verify,
                    "First re-verify healthy/waiting scopes (writes verified receipts that renew the evidence)");
   health->add_option("--horizon-hours", horizon_hours, "Evidence older than this proves nothing (default: 24)");
   health->add_option("--wait-minutes", wait_minutes, "Grace past STM capacity before a promotion is missing");
+  health->add_option("--as-of", as_of, "Judge the evidence as of this time (ISO-8601; default now)");
   health->add_option("--max-findings", max_lines, "Non-green items listed in text output")->check(CLI::Range(0, 100000));
   health->callback([&] {
     if ((code = cli.OpenEngine())) return;
@@ -121,6 +123,14 @@ void RegisterHealthCommands(CLI::App& app, Cli& cli, int& code) {
     if (horizon_hours >= 0) o.horizon_ms = static_cast<std::int64_t>(horizon_hours * 3600000.0);
     if (wait_minutes >= 0) o.promotion_wait_ms = static_cast<std::int64_t>(wait_minutes * 60000.0);
     o.max_findings = cli.g.json ? 100000 : max_lines;
+    if (!as_of.empty()) {
+      auto t = ParseTime(as_of);
+      if (!t.ok()) {
+        code = Fail(2, "--as-of: " + t.status().message());
+        return;
+      }
+      o.now = *t;
+    }
     int verified = -1;
     if (verify) {
       auto v = cli.engine->VerifyLineage(o);

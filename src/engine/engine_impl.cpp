@@ -296,7 +296,10 @@ Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::stri
   in.query_embedding = std::move(qv.front());
   in.options = options;
   in.now = deps_.clock->NowMs();
-  in.embedder = embedder_.get();  // STM turns rank like pages (vectors on the fly)
+  // STM turns are embedded per retrieval (only with a semantic embedder; the
+  // built-in one adds nothing over the lexical ranking), uncached: retrieval
+  // writes nothing, not even the embedding cache.
+  in.embedder = query_embedder_.get();
   memory::AccessLog hits;
   ENGRAM_ASSIGN_OR_RETURN(RetrievalResult result, retrieval::Retrieve(db, in, &hits));
   {

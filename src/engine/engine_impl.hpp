@@ -52,6 +52,21 @@ class EngineImpl final : public Engine {
   Result<std::vector<PageLink>> ListPageLinks(const Scope& scope) override;
   Result<ReceiptCompaction> CompactReceipts(int retention_days) override;
 
+  // engine_facts.cpp
+  Result<MemoryAddResult> AddMemory(const MemoryScope& scope, const std::vector<MemoryMessage>& messages,
+                                    const MemoryAddOptions& options) override;
+  Result<std::vector<MemoryItem>> SearchMemories(const MemoryScope& scope, const std::string& query,
+                                                 const MemorySearchOptions& options) override;
+  Result<MemoryItem> GetMemory(const MemoryScope& scope, const std::string& id) override;
+  Result<MemoryPage> ListMemories(const MemoryScope& scope, const MemoryListOptions& options) override;
+  Result<MemoryItem> UpdateMemory(const MemoryScope& scope, const std::string& id,
+                                  const MemoryUpdate& update) override;
+  Status DeleteMemory(const MemoryScope& scope, const std::string& id, const std::string& actor) override;
+  Result<std::int64_t> DeleteAllMemories(const MemoryScope& scope, const std::string& actor) override;
+  Result<MemoryPurgeResult> PurgeMemory(const MemoryScope& scope, const std::string& id) override;
+  Result<MemoryPurgeResult> PurgeMemories(const MemoryScope& scope) override;
+  Result<std::vector<MemoryHistoryEvent>> MemoryHistory(const MemoryScope& scope, const std::string& id) override;
+
   // engine_reembed.cpp
   Result<ReembedReport> Reembed(std::shared_ptr<Embedder> target,
                                 std::function<void(std::int64_t, std::int64_t)> progress) override;
@@ -94,6 +109,9 @@ class EngineImpl final : public Engine {
   Result<std::shared_ptr<Embedder>> WithCache(std::shared_ptr<Embedder> embedder);
   // FailedPrecondition while the store's vectors are not embedder_'s.
   Status RequireEmbedder() const;
+  // engine_facts.cpp: purges the memories of `scope` (one id, or all when
+  // id is empty) in one transaction, then merges FTS and truncates the WAL.
+  Result<MemoryPurgeResult> PurgeWhere(const MemoryScope& scope, const std::string& id);
   void WorkerLoop();
   void Wake();
 

@@ -3,7 +3,10 @@
 // clocks; thread-compatible (no shared state).
 //
 // Units: "dia_ids" are the dataset's turn ids ("D1:3"). A ranked item or a
-// context item holds the dia_ids of its source_ref ("D1:3,D1:4").
+// context item holds the dia_ids of its source_ref ("D1:3,D1:4"); an item
+// holding one message (part "user" or "assistant") carries that message's own
+// reference (the LoCoMo parser gives every side its dia_id), so it takes one
+// slot and counts only the utterance it holds.
 #pragma once
 
 #include <array>

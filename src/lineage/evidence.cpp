@@ -78,9 +78,19 @@ Result<Evidence> LoadEvidence(sql::Db* db) {
         e.segments.push_back({st->Int(0), st->Int(1), st->Int(2), st->Int(3),
                               st->IsNull(4) ? 0 : st->Int(4), st->Int(5) != 0});
       }));
+  // Stores whose facts keep each version in its own row name the memory a
+  // row belongs to (facts.memory_id); older layouts have one row per fact.
+  bool grouped = false;
   ENGRAM_RETURN_IF_ERROR(ForEachRow(
-      db, "SELECT id, scope_id, version, status, record_time, degraded FROM facts", [&](sql::Stmt* st) {
-        e.facts.push_back({st->Int(0), st->Int(1), st->Int(2), st->Text(3), st->Int(4), st->Int(5) != 0});
+      db, "SELECT 1 FROM pragma_table_info('facts') WHERE name = 'memory_id'",
+      [&](sql::Stmt*) { grouped = true; }));
+  ENGRAM_RETURN_IF_ERROR(ForEachRow(
+      db,
+      grouped ? "SELECT id, scope_id, version, status, record_time, degraded, memory_id FROM facts"
+              : "SELECT id, scope_id, version, status, record_time, degraded, '' FROM facts",
+      [&](sql::Stmt* st) {
+        e.facts.push_back(
+            {st->Int(0), st->Int(1), st->Int(2), st->Text(3), st->Int(4), st->Int(5) != 0, st->Text(6)});
       }));
   ENGRAM_RETURN_IF_ERROR(ForEachRow(
       db, "SELECT id, scope_id, kind, status, attempts, created_at, updated_at FROM jobs",

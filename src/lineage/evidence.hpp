@@ -34,9 +34,10 @@ struct SegmentRec {
 };
 struct FactRec {
   std::int64_t id = 0, scope_id = 0, version = 1;
-  std::string status;  // live, superseded, deleted
+  std::string status;  // live, superseded, deleted, purged
   TimeMs record_time = 0;
   bool degraded = false;
+  std::string memory;  // rows that are versions of one memory share it ("" = the row alone)
 };
 struct JobRec {
   std::int64_t id = 0, scope_id = 0;

@@ -105,6 +105,7 @@ void Classifier::IndexStore() {
   }
   for (const auto& f : e_.facts) {
     facts_[f.id] = &f;
+    if (!f.memory.empty()) memory_rows_[f.memory].push_back(f.id);
     Get("fact", f.id, key_of(f.scope_id)).in_store = true;
   }
   for (const auto& j : e_.jobs) {

@@ -71,6 +71,7 @@ class Classifier {
   std::map<std::int64_t, const PageRec*> pages_;
   std::map<std::int64_t, const SegmentRec*> segments_;
   std::map<std::int64_t, const FactRec*> facts_;
+  std::map<std::string, std::vector<std::int64_t>> memory_rows_;  // fact memory -> its version rows
   std::map<std::int64_t, const JobRec*> jobs_;
   std::vector<const Receipt*> uses_;  // live retrieval and generation receipts
   std::map<std::string, std::set<std::string>> run_keys_;

@@ -134,7 +134,8 @@ Item* Classifier::Resolve(const std::string& kind, std::int64_t id) {
     turn = p->second->turn_id;
   } else if (kind == "stm_turn") {
     turn = id;
-  } else if (kind == "user_fact" || kind == "assistant_fact") {
+  } else if (kind == "fact" || kind == "memory" || kind == "procedural" ||
+             (kind.size() > 5 && kind.compare(kind.size() - 5, 5, "_fact") == 0)) {
     auto it = items_.find({"fact", id});
     return it == items_.end() ? nullptr : &it->second;
   } else {
@@ -147,13 +148,23 @@ Item* Classifier::Resolve(const std::string& kind, std::int64_t id) {
 std::int64_t Classifier::Expected(const Item& it, TimeMs at) const {
   if (it.out.kind == "turn") return 1;  // turns and pages are immutable
   std::int64_t best = 0;
-  for (const auto& [t, v] : it.versions) {
-    if (t <= at) best = std::max(best, v);
+  auto consider = [&](const Item& row) {
+    for (const auto& [t, v] : row.versions) {
+      if (t <= at) best = std::max(best, v);
+    }
+  };
+  consider(it);
+  // A fact whose versions are rows of one memory: the newest committed
+  // version of any of its rows is the expected one.
+  auto f = facts_.find(it.out.id);
+  auto group = f == facts_.end() ? memory_rows_.end() : memory_rows_.find(f->second->memory);
+  if (group != memory_rows_.end()) {
+    for (auto row : group->second) {
+      auto other = items_.find({"fact", row});
+      if (row != it.out.id && other != items_.end()) consider(other->second);
+    }
   }
-  if (best == 0 && it.in_store) {
-    auto f = facts_.find(it.out.id);
-    if (f != facts_.end() && f->second->record_time <= at) best = f->second->version;
-  }
+  if (best == 0 && f != facts_.end() && f->second->record_time <= at) best = f->second->version;
   return best;
 }
 

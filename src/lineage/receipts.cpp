@@ -1,5 +1,7 @@
 #include "lineage/receipts.hpp"
 
+#include <unistd.h>
+
 #include <charconv>
 #include <cstdio>
 #include <random>
@@ -31,6 +33,11 @@ Status Write(sql::Db* db, const Receipt& r) {
 
 std::string NewRunId() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
+  thread_local pid_t seeded_in = getpid();
+  if (seeded_in != getpid()) {  // a forked child must not repeat its parent's ids
+    seeded_in = getpid();
+    rng.seed(std::random_device{}());
+  }
   char buf[32];
   std::snprintf(buf, sizeof buf, "run-%016llx", static_cast<unsigned long long>(rng()));
   return buf;

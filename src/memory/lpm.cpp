@@ -6,6 +6,7 @@
 
 #include "core/text.hpp"
 #include "lineage/receipts.hpp"
+#include "memory/facts/fact_store.hpp"
 #include "memory/mtm.hpp"
 #include "memory/scope_store.hpp"
 
@@ -62,60 +63,21 @@ Result<std::vector<PendingPage>> ReadEligiblePages(sql::Db* db, std::int64_t sco
   return out;
 }
 
-Result<bool> InsertFact(sql::Db* db, std::int64_t scope_id, const char* kind,
-                        const ExtractedFact& f, const Vector& emb, TimeMs now, bool degraded,
-                        double near_dup, const lineage::Receipt& base) {
-  std::uint64_t hash = text::ContentHash(f.text);
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * dup,
-      db->Prepare("SELECT count(*) FROM facts WHERE scope_id = ? AND kind = ? AND norm_hash = ? "
-                  "AND status = 'live'"));
-  dup->Bind(1, scope_id).Bind(2, kind).Bind(3, static_cast<std::int64_t>(hash));
-  ENGRAM_ASSIGN_OR_RETURN(bool row, dup->Step());
-  bool exact = row && dup->Int(0) > 0;
-  dup->Reset();
-  if (exact) return false;
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * near,
-      db->Prepare("SELECT embedding FROM facts WHERE scope_id = ? AND kind = ? AND status = 'live'"));
-  near->Bind(1, scope_id).Bind(2, kind);
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool r, near->Step());
-    if (!r) break;
-    Vector other = near->Floats(0);
-    if (other.size() == emb.size() && Dot(other, emb) >= near_dup) {
-      near->Reset();
-      return false;
-    }
-  }
-  near->Reset();
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * ins,
-      db->Prepare("INSERT INTO facts(scope_id, kind, text, norm_hash, embedding, source_pages, "
-                  "event_time, record_time, degraded) VALUES(?,?,?,?,?,?,?,?,?)"));
-  ENGRAM_RETURN_IF_ERROR(ins->Bind(1, scope_id)
-                             .Bind(2, kind)
-                             .Bind(3, f.text)
-                             .Bind(4, static_cast<std::int64_t>(hash))
-                             .BindBlob(5, BlobData(emb), BlobBytes(emb))
-                             .Bind(6, IdsToJson(f.source_pages))
-                             .Bind(7, f.event_time)
-                             .Bind(8, now)
-                             .Bind(9, degraded ? 1 : 0)
-                             .Run());
-  std::int64_t id = db->LastInsertRowId();
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * fts,
-                          db->Prepare("INSERT INTO facts_fts(rowid, scope, terms) VALUES(?,?,?)"));
-  ENGRAM_RETURN_IF_ERROR(fts->Bind(1, id).Bind(2, ScopeToken(scope_id)).Bind(3, FtsDocument(f.text)).Run());
-  lineage::Receipt r = base;
-  r.memory_kind = "fact";
-  r.memory_id = id;
-  r.from_tier = "mtm";
-  r.to_tier = "lpm";
-  r.status = degraded ? "degraded" : "committed";
-  r.outcome_receipt = "facts.id=" + std::to_string(id);
-  ENGRAM_RETURN_IF_ERROR(lineage::Write(db, r));
-  return true;
+// Inserts one consolidated fact through the fact store (the one code path:
+// dedup, FTS, entities, history, receipt). False for a duplicate.
+Result<bool> InsertFact(const facts::WriteContext& ctx, const char* kind, const ExtractedFact& f,
+                        const Vector& emb, bool degraded) {
+  facts::NewFact nf;
+  nf.kind = kind;
+  nf.text = f.text;
+  nf.role = kind;
+  nf.attributed_to = kind;
+  nf.source_pages = f.source_pages;
+  nf.event_time = f.event_time;
+  nf.degraded = degraded;
+  nf.embedding = emb;
+  ENGRAM_ASSIGN_OR_RETURN(facts::WriteOutcome out, facts::InsertFact(ctx, nf));
+  return out.event == "ADD";
 }
 
 }  // namespace
@@ -211,15 +173,24 @@ Result<ConsolidationResult> ConsolidateBatch(const WriterDb& w, std::int64_t sco
     ENGRAM_RETURN_IF_ERROR(lineage::Write(db, r));
     ++out.slots_updated;
   }
+  facts::WriteContext fctx;
+  fctx.db = db;
+  fctx.scope_id = scope_id;
+  fctx.ids = {scope.scope.tenant, scope.scope.user, scope.scope.assistant, "", false};
+  fctx.row_scope = scope.scope;
+  fctx.now = now;
+  fctx.op_id = run_id;
+  fctx.actor = "consolidation";
+  fctx.source_version = config.source_version;
+  fctx.from_tier = "mtm";
+  fctx.near_duplicate = config.fact_near_duplicate;
   std::size_t v = 0;
   for (const auto& f : c.user_facts) {
-    ENGRAM_ASSIGN_OR_RETURN(bool added, InsertFact(db, scope_id, "user", f, vecs[v++], now,
-                                                   c.degraded, config.fact_near_duplicate, base));
+    ENGRAM_ASSIGN_OR_RETURN(bool added, InsertFact(fctx, "user", f, vecs[v++], c.degraded));
     added ? ++out.facts_added : ++out.facts_duplicate;
   }
   for (const auto& f : c.assistant_facts) {
-    ENGRAM_ASSIGN_OR_RETURN(bool added, InsertFact(db, scope_id, "assistant", f, vecs[v++], now,
-                                                   c.degraded, config.fact_near_duplicate, base));
+    ENGRAM_ASSIGN_OR_RETURN(bool added, InsertFact(fctx, "assistant", f, vecs[v++], c.degraded));
     added ? ++out.facts_added : ++out.facts_duplicate;
   }
   ENGRAM_ASSIGN_OR_RETURN(
@@ -275,6 +246,7 @@ Result<std::vector<Fact>> LoadFacts(sql::Db* db, std::int64_t scope_id, const st
       sql::Stmt * st,
       db->Prepare("SELECT id, version, kind, text, source_pages, event_time, record_time, degraded "
                   "FROM facts WHERE scope_id = ? AND status = 'live' AND (? = '' OR kind = ?) "
+                  "AND kind IN ('user','assistant') "
                   "ORDER BY id"));
   st->Bind(1, scope_id).Bind(2, kind).Bind(3, kind);
   std::vector<Fact> out;

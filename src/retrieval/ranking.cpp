@@ -78,12 +78,32 @@ std::vector<double> WithNeighbours(const Corpus& c, const std::vector<double>& l
 
 }  // namespace
 
+bool AsksWhen(const std::string& query) {
+  const auto tokens = text::Tokenize(query);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    if (t == "when") return true;
+    if ((t == "what" || t == "which") && i + 1 < tokens.size()) {
+      const std::string& n = tokens[i + 1];
+      if (n == "year" || n == "month" || n == "day" || n == "date" || n == "time" || n == "week") return true;
+    }
+    if (t == "how" && i + 1 < tokens.size() && tokens[i + 1] == "long") return true;
+  }
+  return false;
+}
+
 std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages& stm,
                                         const RankQuery& q, const RankParams& p, std::size_t limit) {
   const Corpus c{idx, stm};
   const std::size_t n_page = c.n_page, n = c.n;
 
-  std::vector<double> nb = WithNeighbours(c, LexicalScores(c, q.terms, p), p);
+  std::vector<double> lex = LexicalScores(c, q.terms, p);
+  if (q.asks_when && p.temporal > 0) {
+    for (std::size_t d = 0; d < n; ++d) {
+      if (c.Entry(d).dated[c.Side(d)]) lex[d] *= 1.0 + p.temporal;
+    }
+  }
+  std::vector<double> nb = WithNeighbours(c, lex, p);
   double max_nb = 0;
   for (double v : nb) max_nb = std::max(max_nb, v);
 

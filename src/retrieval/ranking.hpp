@@ -33,6 +33,9 @@ struct RankParams {
   // hashed embedder repeats the lexical evidence: measured +0.001 recall@10
   // for 0.5 ms per retrieval to embed STM turns, so it is not used).
   double vector = 0.15;
+  // "When" questions: lexical evidence of messages with a time expression
+  // counts this much more (measured: temporal recall@10 0.741 -> 0.760).
+  double temporal = 0.5;
 };
 const RankParams& DefaultRankParams();
 
@@ -53,7 +56,11 @@ struct RankedMessage {
 struct RankQuery {
   std::vector<QueryTerm> terms;
   const Vector* vector = nullptr;  // null: lexical evidence only
+  bool asks_when = false;          // the question asks for a time
 };
+
+// True when a question asks for a time ("when", "what year", "how long ago"...).
+bool AsksWhen(const std::string& query);
 
 // The query's terms (text::Terms, deduplicated, weight 1).
 std::vector<QueryTerm> QueryTerms(const std::string& query);

@@ -191,6 +191,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
 
   RankQuery rq;
   rq.terms = QueryTerms(in.query);
+  rq.asks_when = AsksWhen(in.query);
   rq.vector = use_vectors ? &in.query_embedding : nullptr;
   auto ranked = RankMessages(idx, stm, rq, params, kRankedLimit);
 

@@ -1,12 +1,31 @@
 #include "retrieval/scope_index.hpp"
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "memory/scope_store.hpp"
 
 namespace engram::retrieval {
+
+bool HasTimeExpression(const std::string& s) {
+  static const std::unordered_set<std::string> kWords = {
+      "yesterday", "today", "tomorrow", "tonight", "ago", "last", "next", "week", "weekend",
+      "month", "year", "morning", "evening", "afternoon", "night", "recently", "since", "weeks",
+      "months", "years", "days", "monday", "tuesday", "wednesday", "thursday", "friday",
+      "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july",
+      "august", "september", "october", "november", "december", "summer", "winter", "spring",
+      "autumn", "fall", "earlier", "soon", "upcoming"};
+  for (const auto& t : text::Tokenize(s)) {
+    if (kWords.count(t)) return true;
+    if (t.size() == 4 && (t[0] == '1' || t[0] == '2') &&
+        std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return true;
+    }
+  }
+  return false;
+}
 
 void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs) {
   for (std::size_t e = 0; e < entries.size(); ++e) {
@@ -20,6 +39,7 @@ void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::ve
       terms.name = text::Terms(name);
       t.lines[side] = name + ": " + t.texts[side];
       t.tokens[side] = text::EstimateTokens(t.lines[side]);
+      t.dated[side] = HasTimeExpression(t.texts[side]);
       t.docs[side] = static_cast<int>(index.size());
       index.Add(terms);
       docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side)});
@@ -97,6 +117,7 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * f,
       db->Prepare("SELECT id, kind, embedding, text, version, event_time, source_pages FROM facts WHERE scope_id = ? AND status = 'live' "
+                  "AND kind IN ('user','assistant') "
                   "ORDER BY id"));
   f->Bind(1, scope_id);
   for (;;) {

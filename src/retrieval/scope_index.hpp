@@ -40,6 +40,7 @@ struct TurnEntry {
   std::string refs[2];   // per-side source refs ("" when not given)
   std::string lines[2];  // rendered messages ("Name: text"), "" for an empty side
   int tokens[2] = {0, 0};
+  bool dated[2] = {false, false};  // the message holds a time expression
   std::string source_ref;
   std::string chain_summary;
   int docs[2] = {-1, -1};  // message document per side, -1 when the side is empty
@@ -50,6 +51,10 @@ struct MessageDoc {
   std::uint32_t entry = 0;
   std::uint8_t side = 0;  // 0 user, 1 assistant
 };
+
+// True when a text holds a time expression ("yesterday", "last week", "in
+// May", "2022", "two days ago"...).
+bool HasTimeExpression(const std::string& text);
 
 // Renders each side's line and splits turns into message documents (in entry
 // order, user side first) and indexes them. Entries should be in chronological order: neighbouring

@@ -110,23 +110,105 @@ CREATE TABLE profile_slots(
   PRIMARY KEY(scope_id, dimension)
 );
 
+-- Facts: the long-term facts of consolidation (kinds user/assistant) and the
+-- memories of the fact-memory API (kinds memory/procedural) in one versioned
+-- store (docs/MEMORY_API.md). One row per version: rows of one memory share
+-- memory_id (the stable public id); at most one row of a memory is not
+-- 'superseded'. Identity: tenant (and grouping) via the scope row; user_id,
+-- agent_id, run_id hold the memory's own ids ('' = none).
 CREATE TABLE facts(
-  id           INTEGER PRIMARY KEY,
-  scope_id     INTEGER NOT NULL REFERENCES scopes(id),
-  kind         TEXT NOT NULL CHECK(kind IN ('user','assistant')),
-  text         TEXT NOT NULL,
-  norm_hash    INTEGER NOT NULL,
-  embedding    BLOB NOT NULL,
-  source_pages TEXT NOT NULL,               -- JSON array of page ids
-  event_time   INTEGER NOT NULL,
-  record_time  INTEGER NOT NULL,
-  version      INTEGER NOT NULL DEFAULT 1,
-  status       TEXT NOT NULL DEFAULT 'live' CHECK(status IN ('live','superseded','deleted')),
-  degraded     INTEGER NOT NULL DEFAULT 0
+  id            INTEGER PRIMARY KEY,
+  scope_id      INTEGER NOT NULL REFERENCES scopes(id),
+  memory_id     TEXT NOT NULL,             -- "m_" + 16 hex digits, shared by every version
+  user_id       TEXT NOT NULL DEFAULT '',
+  agent_id      TEXT NOT NULL DEFAULT '',
+  run_id        TEXT NOT NULL DEFAULT '',
+  kind          TEXT NOT NULL CHECK(kind IN ('user','assistant','memory','procedural')),
+  role          TEXT NOT NULL DEFAULT '',  -- role of the source message
+  actor         TEXT NOT NULL DEFAULT '',  -- name of the source message's speaker
+  attributed_to TEXT NOT NULL DEFAULT '',  -- whom the fact is about: user, assistant or ''
+  text          TEXT NOT NULL,
+  norm_hash     INTEGER NOT NULL,
+  embedding     BLOB NOT NULL,
+  metadata      TEXT NOT NULL DEFAULT '{}',  -- JSON object
+  source_pages  TEXT NOT NULL DEFAULT '[]',  -- JSON array of page ids
+  event_time    INTEGER NOT NULL,
+  record_time   INTEGER NOT NULL,            -- when this version was written
+  created_at    INTEGER NOT NULL,            -- when version 1 was written
+  updated_at    INTEGER NOT NULL,            -- last change of this row (status included)
+  expires_at    INTEGER,                     -- hidden from search/list from then on
+  idempotency_key TEXT,
+  version       INTEGER NOT NULL DEFAULT 1,
+  status        TEXT NOT NULL DEFAULT 'live'
+                CHECK(status IN ('live','superseded','deleted','purged')),
+  degraded      INTEGER NOT NULL DEFAULT 0
 );
-CREATE UNIQUE INDEX facts_dedup ON facts(scope_id, kind, norm_hash) WHERE status = 'live';
+CREATE UNIQUE INDEX facts_dedup ON facts(scope_id, user_id, agent_id, run_id, norm_hash)
+  WHERE status = 'live';
+CREATE UNIQUE INDEX facts_versions ON facts(memory_id, version);
 CREATE INDEX facts_scope ON facts(scope_id, kind, status);
+CREATE INDEX facts_list ON facts(scope_id, run_id, status, created_at, memory_id);
+-- rowid = facts.id of live rows; `scope` is ScopeToken(scope_id).
 CREATE VIRTUAL TABLE facts_fts USING fts5(scope, terms, tokenize="unicode61 tokenchars '_'");
+
+-- Every change of a memory (content is erased by a purge).
+CREATE TABLE fact_history(
+  id        INTEGER PRIMARY KEY,
+  scope_id  INTEGER NOT NULL,
+  memory_id TEXT NOT NULL,
+  fact_id   INTEGER NOT NULL,            -- the facts row the event produced or changed
+  version   INTEGER NOT NULL,
+  event     TEXT NOT NULL CHECK(event IN ('ADD','UPDATE','SUPERSEDE','DELETE','PURGE')),
+  old_text  TEXT,
+  new_text  TEXT,
+  actor     TEXT NOT NULL DEFAULT '',
+  role      TEXT NOT NULL DEFAULT '',
+  at        INTEGER NOT NULL,
+  op_id     TEXT NOT NULL DEFAULT ''     -- the operation's run id (joins receipts)
+);
+CREATE INDEX fact_history_memory ON fact_history(memory_id, id);
+CREATE INDEX fact_history_scope ON fact_history(scope_id);
+
+-- Entities named by facts (per scope row), with typed links to fact rows.
+CREATE TABLE entities(
+  id       INTEGER PRIMARY KEY,
+  scope_id INTEGER NOT NULL,
+  name     TEXT NOT NULL,                -- normalised (lower-case) name
+  type     TEXT NOT NULL DEFAULT '',     -- name, quoted, identifier, or the LLM's type
+  UNIQUE(scope_id, name)
+);
+CREATE TABLE fact_entities(
+  fact_id   INTEGER NOT NULL,
+  entity_id INTEGER NOT NULL,
+  relation  TEXT NOT NULL DEFAULT 'mentions',
+  PRIMARY KEY(fact_id, entity_id)
+) WITHOUT ROWID;
+CREATE INDEX fact_entities_entity ON fact_entities(entity_id);
+
+-- Typed edges between memories proposed by the extraction model.
+CREATE TABLE fact_links(
+  id          INTEGER PRIMARY KEY,
+  scope_id    INTEGER NOT NULL,
+  from_memory TEXT NOT NULL,
+  to_memory   TEXT NOT NULL,
+  relation    TEXT NOT NULL,
+  created_at  INTEGER NOT NULL,
+  UNIQUE(from_memory, to_memory, relation)
+);
+CREATE INDEX fact_links_to ON fact_links(to_memory);
+
+-- Idempotency of memory adds: the outcome of the first request with a key
+-- (ids and events only, no content), per exact scope.
+CREATE TABLE fact_requests(
+  scope_id        INTEGER NOT NULL,
+  user_id         TEXT NOT NULL,
+  agent_id        TEXT NOT NULL,
+  run_id          TEXT NOT NULL,
+  idempotency_key TEXT NOT NULL,
+  events          TEXT NOT NULL,         -- JSON array of {id, event, version}
+  created_at      INTEGER NOT NULL,
+  PRIMARY KEY(scope_id, user_id, agent_id, run_id, idempotency_key)
+) WITHOUT ROWID;
 
 CREATE TABLE jobs(
   id         INTEGER PRIMARY KEY,

@@ -50,6 +50,13 @@ TEST(EvalMetrics, EachDiaIdTakesOneSlotAndTheLastItemMayBeCut) {
   EXPECT_EQ(FirstSlots(gap, 2), (std::vector<std::string>{"D1:1"}));
 }
 
+TEST(EvalMetrics, OneMessageTakesOneSlot) {
+  RetrievedItem user = Item("D1:3"), both = Item("D1:1,D1:2");
+  user.part = "user";
+  both.part = "both";
+  EXPECT_EQ(FirstSlots({user, both}, 2), (std::vector<std::string>{"D1:3", "D1:1"}));
+}
+
 TEST(EvalMetrics, ScoreCountsSlotsAndContextTurnsOnly) {
   // Four two-id items then the evidence: D1:9 sits in slot 9 (recall@5 0, @10 1).
   std::vector<RetrievedItem> ranked = {Item("D1:1,D1:2"), Item("D1:3,D1:4"), Item("D1:5,D1:6"),

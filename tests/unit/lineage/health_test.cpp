@@ -162,6 +162,19 @@ TEST(HealthStates, StaleRetrieval) {
   EXPECT_EQ(Name(Fixture::Finding(r, "fact", 7)->state), "stale_retrieval");
 }
 
+TEST(HealthStates, StaleRetrievalOfASupersededVersionRow) {
+  Fixture f;
+  // Versions kept as rows of one memory: row 7 (v1) was superseded by row 8 (v2).
+  f.e.facts[0].memory = "m_1";
+  f.e.facts[0].status = "superseded";
+  f.e.facts.push_back({8, 1, 2, "live", kT0 + 5 * kMin, false, "m_1"});
+  f.R(f.a, "fact", 8, "api", "lpm", "committed", kT0 + 5 * kMin, "run-update").version = 2;
+  EXPECT_EQ(Name(Fixture::StateOf(f.Run(), f.a)), "healthy");  // row 7 was read before the update
+  f.R(f.a, "retrieval", 0, "store", "retrieval", "committed", kT0 + 6 * kMin, "run-r2").depends_on_version =
+      "user_fact:7@1";
+  EXPECT_EQ(Name(Fixture::StateOf(f.Run(), f.a)), "stale_retrieval");
+}
+
 TEST(HealthStates, PromotionMissing) {
   Fixture f;
   for (int i = 0; i < 4; ++i) f.StmTurn(f.a, 1, 40 + i, 3 + i, kT0 + i * kMin);  // 4 > capacity 2

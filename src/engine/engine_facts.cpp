@@ -1,0 +1,426 @@
+// EngineImpl: the fact memory (engram/facts.hpp, docs/MEMORY_API.md). Model
+// work (extraction, embeddings) happens before the writer lock; each write
+// operation is then one transaction on the writer connection.
+#include <nlohmann/json.hpp>
+
+#include "core/text.hpp"
+#include "engine/engine_impl.hpp"
+#include "lineage/receipts.hpp"
+#include "memory/facts/fact_filter.hpp"
+#include "memory/facts/fact_infer.hpp"
+#include "memory/facts/fact_query.hpp"
+#include "memory/facts/fact_sql.hpp"
+#include "memory/facts/fact_store.hpp"
+#include "memory/scope_store.hpp"
+#include "memory/stm.hpp"
+#include "models/llm.hpp"
+
+namespace engram {
+
+namespace {
+
+using nlohmann::json;
+namespace facts = memory::facts;
+
+constexpr std::size_t kMaxMessages = 1000;
+constexpr std::size_t kMaxTextBytes = 64 * 1024;
+constexpr std::size_t kMaxKeyBytes = 256;
+constexpr int kContextMessages = 10;
+constexpr int kContextMemories = 10;
+
+Status CheckText(const std::string& t, const std::string& field) {
+  if (t.find_first_not_of(" \t\r\n") == std::string::npos) return Status::InvalidArgument(field + ": must not be empty");
+  if (t.size() > kMaxTextBytes) return Status::InvalidArgument(field + ": longer than 64 KiB");
+  if (!text::IsValidUtf8(t)) return Status::InvalidArgument(field + ": not valid UTF-8");
+  return Status::Ok();
+}
+
+std::string Trim(const std::string& s) {
+  auto a = s.find_first_not_of(" \t\r\n");
+  if (a == std::string::npos) return {};
+  return s.substr(a, s.find_last_not_of(" \t\r\n") - a + 1);
+}
+
+MemoryScope ScopeOf(const MemoryItem& m) { return {m.tenant, m.user, m.agent, m.run, false}; }
+
+}  // namespace
+
+Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const std::vector<MemoryMessage>& messages,
+                                              const MemoryAddOptions& o) {
+  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, true));
+  if (messages.empty()) return Status::InvalidArgument("messages: must not be empty");
+  if (messages.size() > kMaxMessages) return Status::InvalidArgument("messages: more than 1000");
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const auto& m = messages[i];
+    const std::string at = "messages[" + std::to_string(i) + "]";
+    if (m.role != "user" && m.role != "assistant" && m.role != "system" && m.role != "tool") {
+      return Status::InvalidArgument(at + ".role: must be user, assistant, system or tool");
+    }
+    if (m.content.size() > kMaxTextBytes) return Status::InvalidArgument(at + ".content: longer than 64 KiB");
+    if (!text::IsValidUtf8(m.content) || !text::IsValidUtf8(m.name)) {
+      return Status::InvalidArgument(at + ": not valid UTF-8");
+    }
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::string metadata, facts::CheckMetadata(o.metadata));
+  if (o.idempotency_key.size() > kMaxKeyBytes) return Status::InvalidArgument("idempotency_key: longer than 256 bytes");
+  if (o.expires_at && *o.expires_at <= 0) return Status::InvalidArgument("expires_at: must be a positive time");
+  if (o.procedural && (!o.infer || scope.agent.empty())) {
+    return Status::InvalidArgument("procedural: needs infer and an agent id");
+  }
+  if (o.procedural && !options_.llm) return Status::FailedPrecondition("procedural: needs a configured LLM");
+  ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
+  const TimeMs observed = o.event_time ? *o.event_time : deps_.clock->NowMs();
+  const std::string actor = o.actor.empty() ? "api" : o.actor;
+  const Scope row_scope = facts::RowScope(scope);
+
+  // A replayed request: the first outcome, without model work.
+  auto replay = [&](sql::Db* db) -> Result<std::optional<MemoryAddResult>> {
+    if (o.idempotency_key.empty()) return std::optional<MemoryAddResult>{};
+    ENGRAM_ASSIGN_OR_RETURN(
+        sql::Stmt * st, db->Prepare("SELECT r.events FROM fact_requests r JOIN scopes s ON s.id = r.scope_id "
+                                    "WHERE s.tenant = ? AND s.user_id = ? AND s.assistant_id = ? AND "
+                                    "r.user_id = ? AND r.agent_id = ? AND r.run_id = ? AND r.idempotency_key = ?"));
+    st->Bind(1, row_scope.tenant).Bind(2, row_scope.user).Bind(3, row_scope.assistant).Bind(4, scope.user)
+        .Bind(5, scope.agent).Bind(6, scope.run).Bind(7, o.idempotency_key);
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    std::string events = row ? st->Text(0) : std::string();
+    st->Reset();
+    if (!row) return std::optional<MemoryAddResult>{};
+    MemoryAddResult r;
+    r.replayed = true;
+    json j = json::parse(events, nullptr, false);
+    for (const auto& e : j.is_array() ? j : json::array()) {
+      MemoryEventResult ev;
+      ev.id = e.value("id", "");
+      ev.event = e.value("event", "");
+      ev.version = e.value("version", static_cast<std::int64_t>(1));
+      ENGRAM_ASSIGN_OR_RETURN(auto cur, facts::FindMemory(db, scope, ev.id, deps_.clock->NowMs()));
+      if (cur) ev.memory = cur->item.memory;
+      r.results.push_back(std::move(ev));
+    }
+    return std::optional<MemoryAddResult>(std::move(r));
+  };
+  {
+    std::lock_guard<std::mutex> lock(writer_mu_);
+    ENGRAM_ASSIGN_OR_RETURN(auto first, replay(writer_.get()));
+    if (first) return std::move(*first);
+  }
+
+  // Model phase, outside any transaction.
+  MemoryAddResult out;
+  facts::Inference inf;
+  std::vector<facts::NewFact> news;
+  if (!o.infer) {
+    for (const auto& m : messages) {
+      if (m.role == "system" || Trim(m.content).empty()) continue;
+      facts::NewFact f;
+      f.text = Trim(m.content);
+      f.role = m.role;
+      f.actor = m.name;
+      f.attributed_to = m.role == "user" || m.role == "assistant" ? m.role : "";
+      news.push_back(std::move(f));
+    }
+  } else {
+    if (options_.llm) {
+      std::vector<std::string> recent;
+      std::vector<facts::KnownMemory> known;
+      {
+        ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+        sql::Db* db = lease->db();
+        ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
+        ENGRAM_ASSIGN_OR_RETURN(auto row, memory::FindScope(db, row_scope));
+        if (row) {
+          ENGRAM_ASSIGN_OR_RETURN(auto turns, memory::LoadTurns(db, row->id, std::max<std::int64_t>(0, row->next_seq - 1 - kContextMessages), kContextMessages));
+          for (const auto& t : turns) recent.push_back(memory::RenderExchange(t));
+        }
+        std::string joined;
+        for (const auto& m : messages) if (m.role != "system") joined += m.content + "\n";
+        ENGRAM_ASSIGN_OR_RETURN(auto qv, query_embedder_->Embed({joined}));
+        MemorySearchOptions so;
+        so.top_k = kContextMemories;
+        ENGRAM_ASSIGN_OR_RETURN(auto near, facts::SearchMemories(db, scope, joined, qv.front(), so, deps_.clock->NowMs()));
+        for (const auto& n : near) known.push_back({n.id, n.memory});
+      }
+      ENGRAM_ASSIGN_OR_RETURN(inf, facts::InferWithLlm(*options_.llm, messages, recent, known, observed, o.procedural));
+    } else {
+      inf = facts::InferBuiltin(messages);
+    }
+    out.model_calls = inf.model_calls;
+    out.degraded = inf.degraded;
+    for (const auto& x : inf.facts) {
+      facts::NewFact f;
+      f.kind = o.procedural ? "procedural" : "memory";
+      f.text = x.text;
+      f.role = o.procedural ? "assistant" : "";
+      f.attributed_to = x.attributed_to;
+      f.entities = x.entities;
+      f.degraded = inf.degraded;
+      news.push_back(std::move(f));
+    }
+  }
+  std::vector<std::string> texts;
+  for (const auto& f : news) texts.push_back(f.text);
+  if (!texts.empty()) {
+    ENGRAM_ASSIGN_OR_RETURN(auto vecs, embedder_->Embed(texts));
+    if (vecs.size() != texts.size()) return Status::Internal("embedder returned a wrong count");
+    for (std::size_t i = 0; i < news.size(); ++i) news[i].embedding = std::move(vecs[i]);
+  }
+  for (auto& f : news) {
+    f.metadata = metadata;
+    f.event_time = observed;
+    f.expires_at = o.expires_at;
+    f.idempotency_key = o.idempotency_key;
+  }
+
+  // Commit phase: ONE transaction.
+  std::lock_guard<std::mutex> lock(writer_mu_);
+  sql::Db* db = writer_.get();
+  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+  ENGRAM_ASSIGN_OR_RETURN(auto first, replay(db));  // a concurrent retry won
+  if (first) return std::move(*first);
+  facts::WriteContext ctx;
+  ctx.db = db;
+  ctx.now = deps_.clock->NowMs();
+  ENGRAM_ASSIGN_OR_RETURN(ctx.scope_id, memory::EnsureScope(db, row_scope, ctx.now));
+  ctx.ids = scope;
+  ctx.row_scope = row_scope;
+  ctx.op_id = lineage::NewRunId();
+  ctx.actor = actor;
+  ctx.source_version = config_.source_version;
+  ctx.near_duplicate = config_.fact_near_duplicate;
+  std::vector<std::string> ids;  // memory id per new fact
+  json events = json::array();
+  for (std::size_t i = 0; i < news.size(); ++i) {
+    const facts::NewFact& f = news[i];
+    facts::WriteOutcome w;
+    std::optional<facts::FactRow> target;
+    if (i < inf.facts.size() && inf.facts[i].event == "UPDATE") {
+      ENGRAM_ASSIGN_OR_RETURN(target, facts::FindMemory(db, scope, inf.facts[i].target, ctx.now));
+      if (target && target->item.status != "live") target.reset();
+    }
+    if (target) {
+      facts::VersionChange ch;
+      ch.text = f.text;
+      ch.embedding = &f.embedding;
+      ch.entities = f.entities;
+      ch.event = "SUPERSEDE";
+      auto r = facts::NewVersion(ctx, *target, ch);
+      if (!r.ok() && r.status().code() == StatusCode::kAlreadyExists) {
+        ENGRAM_ASSIGN_OR_RETURN(w, facts::InsertFact(ctx, f));  // reports the NOOP
+      } else {
+        ENGRAM_ASSIGN_OR_RETURN(w, std::move(r));
+      }
+    } else {
+      ENGRAM_ASSIGN_OR_RETURN(w, facts::InsertFact(ctx, f));
+    }
+    ids.push_back(w.memory_id);
+    MemoryEventResult ev{w.memory_id, w.text, w.event, w.version, w.previous_text, w.superseded_version};
+    events.push_back({{"id", w.memory_id}, {"event", w.event}, {"version", w.version}});
+    out.results.push_back(std::move(ev));
+  }
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * link, db->Prepare("INSERT OR IGNORE INTO fact_links(scope_id, from_memory, to_memory, relation, "
+                                    "created_at) VALUES(?,?,?,?,?)"));
+  for (const auto& l : inf.links) {
+    if (l.from >= ids.size()) continue;
+    std::string to = l.to_index >= 0 ? (static_cast<std::size_t>(l.to_index) < ids.size() ? ids[l.to_index] : "")
+                                     : l.to_id;
+    if (to.empty() || to == ids[l.from]) continue;
+    ENGRAM_RETURN_IF_ERROR(link->Bind(1, ctx.scope_id).Bind(2, ids[l.from]).Bind(3, to).Bind(4, l.relation)
+                               .Bind(5, ctx.now).Run());
+  }
+  if (!o.idempotency_key.empty()) {
+    ENGRAM_ASSIGN_OR_RETURN(
+        sql::Stmt * req, db->Prepare("INSERT INTO fact_requests(scope_id, user_id, agent_id, run_id, "
+                                     "idempotency_key, events, created_at) VALUES(?,?,?,?,?,?,?)"));
+    ENGRAM_RETURN_IF_ERROR(req->Bind(1, ctx.scope_id).Bind(2, scope.user).Bind(3, scope.agent).Bind(4, scope.run)
+                               .Bind(5, o.idempotency_key).Bind(6, events.dump()).Bind(7, ctx.now).Run());
+  }
+  ENGRAM_RETURN_IF_ERROR(txn->Commit());
+  return out;
+}
+
+Result<std::vector<MemoryItem>> EngineImpl::SearchMemories(const MemoryScope& scope, const std::string& query,
+                                                           const MemorySearchOptions& options) {
+  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
+  ENGRAM_RETURN_IF_ERROR(CheckText(query, "query"));
+  ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
+  ENGRAM_ASSIGN_OR_RETURN(auto qv, query_embedder_->Embed({query}));
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
+  return facts::SearchMemories(db, scope, query, qv.front(), options, deps_.clock->NowMs());
+}
+
+Result<MemoryItem> EngineImpl::GetMemory(const MemoryScope& scope, const std::string& id) {
+  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  ENGRAM_ASSIGN_OR_RETURN(auto row, facts::FindMemory(lease->db(), scope, id, deps_.clock->NowMs()));
+  if (!row || row->item.status != "live") return Status::NotFound("memory " + id + " (in this scope)");
+  return row->item;
+}
+
+Result<MemoryPage> EngineImpl::ListMemories(const MemoryScope& scope, const MemoryListOptions& options) {
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
+  return facts::ListMemories(db, scope, options, deps_.clock->NowMs());
+}
+
+Result<MemoryItem> EngineImpl::UpdateMemory(const MemoryScope& scope, const std::string& id,
+                                            const MemoryUpdate& u) {
+  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
+  if (!u.text && !u.metadata && !u.expires_at && !u.clear_expiry) {
+    return Status::InvalidArgument("update: give text, metadata or an expiry");
+  }
+  if (u.expires_at && u.clear_expiry) return Status::InvalidArgument("expires_at: cannot both set and clear");
+  if (u.expires_at && *u.expires_at <= 0) return Status::InvalidArgument("expires_at: must be a positive time");
+  std::optional<std::string> text, metadata;
+  Vector emb;
+  if (u.text) {
+    ENGRAM_RETURN_IF_ERROR(CheckText(*u.text, "text"));
+    text = Trim(*u.text);
+    ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
+    ENGRAM_ASSIGN_OR_RETURN(auto v, embedder_->Embed({*text}));
+    emb = std::move(v.front());
+  }
+  if (u.metadata) {
+    ENGRAM_ASSIGN_OR_RETURN(std::string m, facts::CheckMetadata(*u.metadata));
+    metadata = m;
+  }
+  std::lock_guard<std::mutex> lock(writer_mu_);
+  sql::Db* db = writer_.get();
+  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+  const TimeMs now = deps_.clock->NowMs();
+  ENGRAM_ASSIGN_OR_RETURN(auto row, facts::FindMemory(db, scope, id, now));
+  if (!row || row->item.status != "live") return Status::NotFound("memory " + id + " (in this scope)");
+  facts::WriteContext ctx{db, row->scope_id, ScopeOf(row->item), facts::RowScope(ScopeOf(row->item)), now,
+                          lineage::NewRunId(), u.actor.empty() ? "api" : u.actor, config_.source_version,
+                          "input", config_.fact_near_duplicate};
+  facts::VersionChange ch;
+  ch.text = text;
+  ch.embedding = text ? &emb : nullptr;
+  ch.metadata = metadata;
+  if (u.expires_at) ch.expires_at = std::optional<TimeMs>(*u.expires_at);
+  if (u.clear_expiry) ch.expires_at = std::optional<TimeMs>();
+  ENGRAM_RETURN_IF_ERROR(facts::NewVersion(ctx, *row, ch).status());
+  ENGRAM_ASSIGN_OR_RETURN(auto now_row, facts::FindMemory(db, scope, id, now));
+  ENGRAM_RETURN_IF_ERROR(txn->Commit());
+  if (!now_row) return Status::Internal("updated memory not found");
+  return now_row->item;
+}
+
+Status EngineImpl::DeleteMemory(const MemoryScope& scope, const std::string& id, const std::string& actor) {
+  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
+  std::lock_guard<std::mutex> lock(writer_mu_);
+  sql::Db* db = writer_.get();
+  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+  const TimeMs now = deps_.clock->NowMs();
+  ENGRAM_ASSIGN_OR_RETURN(auto row, facts::FindMemory(db, scope, id, now));
+  if (!row || row->item.status != "live") return Status::NotFound("memory " + id + " (in this scope)");
+  facts::WriteContext ctx{db, row->scope_id, ScopeOf(row->item), facts::RowScope(ScopeOf(row->item)), now,
+                          lineage::NewRunId(), actor.empty() ? "api" : actor, config_.source_version,
+                          "input", config_.fact_near_duplicate};
+  ENGRAM_RETURN_IF_ERROR(facts::DeleteFact(ctx, *row));
+  return txn->Commit();
+}
+
+Result<std::int64_t> EngineImpl::DeleteAllMemories(const MemoryScope& scope, const std::string& actor) {
+  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
+  std::lock_guard<std::mutex> lock(writer_mu_);
+  sql::Db* db = writer_.get();
+  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+  const TimeMs now = deps_.clock->NowMs();
+  facts::SqlCond c = facts::ScopeCondition(scope);
+  c.And(facts::VisibleCondition(now, true));
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(std::string("SELECT ") + facts::kFactColumns +
+                                                      " FROM facts f WHERE " + c.sql + " ORDER BY f.id"));
+  facts::BindArgs(st, c.args);
+  std::vector<facts::FactRow> rows;
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool r, st->Step());
+    if (!r) break;
+    rows.push_back(facts::ReadRow(st, now));
+  }
+  st->Reset();
+  const std::string op = lineage::NewRunId();
+  for (const auto& row : rows) {
+    facts::WriteContext ctx{db, row.scope_id, ScopeOf(row.item), facts::RowScope(ScopeOf(row.item)), now, op,
+                            actor.empty() ? "api" : actor, config_.source_version, "input",
+                            config_.fact_near_duplicate};
+    ENGRAM_RETURN_IF_ERROR(facts::DeleteFact(ctx, row));
+  }
+  ENGRAM_RETURN_IF_ERROR(txn->Commit());
+  return static_cast<std::int64_t>(rows.size());
+}
+
+Result<MemoryPurgeResult> EngineImpl::PurgeMemory(const MemoryScope& scope, const std::string& id) {
+  if (id.empty()) return Status::InvalidArgument("id: must not be empty");
+  return PurgeWhere(scope, id);
+}
+
+Result<MemoryPurgeResult> EngineImpl::PurgeMemories(const MemoryScope& scope) { return PurgeWhere(scope, ""); }
+
+Result<MemoryPurgeResult> EngineImpl::PurgeWhere(const MemoryScope& scope, const std::string& id) {
+  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
+  std::lock_guard<std::mutex> lock(writer_mu_);
+  sql::Db* db = writer_.get();
+  MemoryPurgeResult out;
+  std::vector<std::int64_t> scopes;
+  {
+    ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+    const TimeMs now = deps_.clock->NowMs();
+    facts::SqlCond c = facts::ScopeCondition(scope);
+    facts::SqlCond notyet;
+    notyet.sql = "f.status <> 'purged' AND f.status <> 'superseded'";
+    c.And(notyet);
+    if (!id.empty()) {
+      facts::SqlCond one;
+      one.sql = "f.memory_id = ?";
+      one.args = {facts::SqlArg::Text(id)};
+      c.And(one);
+    }
+    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(std::string("SELECT ") + facts::kFactColumns +
+                                                        " FROM facts f WHERE " + c.sql + " ORDER BY f.id"));
+    facts::BindArgs(st, c.args);
+    std::vector<facts::FactRow> rows;
+    for (;;) {
+      ENGRAM_ASSIGN_OR_RETURN(bool r, st->Step());
+      if (!r) break;
+      rows.push_back(facts::ReadRow(st, now));
+    }
+    st->Reset();
+    if (!id.empty() && rows.empty()) return Status::NotFound("memory " + id + " (in this scope)");
+    const std::string op = lineage::NewRunId();
+    for (const auto& row : rows) {
+      ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * cnt, db->Prepare("SELECT count(*) FROM facts WHERE memory_id = ?"));
+      cnt->Bind(1, row.item.id);
+      ENGRAM_ASSIGN_OR_RETURN(bool has, cnt->Step());
+      out.rows += has ? cnt->Int(0) : 0;
+      cnt->Reset();
+      facts::WriteContext ctx{db, row.scope_id, ScopeOf(row.item), facts::RowScope(ScopeOf(row.item)), now, op,
+                              "api", config_.source_version, "input", config_.fact_near_duplicate};
+      ENGRAM_RETURN_IF_ERROR(facts::PurgeMemory(ctx, row.item.id));
+      ++out.memories;
+      scopes.push_back(row.scope_id);
+    }
+    ENGRAM_RETURN_IF_ERROR(txn->Commit());
+  }
+  {
+    std::lock_guard<std::mutex> il(index_mu_);
+    for (auto s : scopes) indexes_.erase(s);  // cached snapshots held the texts
+  }
+  // No erased term may survive in old FTS segments or in the WAL.
+  ENGRAM_RETURN_IF_ERROR(db->Exec("INSERT INTO facts_fts(facts_fts) VALUES('optimize')"));
+  if (!in_memory_) ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+  return out;
+}
+
+Result<std::vector<MemoryHistoryEvent>> EngineImpl::MemoryHistory(const MemoryScope& scope, const std::string& id) {
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
+  return facts::MemoryHistory(db, scope, id, deps_.clock->NowMs());
+}
+
+}  // namespace engram

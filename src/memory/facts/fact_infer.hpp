@@ -1,0 +1,61 @@
+// Fact extraction for add(infer = true): by a chat model (our own prompt; the
+// reply is JSON, validated, and retried with the reason when invalid), or by
+// the built-in extractive rules (degraded). Outside any transaction.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engram/facts.hpp"
+#include "engram/result.hpp"
+#include "memory/facts/fact_store.hpp"
+#include "models/llm.hpp"
+
+namespace engram::memory::facts {
+
+struct InferredFact {
+  std::string text;
+  std::string attributed_to;  // "user", "assistant" or ""
+  // "ADD", or "UPDATE" of target (an existing memory id the model says this
+  // fact corrects or replaces).
+  std::string event = "ADD";
+  std::string target;
+  std::vector<EntityRef> entities;
+};
+
+// A typed edge the model proposes: from fact index `from` (of this batch) to
+// an existing memory id or to another fact index of this batch.
+struct InferredLink {
+  std::size_t from = 0;
+  std::string to_id;
+  long to_index = -1;
+  std::string relation;
+};
+
+struct Inference {
+  std::vector<InferredFact> facts;
+  std::vector<InferredLink> links;
+  int model_calls = 0;
+  bool degraded = false;
+};
+
+// An existing memory shown to the model as context.
+struct KnownMemory {
+  std::string id;
+  std::string text;
+};
+
+// Built-in: first-person statements of user and assistant messages rewritten
+// as third-person facts (models/builtin/fact_rules.hpp). Never fails.
+Inference InferBuiltin(const std::vector<MemoryMessage>& messages);
+
+// One model call (plus at most two retries for invalid replies). `recent` are
+// earlier messages of the scope ("Name: text", oldest first), `known` the
+// nearest existing memories; `observed_at` makes relative dates absolute.
+// procedural: one summary of an agent's execution history. Unavailable when
+// the reply stays invalid (nothing is written then).
+Result<Inference> InferWithLlm(Llm& llm, const std::vector<MemoryMessage>& messages,
+                               const std::vector<std::string>& recent, const std::vector<KnownMemory>& known,
+                               TimeMs observed_at, bool procedural);
+
+}  // namespace engram::memory::facts

@@ -1,0 +1,39 @@
+// Reads of the fact store: list with cursor pagination, history, and search
+// (vector + FTS5 bm25 + entity candidates, calibrated fusion).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engram/facts.hpp"
+#include "engram/result.hpp"
+#include "models/embedder.hpp"
+#include "store/sqlite.hpp"
+
+namespace engram::memory::facts {
+
+// Visible memories of the scope matching the filters, newest first
+// (created_at, then memory id, both descending: an update never moves a
+// memory). The cursor is the position after the last item of a page.
+Result<MemoryPage> ListMemories(sql::Db* db, const MemoryScope& scope, const MemoryListOptions& options,
+                                TimeMs now);
+
+// Events of a memory visible to the scope, oldest first; NotFound otherwise.
+Result<std::vector<MemoryHistoryEvent>> MemoryHistory(sql::Db* db, const MemoryScope& scope,
+                                                      const std::string& memory_id, TimeMs now);
+
+// Weights of the fused score (they sum to 1, so score is in [0, 1] and means
+// the same for every query, whichever signals matched).
+inline constexpr double kVectorWeight = 0.55;
+inline constexpr double kLexicalWeight = 0.30;
+inline constexpr double kEntityWeight = 0.15;
+
+// Search: candidates are the union of the best vector matches, the FTS5 bm25
+// matches and the entity matches among the visible memories that pass the
+// filters (all inside SQL); each candidate gets every component, the fused
+// score, and is kept when score >= threshold; best top_k, ties by newer.
+Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& scope,
+                                               const std::string& query, const Vector& query_vector,
+                                               const MemorySearchOptions& options, TimeMs now);
+
+}  // namespace engram::memory::facts

@@ -1,0 +1,138 @@
+// FactStore: the one versioned store of facts (docs/MEMORY_API.md). Every
+// fact (consolidation's user/assistant facts and the memories of the fact
+// API) is written through InsertFact: scope checks, exact and near-duplicate
+// dedup, the row, its FTS document, its entities, its history event and its
+// lineage receipt, all in the caller's transaction. Versions are rows sharing
+// a memory_id; at most one row of a memory is not superseded.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engram/facts.hpp"
+#include "engram/result.hpp"
+#include "models/embedder.hpp"
+#include "store/sqlite.hpp"
+
+namespace engram::memory::facts {
+
+// The scope row id of an absent user or agent id (scope rows need both; the
+// memory's own ids are in facts.user_id / agent_id, "" = none).
+inline constexpr const char* kNoId = "-";
+
+// Validates a memory scope: tenant, and at least one of user/agent/run; each
+// given id 1..128 bytes of printable UTF-8. `for_write` refuses
+// include_narrower. Messages name the field.
+Status ValidateMemoryScope(const MemoryScope& s, bool for_write);
+// The (tenant, user, assistant) of the scope row that holds the memory scope.
+Scope RowScope(const MemoryScope& s);
+
+// A typed entity mention.
+struct EntityRef {
+  std::string name;  // as written; stored lower-cased
+  std::string type;  // "name", "quoted", "identifier" or the model's type
+};
+
+// A fact to insert.
+struct NewFact {
+  std::string kind = "memory";  // user, assistant, memory, procedural
+  std::string text;
+  std::string role, actor, attributed_to;
+  std::string metadata = "{}";  // JSON object text (validated by the caller)
+  std::vector<std::int64_t> source_pages;
+  TimeMs event_time = 0;
+  std::optional<TimeMs> expires_at;
+  std::string idempotency_key;
+  bool degraded = false;
+  Vector embedding;  // of `text`, normalised
+  // Entities to link; when empty the built-in extractor names them.
+  std::vector<EntityRef> entities;
+  bool extract_entities = true;
+};
+
+// Where and how a write happens. REQUIRES for every write below: `db` is in a
+// write transaction that the caller commits (or rolls back) as a whole.
+struct WriteContext {
+  sql::Db* db = nullptr;
+  std::int64_t scope_id = 0;    // the scope row (tenant, user|-, agent|-)
+  MemoryScope ids;              // the exact identity the facts get
+  Scope row_scope;              // of scope_id, for receipts
+  TimeMs now = 0;
+  std::string op_id;            // the operation's run id (receipts, history)
+  std::string actor = "api";    // who performs it (history)
+  std::string source_version;   // receipts
+  std::string from_tier = "input";  // receipts: "input" (API) or "mtm" (consolidation)
+  double near_duplicate = 0.95; // cosine at which a new fact duplicates a live one
+};
+
+// What one write did: "ADD", "UPDATE" (a new version superseded the live
+// one), "NOOP" (duplicate of memory_id), "DELETE".
+struct WriteOutcome {
+  std::string event;
+  std::string memory_id;
+  std::int64_t fact_id = 0;
+  std::int64_t version = 1;
+  std::string text;
+  std::string previous_text;
+  std::int64_t superseded_version = 0;
+};
+
+// One facts row.
+struct FactRow {
+  std::int64_t id = 0;
+  std::int64_t scope_id = 0;
+  MemoryItem item;
+  std::uint64_t norm_hash = 0;
+  Vector embedding;
+  std::string source_pages;
+  std::string idempotency_key;
+  TimeMs record_time = 0;
+};
+
+// A fresh public id: "m_" + 16 random hex digits.
+std::string NewMemoryId();
+
+// Inserts a fact unless it is an exact (normalised-text hash) or near
+// (cosine >= near_duplicate) duplicate of a live fact of exactly ctx.ids:
+// then NOOP with that memory's id, except that an expired duplicate is
+// renewed by a new version (UPDATE). ADD writes row, FTS, entities, history
+// and a receipt.
+Result<WriteOutcome> InsertFact(const WriteContext& ctx, const NewFact& f);
+
+// A new version of `current` (which must be live): `text` (with embedding and
+// entities) and/or metadata/expiry changed. The old row becomes superseded.
+// event: "UPDATE" (the caller edited it) or "SUPERSEDE" (newer information).
+// A text that duplicates another live memory of the scope is AlreadyExists.
+struct VersionChange {
+  std::optional<std::string> text;
+  const Vector* embedding = nullptr;  // REQUIRED when text is set
+  std::optional<std::string> metadata;
+  std::optional<std::optional<TimeMs>> expires_at;
+  std::vector<EntityRef> entities;
+  std::string event = "UPDATE";
+};
+Result<WriteOutcome> NewVersion(const WriteContext& ctx, const FactRow& current,
+                                const VersionChange& change);
+
+// Tombstones the live row (status deleted, out of FTS); history keeps the text.
+Status DeleteFact(const WriteContext& ctx, const FactRow& current);
+
+// Erases the content of every version of a memory: texts, metadata, actor,
+// embeddings, FTS rows, entity links (orphaned entities go), links, history
+// texts and embedding-cache entries of its texts. Leaves content-free rows
+// (status purged) and history events (plus a PURGE event).
+Status PurgeMemory(const WriteContext& ctx, const std::string& memory_id);
+
+// The newest row of a memory if it is visible to `scope` (same tenant and
+// exact ids, or narrower when scope.include_narrower); nullopt otherwise
+// (no existence leak). Superseded rows are never returned.
+Result<std::optional<FactRow>> FindMemory(sql::Db* db, const MemoryScope& scope,
+                                          const std::string& memory_id, TimeMs now);
+
+// Columns of a facts row as ReadRow expects them ("f" is the facts alias).
+extern const char* const kFactColumns;
+FactRow ReadRow(sql::Stmt* st, TimeMs now);
+
+}  // namespace engram::memory::facts

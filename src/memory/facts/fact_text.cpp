@@ -1,0 +1,203 @@
+#include "memory/facts/fact_text.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+#include <unordered_set>
+
+#include "core/text.hpp"
+
+namespace engram::memory::facts {
+
+namespace {
+
+// Decodes UTF-8 into code points (invalid bytes skipped).
+std::u32string Decode(std::string_view s) {
+  std::u32string out;
+  for (std::size_t i = 0; i < s.size();) {
+    auto b = static_cast<unsigned char>(s[i]);
+    std::size_t len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+    if (len == 0 || i + len > s.size()) {
+      ++i;
+      continue;
+    }
+    char32_t cp = len == 1 ? b : len == 2 ? (b & 0x1F) : len == 3 ? (b & 0x0F) : (b & 0x07);
+    for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    out.push_back(cp);
+    i += len;
+  }
+  return out;
+}
+
+bool IsCjk(char32_t c) {
+  return (c >= 0x3040 && c <= 0x30FF) || (c >= 0x3400 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) ||
+         (c >= 0xF900 && c <= 0xFAFF);
+}
+
+void Push(std::vector<std::string>& out, std::unordered_set<std::string>& seen, std::string t) {
+  if (t.empty()) return;
+  if (seen.insert(t).second) out.push_back(std::move(t));
+}
+
+// Common words that start sentences in capitals without naming anything.
+const std::unordered_set<std::string>& SentenceStarters() {
+  static const std::unordered_set<std::string> k = {
+      "i", "i'm", "i've", "i'll", "i'd", "my", "our", "we", "you", "your", "he", "she", "it", "they",
+      "the", "a", "an", "this", "that", "these", "those", "there", "here", "yes", "no", "ok", "okay",
+      "hi", "hello", "hey", "thanks", "thank", "please", "well", "so", "but", "and", "or", "also",
+      "then", "today", "yesterday", "tomorrow", "now", "when", "what", "where", "who", "why", "how",
+      "user", "assistant", "sure", "great", "oh", "wow", "maybe", "perhaps", "recently", "last",
+      "next", "every", "after", "before", "if", "in", "on", "at", "for", "with", "from", "to", "of"};
+  return k;
+}
+
+std::string StripWord(std::string w) {
+  while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.back())) && w.back() != '+' &&
+         w.back() != '#')
+    w.pop_back();
+  while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.front()))) w.erase(0, 1);
+  return w;
+}
+
+}  // namespace
+
+std::vector<std::string> LexicalTerms(std::string_view text) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
+  for (const auto& t : text::Terms(text)) {
+    std::string f = text::FtsTerm(t);
+    if (f.empty()) continue;
+    Push(out, seen, f);
+    if (f.find('_') != std::string::npos) {
+      std::size_t start = 0;
+      for (std::size_t i = 0; i <= f.size(); ++i) {
+        if (i == f.size() || f[i] == '_') {
+          if (i > start) Push(out, seen, f.substr(start, i - start));
+          start = i + 1;
+        }
+      }
+    }
+    std::u32string cps = Decode(t);
+    if (cps.size() >= 2 && std::all_of(cps.begin(), cps.end(), IsCjk)) {
+      for (std::size_t i = 0; i + 1 < cps.size(); ++i) {
+        std::string bi;
+        text::AppendUtf8(bi, cps[i]);
+        text::AppendUtf8(bi, cps[i + 1]);
+        Push(out, seen, bi);
+      }
+    }
+  }
+  return out;
+}
+
+std::string LexicalDocument(std::string_view text) {
+  std::string out;
+  for (const auto& t : LexicalTerms(text)) {
+    if (!out.empty()) out.push_back(' ');
+    out += t;
+  }
+  return out;
+}
+
+std::string LexicalMatch(std::string_view query, const std::string& scope_token) {
+  std::string terms;
+  for (const auto& t : LexicalTerms(query)) {
+    if (!terms.empty()) terms += " OR ";
+    terms += "terms:\"" + t + "\"";
+  }
+  if (terms.empty()) return {};
+  return scope_token.empty() ? terms : "scope:" + scope_token + " AND (" + terms + ")";
+}
+
+std::string NormalizeEntity(std::string_view name) {
+  std::string out;
+  bool space = false;
+  for (char c : name) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out.push_back(' ');
+    space = false;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  if (out.size() > 2 && (out.ends_with("'s") || out.ends_with("\xE2\x80\x99s")))
+    out.erase(out.size() - (out.ends_with("'s") ? 2 : 4));
+  return out.size() > 120 ? std::string() : out;
+}
+
+std::vector<EntityRef> ExtractEntities(std::string_view text) {
+  std::vector<EntityRef> out;
+  std::set<std::string> seen;
+  auto add = [&](std::string name, const char* type) {
+    std::string norm = NormalizeEntity(name);
+    if (norm.size() < 2 || !seen.insert(norm).second) return;
+    out.push_back({std::move(name), type});
+  };
+  // Quoted spans.
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '"') continue;
+    std::size_t j = text.find('"', i + 1);
+    if (j == std::string_view::npos) break;
+    if (j - i - 1 >= 2 && j - i - 1 <= 60) add(std::string(text.substr(i + 1, j - i - 1)), "quoted");
+    i = j;
+  }
+  // Identifiers.
+  for (const auto& t : text::Tokenize(text)) {
+    bool digit = false, alpha = false, inner = false;
+    for (char c : t) {
+      digit |= std::isdigit(static_cast<unsigned char>(c)) != 0;
+      alpha |= std::isalpha(static_cast<unsigned char>(c)) != 0;
+      inner |= c == '-' || c == '.' || c == '_' || c == '+' || c == '#';
+    }
+    if (alpha && (digit || inner)) add(t, "identifier");
+  }
+  // Proper names: runs of capitalised words.
+  for (const auto& sentence : text::SplitSentences(text)) {
+    std::vector<std::string> run;
+    bool first = true;
+    auto flush = [&] {
+      if (!run.empty()) {
+        std::string name;
+        for (const auto& w : run) name += (name.empty() ? "" : " ") + w;
+        add(name, "name");
+      }
+      run.clear();
+    };
+    std::size_t i = 0;
+    while (i < sentence.size()) {
+      std::size_t j = sentence.find(' ', i);
+      if (j == std::string::npos) j = sentence.size();
+      std::string raw = sentence.substr(i, j - i);
+      std::string w = StripWord(raw);
+      i = j + 1;
+      bool cap = !w.empty() && std::isupper(static_cast<unsigned char>(w[0]));
+      std::string lower = NormalizeEntity(w);
+      bool starter = first && SentenceStarters().count(lower);
+      if (lower == "i" || lower.rfind("i'", 0) == 0) cap = false;
+      if (cap && !starter) {
+        run.push_back(w);
+      } else {
+        flush();
+      }
+      first = false;
+      if (!raw.empty() && std::ispunct(static_cast<unsigned char>(raw.back())) && raw.back() != '\'') flush();
+    }
+    flush();
+  }
+  return out;
+}
+
+std::vector<std::string> QueryEntityNames(std::string_view query) {
+  std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
+  for (const auto& e : ExtractEntities(query)) Push(out, seen, NormalizeEntity(e.name));
+  auto tokens = text::Tokenize(query);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (!text::IsStopword(tokens[i])) Push(out, seen, NormalizeEntity(tokens[i]));
+    if (i + 1 < tokens.size()) Push(out, seen, NormalizeEntity(tokens[i] + " " + tokens[i + 1]));
+  }
+  return out;
+}
+
+}  // namespace engram::memory::facts
