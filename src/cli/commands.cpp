@@ -10,6 +10,7 @@ void RegisterCommands(CLI::App& app, Cli& cli, int& code) {
   RegisterChatCommands(app, cli, code);
   RegisterHealthCommands(app, cli, code);
   RegisterReembedCommands(app, cli, code);
+  RegisterMemoryCommands(app, cli, code);
 }
 
 }  // namespace engram::cli

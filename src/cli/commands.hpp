@@ -18,5 +18,6 @@ void RegisterBenchCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterChatCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterHealthCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterReembedCommands(CLI::App& app, Cli& cli, int& code);
+void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code);
 
 }  // namespace engram::cli

@@ -347,11 +347,11 @@ Status PurgeMemory(const WriteContext& c, const std::string& memory_id) {
     for (auto e : entities) ENGRAM_RETURN_IF_ERROR(orphan->Bind(1, e).Bind(2, e).Run());
   }
   static const char* kErase[] = {
-      "DELETE FROM fact_links WHERE from_memory = ?1 OR to_memory = ?1",
+      "DELETE FROM fact_links WHERE (from_memory = ?1 OR to_memory = ?1) AND ?2 IS NOT NULL",
       "UPDATE facts SET text = '', norm_hash = 0, embedding = x'', metadata = '{}', actor = '', "
       "attributed_to = '', source_pages = '[]', idempotency_key = NULL, status = 'purged', "
       "updated_at = ?2 WHERE memory_id = ?1",
-      "UPDATE fact_history SET old_text = NULL, new_text = NULL, actor = '' WHERE memory_id = ?1",
+      "UPDATE fact_history SET old_text = NULL, new_text = NULL, actor = '' WHERE memory_id = ?1 AND ?2 IS NOT NULL",
   };
   for (const char* q : kErase) {
     ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));

@@ -1,0 +1,121 @@
+// End-to-end test of `engram memory`: every subcommand on the real binary in a
+// fresh ENGRAM_HOME, with --json output and the exit codes of the CLI
+// (0 ok, 1 failure such as not found, 2 invalid arguments).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "testing/subprocess.hpp"
+#include "testing/temp_dir.hpp"
+
+namespace {
+
+namespace et = engram::testing;
+using nlohmann::json;
+
+class MemoryCli : public ::testing::Test {
+ protected:
+  et::ProcessResult Run(std::vector<std::string> args, const std::string& input = "") {
+    args.insert(args.begin(), ENGRAM_BINARY);
+    return et::RunProcess(args, input, {"ENGRAM_HOME=" + dir_.path(), "ENGRAM_DB=", "ENGRAM_USER="});
+  }
+  json Json(std::vector<std::string> args, const std::string& input = "") {
+    args.push_back("--json");
+    auto r = Run(args, input);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    return json::parse(r.out, nullptr, false);
+  }
+  et::TempDir dir_;
+};
+
+TEST_F(MemoryCli, EverySubcommandEndToEnd) {
+  // add: verbatim with metadata, built-in inference, messages on stdin, idempotency.
+  json a = Json({"memory", "add", "--user", "alice", "--no-infer", "I deploy with node.js and gpt-4",
+                 "--metadata", R"({"category": "work", "rating": 5})"});
+  ASSERT_EQ(a["results"].size(), 1u);
+  EXPECT_EQ(a["results"][0]["event"], "ADD");
+  const std::string id = a["results"][0]["id"];
+  json inferred = Json({"memory", "add", "--user", "alice", "I love hiking in the Alps."});
+  EXPECT_TRUE(inferred["degraded"].get<bool>());
+  ASSERT_EQ(inferred["results"].size(), 1u);
+  json msgs = Json({"memory", "add", "--user", "alice", "--run", "r1", "--no-infer", "--messages", "-",
+                    "--idempotency-key", "k1"},
+                   R"([{"role": "user", "content": "Run note about Paris", "name": "Alice"},
+                       {"role": "system", "content": "ignored"}])");
+  ASSERT_EQ(msgs["results"].size(), 1u);
+  json again = Json({"memory", "add", "--user", "alice", "--run", "r1", "--no-infer", "other text",
+                     "--idempotency-key", "k1"});
+  EXPECT_TRUE(again["replayed"].get<bool>());
+  EXPECT_EQ(again["results"][0]["id"], msgs["results"][0]["id"]);
+  json dup = Json({"memory", "add", "--user", "alice", "--no-infer", "i deploy with NODE.JS and gpt-4!"});
+  EXPECT_EQ(dup["results"][0]["event"], "NOOP");
+
+  // search with explain and filters; exact scope by default.
+  json s = Json({"memory", "search", "--user", "alice", "node.js", "--explain"});
+  ASSERT_GE(s["results"].size(), 1u);
+  EXPECT_EQ(s["results"][0]["id"], id);
+  EXPECT_GT(s["results"][0]["score"].get<double>(), 0.0);
+  EXPECT_LE(s["results"][0]["score"].get<double>(), 1.0);
+  EXPECT_TRUE(s["results"][0]["score_details"]["from_lexical"].get<bool>());
+  json f = Json({"memory", "search", "--user", "alice", "hiking node.js", "--filters", R"({"rating": {"gte": 4}})"});
+  ASSERT_EQ(f["results"].size(), 1u);
+  json wide = Json({"memory", "search", "--user", "alice", "Paris", "--narrower"});
+  ASSERT_GE(wide["results"].size(), 1u);
+  EXPECT_EQ(wide["results"][0]["run_id"], "r1");
+
+  // get, list with pagination.
+  json g = Json({"memory", "get", id, "--user", "alice"});
+  EXPECT_EQ(g["memory"], "I deploy with node.js and gpt-4");
+  EXPECT_EQ(g["metadata"]["category"], "work");
+  json p1 = Json({"memory", "list", "--user", "alice", "--limit", "1"});
+  ASSERT_EQ(p1["results"].size(), 1u);
+  ASSERT_TRUE(p1["next_cursor"].is_string());
+  json p2 = Json({"memory", "list", "--user", "alice", "--limit", "1", "--cursor", p1["next_cursor"]});
+  ASSERT_EQ(p2["results"].size(), 1u);
+  EXPECT_TRUE(p2["next_cursor"].is_null());
+  EXPECT_NE(p1["results"][0]["id"], p2["results"][0]["id"]);
+
+  // update, history, delete.
+  json u = Json({"memory", "update", id, "--user", "alice", "--text", "I deploy with node.js and gpt-4o"});
+  EXPECT_EQ(u["version"], 2);
+  json h = Json({"memory", "history", id, "--user", "alice"});
+  ASSERT_EQ(h["results"].size(), 2u);
+  EXPECT_EQ(h["results"][1]["event"], "UPDATE");
+  EXPECT_EQ(h["results"][1]["old_memory"], "I deploy with node.js and gpt-4");
+  json d = Json({"memory", "delete", id, "--user", "alice"});
+  EXPECT_TRUE(d["deleted"].get<bool>());
+  auto gone = Run({"memory", "get", id, "--user", "alice"});
+  EXPECT_EQ(gone.exit_code, 1);
+  EXPECT_NE(gone.err.find("not_found"), std::string::npos);
+
+  // Another user's scope: not found, as for an unknown id.
+  auto foreign = Run({"memory", "history", id, "--user", "bob"});
+  EXPECT_EQ(foreign.exit_code, 1);
+
+  // delete-all is exact; purge erases.
+  json da = Json({"memory", "delete-all", "--user", "alice"});
+  EXPECT_EQ(da["deleted"], 1);  // the inferred one; the run-level memory stays
+  json left = Json({"memory", "list", "--user", "alice", "--run", "r1"});
+  ASSERT_EQ(left["results"].size(), 1u);
+  json pu = Json({"memory", "purge", "--all", "--user", "alice", "--run", "r1"});
+  EXPECT_EQ(pu["memories"], 1);
+  json pi = Json({"memory", "purge", id, "--user", "alice"});
+  EXPECT_EQ(pi["memories"], 1);
+  EXPECT_EQ(et::ReadFile(dir_.File("engram.db")).find("Paris"), std::string::npos);
+
+  // Invalid arguments: exit 2, one line naming the field.
+  auto bad = Run({"memory", "list", "--user", "alice", "--filters", R"({"agent_id": "x"})"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("filters.agent_id"), std::string::npos) << bad.err;
+  auto noscope = Run({"memory", "add", "--no-infer", "text"});
+  EXPECT_EQ(noscope.exit_code, 2);
+  EXPECT_NE(noscope.err.find("scope"), std::string::npos) << noscope.err;
+  auto badmeta = Run({"memory", "add", "--user", "a", "--metadata", "[1]", "x"});
+  EXPECT_EQ(badmeta.exit_code, 2);
+  EXPECT_NE(badmeta.err.find("metadata"), std::string::npos);
+}
+
+}  // namespace

@@ -1,0 +1,321 @@
+// The fact memory API: filters, pagination, purge, idempotency under
+// concurrency, built-in extraction, and the store shared with consolidation.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include "core/clock.hpp"
+#include "core/time.hpp"
+#include "engram/engine.hpp"
+#include "testing/dialogue.hpp"
+#include "testing/temp_dir.hpp"
+
+namespace engram {
+namespace {
+
+using testing::TempDir;
+
+MemoryScope User(const std::string& u) {
+  MemoryScope s;
+  s.user = u;
+  return s;
+}
+
+class MemoryApiTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Engine> Open(EngineOptions o = {}) {
+    o.db_path = dir_.File("engram.db");
+    if (!o.clock) o.clock = &clock_;
+    auto e = Engine::Open(std::move(o));
+    EXPECT_TRUE(e.ok()) << e.status().ToString();
+    return e.ok() ? std::move(e).value() : nullptr;
+  }
+  std::string Add(Engine& e, const std::string& text, const std::string& metadata = "") {
+    MemoryAddOptions o;
+    o.infer = false;
+    o.metadata = metadata;
+    auto r = e.AddMemoryText(User("alice"), text, o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    clock_.Advance(1000);
+    return r.ok() && !r->results.empty() ? r->results.front().id : "";
+  }
+  std::set<std::string> Texts(Engine& e, const std::string& filters) {
+    MemoryListOptions o;
+    o.filters = filters;
+    auto r = e.ListMemories(User("alice"), o);
+    EXPECT_TRUE(r.ok()) << filters << ": " << r.status().ToString();
+    std::set<std::string> out;
+    if (r.ok()) for (const auto& m : r->items) out.insert(m.memory);
+    return out;
+  }
+  TempDir dir_;
+  FakeClock clock_{MakeTimeMs(2025, 3, 1)};
+};
+
+TEST_F(MemoryApiTest, FiltersAreEvaluatedInTheQuery) {
+  auto e = Open();
+  Add(*e, "Apple pie recipe", R"({"category": "food", "rating": 5, "tags": ["sweet", "Baking"], "due": "2025-04-01T00:00:00Z"})");
+  Add(*e, "Ramen shop in Kyoto", R"({"category": "food", "rating": 3, "tags": ["savoury"], "due": "2025-06-01"})");
+  Add(*e, "Quarterly report deadline", R"({"category": "work", "rating": 4, "owner": "Dana"})");
+  Add(*e, "Gym on Mondays", R"({"category": "health"})");
+  using S = std::set<std::string>;
+  EXPECT_EQ(Texts(*e, R"({"category": "food"})"), (S{"Apple pie recipe", "Ramen shop in Kyoto"}));
+  EXPECT_EQ(Texts(*e, R"({"category": {"ne": "food"}})"), (S{"Quarterly report deadline", "Gym on Mondays"}));
+  EXPECT_EQ(Texts(*e, R"({"rating": {"gte": 4}})"), (S{"Apple pie recipe", "Quarterly report deadline"}));
+  EXPECT_EQ(Texts(*e, R"({"rating": {"gt": 3, "lt": 5}})"), (S{"Quarterly report deadline"}));
+  EXPECT_EQ(Texts(*e, R"({"rating": {"lte": 3}})"), (S{"Ramen shop in Kyoto"}));
+  EXPECT_EQ(Texts(*e, R"({"due": {"lt": "2025-05-01"}})"), (S{"Apple pie recipe"}));
+  EXPECT_EQ(Texts(*e, R"({"category": {"in": ["work", "health"]}})"), (S{"Quarterly report deadline", "Gym on Mondays"}));
+  EXPECT_EQ(Texts(*e, R"({"category": {"nin": ["food"]}})"), (S{"Quarterly report deadline", "Gym on Mondays"}));
+  EXPECT_EQ(Texts(*e, R"({"tags": {"contains": "sweet"}})"), (S{"Apple pie recipe"}));
+  EXPECT_EQ(Texts(*e, R"({"tags": {"icontains": "baking"}})"), (S{"Apple pie recipe"}));
+  EXPECT_EQ(Texts(*e, R"({"owner": {"icontains": "DAN"}})"), (S{"Quarterly report deadline"}));
+  EXPECT_EQ(Texts(*e, R"({"owner": "*"})"), (S{"Quarterly report deadline"}));
+  EXPECT_EQ(Texts(*e, R"({"OR": [{"category": "work"}, {"AND": [{"category": "food"}, {"rating": {"lt": 4}}]}]})"),
+            (S{"Quarterly report deadline", "Ramen shop in Kyoto"}));
+  EXPECT_EQ(Texts(*e, R"({"NOT": {"category": "food"}})"), (S{"Quarterly report deadline", "Gym on Mondays"}));
+  // Built-in fields.
+  EXPECT_EQ(Texts(*e, R"({"created_at": {"gte": "2025-03-01T00:00:02Z"}})"),
+            (S{"Quarterly report deadline", "Gym on Mondays"}));
+  EXPECT_EQ(Texts(*e, R"({"kind": "memory", "metadata.category": "health"})"), (S{"Gym on Mondays"}));
+  EXPECT_EQ(Texts(*e, R"({"attributed_to": "user", "rating": 3})"), (S{"Ramen shop in Kyoto"}));
+  // Search applies the same filters inside the query.
+  MemorySearchOptions so;
+  so.filters = R"({"category": "food"})";
+  auto r = e->SearchMemories(User("alice"), "report deadline recipe", so);
+  ASSERT_TRUE(r.ok());
+  for (const auto& m : *r) EXPECT_NE(m.memory, "Quarterly report deadline");
+  // Errors name the field and the reason.
+  MemoryListOptions bad;
+  for (const char* f : {R"({"user_id": "bob"})", R"({"rating": {"between": 1}})", R"({"rating": {"gt": "soon"}})",
+                        R"({"AND": {}})", "not json", R"({"category": {"in": []}})"}) {
+    bad.filters = f;
+    auto b = e->ListMemories(User("alice"), bad);
+    EXPECT_EQ(b.status().code(), StatusCode::kInvalidArgument) << f;
+    EXPECT_NE(b.status().message().find("filters"), std::string::npos) << b.status().message();
+  }
+  // Identity keys cannot be set through metadata.
+  MemoryAddOptions o;
+  o.infer = false;
+  o.metadata = R"({"user_id": "mallory"})";
+  auto sneaky = e->AddMemoryText(User("alice"), "x y z", o);
+  EXPECT_EQ(sneaky.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(sneaky.status().message().find("metadata.user_id"), std::string::npos);
+}
+
+TEST_F(MemoryApiTest, PaginationIsStableWhileMemoriesChange) {
+  auto e = Open();
+  std::vector<std::string> ids;
+  static const char* kWords[] = {"violin", "garden", "bicycle", "lantern", "harbor", "meadow", "glacier",
+                                 "canyon", "orchard", "compass", "saffron", "tundra"};
+  for (const char* w : kWords) ids.push_back(Add(*e, std::string("Alice keeps a note about the ") + w));
+  std::vector<std::string> seen;
+  MemoryListOptions o;
+  o.limit = 5;
+  auto p1 = e->ListMemories(User("alice"), o);
+  ASSERT_TRUE(p1.ok());
+  ASSERT_EQ(p1->items.size(), 5u);
+  for (const auto& m : p1->items) seen.push_back(m.id);
+  // Changes between pages: a new memory (newer: before the cursor) and an update.
+  Add(*e, "Alice keeps a brand new note about zeppelins");
+  MemoryUpdate u;
+  u.text = "Alice keeps an edited note about the violin";
+  ASSERT_TRUE(e->UpdateMemory(User("alice"), ids[0], u).ok());
+  o.cursor = p1->next_cursor;
+  for (int i = 0; i < 5 && !o.cursor.empty(); ++i) {
+    auto p = e->ListMemories(User("alice"), o);
+    ASSERT_TRUE(p.ok());
+    for (const auto& m : p->items) seen.push_back(m.id);
+    o.cursor = p->next_cursor;
+  }
+  std::vector<std::string> expect(ids.rbegin(), ids.rend());  // newest first
+  EXPECT_EQ(seen, expect);
+  o.cursor = "garbage";
+  EXPECT_EQ(e->ListMemories(User("alice"), o).status().code(), StatusCode::kInvalidArgument);
+}
+
+// Scans every table of the store and the file bytes for a text.
+std::int64_t Occurrences(const std::string& db_path, const std::string& needle) {
+  sqlite3* db = nullptr;
+  std::int64_t hits = 0;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return -1;
+  std::vector<std::string> tables;
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(db, "SELECT name FROM sqlite_schema WHERE type = 'table'", -1, &st, nullptr);
+  while (sqlite3_step(st) == SQLITE_ROW) tables.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  sqlite3_finalize(st);
+  for (const auto& t : tables) {
+    if (sqlite3_prepare_v2(db, ("SELECT * FROM \"" + t + "\"").c_str(), -1, &st, nullptr) != SQLITE_OK) continue;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      for (int c = 0; c < sqlite3_column_count(st); ++c) {
+        const void* p = sqlite3_column_blob(st, c);
+        int n = sqlite3_column_bytes(st, c);
+        if (p && std::string(static_cast<const char*>(p), static_cast<std::size_t>(n)).find(needle) != std::string::npos) {
+          ++hits;
+        }
+      }
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return hits;
+}
+
+TEST_F(MemoryApiTest, PurgeErasesContentEverywhere) {
+  const std::string marker = "quixoticzebrafish";
+  std::string id;
+  {
+    auto e = Open();
+    MemoryAddOptions o;
+    o.infer = false;
+    o.metadata = R"({"secret": ")" + marker + R"(note"})";
+    o.idempotency_key = "purge-key";
+    auto r = e->AddMemoryText(User("alice"), "Alice's password hint is " + marker + " and Zorblax", o);
+    ASSERT_TRUE(r.ok());
+    id = r->results[0].id;
+    MemoryUpdate u;
+    u.text = "Alice's password hint is " + marker + " and Zorblax, updated";
+    ASSERT_TRUE(e->UpdateMemory(User("alice"), id, u).ok());
+    const std::string keep = Add(*e, "Alice's bike is red");
+    ASSERT_GT(Occurrences(dir_.File("engram.db"), marker), 0);
+    auto p = e->PurgeMemory(User("alice"), id);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_EQ(p->memories, 1);
+    EXPECT_EQ(p->rows, 2);
+    EXPECT_EQ(Occurrences(dir_.File("engram.db"), marker), 0);
+    EXPECT_EQ(Occurrences(dir_.File("engram.db"), "zorblax"), 0);  // entities too
+    // A content-free record remains; other memories stay.
+    auto h = e->MemoryHistory(User("alice"), id);
+    ASSERT_TRUE(h.ok());
+    ASSERT_EQ(h->size(), 3u);
+    EXPECT_EQ(h->back().event, "PURGE");
+    for (const auto& ev : *h) EXPECT_FALSE(ev.old_text || ev.new_text);
+    EXPECT_EQ(e->GetMemory(User("alice"), id).status().code(), StatusCode::kNotFound);
+    EXPECT_TRUE(e->GetMemory(User("alice"), keep).ok());
+    auto s = e->SearchMemories(User("alice"), marker, {});
+    ASSERT_TRUE(s.ok());
+    EXPECT_TRUE(s->empty());
+  }
+  for (const char* f : {"engram.db", "engram.db-wal"}) {
+    EXPECT_EQ(testing::ReadFile(dir_.File(f)).find(marker), std::string::npos) << f;
+  }
+}
+
+TEST_F(MemoryApiTest, PurgeOfAScopeLeavesOtherScopes) {
+  auto e = Open();
+  Add(*e, "Alice one");
+  Add(*e, "Alice two about kites");
+  MemoryAddOptions o;
+  o.infer = false;
+  ASSERT_TRUE(e->AddMemoryText(User("bob"), "Bob one", o).ok());
+  auto p = e->PurgeMemories(User("alice"));
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->memories, 2);
+  EXPECT_TRUE(e->ListMemories(User("alice"), {})->items.empty());
+  EXPECT_EQ(e->ListMemories(User("bob"), {})->items.size(), 1u);
+}
+
+TEST_F(MemoryApiTest, ParallelAddsWithOneIdempotencyKeyMakeOneFact) {
+  auto e = Open();
+  constexpr int kThreads = 8;
+  std::vector<std::thread> threads;
+  std::vector<std::string> ids(kThreads);
+  std::atomic<int> errors{0}, replays{0};
+  for (int i = 0; i < kThreads; ++i) {
+    threads.emplace_back([&, i] {
+      MemoryAddOptions o;
+      o.infer = false;
+      o.idempotency_key = "req-42";
+      // Different texts: only the key makes them one request.
+      auto r = e->AddMemoryText(User("alice"), "Retry " + std::to_string(i) + " of the same request about llamas", o);
+      if (!r.ok() || r->results.size() != 1) {
+        ++errors;
+        return;
+      }
+      if (r->replayed) ++replays;
+      ids[static_cast<std::size_t>(i)] = r->results[0].id;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(errors, 0);
+  EXPECT_EQ(replays, kThreads - 1);
+  for (const auto& id : ids) EXPECT_EQ(id, ids[0]);
+  EXPECT_EQ(e->ListMemories(User("alice"), {})->items.size(), 1u);
+  // Another scope may use the same key.
+  MemoryAddOptions o;
+  o.infer = false;
+  o.idempotency_key = "req-42";
+  auto other = e->AddMemoryText(User("bob"), "Bob's llama", o);
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(other->replayed);
+}
+
+TEST_F(MemoryApiTest, BuiltinInferenceIsDegradedAndVerbatimKeepsRoles) {
+  auto e = Open();
+  std::vector<MemoryMessage> msgs = {{"system", "You are helpful.", ""},
+                                     {"user", "I work as a nurse in Leeds. What is the weather?", "Priya"},
+                                     {"assistant", "I recommend a raincoat today.", "Ada"}};
+  auto inferred = e->AddMemory(User("priya"), msgs, {});
+  ASSERT_TRUE(inferred.ok()) << inferred.status().ToString();
+  EXPECT_TRUE(inferred->degraded);
+  EXPECT_EQ(inferred->model_calls, 0);
+  ASSERT_FALSE(inferred->results.empty());
+  EXPECT_NE(inferred->results[0].memory.find("Priya works as a nurse"), std::string::npos) << inferred->results[0].memory;
+  MemoryAddOptions raw;
+  raw.infer = false;
+  auto verbatim = e->AddMemory(User("priya2"), msgs, raw);
+  ASSERT_TRUE(verbatim.ok());
+  ASSERT_EQ(verbatim->results.size(), 2u);  // the system message is not memory
+  auto a = e->GetMemory(User("priya2"), verbatim->results[1].id);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->role, "assistant");
+  EXPECT_EQ(a->actor, "Ada");
+  EXPECT_EQ(a->memory, "I recommend a raincoat today.");
+  MemoryAddOptions proc;
+  proc.procedural = true;
+  MemoryScope agent;
+  agent.agent = "builder";
+  EXPECT_EQ(e->AddMemory(agent, msgs, proc).status().code(), StatusCode::kFailedPrecondition);
+}
+
+TEST_F(MemoryApiTest, ConsolidatedFactsAreTheSameStore) {
+  EngineOptions o;
+  o.heat_threshold = 0.5;
+  auto e = Open(o);
+  Scope dialogue{"default", "alice", "assistant"};
+  ASSERT_TRUE(e->AddTurns(dialogue, testing::SyntheticDialogue(40)).ok());
+  ASSERT_TRUE(e->Maintain(&dialogue).ok());
+  auto lpm = e->ListFacts(dialogue, "");
+  ASSERT_TRUE(lpm.ok());
+  ASSERT_FALSE(lpm->empty());
+  MemoryScope same{"default", "alice", "assistant", "", false};
+  MemoryListOptions lo;
+  lo.limit = 1000;
+  auto listed = e->ListMemories(same, lo);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->items.size(), lpm->size());
+  // Editing a consolidated fact through the memory API is what retrieval sees.
+  const MemoryItem& first = listed->items.back();
+  EXPECT_TRUE(first.kind == "user" || first.kind == "assistant");
+  MemoryUpdate u;
+  u.text = "Alice collects vintage harmonicas from Brno";
+  ASSERT_TRUE(e->UpdateMemory(same, first.id, u).ok());
+  auto r = e->Retrieve(dialogue, "vintage harmonicas", {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(r->context.find("vintage harmonicas from Brno"), std::string::npos);
+  // Memories added through the API do not enter the dialogue's fact sections.
+  MemoryAddOptions raw;
+  raw.infer = false;
+  ASSERT_TRUE(e->AddMemoryText(same, "Alice's API-only memo about kumquats", raw).ok());
+  auto r2 = e->Retrieve(dialogue, "kumquats", {});
+  ASSERT_TRUE(r2.ok());
+  EXPECT_EQ(r2->context.find("kumquats"), std::string::npos);
+  auto h = e->Health({});
+  ASSERT_TRUE(h.ok());
+  EXPECT_TRUE(h->green()) << HealthStateName(h->overall);
+}
+
+}  // namespace
+}  // namespace engram
