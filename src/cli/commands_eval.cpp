@@ -1,9 +1,12 @@
 // CLI: eval (benchmarks). `engram eval locomo FILE [--conversations a,b]
-// [--budget N ...] [--json]` runs the LoCoMo retrieval benchmark in a fresh
-// temporary directory (removed afterwards) and prints a table, or one JSON
-// document with --json. Exit codes: 0 ok, 2 usage (unknown benchmark, bad
-// budget, unknown conversation, malformed file), 1 other errors (missing file,
-// engine failure).
+// [--budget N ...] [--max-questions N] [--answer] [--json]` runs the LoCoMo
+// retrieval benchmark in a fresh temporary directory (removed afterwards) and
+// prints a table, or one JSON document with --json. With --answer the
+// configured models (as for `engram chat`: LLM for answers, judge and
+// maintenance; embedder when configured) answer and judge every question of
+// categories 1-4. Exit codes: 0 ok, 2 usage (unknown benchmark, bad budget,
+// unknown conversation, malformed file, --answer without a model), 1 other
+// errors (missing file, engine or model failure).
 #include <stdlib.h>  // mkdtemp
 #include <unistd.h>  // isatty
 
@@ -86,6 +89,32 @@ std::string Pad(std::string s, std::size_t width) {
   return s;
 }
 
+std::string Fixed(const nlohmann::json& v, int digits) {
+  if (!v.is_number()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v.get<double>());
+  return buf;
+}
+
+void PrintAnswers(const nlohmann::json& a) {
+  std::cout << "\nAnswers (model " << a["answer_model"].get<std::string>() << ", judge "
+            << a["judge_model"].get<std::string>() << " with prompt " << a["judge_prompt_version"].get<std::string>()
+            << "; budget " << a["budget"] << ", \"" << a["answer_length"].get<std::string>() << "\")\n\n";
+  std::cout << Pad("category", 18) << Pad("questions", 11) << Pad("F1", 9) << Pad("BLEU-1", 9) << Pad("J", 9)
+            << "judge failures\n";
+  auto row = [](const std::string& label, const nlohmann::json& g) {
+    std::cout << Pad(label, 18) << Pad(std::to_string(g["questions"].get<std::size_t>()), 11) << Pad(Cell(g["f1"]), 9)
+              << Pad(Cell(g["bleu1"]), 9) << Pad(Cell(g["judge"]), 9) << g["judge_failures"] << "\n";
+  };
+  row("overall (1-4)", a["overall"]);
+  for (const auto& [id, g] : a["by_category"].items()) row(id + " " + g["name"].get<std::string>(), g);
+  std::cout << "\n(J: share judged CORRECT, judge failures left out; category 5 is not answered)\n"
+            << "model use    " << Fixed(a["llm_calls_per_question"], 2) << " LLM calls, "
+            << Fixed(a["prompt_tokens_per_question"], 0) << " prompt and " << Fixed(a["completion_tokens_per_question"], 0)
+            << " completion tokens per question (answer + judge; from "
+            << (a["usage_source"] == "client_counters" ? "the client counters" : "the replies") << ")\n";
+}
+
 void PrintTable(const nlohmann::json& r) {
   const auto& cfg = r["config"];
   std::vector<int> budgets = cfg["budgets"].get<std::vector<int>>();
@@ -128,12 +157,13 @@ void PrintTable(const nlohmann::json& r) {
   std::cout << " (mean per question)\nskipped      " << r["skipped_evidence"]
             << " evidence ids matching no utterance; " << r["overall"]["skipped_questions"]
             << " questions (1-4) without evidence\n";
+  if (r.contains("answers")) PrintAnswers(r["answers"]);
 }
 
 }  // namespace
 
 void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
-  auto* eval = app.add_subcommand("eval", "Run a benchmark (retrieval metrics, no LLM): locomo");
+  auto* eval = app.add_subcommand("eval", "Run a benchmark (retrieval metrics; answers with --answer): locomo");
   auto* locomo = eval->add_subcommand("locomo", "LoCoMo: evidence recall, latency and ingest speed");
   locomo->allow_extras(false);
   // Anything after `eval` that is not a benchmark name is kept for the message below.
@@ -147,16 +177,38 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
 
   static std::string file, conversations;
   static std::vector<int> budgets;
+  static int max_questions = 0;
+  static bool answer = false;
   locomo->add_option("FILE", file, "The LoCoMo file (e.g. locomo10.json)")->required();
   locomo->add_option("--conversations", conversations, "Only these sample ids (comma-separated)");
   locomo->add_option("--budget", budgets, "Context budget(s) in tokens (default 500 1000 2000)")
       ->delimiter(',')
       ->check(CLI::Range(1, 1000000));
+  locomo->add_option("--max-questions", max_questions, "At most N questions per conversation (the first ones)")
+      ->check(CLI::Range(1, 1000000));
+  locomo->add_flag("--answer", answer,
+                   "Also answer each question (categories 1-4) with the configured model and score F1, "
+                   "BLEU-1 and an LLM judge");
   locomo->add_flag("--json", cli.g.json, "Print one JSON document on stdout");
   locomo->callback([&] {
     eval::EvalOptions opt;
     opt.conversations = SplitComma(conversations);
     if (!budgets.empty()) opt.budgets = budgets;
+    opt.max_questions = max_questions;
+    if (answer) {
+      if (Status st = cli.ConfigureModels(opt.engine); !st.ok()) {
+        code = Fail(st);
+        return;
+      }
+      if (!opt.engine.llm) {
+        code = Fail(2,
+                    "eval --answer: no language model is configured: set ENGRAM_LLM_BASE_URL and "
+                    "ENGRAM_LLM_MODEL (and ENGRAM_LLM_API_KEY or OPENAI_API_KEY), the [llm] table of "
+                    "engram.toml, or --llm-base-url and --llm-model");
+        return;
+      }
+      opt.answer = true;
+    }
     TempWorkDir dir;
     if (dir.path().empty()) {
       code = Fail(1, "eval: cannot create a temporary directory");

@@ -38,29 +38,34 @@ Scope Cli::CurrentScope() const {
   return s;
 }
 
-int Cli::OpenEngine(EngineOptions extra) {
-  if (engine) return 0;
+Status Cli::ConfigureModels(EngineOptions& opts) {
   std::map<std::string, std::string> flags;
   for (const auto& [key, value] : {std::pair{"llm_base_url", &g.llm_base_url}, {"llm_model", &g.llm_model},
                                    {"embed_base_url", &g.embed_base_url}, {"embed_model", &g.embed_model}}) {
     if (!value->empty()) flags[key] = *value;
   }
   auto cfg = LoadProviderConfig(HomeDir(), flags);
-  if (!cfg.ok()) return Fail(cfg.status());
+  if (!cfg.ok()) return cfg.status();
   if (cfg->HasLlm() || cfg->HasEmbed()) {
     auto http = std::make_shared<CurlHttpClient>();
     if (cfg->HasLlm()) {
       llm_client = std::make_shared<OpenAiClient>(*cfg, http);
-      extra.llm = llm_client;
-      extra.maintainer = std::make_shared<LlmMaintainer>(llm_client);
+      opts.llm = llm_client;
+      opts.maintainer = std::make_shared<LlmMaintainer>(llm_client);
     }
     if (cfg->HasEmbed()) {
       embed_client = std::make_shared<OpenAiClient>(*cfg, http);
       auto embedder = OpenAiEmbedder::Create(embed_client);
-      if (!embedder.ok()) return Fail(embedder.status());
-      extra.embedder = *embedder;
+      if (!embedder.ok()) return embedder.status();
+      opts.embedder = *embedder;
     }
   }
+  return Status::Ok();
+}
+
+int Cli::OpenEngine(EngineOptions extra) {
+  if (engine) return 0;
+  if (Status st = ConfigureModels(extra); !st.ok()) return Fail(st);
   extra.db_path = DbPath();
   auto e = Engine::Open(std::move(extra));
   if (!e.ok()) return Fail(e.status());

@@ -42,6 +42,11 @@ struct Cli {
   // --home, $ENGRAM_HOME, $XDG_DATA_HOME/engram or ~/.local/share/engram.
   std::string HomeDir() const;
   Scope CurrentScope() const;
+  // Puts the model clients of the configuration (flags, $ENGRAM_*,
+  // engram.toml) into `opts`: llm and an LLM maintainer when a chat model is
+  // configured, the embedder when an embedding endpoint is; sets llm_client /
+  // embed_client. Ok (nothing set) when no model is configured.
+  Status ConfigureModels(EngineOptions& opts);
   // Opens the engine once (exit code 0 when ok), with the model endpoints of
   // the configuration when there are any (else the built-in engine).
   int OpenEngine(EngineOptions extra = {});

@@ -143,6 +143,8 @@ Status EngineImpl::Export(const Scope* scope, const std::function<void(const std
         j["ingest_time"] = FormatIso8601(t.ingest_time);
         j["metadata"] = MetadataJson(t.metadata);
         j["source_ref"] = t.source_ref;
+        if (!t.user_source_ref.empty()) j["user_source_ref"] = t.user_source_ref;
+        if (!t.assistant_source_ref.empty()) j["assistant_source_ref"] = t.assistant_source_ref;
         j["tier"] = TierName(t.tier);
         if (t.page_id) j["page_id"] = t.page_id;
         sink(Dump(j));

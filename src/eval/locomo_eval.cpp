@@ -7,12 +7,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <sstream>
 #include <unordered_set>
 
 #include "core/dialogue_formats.hpp"
 #include "engram/engine.hpp"
+#include "eval/answer_eval.hpp"
 #include "eval/metrics.hpp"
 
 namespace engram::eval {
@@ -99,7 +101,13 @@ struct Totals {
   int jobs_failed = 0, skipped_evidence = 0;
   std::string embedder, maintainer;
   std::size_t done = 0, total = 0;
+  std::unique_ptr<AnswerTotals> answers;  // only when answering
 };
+
+std::size_t QuestionCount(const std::vector<LocomoQuestion>& qs, const EvalOptions& opt) {
+  if (opt.max_questions <= 0) return qs.size();
+  return std::min(qs.size(), static_cast<std::size_t>(opt.max_questions));
+}
 
 bool InOverall(int category) { return category >= 1 && category <= 4; }
 
@@ -142,7 +150,9 @@ Status RunConversation(const ParsedDialogue& d, const std::vector<LocomoQuestion
 
   const std::size_t nb = t.budgets.size();
   std::vector<RetrievalResult> results(nb);
-  for (std::size_t qi = 0; qi < qs.size(); ++qi) {
+  const std::size_t nq = QuestionCount(qs, opt);
+  if (t.answers) t.answers->usage.BeginConversation();
+  for (std::size_t qi = 0; qi < nq; ++qi) {
     const LocomoQuestion& q = qs[qi];
     // Largest budget first: that call is the timed one and gives `ranked`.
     for (std::size_t b = nb; b-- > 0;) {
@@ -171,9 +181,14 @@ Status RunConversation(const ParsedDialogue& d, const std::vector<LocomoQuestion
       cat->second.Add(s);
       if (InOverall(q.category)) t.overall.Add(s);
     }
+    if (t.answers && AnswerScored(q.category)) {
+      Status st = AnswerQuestion(*engine, scope, q, t.budgets.back(), kEvalMaxPages, *t.answers);
+      if (!st.ok()) return Prefixed(st, "question " + std::to_string(qi));
+    }
     ++t.done;
     if (opt.progress) opt.progress(t.done, t.total);
   }
+  if (t.answers) t.answers->usage.EndConversation();
   return Status::Ok();
 }
 
@@ -218,6 +233,7 @@ nlohmann::json Report(const Totals& t, const std::vector<std::string>& ids) {
   j["context_tokens"] = std::move(tokens);
   j["skipped_evidence"] = t.skipped_evidence;
   j["questions_total"] = t.questions;
+  if (t.answers) j["answers"] = t.answers->ToJson(t.budgets.empty() ? 0 : t.budgets.back());
   return j;
 }
 
@@ -239,6 +255,10 @@ Result<nlohmann::json> RunLocomoEval(const std::string& locomo_path, const EvalO
   if (budgets.empty()) return Status::InvalidArgument("budgets: at least one budget is required");
   for (int b : budgets) {
     if (b <= 0) return Status::InvalidArgument("budgets: " + std::to_string(b) + " is not positive");
+  }
+  if (opt.max_questions < 0) return Status::InvalidArgument("max_questions: must not be negative");
+  if (opt.answer && !opt.engine.llm) {
+    return Status::InvalidArgument("answer: no language model is configured (EvalOptions.engine.llm)");
   }
   std::sort(budgets.begin(), budgets.end());
   budgets.erase(std::unique(budgets.begin(), budgets.end()), budgets.end());
@@ -270,7 +290,8 @@ Result<nlohmann::json> RunLocomoEval(const std::string& locomo_path, const EvalO
   ENGRAM_RETURN_IF_ERROR(dir.Init(opt.work_dir));
 
   Totals t(budgets);
-  for (std::size_t i : selected) t.total += (*dialogues)[i].turns.size() + (*questions)[i].size();
+  if (opt.answer) t.answers = std::make_unique<AnswerTotals>(opt.engine.llm, opt.judge ? opt.judge : opt.engine.llm);
+  for (std::size_t i : selected) t.total += (*dialogues)[i].turns.size() + QuestionCount((*questions)[i], opt);
   std::vector<std::string> ids;
   for (std::size_t i : selected) {
     const ParsedDialogue& d = (*dialogues)[i];

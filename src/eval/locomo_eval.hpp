@@ -1,6 +1,8 @@
 // The LoCoMo retrieval benchmark: ingests each conversation of a LoCoMo file
 // into a fresh store, runs maintenance, asks every question and measures
-// which evidence turns come back (no LLM; see docs in benchmarks.md).
+// which evidence turns come back (no LLM; see docs in benchmarks.md). With
+// EvalOptions.answer, also answers and judges the questions with an LLM
+// (eval/answer_eval.hpp).
 //
 // Deterministic for deterministic engines (the built-in one): the same file
 // and options give the same metrics; only the timing fields vary.
@@ -8,6 +10,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -30,6 +33,16 @@ struct EvalOptions {
   // Engine configuration; db_path is set by the harness (one store per
   // conversation) and background_maintenance is forced off.
   EngineOptions engine;
+  // At most this many questions per conversation (the first ones, in file
+  // order); 0 = all.
+  int max_questions = 0;
+  // Answer scoring (needs engine.llm): every question of categories 1-4 is
+  // answered through Engine::Chat (admit = false: nothing enters memory;
+  // budget = the largest budget; answer_length "a short phrase") and scored
+  // with token F1, BLEU-1 and the LLM judge (eval/judge.hpp).
+  bool answer = false;
+  // The judge model; null = engine.llm.
+  std::shared_ptr<Llm> judge;
   // Called after each conversation's ingest+maintenance (done += its turns)
   // and after each question (done += 1); total = turns + questions.
   std::function<void(std::size_t done, std::size_t total)> progress;
@@ -64,10 +77,21 @@ inline constexpr int kEvalMaxPages = 200;
 //   context_tokens {"<B>": mean context tokens over the overall questions}
 //   skipped_evidence  count of evidence ids matching no utterance
 //   questions_total   questions asked (all categories)
+//   answers       only with opt.answer:
+//                 {"overall": {"f1","bleu1","judge","judge_failures","questions"}
+//                  (categories 1-4; judge = CORRECT / judged, failures apart),
+//                  "by_category": {"1".."4": same keys + "name"},
+//                  "llm_calls_per_question", "prompt_tokens_per_question",
+//                  "completion_tokens_per_question" (answer + judge calls of
+//                  the question phase; maintenance excluded), "usage_source",
+//                  "judge_prompt_version", "answer_model", "judge_model",
+//                  "answer_length", "budget", "excluded"}
+//                 Category 5 is not answered (no gold answer).
 //
 // Errors: NotFound/IoError for the file, InvalidArgument for a malformed file,
-// an unknown conversation id or a budget <= 0 or no budget, and any engine
-// error (prefixed with the conversation id). Never throws.
+// an unknown conversation id, a budget <= 0 or no budget, max_questions < 0,
+// answer without engine.llm; any engine error, including a failed chat call
+// (prefixed with the conversation id). Never throws.
 Result<nlohmann::json> RunLocomoEval(const std::string& locomo_path, const EvalOptions& opt);
 
 // Name of a LoCoMo category id: 1 multi-hop, 2 temporal, 3 open-domain,

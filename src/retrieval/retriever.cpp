@@ -9,6 +9,7 @@
 #include "memory/lpm.hpp"
 #include "memory/stm.hpp"
 #include "retrieval/context.hpp"
+#include "retrieval/expansion.hpp"
 #include "retrieval/ranking.hpp"
 
 namespace engram::retrieval {
@@ -190,7 +191,14 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   }
 
   RankQuery rq;
-  rq.terms = QueryTerms(in.query);
+  // The query's terms, then WordNet expansions that the scope's messages hold
+  // and that are rare enough to discriminate (see retrieval/expansion.hpp).
+  const double expansion_df_cap =
+      DefaultExpansionParams().max_df_share * static_cast<double>(idx.messages.size() + stm.index.size());
+  rq.terms = ExpandQueryTerms(in.query, QueryTerms(in.query), [&](const std::string& t) {
+    const std::size_t df = idx.messages.Df(t) + stm.index.Df(t);
+    return df > 0 && static_cast<double>(df) <= expansion_df_cap;
+  });
   rq.asks_when = AsksWhen(in.query);
   rq.vector = use_vectors ? &in.query_embedding : nullptr;
   auto ranked = RankMessages(idx, stm, rq, params, kRankedLimit);

@@ -218,6 +218,24 @@ TEST(Cli, LocomoImportConservesEveryUtterance) {
   EXPECT_EQ(exported, source_ids);
   // Only conv-26 was admitted.
   EXPECT_EQ(TurnsAdmitted(home), static_cast<std::int64_t>(turns.size()));
+  // Each side's own utterance id survives export and re-import.
+  for (const auto& t : turns) {
+    std::string sides = t.value("user_source_ref", "") + "," + t.value("assistant_source_ref", "");
+    EXPECT_NE(sides, ",") << t;
+  }
+  Home other;
+  const std::string backup = other.File("backup.jsonl");
+  std::string lines;
+  for (const auto& t : turns) lines += t.dump() + "\n";
+  et::WriteFile(backup, lines);
+  RunJson(other, {"import", backup, "--format", "jsonl", "--user", "conv-26"});
+  std::vector<json> again = Export(other, {"--user", "conv-26"});
+  ASSERT_EQ(again.size(), turns.size());
+  for (std::size_t i = 0; i < again.size(); ++i) {
+    for (const char* k : {"source_ref", "user_source_ref", "assistant_source_ref", "user_name"}) {
+      EXPECT_EQ(again[i].value(k, ""), turns[i].value(k, "")) << "turn " << i << " field " << k;
+    }
+  }
 }
 
 TEST(Cli, TurnAddWithTimeThenStats) {

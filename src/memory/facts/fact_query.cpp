@@ -142,6 +142,8 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   }
 
   // 2. Lexical: FTS5 bm25 (within the scope's token when the scope is exact).
+  // CROSS JOIN keeps the FTS match as the outer loop (else SQLite may probe
+  // the match once per filtered row).
   std::string token;
   if (!scope.include_narrower) {
     Scope rs = RowScope(scope);
@@ -152,7 +154,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   if (!match.empty()) {
     ENGRAM_ASSIGN_OR_RETURN(
         sql::Stmt * st,
-        db->Prepare("SELECT f.id, bm25(facts_fts, 0.0, 1.0) AS s FROM facts_fts JOIN facts f ON f.id = "
+        db->Prepare("SELECT f.id, bm25(facts_fts, 0.0, 1.0) AS s FROM facts_fts CROSS JOIN facts f ON f.id = "
                     "facts_fts.rowid WHERE facts_fts MATCH ? AND " + c.sql + " ORDER BY s LIMIT ?"));
     st->Bind(1, match);
     BindArgs(st, c.args, 2);
@@ -175,8 +177,8 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     for (std::size_t i = 0; i < names.size(); ++i) list += i ? ",?" : "?";
     ENGRAM_ASSIGN_OR_RETURN(
         sql::Stmt * st,
-        db->Prepare("SELECT fe.fact_id, e.name FROM entities e JOIN fact_entities fe ON fe.entity_id = e.id "
-                    "JOIN facts f ON f.id = fe.fact_id WHERE e.name IN (" + list + ") AND " + c.sql +
+        db->Prepare("SELECT fe.fact_id, e.name FROM entities e CROSS JOIN fact_entities fe ON fe.entity_id = e.id "
+                    "CROSS JOIN facts f ON f.id = fe.fact_id WHERE e.name IN (" + list + ") AND " + c.sql +
                     " LIMIT " + std::to_string(kMaxEntityRows)));
     std::vector<SqlArg> args;
     for (const auto& nm : names) args.push_back(SqlArg::Text(nm));

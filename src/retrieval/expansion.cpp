@@ -1,0 +1,104 @@
+#include "retrieval/expansion.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include "core/text.hpp"
+#include "core/wordnet.hpp"
+
+namespace engram::retrieval {
+
+namespace {
+
+struct Candidate {
+  std::string term;  // index term (stemmed)
+  double weight;
+};
+using Candidates = std::shared_ptr<const std::vector<Candidate>>;
+
+std::vector<Candidate> Compute(const wordnet::WordNet& wn, const std::string& word, const ExpansionParams& p) {
+  wordnet::ExpandOptions opt;
+  opt.hyponym_depth = p.hyponym_depth;
+  opt.max_words = p.max_candidates;
+  opt.max_senses = p.senses;
+  std::vector<Candidate> out;
+  for (const auto& r : wn.Expand(word, opt)) {
+    auto terms = text::Terms(r.word);
+    if (terms.size() != 1) continue;  // collocations: their words alone say something else
+    double w = p.synonym;
+    if (r.relation == wordnet::Relation::kDerivation) w = p.derivation;
+    if (r.relation == wordnet::Relation::kHyponym) {
+      w = p.hyponym;
+      for (int d = 1; d < r.depth; ++d) w *= p.hyponym_decay;
+    }
+    auto same = std::find_if(out.begin(), out.end(), [&](const Candidate& c) { return c.term == terms[0]; });
+    if (same == out.end()) {
+      out.push_back({std::move(terms[0]), w});
+    } else {
+      same->weight = std::max(same->weight, w);
+    }
+  }
+  return out;
+}
+
+// Index-term expansions of one word (or "a_b" pair), cached per process for
+// the default WordNet and parameters: they do not depend on the scope.
+Candidates WordExpansions(const wordnet::WordNet& wn, const std::string& word, const ExpansionParams& p) {
+  const bool cacheable = &wn == wordnet::WordNet::Default() && &p == &DefaultExpansionParams();
+  if (!cacheable) return std::make_shared<const std::vector<Candidate>>(Compute(wn, word, p));
+  static std::mutex mu;
+  static std::unordered_map<std::string, Candidates> cache;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(word);
+    if (it != cache.end()) return it->second;
+  }
+  auto shared = std::make_shared<const std::vector<Candidate>>(Compute(wn, word, p));
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= 20000) cache.clear();  // bounded
+  cache.emplace(word, shared);
+  return shared;
+}
+
+}  // namespace
+
+const ExpansionParams& DefaultExpansionParams() {
+  static const ExpansionParams p;
+  return p;
+}
+
+std::vector<QueryTerm> ExpandQueryTerms(const std::string& query, const std::vector<QueryTerm>& base,
+                                        const std::function<bool(const std::string&)>& accept,
+                                        const ExpansionParams& p, const wordnet::WordNet* wn) {
+  std::vector<QueryTerm> out = base;
+  if (!wn) wn = wordnet::WordNet::Default();
+  if (!wn) return out;
+  std::vector<std::string> words;
+  const auto tokens = text::Tokenize(query);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (text::IsStopword(tokens[i])) continue;
+    words.push_back(tokens[i]);
+    if (i + 1 < tokens.size() && !text::IsStopword(tokens[i + 1])) words.push_back(tokens[i] + "_" + tokens[i + 1]);
+  }
+  for (const auto& word : words) {
+    std::size_t kept = 0;
+    const Candidates candidates = WordExpansions(*wn, word, p);
+    for (const auto& c : *candidates) {
+      if (kept >= p.max_per_word) break;
+      auto have = std::find_if(out.begin(), out.end(), [&](const QueryTerm& q) { return q.term == c.term; });
+      if (have != out.end()) {
+        // A query term keeps its own weight; an expansion its best one.
+        if (have - out.begin() >= static_cast<std::ptrdiff_t>(base.size())) have->weight = std::max(have->weight, c.weight);
+        continue;
+      }
+      if (!accept(c.term)) continue;
+      out.push_back({c.term, c.weight});
+      ++kept;
+    }
+  }
+  return out;
+}
+
+}  // namespace engram::retrieval

@@ -1,0 +1,48 @@
+// Query expansion with WordNet (core/wordnet.hpp): synonyms, derivations and
+// hyponyms of the query's nouns ("instruments" -> violin, clarinet; "martial
+// arts" -> taekwondo; "kids" -> child, toddler), kept only when the scope's
+// messages hold them, weighted well below the query's own terms. Without the
+// WordNet files the query is left as it is. Pure apart from the process-wide
+// WordNet and a bounded per-process cache of word expansions.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "retrieval/lexical.hpp"
+
+namespace engram::wordnet {
+class WordNet;
+}
+
+namespace engram::retrieval {
+
+// Measured on LoCoMo (docs/PERFORMANCE.md): weights of 0.5 or verbs and
+// adjectives (very polysemous) cost recall; nouns only, the two most frequent
+// senses, weight 0.25 and rare terms only gain a little everywhere.
+struct ExpansionParams {
+  double synonym = 0.25;        // weight of a synonym against a query term
+  double derivation = 0.25;     // ... of a derivationally related word
+  double hyponym = 0.25;        // ... of a direct hyponym
+  double hyponym_decay = 0.6;   // per further level
+  int hyponym_depth = 2;
+  int senses = 2;               // the most frequent senses of a word
+  std::size_t max_per_word = 24;    // expansions kept per query word (accepted ones)
+  std::size_t max_candidates = 64;  // WordNet words looked at per query word (nearest first)
+  // Callers accept only terms held by at most this share of the messages:
+  // common ones add little evidence and cost time.
+  double max_df_share = 0.01;
+};
+const ExpansionParams& DefaultExpansionParams();
+
+// `base` (the query's own terms, from QueryTerms) followed by the expansions
+// of the query's words and adjacent word pairs ("martial arts") that `accept`
+// accepts (index terms: stemmed), each once with its best weight; a term of
+// `base` is never added again. `wn` null: wordnet::WordNet::Default().
+std::vector<QueryTerm> ExpandQueryTerms(const std::string& query, const std::vector<QueryTerm>& base,
+                                        const std::function<bool(const std::string&)>& accept,
+                                        const ExpansionParams& p = DefaultExpansionParams(),
+                                        const wordnet::WordNet* wn = nullptr);
+
+}  // namespace engram::retrieval

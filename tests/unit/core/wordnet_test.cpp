@@ -1,0 +1,114 @@
+// WordNet parsing and expansion on a tiny database in the Princeton format.
+#include "core/wordnet.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace engram::wordnet {
+namespace {
+
+class TinyWordNet : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "engram-wn-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    const std::string header = "  1 This software and database is being provided\n";
+    Write("data.noun", header +
+          "00000001 06 n 02 instrument 0 musical_instrument 0 002 ~ 00000002 n 0000 ~ 00000003 n 0000 | a device\n"
+          "00000002 06 n 01 violin 0 002 @ 00000001 n 0000 ~ 00000004 n 0000 | bowed\n"
+          "00000003 06 n 01 clarinet 0 001 @ 00000001 n 0000 | a reed instrument\n"
+          "00000004 06 n 01 Stradivarius 0 001 @ 00000002 n 0000 | a violin\n"
+          "00000005 18 n 02 child 0 kid 0 001 + 00000006 n 0101 | a young person\n"
+          "00000006 28 n 01 childhood 0 001 + 00000005 n 0101 | the time of being a child\n"
+          "00000007 04 n 01 instrument 0 000 | a rare second sense\n");
+    Write("index.noun", header +
+          "child n 1 1 + 1 1 00000005\n"
+          "childhood n 1 1 + 1 0 00000006\n"
+          "clarinet n 1 1 @ 1 0 00000003\n"
+          "instrument n 2 1 ~ 2 1 00000001 00000007\n"
+          "kid n 1 1 + 1 0 00000005\n"
+          "musical_instrument n 1 1 ~ 1 0 00000001\n"
+          "stradivarius n 1 1 @ 1 0 00000004\n"
+          "violin n 1 2 @ ~ 1 0 00000002\n");
+    Write("noun.exc", "children child\n");
+    Write("data.verb", header + "00000001 29 v 01 play 0 000 | to play\n");
+    Write("index.verb", header + "play v 1 0 1 0 00000001\n");
+    Write("data.adj", header);
+    Write("index.adj", header);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  void Write(const std::string& name, const std::string& data) {
+    std::ofstream(dir_ + "/" + name, std::ios::binary) << data;
+  }
+  static bool Has(const std::vector<RelatedWord>& words, const std::string& w, Relation rel, int depth) {
+    return std::any_of(words.begin(), words.end(), [&](const RelatedWord& r) {
+      return r.word == w && r.relation == rel && r.depth == depth;
+    });
+  }
+  std::string dir_;
+};
+
+TEST_F(TinyWordNet, MissingDirectoryGivesNull) {
+  EXPECT_EQ(WordNet::Load(dir_ + "/nowhere"), nullptr);
+}
+
+TEST_F(TinyWordNet, BaseFormsUseRulesAndExceptions) {
+  auto wn = WordNet::Load(dir_);
+  ASSERT_NE(wn, nullptr);
+  EXPECT_EQ(wn->synsets(), 8u);
+  auto bases = wn->BaseForms("instruments");
+  EXPECT_NE(std::find(bases.begin(), bases.end(), "instrument"), bases.end());
+  bases = wn->BaseForms("children");
+  EXPECT_NE(std::find(bases.begin(), bases.end(), "child"), bases.end());
+  bases = wn->BaseForms("Musical Instruments");
+  EXPECT_NE(std::find(bases.begin(), bases.end(), "musical_instrument"), bases.end());
+  EXPECT_TRUE(wn->BaseForms("zebra").empty());
+}
+
+TEST_F(TinyWordNet, ExpandsToSynonymsDerivationsAndHyponyms) {
+  auto wn = WordNet::Load(dir_);
+  ASSERT_NE(wn, nullptr);
+  auto words = wn->Expand("instruments");
+  EXPECT_TRUE(Has(words, "musical instrument", Relation::kSynonym, 0));
+  EXPECT_TRUE(Has(words, "violin", Relation::kHyponym, 1));
+  EXPECT_TRUE(Has(words, "clarinet", Relation::kHyponym, 1));
+  EXPECT_TRUE(Has(words, "stradivarius", Relation::kHyponym, 2));
+  for (const auto& r : words) EXPECT_NE(r.word, "instrument");
+
+  ExpandOptions shallow;
+  shallow.hyponym_depth = 1;
+  words = wn->Expand("instrument", shallow);
+  EXPECT_FALSE(Has(words, "stradivarius", Relation::kHyponym, 2));
+  shallow.max_words = 1;
+  EXPECT_EQ(wn->Expand("instrument", shallow).size(), 1u);
+
+  words = wn->Expand("kids");
+  EXPECT_TRUE(Has(words, "child", Relation::kSynonym, 0));
+  EXPECT_TRUE(Has(words, "childhood", Relation::kDerivation, 0));
+  EXPECT_TRUE(wn->Expand("play").empty());  // verbs are off by default
+  ExpandOptions verbs;
+  verbs.verbs = true;
+  EXPECT_TRUE(wn->Expand("play", verbs).empty());  // no relations, no self
+  EXPECT_TRUE(wn->Expand("zebra").empty());
+}
+
+TEST_F(TinyWordNet, ExpansionIsDeterministic) {
+  auto a = WordNet::Load(dir_);
+  auto b = WordNet::Load(dir_);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  auto x = a->Expand("instrument"), y = b->Expand("instrument");
+  ASSERT_EQ(x.size(), y.size());
+  for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x[i].word, y[i].word);
+}
+
+}  // namespace
+}  // namespace engram::wordnet
