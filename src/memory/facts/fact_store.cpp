@@ -30,7 +30,9 @@ std::string HashHex(std::uint64_t h) {
   return buf;
 }
 
-Status WriteReceipt(const WriteContext& c, std::int64_t fact_id, std::int64_t version, bool degraded) {
+// The receipt of one fact transition (content-free: ids, versions, tiers).
+Status WriteReceipt(const WriteContext& c, std::int64_t fact_id, std::int64_t version, bool degraded,
+                    const char* from_tier = nullptr, const char* to_tier = "lpm") {
   lineage::Receipt r;
   r.run_id = c.op_id;
   r.tenant = c.row_scope.tenant;
@@ -40,8 +42,8 @@ Status WriteReceipt(const WriteContext& c, std::int64_t fact_id, std::int64_t ve
   r.memory_id = fact_id;
   r.version = version;
   r.source_version = c.source_version;
-  r.from_tier = c.from_tier;
-  r.to_tier = "lpm";
+  r.from_tier = from_tier ? from_tier : c.from_tier;
+  r.to_tier = to_tier;
   r.status = degraded ? "degraded" : "committed";
   r.at_utc = c.now;
   r.outcome_receipt = "facts.id=" + std::to_string(fact_id);
@@ -304,6 +306,7 @@ Status DeleteFact(const WriteContext& c, const FactRow& cur) {
   ENGRAM_RETURN_IF_ERROR(UnindexText(c.db, cur.id));
   ENGRAM_RETURN_IF_ERROR(
       History(c, cur.item.id, cur.id, cur.item.version, "DELETE", &cur.item.memory, nullptr, cur.item.role));
+  ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, cur.id, cur.item.version, false, "lpm", "deleted"));
   return BumpDataVersion(c.db, c.scope_id);
 }
 
@@ -358,6 +361,7 @@ Status PurgeMemory(const WriteContext& c, const std::string& memory_id) {
     ENGRAM_RETURN_IF_ERROR(st->Bind(1, memory_id).Bind(2, c.now).Run());
   }
   ENGRAM_RETURN_IF_ERROR(History(c, memory_id, last_id, version, "PURGE", nullptr, nullptr, role));
+  ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, last_id, version, false, "lpm", "purged"));
   return BumpDataVersion(db, c.scope_id);
 }
 
