@@ -43,6 +43,7 @@ class FakeOpenAiServer {
                  [this](const httplib::Request& req, httplib::Response& res) { Handle(true, req, res); });
     server_.Post("/v1/embeddings",
                  [this](const httplib::Request& req, httplib::Response& res) { Handle(false, req, res); });
+    server_.set_tcp_nodelay(true);  // no Nagle delay on small replies
     port_ = server_.bind_to_any_port("127.0.0.1");
     if (port_ > 0) {
       thread_ = std::thread([this] { server_.listen_after_bind(); });
