@@ -22,6 +22,21 @@ namespace {
 using nlohmann::json;
 namespace facts = memory::facts;
 
+// The fact rows matching a condition, oldest first.
+Result<std::vector<facts::FactRow>> SelectFacts(sql::Db* db, const facts::SqlCond& c, TimeMs now) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(std::string("SELECT ") + facts::kFactColumns +
+                                                      " FROM facts f WHERE " + c.sql + " ORDER BY f.id"));
+  facts::BindArgs(st, c.args);
+  std::vector<facts::FactRow> rows;
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool r, st->Step());
+    if (!r) break;
+    rows.push_back(facts::ReadRow(st, now));
+  }
+  st->Reset();
+  return rows;
+}
+
 constexpr std::size_t kMaxMessages = 1000;
 constexpr std::size_t kMaxTextBytes = 64 * 1024;
 constexpr std::size_t kMaxKeyBytes = 256;
@@ -333,16 +348,7 @@ Result<std::int64_t> EngineImpl::DeleteAllMemories(const MemoryScope& scope, con
   const TimeMs now = deps_.clock->NowMs();
   facts::SqlCond c = facts::ScopeCondition(scope);
   c.And(facts::VisibleCondition(now, true));
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(std::string("SELECT ") + facts::kFactColumns +
-                                                      " FROM facts f WHERE " + c.sql + " ORDER BY f.id"));
-  facts::BindArgs(st, c.args);
-  std::vector<facts::FactRow> rows;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool r, st->Step());
-    if (!r) break;
-    rows.push_back(facts::ReadRow(st, now));
-  }
-  st->Reset();
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<facts::FactRow> rows, SelectFacts(db, c, now));
   const std::string op = lineage::NewRunId();
   for (const auto& row : rows) {
     facts::WriteContext ctx{db, row.scope_id, ScopeOf(row.item), facts::RowScope(ScopeOf(row.item)), now, op,
@@ -380,16 +386,7 @@ Result<MemoryPurgeResult> EngineImpl::PurgeWhere(const MemoryScope& scope, const
       one.args = {facts::SqlArg::Text(id)};
       c.And(one);
     }
-    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(std::string("SELECT ") + facts::kFactColumns +
-                                                        " FROM facts f WHERE " + c.sql + " ORDER BY f.id"));
-    facts::BindArgs(st, c.args);
-    std::vector<facts::FactRow> rows;
-    for (;;) {
-      ENGRAM_ASSIGN_OR_RETURN(bool r, st->Step());
-      if (!r) break;
-      rows.push_back(facts::ReadRow(st, now));
-    }
-    st->Reset();
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<facts::FactRow> rows, SelectFacts(db, c, now));
     if (!id.empty() && rows.empty()) return Status::NotFound("memory " + id + " (in this scope)");
     const std::string op = lineage::NewRunId();
     for (const auto& row : rows) {
