@@ -14,6 +14,18 @@ namespace engram::memory {
 
 namespace {
 
+// Steps a write with "RETURNING <id>, version" once: the (id, version) written.
+Result<std::pair<std::int64_t, std::int64_t>> StepIdVersion(sql::Stmt* st) {
+  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+  if (!row) {
+    st->Reset();
+    return Status::Internal("write returned no row");
+  }
+  std::pair<std::int64_t, std::int64_t> out{st->Int(0), st->Int(1)};
+  st->Reset();
+  return out;
+}
+
 struct PendingPage {
   ConsolidationPage page;
   std::int64_t segment_id = 0;
@@ -147,7 +159,8 @@ Result<ConsolidationResult> ConsolidateBatch(const WriterDb& w, std::int64_t sco
       db->Prepare("INSERT INTO profile_slots(scope_id, dimension, value, evidence, updated_at, "
                   "degraded) VALUES(?,?,?,?,?,?) ON CONFLICT(scope_id, dimension) DO UPDATE SET "
                   "value = excluded.value, evidence = excluded.evidence, updated_at = "
-                  "excluded.updated_at, version = version + 1, degraded = excluded.degraded"));
+                  "excluded.updated_at, version = version + 1, degraded = excluded.degraded "
+                  "RETURNING rowid, version"));
   for (const auto& u : c.slot_updates) {
     if (u.dimension.empty() || u.value.empty()) continue;
     std::vector<std::int64_t> evidence = u.evidence_pages;
@@ -157,15 +170,17 @@ Result<ConsolidationResult> ConsolidateBatch(const WriterDb& w, std::int64_t sco
         if (std::find(evidence.begin(), evidence.end(), id) == evidence.end()) evidence.push_back(id);
       }
     }
-    ENGRAM_RETURN_IF_ERROR(slot->Bind(1, scope_id)
-                               .Bind(2, u.dimension)
-                               .Bind(3, u.value)
-                               .Bind(4, IdsToJson(evidence))
-                               .Bind(5, now)
-                               .Bind(6, c.degraded ? 1 : 0)
-                               .Run());
+    slot->Bind(1, scope_id)
+        .Bind(2, u.dimension)
+        .Bind(3, u.value)
+        .Bind(4, IdsToJson(evidence))
+        .Bind(5, now)
+        .Bind(6, c.degraded ? 1 : 0);
+    ENGRAM_ASSIGN_OR_RETURN(auto slot_version, StepIdVersion(slot));
     lineage::Receipt r = base;
     r.memory_kind = "profile_slot";
+    r.memory_id = slot_version.first;  // the slot's row id
+    r.version = slot_version.second;
     r.from_tier = "mtm";
     r.to_tier = "lpm";
     r.status = c.degraded ? "degraded" : "committed";
@@ -196,12 +211,14 @@ Result<ConsolidationResult> ConsolidateBatch(const WriterDb& w, std::int64_t sco
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * reset,
       db->Prepare("UPDATE segments SET visits = 0, interaction = 0, version = version + 1 "
-                  "WHERE id = ?"));
+                  "WHERE id = ? RETURNING id, version"));
   for (auto id : segments) {
-    ENGRAM_RETURN_IF_ERROR(reset->Bind(1, id).Run());
+    reset->Bind(1, id);
+    ENGRAM_ASSIGN_OR_RETURN(auto seg_version, StepIdVersion(reset));
     lineage::Receipt r = base;
     r.memory_kind = "segment";
     r.memory_id = id;
+    r.version = seg_version.second;
     r.from_tier = "mtm";
     r.to_tier = "lpm";
     r.status = c.degraded ? "degraded" : "committed";
