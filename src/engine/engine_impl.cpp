@@ -20,6 +20,7 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kReaderPoolMax = 8;
+constexpr std::uintmax_t kQuickCheckMaxBytes = 64ull << 20;
 constexpr auto kWorkerIdle = std::chrono::seconds(2);
 constexpr auto kWorkerDebounce = std::chrono::milliseconds(300);
 
@@ -89,6 +90,28 @@ Status EngineImpl::Init() {
   }
   ENGRAM_ASSIGN_OR_RETURN(writer_, sql::Db::Open(options_.db_path, {}));
   if (existed && options_.verify_on_open) {
+    // Truncation (the header promises more pages than the file holds) is
+    // checked always; the full structural check runs on stores up to
+    // kQuickCheckMaxBytes, where it costs well under a second.
+    std::error_code ec;
+    const std::uintmax_t bytes = fs::file_size(options_.db_path, ec);
+    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * pc, writer_->Prepare("SELECT page_count * page_size FROM "
+                                                             "pragma_page_count(), pragma_page_size()"));
+    auto promised = pc->Step();
+    const std::int64_t want = promised.ok() && *promised ? pc->Int(0) : 0;
+    pc->Reset();
+    if (!promised.ok()) {
+      return Status::Corruption(options_.db_path + ": unreadable (" + promised.status().message() +
+                                "); the file was left untouched");
+    }
+    if (!ec && static_cast<std::uintmax_t>(want) > bytes && !fs::exists(options_.db_path + "-wal")) {
+      return Status::Corruption(options_.db_path + ": truncated (" + std::to_string(bytes) + " of " +
+                                std::to_string(want) + " bytes); the file was left untouched");
+    }
+  }
+  std::error_code size_ec;
+  if (existed && options_.verify_on_open &&
+      fs::file_size(options_.db_path, size_ec) <= kQuickCheckMaxBytes && !size_ec) {
     ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * qc, writer_->Prepare("PRAGMA quick_check(1)"));
     auto row = qc->Step();
     if (!row.ok()) {
