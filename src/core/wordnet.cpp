@@ -22,6 +22,21 @@ bool ReadFile(const std::string& path, std::string& out) {
   return ok;
 }
 
+// Calls `fn` with every line of a file (without its newline); false when the
+// file cannot be read.
+template <typename Fn>
+bool ForEachLine(const std::string& path, Fn fn) {
+  std::string data;
+  if (!ReadFile(path, data)) return false;
+  for (std::size_t start = 0; start < data.size();) {
+    std::size_t end = data.find('\n', start);
+    if (end == std::string::npos) end = data.size();
+    fn(std::string_view(data.data() + start, end - start));
+    start = end + 1;
+  }
+  return true;
+}
+
 // Splits on single spaces; empty fields are skipped.
 std::vector<std::string_view> Fields(std::string_view line) {
   std::vector<std::string_view> out;
@@ -105,21 +120,14 @@ bool WordNet::HasPos(int word, std::uint8_t pos) const {
 }
 
 bool WordNet::LoadData(const std::string& path, std::uint8_t pos) {
-  std::string data;
-  if (!ReadFile(path, data)) return false;
-  std::size_t start = 0;
-  while (start < data.size()) {
-    std::size_t end = data.find('\n', start);
-    if (end == std::string::npos) end = data.size();
-    std::string_view line(data.data() + start, end - start);
-    start = end + 1;
-    if (line.empty() || line[0] == ' ') continue;  // licence header
+  return ForEachLine(path, [&](std::string_view line) {
+    if (line.empty() || line[0] == ' ') return;  // licence header
     const std::size_t bar = line.find(" | ");
     auto f = Fields(bar == std::string_view::npos ? line : line.substr(0, bar));
     std::uint64_t offset = 0, wcnt = 0, pcnt = 0;
-    if (f.size() < 4 || !ParseUint(f[0], 10, offset) || !ParseUint(f[3], 16, wcnt)) continue;
+    if (f.size() < 4 || !ParseUint(f[0], 10, offset) || !ParseUint(f[3], 16, wcnt)) return;
     std::size_t i = 4 + 2 * wcnt;
-    if (i >= f.size() || !ParseUint(f[i], 10, pcnt)) continue;
+    if (i >= f.size() || !ParseUint(f[i], 10, pcnt)) return;
     const auto index = static_cast<std::uint32_t>(synsets_.size());
     Synset syn;
     syn.pos = pos;
@@ -145,23 +153,15 @@ bool WordNet::LoadData(const std::string& path, std::uint8_t pos) {
     synsets_.push_back(std::move(syn));
     pending_hyponyms_.push_back(std::move(hypo));
     pending_derivations_.push_back(std::move(deriv));
-  }
-  return true;
+  });
 }
 
 bool WordNet::LoadIndex(const std::string& path, std::uint8_t pos) {
-  std::string data;
-  if (!ReadFile(path, data)) return false;
-  std::size_t start = 0;
-  while (start < data.size()) {
-    std::size_t end = data.find('\n', start);
-    if (end == std::string::npos) end = data.size();
-    std::string_view line(data.data() + start, end - start);
-    start = end + 1;
-    if (line.empty() || line[0] == ' ') continue;
+  return ForEachLine(path, [&](std::string_view line) {
+    if (line.empty() || line[0] == ' ') return;
     auto f = Fields(line);
     std::uint64_t senses = 0, pcnt = 0;
-    if (f.size() < 4 || !ParseUint(f[2], 10, senses) || !ParseUint(f[3], 10, pcnt)) continue;
+    if (f.size() < 4 || !ParseUint(f[2], 10, senses) || !ParseUint(f[3], 10, pcnt)) return;
     const std::size_t first = 4 + pcnt + 2;  // pointers, sense_cnt, tagsense_cnt
     const std::uint32_t id = WordId(Normalise(f[0]));
     for (std::size_t k = first; k < f.size() && k < first + senses; ++k) {
@@ -170,24 +170,16 @@ bool WordNet::LoadIndex(const std::string& path, std::uint8_t pos) {
       auto it = by_offset_.find(Key(pos, offset));
       if (it != by_offset_.end()) word_synsets_[id].push_back(it->second);
     }
-  }
-  return true;
+  });
 }
 
 bool WordNet::LoadExceptions(const std::string& path, std::uint8_t pos) {
-  std::string data;
-  if (!ReadFile(path, data)) return false;
-  std::size_t start = 0;
-  while (start < data.size()) {
-    std::size_t end = data.find('\n', start);
-    if (end == std::string::npos) end = data.size();
-    auto f = Fields(std::string_view(data.data() + start, end - start));
-    start = end + 1;
-    if (f.size() < 2) continue;
+  return ForEachLine(path, [&](std::string_view line) {
+    auto f = Fields(line);
+    if (f.size() < 2) return;
     auto& bases = exceptions_[pos][Normalise(f[0])];
     for (std::size_t k = 1; k < f.size(); ++k) bases.push_back(Normalise(f[k]));
-  }
-  return true;
+  });
 }
 
 void WordNet::Resolve() {
