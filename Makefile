@@ -4,7 +4,7 @@ PRESET ?= dev
 BUILD_DIR := $(if $(filter dev,$(PRESET)),build,build-$(PRESET))
 JOBS ?= 2
 
-.PHONY: all bootstrap configure build run test bench clean
+.PHONY: all bootstrap configure build run test bench clean mcp-client-deps
 
 all: build
 
@@ -20,7 +20,18 @@ build: configure
 run: build
 	@scripts/demo $(BUILD_DIR)/engram
 
-test: build
+# The MCP SDK client test's dependencies (only when node and npm exist; skipped
+# when node_modules is up to date with package-lock.json).
+MCP_CLIENT := tests/mcp-client
+mcp-client-deps:
+	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
+	  if [ ! -f $(MCP_CLIENT)/node_modules/.package-lock.json ] || \
+	     [ $(MCP_CLIENT)/package-lock.json -nt $(MCP_CLIENT)/node_modules/.package-lock.json ]; then \
+	    npm ci --prefix $(MCP_CLIENT) --no-audit --no-fund --loglevel=error; \
+	  fi; \
+	else echo "make: node/npm not found; the MCP SDK client test will be skipped" >&2; fi
+
+test: build mcp-client-deps
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 600
 
 bench: build

@@ -11,6 +11,7 @@ void RegisterCommands(CLI::App& app, Cli& cli, int& code) {
   RegisterHealthCommands(app, cli, code);
   RegisterReembedCommands(app, cli, code);
   RegisterMemoryCommands(app, cli, code);
+  RegisterMcpCommands(app, cli, code);
 }
 
 }  // namespace engram::cli

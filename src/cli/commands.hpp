@@ -19,5 +19,6 @@ void RegisterChatCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterHealthCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterReembedCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code);
+void RegisterMcpCommands(CLI::App& app, Cli& cli, int& code);
 
 }  // namespace engram::cli

@@ -1,0 +1,43 @@
+// CLI: engram mcp — an MCP server over stdio for MCP clients (Claude Desktop,
+// Cursor, agent frameworks). Scope: --tenant, --user, --assistant (global
+// options). Background maintenance runs while the server does, so turns are
+// promoted without a separate `engram maintain`. Logs go to stderr; stdout
+// carries protocol messages only. Exits 0 at stdin EOF.
+#include <csignal>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "mcp/server.hpp"
+
+namespace engram::cli {
+
+void RegisterMcpCommands(CLI::App& app, Cli& cli, int& code) {
+  auto* mcp = app.add_subcommand("mcp", "Serve the memory to MCP clients over stdio (JSON-RPC, newline-delimited)");
+  mcp->callback([&] {
+    std::signal(SIGPIPE, SIG_IGN);  // a client that went away ends the loop through the failed write
+    EngineOptions opts;
+    opts.background_maintenance = true;
+    if ((code = cli.OpenEngine(std::move(opts)))) return;
+    const Scope scope = cli.CurrentScope();
+    if (Status st = Engine::ValidateScope(scope); !st.ok()) {
+      code = Fail(st);
+      return;
+    }
+    mcp::Tools tools(*cli.engine, scope);
+    mcp::ServerInfo info;
+    info.version = Version();
+    info.instructions =
+        "Long-term memory of the conversation with user '" + scope.user +
+        "'. Call retrieve_memory with the user's message before answering and add_memory with the exchange "
+        "after answering. Use add_fact for explicit facts or preferences, search_memories/list_memories to "
+        "find memories, update_memory/delete_memory to correct them.";
+    std::cerr << "engram mcp: serving " << scope.tenant << "/" << scope.user << "/" << scope.assistant << " from "
+              << cli.DbPath() << " (" << cli.engine->EmbedderName() << ", " << cli.engine->MaintainerName()
+              << ") on stdio\n";
+    mcp::Server server(tools, info, std::cerr);
+    code = server.Serve(std::cin, std::cout);
+    std::cerr << "engram mcp: " << (code == 0 ? "end of input, exiting" : "output closed, exiting") << "\n";
+  });
+}
+
+}  // namespace engram::cli

@@ -1,0 +1,51 @@
+// The MCP server of `engram mcp`: JSON-RPC 2.0 over newline-delimited stdio.
+// Speaks the initialize lifecycle (2024-11-05 .. 2025-11-25) and the stateless
+// 2026-07-28 revision (server/discover, protocol version in each request's
+// params._meta). Advertises tools only (listChanged: false). Nothing but
+// protocol messages is written to `out`; notifications are never answered.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "mcp/tools.hpp"
+
+namespace engram::mcp {
+
+struct ServerInfo {
+  std::string name = "engram";
+  std::string version;
+  std::string instructions;
+};
+
+class Server {
+ public:
+  // `tools` and `log` must outlive the server.
+  Server(Tools& tools, ServerInfo info, std::ostream& log) : tools_(tools), info_(std::move(info)), log_(log) {}
+
+  // The response to one message line, or nullopt when none is due (a
+  // notification, a client's response, a blank line). Never throws.
+  std::optional<nlohmann::json> Handle(std::string_view line);
+  // Reads messages until EOF, writing one response line per request.
+  // Returns 0 at EOF, 1 when the output fails.
+  int Serve(std::istream& in, std::ostream& out);
+
+  bool initialized() const { return initialized_; }
+
+ private:
+  nlohmann::json Request(const nlohmann::json& id, const std::string& method, const nlohmann::json& params);
+  nlohmann::json Initialize(const nlohmann::json& params);
+  nlohmann::json Capabilities() const;
+
+  Tools& tools_;
+  ServerInfo info_;
+  std::ostream& log_;
+  bool initialized_ = false;
+  std::string negotiated_;
+};
+
+}  // namespace engram::mcp

@@ -1,0 +1,85 @@
+// Unit tests of the MCP layer: UTF-8 checking, line framing, and the server's
+// dispatch on a real engine in a temporary store.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "mcp/protocol.hpp"
+#include "mcp/server.hpp"
+#include "testing/temp_dir.hpp"
+
+namespace engram::mcp {
+namespace {
+
+using nlohmann::json;
+
+TEST(McpProtocol, Utf8) {
+  EXPECT_TRUE(IsValidUtf8("plain"));
+  EXPECT_TRUE(IsValidUtf8("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"));
+  EXPECT_FALSE(IsValidUtf8("\xff"));
+  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));          // overlong
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));      // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));  // > U+10FFFF
+  EXPECT_FALSE(IsValidUtf8("\xe2\x82"));          // truncated
+}
+
+TEST(McpProtocol, LineReaderDropsOversizedLinesAndKeepsGoing) {
+  std::istringstream in("short\r\n" + std::string(100, 'x') + "\nnext\nlast");
+  LineReader r(in, 10);
+  std::string line;
+  EXPECT_EQ(r.Next(&line), LineReader::Kind::kLine);
+  EXPECT_EQ(line, "short");
+  EXPECT_EQ(r.Next(&line), LineReader::Kind::kOversized);
+  EXPECT_EQ(r.Next(&line), LineReader::Kind::kLine);
+  EXPECT_EQ(line, "next");
+  EXPECT_EQ(r.Next(&line), LineReader::Kind::kLine);
+  EXPECT_EQ(line, "last");
+  EXPECT_EQ(r.Next(&line), LineReader::Kind::kEof);
+}
+
+class McpServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto e = Engine::Open({.db_path = dir_.File("mcp.db")});
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    engine_ = std::move(e).value();
+    tools_ = std::make_unique<Tools>(*engine_, Scope{"default", "u", "a"});
+    server_ = std::make_unique<Server>(*tools_, ServerInfo{"engram", "test", ""}, log_);
+  }
+  json Handle(const std::string& line) {
+    auto r = server_->Handle(line);
+    return r ? *r : json();
+  }
+  engram::testing::TempDir dir_;
+  std::ostringstream log_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<Tools> tools_;
+  std::unique_ptr<Server> server_;
+};
+
+TEST_F(McpServerTest, Dispatch) {
+  EXPECT_EQ(Handle(R"({"jsonrpc":"2.0","id":1,"method":"ping"})")["result"], json::object());
+  EXPECT_EQ(Handle(R"({"jsonrpc":"2.0","id":2,"method":"nope"})")["error"]["code"], kMethodNotFound);
+  EXPECT_FALSE(server_->Handle(R"({"jsonrpc":"2.0","method":"notifications/initialized"})"));
+  EXPECT_TRUE(server_->initialized());
+  EXPECT_EQ(Handle("{")["error"]["code"], kParseError);
+  json r = Handle(R"({"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}})");
+  EXPECT_EQ(r["result"]["resultType"], "complete");
+  EXPECT_EQ(r["result"]["tools"].size(), 9u);
+  r = Handle(R"({"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2026-07-28"}})");
+  EXPECT_EQ(r["result"]["protocolVersion"], "2025-11-25");
+}
+
+TEST_F(McpServerTest, ToolCallsReturnStructuredContentOrIsError) {
+  json r = Handle(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_fact","arguments":{"text":"Likes tea"}}})");
+  EXPECT_EQ(r["result"]["isError"], false);
+  EXPECT_EQ(r["result"]["structuredContent"]["results"][0]["event"], "ADD");
+  r = Handle(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add_fact","arguments":{}}})");
+  EXPECT_EQ(r["result"]["isError"], true);
+  EXPECT_FALSE(r["result"].contains("structuredContent"));
+  r = Handle(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"nope"}})");
+  EXPECT_EQ(r["error"]["code"], kInvalidParams);
+}
+
+}  // namespace
+}  // namespace engram::mcp
