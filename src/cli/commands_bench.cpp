@@ -1,6 +1,7 @@
 // CLI: engram bench.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iomanip>
@@ -16,7 +17,10 @@ void RegisterBenchCommands(CLI::App& app, Cli& cli, int& code) {
   auto* bench = app.add_subcommand("bench", "Measure admission, maintenance and retrieval speed");
   static std::string scales = "1000,10000,100000";
   static int queries = 300;
+  static std::string facts_scales = "1000,10000";
   bench->add_option("--scales", scales, "Turns per scope, comma-separated");
+  bench->add_option("--facts-scales", facts_scales,
+                    "Memories in the fact-memory scope, comma-separated (\"\" skips the section)");
   bench->add_option("--queries", queries, "Retrievals measured per scale")->check(CLI::Range(1, 100000));
   bench->callback([&] {
     eval::BenchOptions o;
@@ -31,7 +35,19 @@ void RegisterBenchCommands(CLI::App& app, Cli& cli, int& code) {
       }
       o.scales.push_back(static_cast<int>(v));
     }
+    o.facts_scales.clear();
+    std::stringstream fs(facts_scales);
+    for (std::string item; std::getline(fs, item, ',');) {
+      char* end = nullptr;
+      long v = std::strtol(item.c_str(), &end, 10);
+      if (item.empty() || *end != '\0' || v < 10 || v > 1000000) {
+        code = Fail(2, "--facts-scales: \"" + item + "\" is not a number of memories (10..1000000)");
+        return;
+      }
+      o.facts_scales.push_back(static_cast<int>(v));
+    }
     o.queries = queries;
+    o.facts_queries = std::min(queries, 1000);
     std::string tmpl = (std::filesystem::temp_directory_path() / "engram-bench-XXXXXX").string();
     if (!mkdtemp(tmpl.data())) {
       code = Fail(1, "cannot create a temporary directory");
@@ -68,6 +84,24 @@ void RegisterBenchCommands(CLI::App& app, Cli& cli, int& code) {
                 << s["retrieve_ms"]["p99"].get<double>() << std::setw(12) << s["index_load_ms"].get<double>()
                 << std::setw(12) << s["db_bytes_per_page"].get<double>() << std::setw(12)
                 << s["index_rss_bytes_per_page"].get<double>() << "\n";
+    }
+    if (!j["facts"].empty()) {
+      std::cout << "\nfact memory (one scope; search top_k 10; the filter keeps 1 memory in 10)\n";
+      std::cout << std::setw(9) << "memories" << std::setw(11) << "raw add/s" << std::setw(13) << "infer add/s"
+                << std::setw(10) << "p50 ms" << std::setw(10) << "p95 ms" << std::setw(10) << "p99 ms"
+                << std::setw(12) << "filt p50" << std::setw(12) << "filt p95" << std::setw(12) << "filt p99"
+                << std::setw(13) << "first ms\n";
+    }
+    for (const auto& f : j["facts"]) {
+      std::cout << std::setw(9) << f["memories"].get<int>() << std::setprecision(0) << std::setw(11)
+                << f["raw_add_per_s"].get<double>() << std::setw(13) << f["infer_add_per_s"].get<double>()
+                << std::setprecision(2);
+      for (const char* k : {"search_ms", "search_filtered_ms"}) {
+        for (const char* p : {"p50", "p95", "p99"}) {
+          std::cout << std::setw(k[7] == 'f' ? 12 : 10) << f[k][p].get<double>();
+        }
+      }
+      std::cout << std::setw(12) << f["first_search_ms"].get<double>() << "\n";
     }
   });
 }

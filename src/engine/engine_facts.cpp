@@ -22,21 +22,6 @@ namespace {
 using nlohmann::json;
 namespace facts = memory::facts;
 
-// The fact rows matching a condition, oldest first.
-Result<std::vector<facts::FactRow>> SelectFacts(sql::Db* db, const facts::SqlCond& c, TimeMs now) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(std::string("SELECT ") + facts::kFactColumns +
-                                                      " FROM facts f WHERE " + c.sql + " ORDER BY f.id"));
-  facts::BindArgs(st, c.args);
-  std::vector<facts::FactRow> rows;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool r, st->Step());
-    if (!r) break;
-    rows.push_back(facts::ReadRow(st, now));
-  }
-  st->Reset();
-  return rows;
-}
-
 constexpr std::size_t kMaxMessages = 1000;
 constexpr std::size_t kMaxTextBytes = 64 * 1024;
 constexpr std::size_t kMaxKeyBytes = 256;
@@ -153,7 +138,8 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
         ENGRAM_ASSIGN_OR_RETURN(auto qv, query_embedder_->Embed({joined}));
         MemorySearchOptions so;
         so.top_k = kContextMemories;
-        ENGRAM_ASSIGN_OR_RETURN(auto near, facts::SearchMemories(db, scope, joined, qv.front(), so, deps_.clock->NowMs()));
+        ENGRAM_ASSIGN_OR_RETURN(auto near, facts::SearchMemories(db, scope, joined, qv.front(), so,
+                                                                 deps_.clock->NowMs(), FactVectorSourceFn()));
         for (const auto& n : near) known.push_back({n.id, n.memory});
       }
       ENGRAM_ASSIGN_OR_RETURN(inf, facts::InferWithLlm(*options_.llm, messages, recent, known, observed, o.procedural));
@@ -203,6 +189,10 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
   ctx.actor = actor;
   ctx.source_version = config_.source_version;
   ctx.near_duplicate = config_.fact_near_duplicate;
+  ENGRAM_ASSIGN_OR_RETURN(auto vectors, WriterFactVectors(db, ctx.scope_id));
+  facts::FactChanges changes;
+  ctx.vectors = vectors.get();
+  ctx.changes = &changes;
   std::vector<std::string> ids;  // memory id per new fact
   json events = json::array();
   for (std::size_t i = 0; i < news.size(); ++i) {
@@ -252,34 +242,8 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
                                .Bind(5, o.idempotency_key).Bind(6, events.dump()).Bind(7, ctx.now).Run());
   }
   ENGRAM_RETURN_IF_ERROR(txn->Commit());
+  ENGRAM_RETURN_IF_ERROR(PublishFactVectors(db, *vectors, changes));
   return out;
-}
-
-Result<std::vector<MemoryItem>> EngineImpl::SearchMemories(const MemoryScope& scope, const std::string& query,
-                                                           const MemorySearchOptions& options) {
-  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
-  ENGRAM_RETURN_IF_ERROR(CheckText(query, "query"));
-  ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
-  ENGRAM_ASSIGN_OR_RETURN(auto qv, query_embedder_->Embed({query}));
-  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
-  sql::Db* db = lease->db();
-  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
-  return facts::SearchMemories(db, scope, query, qv.front(), options, deps_.clock->NowMs());
-}
-
-Result<MemoryItem> EngineImpl::GetMemory(const MemoryScope& scope, const std::string& id) {
-  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
-  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
-  ENGRAM_ASSIGN_OR_RETURN(auto row, facts::FindMemory(lease->db(), scope, id, deps_.clock->NowMs()));
-  if (!row || row->item.status != "live") return Status::NotFound("memory " + id + " (in this scope)");
-  return row->item;
-}
-
-Result<MemoryPage> EngineImpl::ListMemories(const MemoryScope& scope, const MemoryListOptions& options) {
-  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
-  sql::Db* db = lease->db();
-  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
-  return facts::ListMemories(db, scope, options, deps_.clock->NowMs());
 }
 
 Result<MemoryItem> EngineImpl::UpdateMemory(const MemoryScope& scope, const std::string& id,
@@ -312,6 +276,10 @@ Result<MemoryItem> EngineImpl::UpdateMemory(const MemoryScope& scope, const std:
   facts::WriteContext ctx{db, row->scope_id, ScopeOf(row->item), facts::RowScope(ScopeOf(row->item)), now,
                           lineage::NewRunId(), u.actor.empty() ? "api" : u.actor, config_.source_version,
                           "input", config_.fact_near_duplicate};
+  ENGRAM_ASSIGN_OR_RETURN(auto vectors, WriterFactVectors(db, row->scope_id));
+  facts::FactChanges changes;
+  ctx.vectors = vectors.get();
+  ctx.changes = &changes;
   facts::VersionChange ch;
   ch.text = text;
   ch.embedding = text ? &emb : nullptr;
@@ -321,6 +289,7 @@ Result<MemoryItem> EngineImpl::UpdateMemory(const MemoryScope& scope, const std:
   ENGRAM_RETURN_IF_ERROR(facts::NewVersion(ctx, *row, ch).status());
   ENGRAM_ASSIGN_OR_RETURN(auto now_row, facts::FindMemory(db, scope, id, now));
   ENGRAM_RETURN_IF_ERROR(txn->Commit());
+  ENGRAM_RETURN_IF_ERROR(PublishFactVectors(db, *vectors, changes));
   if (!now_row) return Status::Internal("updated memory not found");
   return now_row->item;
 }
@@ -336,8 +305,12 @@ Status EngineImpl::DeleteMemory(const MemoryScope& scope, const std::string& id,
   facts::WriteContext ctx{db, row->scope_id, ScopeOf(row->item), facts::RowScope(ScopeOf(row->item)), now,
                           lineage::NewRunId(), actor.empty() ? "api" : actor, config_.source_version,
                           "input", config_.fact_near_duplicate};
+  ENGRAM_ASSIGN_OR_RETURN(auto vectors, WriterFactVectors(db, row->scope_id));
+  facts::FactChanges changes;
+  ctx.changes = &changes;
   ENGRAM_RETURN_IF_ERROR(facts::DeleteFact(ctx, *row));
-  return txn->Commit();
+  ENGRAM_RETURN_IF_ERROR(txn->Commit());
+  return PublishFactVectors(db, *vectors, changes);
 }
 
 Result<std::int64_t> EngineImpl::DeleteAllMemories(const MemoryScope& scope, const std::string& actor) {
@@ -348,7 +321,7 @@ Result<std::int64_t> EngineImpl::DeleteAllMemories(const MemoryScope& scope, con
   const TimeMs now = deps_.clock->NowMs();
   facts::SqlCond c = facts::ScopeCondition(scope);
   c.And(facts::VisibleCondition(now, true));
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<facts::FactRow> rows, SelectFacts(db, c, now));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<facts::FactRow> rows, facts::SelectFacts(db, c, now));
   const std::string op = lineage::NewRunId();
   for (const auto& row : rows) {
     facts::WriteContext ctx{db, row.scope_id, ScopeOf(row.item), facts::RowScope(ScopeOf(row.item)), now, op,
@@ -357,6 +330,9 @@ Result<std::int64_t> EngineImpl::DeleteAllMemories(const MemoryScope& scope, con
     ENGRAM_RETURN_IF_ERROR(facts::DeleteFact(ctx, row));
   }
   ENGRAM_RETURN_IF_ERROR(txn->Commit());
+  std::vector<std::int64_t> scopes;
+  for (const auto& row : rows) scopes.push_back(row.scope_id);
+  DropFactVectors(scopes);  // reloaded by the next reader
   return static_cast<std::int64_t>(rows.size());
 }
 
@@ -386,7 +362,7 @@ Result<MemoryPurgeResult> EngineImpl::PurgeWhere(const MemoryScope& scope, const
       one.args = {facts::SqlArg::Text(id)};
       c.And(one);
     }
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<facts::FactRow> rows, SelectFacts(db, c, now));
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<facts::FactRow> rows, facts::SelectFacts(db, c, now));
     if (!id.empty() && rows.empty()) return Status::NotFound("memory " + id + " (in this scope)");
     const std::string op = lineage::NewRunId();
     for (const auto& row : rows) {
@@ -407,17 +383,11 @@ Result<MemoryPurgeResult> EngineImpl::PurgeWhere(const MemoryScope& scope, const
     std::lock_guard<std::mutex> il(index_mu_);
     for (auto s : scopes) indexes_.erase(s);  // cached snapshots held the texts
   }
+  DropFactVectors(scopes);  // and the embeddings
   // No erased term may survive in old FTS segments or in the WAL.
   ENGRAM_RETURN_IF_ERROR(db->Exec("INSERT INTO facts_fts(facts_fts) VALUES('optimize')"));
   if (!in_memory_) ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA wal_checkpoint(TRUNCATE)"));
   return out;
-}
-
-Result<std::vector<MemoryHistoryEvent>> EngineImpl::MemoryHistory(const MemoryScope& scope, const std::string& id) {
-  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
-  sql::Db* db = lease->db();
-  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
-  return facts::MemoryHistory(db, scope, id, deps_.clock->NowMs());
 }
 
 }  // namespace engram

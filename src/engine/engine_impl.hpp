@@ -13,6 +13,7 @@
 #include "engram/engine.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/config.hpp"
+#include "memory/facts/fact_vectors.hpp"
 #include "memory/jobs.hpp"
 #include "memory/promotion.hpp"
 #include "retrieval/scope_index.hpp"
@@ -112,6 +113,18 @@ class EngineImpl final : public Engine {
   // engine_facts.cpp: purges the memories of `scope` (one id, or all when
   // id is empty) in one transaction, then merges FTS and truncates the WAL.
   Result<MemoryPurgeResult> PurgeWhere(const MemoryScope& scope, const std::string& id);
+  // engine_fact_reads.cpp: the fact vector snapshot of a scope row at its
+  // data_version (cached; loaded through `db` on a miss), the same as a
+  // FactVectorSource, and for a writer inside its transaction. After a
+  // write's commit, PublishFactVectors moves the cached snapshot to the
+  // scope's new data_version by the write's changes (read through `db`).
+  Result<std::shared_ptr<const memory::facts::FactVectors>> FactVectorsFor(sql::Db* db,
+                                                                         const memory::ScopeRow& row);
+  memory::facts::FactVectorSource FactVectorSourceFn();
+  Result<std::shared_ptr<const memory::facts::FactVectors>> WriterFactVectors(sql::Db* db, std::int64_t scope_id);
+  Status PublishFactVectors(sql::Db* db, const memory::facts::FactVectors& before,
+                            const memory::facts::FactChanges& changes);
+  void DropFactVectors(const std::vector<std::int64_t>& scope_ids);
   void WorkerLoop();
   void Wake();
 
@@ -134,6 +147,9 @@ class EngineImpl final : public Engine {
 
   std::mutex index_mu_;
   std::map<std::int64_t, std::shared_ptr<const retrieval::ScopeIndex>> indexes_;
+
+  std::mutex fact_vectors_mu_;
+  std::map<std::int64_t, std::shared_ptr<const memory::facts::FactVectors>> fact_vectors_;
 
   std::mutex access_mu_;
   memory::AccessLog access_;

@@ -5,6 +5,7 @@
 #include "core/time.hpp"
 #include "engine/engine_impl.hpp"
 #include "lineage/receipts.hpp"
+#include "memory/facts/fact_store.hpp"
 #include "memory/lpm.hpp"
 #include "memory/mtm.hpp"
 #include "memory/scope_store.hpp"
@@ -194,20 +195,42 @@ Status EngineImpl::Export(const Scope* scope, const std::function<void(const std
       j["updated_at"] = FormatIso8601(s.updated_at);
       sink(Dump(j));
     }
-    ENGRAM_ASSIGN_OR_RETURN(auto facts, memory::LoadFacts(db, sc.id, ""));
-    for (const auto& f : facts) {
+    // Every live fact, all kinds (consolidated user/assistant facts and the
+    // memories of the fact API), expired ones included (with expires_at).
+    ENGRAM_ASSIGN_OR_RETURN(
+        sql::Stmt * fs, db->Prepare(std::string("SELECT ") + memory::facts::kFactColumns +
+                                    " FROM facts f WHERE f.scope_id = ? AND f.status = 'live' ORDER BY f.id"));
+    fs->Bind(1, sc.id);
+    for (;;) {
+      ENGRAM_ASSIGN_OR_RETURN(bool row, fs->Step());
+      if (!row) break;
+      const memory::facts::FactRow f = memory::facts::ReadRow(fs, deps_.clock->NowMs());
+      const MemoryItem& m = f.item;
       json j = ids;
       j["type"] = "fact";
       j["id"] = f.id;
-      j["version"] = f.version;
-      j["kind"] = f.kind;
-      j["text"] = f.text;
-      j["source_pages"] = f.source_pages;
-      j["event_time"] = FormatIso8601(f.event_time);
+      j["memory_id"] = m.id;
+      j["version"] = m.version;
+      j["kind"] = m.kind;
+      j["text"] = m.memory;
+      j["user_id"] = m.user;
+      j["agent_id"] = m.agent;
+      j["run_id"] = m.run;
+      j["role"] = m.role;
+      j["actor"] = m.actor;
+      j["attributed_to"] = m.attributed_to;
+      json meta = json::parse(m.metadata, nullptr, false);
+      j["metadata"] = meta.is_object() ? meta : json::object();
+      j["source_pages"] = memory::IdsFromJson(f.source_pages);
+      j["event_time"] = FormatIso8601(m.event_time);
       j["record_time"] = FormatIso8601(f.record_time);
-      j["degraded"] = f.degraded;
+      j["created_at"] = FormatIso8601(m.created_at);
+      j["updated_at"] = FormatIso8601(m.updated_at);
+      j["expires_at"] = m.expires_at ? json(FormatIso8601(*m.expires_at)) : json(nullptr);
+      j["degraded"] = m.degraded;
       sink(Dump(j));
     }
+    fs->Reset();
   }
   return Status::Ok();
 }
@@ -284,8 +307,12 @@ Result<std::int64_t> EngineImpl::ForgetUser(const std::string& tenant, const std
       ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
       ENGRAM_RETURN_IF_ERROR(st->Bind(1, sc.id).Run());
     }
-    std::lock_guard<std::mutex> il(index_mu_);
-    indexes_.erase(sc.id);
+    {
+      std::lock_guard<std::mutex> il(index_mu_);
+      indexes_.erase(sc.id);
+    }
+    std::lock_guard<std::mutex> fl(fact_vectors_mu_);
+    fact_vectors_.erase(sc.id);
   }
   ENGRAM_RETURN_IF_ERROR(txn->Commit());
   // Merge the full-text indexes so that no deleted term survives in old

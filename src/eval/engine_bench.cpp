@@ -273,6 +273,10 @@ Result<nlohmann::json> RunEngineBench(const BenchOptions& opt) {
                              {"index_rss_bytes_per_page", (rss1 - rss0) * 1024.0 / pages},
                              {"db_bytes_per_page", db_bytes / pages}});
   }
+  doc["facts"] = nlohmann::json::array();
+  if (!opt.facts_scales.empty()) {
+    ENGRAM_ASSIGN_OR_RETURN(doc["facts"], RunFactBench(opt));
+  }
   return doc;
 }
 

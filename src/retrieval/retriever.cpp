@@ -70,12 +70,22 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
   std::unordered_map<std::int64_t, double> scores;
   std::unordered_set<std::int64_t> mine;
   for (std::size_t r = 0; r < index.size(); ++r) mine.insert(index.id(r));
-  std::vector<std::int64_t> lex;
+  // Expired facts are left out of both rankings (the snapshot keeps them: an
+  // expiry passing does not change data_version); the vector search asks for
+  // as many more.
+  std::unordered_set<std::int64_t> expired;
+  for (const auto& [id, at] : in.index->expiring_facts) {
+    if (at <= in.now) expired.insert(id);
+  }
+  std::vector<std::int64_t> lex, vec;
   for (auto id : lexical) {
-    if (mine.count(id)) lex.push_back(id);
+    if (mine.count(id) && !expired.count(id)) lex.push_back(id);
+  }
+  for (auto id : Ids(index.Search(in.query_embedding, kVectorCandidates + static_cast<int>(expired.size())))) {
+    if (!expired.count(id) && vec.size() < static_cast<std::size_t>(kVectorCandidates)) vec.push_back(id);
   }
   AddRrf(scores, lex, 1.0);
-  AddRrf(scores, Ids(index.Search(in.query_embedding, kVectorCandidates)), 1.0);
+  AddRrf(scores, vec, 1.0);
   std::vector<FactCandidate> out;
   for (const auto& [id, score] : Sorted(scores)) {
     auto it = in.index->facts.find(id);

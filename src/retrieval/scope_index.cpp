@@ -116,7 +116,8 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
   IndexMessages(idx->entries, idx->messages, idx->message_docs);
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * f,
-      db->Prepare("SELECT id, kind, embedding, text, version, event_time, source_pages FROM facts WHERE scope_id = ? AND status = 'live' "
+      db->Prepare("SELECT id, kind, embedding, text, version, event_time, source_pages, expires_at FROM facts "
+                  "WHERE scope_id = ? AND status = 'live' "
                   "AND kind IN ('user','assistant') "
                   "ORDER BY id"));
   f->Bind(1, scope_id);
@@ -127,6 +128,10 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
     FactEntry fe{f->Int(4), f->Int(5), f->Text(3), "", 0, memory::IdsFromJson(f->Text(6))};
     fe.line = "- (" + FormatHumanDate(fe.event_time) + ") " + fe.text;
     fe.tokens = text::EstimateTokens(fe.line);
+    if (!f->IsNull(7)) {
+      fe.expires_at = f->Int(7);
+      idx->expiring_facts.emplace_back(f->Int(0), f->Int(7));
+    }
     idx->facts[f->Int(0)] = std::move(fe);
   }
   f->Reset();

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -68,6 +69,9 @@ struct FactEntry {
   std::string line;  // rendered for the context: "- (date) text"
   int tokens = 0;
   std::vector<std::int64_t> source_pages;
+  // Hidden from retrieval from then on. Checked at query time: an expiry
+  // passing does not change data_version, so the snapshot keeps the fact.
+  std::optional<TimeMs> expires_at;
 };
 
 struct ScopeIndex {
@@ -85,6 +89,7 @@ struct ScopeIndex {
   FlatIndex user_facts;
   FlatIndex assistant_facts;
   std::unordered_map<std::int64_t, FactEntry> facts;  // live facts by id
+  std::vector<std::pair<std::int64_t, TimeMs>> expiring_facts;  // (id, expires_at) of facts with an expiry
 
   std::size_t MemoryBytes() const;
 };

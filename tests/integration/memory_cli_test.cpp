@@ -118,4 +118,56 @@ TEST_F(MemoryCli, EverySubcommandEndToEnd) {
   EXPECT_NE(badmeta.err.find("metadata"), std::string::npos);
 }
 
+TEST_F(MemoryCli, ExportAndImportKeepMemories) {
+  Json({"memory", "add", "--user", "alice", "--no-infer", "Alice loves ramen", "--metadata",
+        R"({"category": "food"})", "--expires", "2099-01-01T00:00:00Z"});
+  Json({"memory", "add", "--user", "alice", "--agent", "planner", "--run", "r1", "--no-infer", "Plan step one"});
+  auto ex = Run({"export", "--all"});
+  ASSERT_EQ(ex.exit_code, 0) << ex.err;
+  int memories = 0;
+  for (std::size_t at = 0; at < ex.out.size();) {
+    std::size_t end = ex.out.find('\n', at);
+    json j = json::parse(ex.out.substr(at, end == std::string::npos ? std::string::npos : end - at), nullptr, false);
+    at = end == std::string::npos ? ex.out.size() : end + 1;
+    if (!j.is_object() || j.value("type", "") != "fact" || j.value("kind", "") != "memory") continue;
+    ++memories;
+    EXPECT_EQ(j["memory_id"].get<std::string>().rfind("m_", 0), 0u);
+    EXPECT_EQ(j["version"], 1);
+    EXPECT_EQ(j["user_id"], "alice");
+    if (j["text"] == "Alice loves ramen") {
+      EXPECT_EQ(j["metadata"]["category"], "food");
+      EXPECT_EQ(j["expires_at"], "2099-01-01T00:00:00Z");
+    } else {
+      EXPECT_EQ(j["agent_id"], "planner");
+      EXPECT_EQ(j["run_id"], "r1");
+      EXPECT_TRUE(j["expires_at"].is_null());
+    }
+  }
+  EXPECT_EQ(memories, 2);
+
+  // Re-imported into another store: same scopes, metadata and expiry; a second
+  // import adds nothing (exact duplicates).
+  et::TempDir other;
+  et::WriteFile(other.File("export.jsonl"), ex.out);
+  auto in = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), ENGRAM_BINARY);
+    args.push_back("--json");
+    auto r = et::RunProcess(args, "", {"ENGRAM_HOME=" + other.path(), "ENGRAM_DB=", "ENGRAM_USER="});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out, nullptr, false);
+  };
+  json imported = in({"import", other.File("export.jsonl")});
+  EXPECT_EQ(imported["memories_added"], 2);
+  json mine = in({"memory", "list", "--user", "alice"});
+  ASSERT_EQ(mine["results"].size(), 1u);
+  EXPECT_EQ(mine["results"][0]["memory"], "Alice loves ramen");
+  EXPECT_EQ(mine["results"][0]["metadata"]["category"], "food");
+  EXPECT_EQ(mine["results"][0]["expiration_date"], "2099-01-01T00:00:00Z");
+  json run = in({"memory", "list", "--user", "alice", "--agent", "planner", "--run", "r1"});
+  ASSERT_EQ(run["results"].size(), 1u);
+  EXPECT_EQ(run["results"][0]["memory"], "Plan step one");
+  json again = in({"import", other.File("export.jsonl")});
+  EXPECT_EQ(again["memories_added"], 0);
+}
+
 }  // namespace

@@ -7,6 +7,9 @@
 
 #include "engram/facts.hpp"
 #include "engram/result.hpp"
+#include "memory/facts/fact_sql.hpp"
+#include "memory/facts/fact_store.hpp"
+#include "memory/facts/fact_vectors.hpp"
 #include "models/embedder.hpp"
 #include "store/sqlite.hpp"
 
@@ -18,6 +21,9 @@ namespace engram::memory::facts {
 Result<MemoryPage> ListMemories(sql::Db* db, const MemoryScope& scope, const MemoryListOptions& options,
                                 TimeMs now);
 
+// The facts rows matching a condition (on the alias "f"), oldest first.
+Result<std::vector<FactRow>> SelectFacts(sql::Db* db, const SqlCond& c, TimeMs now);
+
 // Events of a memory visible to the scope, oldest first; NotFound otherwise.
 Result<std::vector<MemoryHistoryEvent>> MemoryHistory(sql::Db* db, const MemoryScope& scope,
                                                       const std::string& memory_id, TimeMs now);
@@ -28,12 +34,17 @@ inline constexpr double kVectorWeight = 0.55;
 inline constexpr double kLexicalWeight = 0.30;
 inline constexpr double kEntityWeight = 0.15;
 
-// Search: candidates are the union of the best vector matches, the FTS5 bm25
-// matches and the entity matches among the visible memories that pass the
-// filters (all inside SQL); each candidate gets every component, the fused
-// score, and is kept when score >= threshold; best top_k, ties by newer.
+// Search (fact_search.cpp): candidates are the union of the best vector
+// matches, the FTS5 bm25 matches and the entity matches among the visible
+// memories that pass the filters (filters inside SQL); each candidate gets
+// every component, the fused score, and is kept when score >= threshold; best
+// top_k, ties by newer. Vector candidates come from `source`'s snapshots
+// (the rows then fetched with the filter; widened once, then an exact
+// filtered scan, when the filter removes too many) or, without a source,
+// from an exact scan of the scope's embeddings in SQL.
 Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& scope,
                                                const std::string& query, const Vector& query_vector,
-                                               const MemorySearchOptions& options, TimeMs now);
+                                               const MemorySearchOptions& options, TimeMs now,
+                                               const FactVectorSource& source = {});
 
 }  // namespace engram::memory::facts

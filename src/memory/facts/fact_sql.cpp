@@ -1,8 +1,61 @@
 #include "memory/facts/fact_sql.hpp"
 
+#include <cstdio>
+
 #include "memory/facts/fact_store.hpp"
 
 namespace engram::memory::facts {
+
+namespace {
+
+std::string HashHex(std::uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace
+
+const char* const kFactColumns =
+    "f.id, f.scope_id, f.memory_id, f.user_id, f.agent_id, f.run_id, f.kind, f.role, f.actor, "
+    "f.attributed_to, f.text, f.norm_hash, f.embedding, f.metadata, f.source_pages, f.event_time, "
+    "f.record_time, f.created_at, f.updated_at, f.expires_at, f.idempotency_key, f.version, f.status, "
+    "f.degraded, (SELECT tenant FROM scopes WHERE id = f.scope_id)";
+
+FactRow ReadRow(sql::Stmt* st, TimeMs now) {
+  FactRow r;
+  r.id = st->Int(0);
+  r.scope_id = st->Int(1);
+  MemoryItem& m = r.item;
+  m.id = st->Text(2);
+  m.user = st->Text(3);
+  m.agent = st->Text(4);
+  m.run = st->Text(5);
+  m.kind = st->Text(6);
+  m.role = st->Text(7);
+  m.actor = st->Text(8);
+  m.attributed_to = st->Text(9);
+  m.memory = st->Text(10);
+  r.norm_hash = static_cast<std::uint64_t>(st->Int(11));
+  m.hash = m.status == "purged" ? std::string() : HashHex(r.norm_hash);
+  r.embedding = st->Floats(12);
+  m.metadata = st->Text(13);
+  r.source_pages = st->Text(14);
+  m.event_time = st->Int(15);
+  r.record_time = st->Int(16);
+  m.created_at = st->Int(17);
+  m.updated_at = st->Int(18);
+  if (!st->IsNull(19)) m.expires_at = st->Int(19);
+  m.expired = m.expires_at && *m.expires_at <= now;
+  r.idempotency_key = st->IsNull(20) ? std::string() : st->Text(20);
+  m.version = st->Int(21);
+  m.status = st->Text(22);
+  if (m.status == "purged") m.hash.clear();
+  m.degraded = st->Int(23) != 0;
+  m.tenant = st->Text(24);
+  return r;
+}
+
 
 void SqlCond::And(const SqlCond& other) {
   if (other.sql.empty()) return;

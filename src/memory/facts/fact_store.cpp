@@ -1,6 +1,7 @@
 #include "memory/facts/fact_store.hpp"
 
 #include <cstdio>
+#include <memory>
 #include <random>
 
 #include "core/text.hpp"
@@ -114,9 +115,30 @@ Result<std::optional<FactRow>> LiveByHash(const WriteContext& c, std::uint64_t h
   return out;
 }
 
+void RecordAdd(const WriteContext& c, std::int64_t id, const std::string& memory_id,
+               std::optional<TimeMs> expires_at, const Vector& emb) {
+  if (!c.changes) return;
+  auto a = std::make_shared<AddedFactVec>();
+  a->row = FactVecRow{id, memory_id, expires_at ? *expires_at : kNoExpiry};
+  a->identity = FactIdentity{c.ids.user, c.ids.agent, c.ids.run};
+  a->embedding = emb;
+  c.changes->added.push_back(std::move(a));
+}
+
+void RecordRemove(const WriteContext& c, std::int64_t id) {
+  if (c.changes) c.changes->removed.push_back(id);
+}
+
 // The memory id of an unexpired live row of exactly ctx.ids whose embedding
-// reaches the near-duplicate cosine ("" when none).
+// reaches the near-duplicate cosine ("" when none): the best match of the
+// snapshot plus this operation's own changes, else a scan in SQL.
 Result<std::string> NearDuplicate(const WriteContext& c, const Vector& emb) {
+  if (c.vectors && c.vectors->scope_id == c.scope_id) {
+    auto best = NearestAbove(*c.vectors, FactIdentity{c.ids.user, c.ids.agent, c.ids.run}, emb,
+                             static_cast<float>(c.near_duplicate), c.now, c.changes);
+    if (!best) return std::string();
+    return MemoryIdOf(*c.vectors, c.changes, best->first);
+  }
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
       c.db->Prepare("SELECT memory_id, embedding FROM facts WHERE scope_id = ? AND user_id = ? AND "
@@ -138,46 +160,6 @@ Result<std::string> NearDuplicate(const WriteContext& c, const Vector& emb) {
 }
 
 }  // namespace
-
-const char* const kFactColumns =
-    "f.id, f.scope_id, f.memory_id, f.user_id, f.agent_id, f.run_id, f.kind, f.role, f.actor, "
-    "f.attributed_to, f.text, f.norm_hash, f.embedding, f.metadata, f.source_pages, f.event_time, "
-    "f.record_time, f.created_at, f.updated_at, f.expires_at, f.idempotency_key, f.version, f.status, "
-    "f.degraded, (SELECT tenant FROM scopes WHERE id = f.scope_id)";
-
-FactRow ReadRow(sql::Stmt* st, TimeMs now) {
-  FactRow r;
-  r.id = st->Int(0);
-  r.scope_id = st->Int(1);
-  MemoryItem& m = r.item;
-  m.id = st->Text(2);
-  m.user = st->Text(3);
-  m.agent = st->Text(4);
-  m.run = st->Text(5);
-  m.kind = st->Text(6);
-  m.role = st->Text(7);
-  m.actor = st->Text(8);
-  m.attributed_to = st->Text(9);
-  m.memory = st->Text(10);
-  r.norm_hash = static_cast<std::uint64_t>(st->Int(11));
-  m.hash = m.status == "purged" ? std::string() : HashHex(r.norm_hash);
-  r.embedding = st->Floats(12);
-  m.metadata = st->Text(13);
-  r.source_pages = st->Text(14);
-  m.event_time = st->Int(15);
-  r.record_time = st->Int(16);
-  m.created_at = st->Int(17);
-  m.updated_at = st->Int(18);
-  if (!st->IsNull(19)) m.expires_at = st->Int(19);
-  m.expired = m.expires_at && *m.expires_at <= now;
-  r.idempotency_key = st->IsNull(20) ? std::string() : st->Text(20);
-  m.version = st->Int(21);
-  m.status = st->Text(22);
-  if (m.status == "purged") m.hash.clear();
-  m.degraded = st->Int(23) != 0;
-  m.tenant = st->Text(24);
-  return r;
-}
 
 Status ValidateMemoryScope(const MemoryScope& s, bool for_write) {
   if (s.tenant.empty()) return Status::InvalidArgument("tenant: must not be empty");
@@ -243,6 +225,7 @@ Result<WriteOutcome> InsertFact(const WriteContext& c, const NewFact& f) {
   ENGRAM_RETURN_IF_ERROR(History(c, memory_id, id, 1, "ADD", nullptr, &f.text, f.role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, id, 1, f.degraded));
   ENGRAM_RETURN_IF_ERROR(BumpDataVersion(c.db, c.scope_id));
+  RecordAdd(c, id, memory_id, f.expires_at, f.embedding);
   return WriteOutcome{"ADD", memory_id, id, 1, f.text, "", 0};
 }
 
@@ -293,6 +276,8 @@ Result<WriteOutcome> NewVersion(const WriteContext& c, const FactRow& cur, const
                                  cur.item.role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, id, version, cur.item.degraded));
   ENGRAM_RETURN_IF_ERROR(BumpDataVersion(c.db, c.scope_id));
+  RecordRemove(c, cur.id);
+  RecordAdd(c, id, cur.item.id, expiry, emb);
   return WriteOutcome{"UPDATE", cur.item.id, id, version, text, cur.item.memory, cur.item.version};
 }
 
@@ -307,6 +292,7 @@ Status DeleteFact(const WriteContext& c, const FactRow& cur) {
   ENGRAM_RETURN_IF_ERROR(
       History(c, cur.item.id, cur.id, cur.item.version, "DELETE", &cur.item.memory, nullptr, cur.item.role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, cur.id, cur.item.version, false, "lpm", "deleted"));
+  RecordRemove(c, cur.id);
   return BumpDataVersion(c.db, c.scope_id);
 }
 
@@ -362,6 +348,7 @@ Status PurgeMemory(const WriteContext& c, const std::string& memory_id) {
   }
   ENGRAM_RETURN_IF_ERROR(History(c, memory_id, last_id, version, "PURGE", nullptr, nullptr, role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, last_id, version, false, "lpm", "purged"));
+  for (auto id : ids) RecordRemove(c, id);
   return BumpDataVersion(db, c.scope_id);
 }
 

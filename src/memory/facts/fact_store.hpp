@@ -13,6 +13,7 @@
 
 #include "engram/facts.hpp"
 #include "engram/result.hpp"
+#include "memory/facts/fact_vectors.hpp"
 #include "models/embedder.hpp"
 #include "store/sqlite.hpp"
 
@@ -65,6 +66,12 @@ struct WriteContext {
   std::string source_version;   // receipts
   std::string from_tier = "input";  // receipts: "input" (API) or "mtm" (consolidation)
   double near_duplicate = 0.95; // cosine at which a new fact duplicates a live one
+  // The vector snapshot of scope_id as committed when the transaction began
+  // (null: the near-duplicate check scans the scope's embeddings in SQL), and
+  // where this operation's changes are recorded (also read by later
+  // near-duplicate checks of the same operation). Both optional.
+  const FactVectors* vectors = nullptr;
+  FactChanges* changes = nullptr;
 };
 
 // What one write did: "ADD", "UPDATE" (a new version superseded the live

@@ -1,0 +1,122 @@
+// EngineImpl: the read operations of the fact memory (search, get, list,
+// history) and the cache of fact vector snapshots (memory/facts/
+// fact_vectors.hpp) that search and the add path's near-duplicate check use.
+#include "core/text.hpp"
+#include "engine/engine_impl.hpp"
+#include "memory/facts/fact_query.hpp"
+#include "memory/facts/fact_store.hpp"
+#include "memory/scope_store.hpp"
+
+namespace engram {
+
+namespace {
+
+namespace facts = memory::facts;
+
+// Scope rows whose snapshots stay cached (beyond it, another one is dropped).
+constexpr std::size_t kMaxFactSnapshots = 256;
+
+bool SameScope(const Scope& a, const Scope& b) {
+  return a.tenant == b.tenant && a.user == b.user && a.assistant == b.assistant;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const facts::FactVectors>> EngineImpl::FactVectorsFor(sql::Db* db,
+                                                                             const memory::ScopeRow& row) {
+  {
+    std::lock_guard<std::mutex> lock(fact_vectors_mu_);
+    auto it = fact_vectors_.find(row.id);
+    if (it != fact_vectors_.end() && it->second->data_version == row.data_version &&
+        SameScope(it->second->row_scope, row.scope)) {
+      return it->second;
+    }
+  }
+  ENGRAM_ASSIGN_OR_RETURN(auto snap, facts::LoadFactVectors(db, row.id, row.data_version, row.scope));
+  std::lock_guard<std::mutex> lock(fact_vectors_mu_);
+  auto& slot = fact_vectors_[row.id];
+  if (!slot || slot->data_version < row.data_version || !SameScope(slot->row_scope, row.scope)) slot = snap;
+  if (fact_vectors_.size() > kMaxFactSnapshots) {
+    auto victim = fact_vectors_.begin();
+    if (victim->first == row.id) ++victim;
+    fact_vectors_.erase(victim);
+  }
+  return snap;
+}
+
+facts::FactVectorSource EngineImpl::FactVectorSourceFn() {
+  return [this](sql::Db* db, const memory::ScopeRow& row) { return FactVectorsFor(db, row); };
+}
+
+Result<std::shared_ptr<const facts::FactVectors>> EngineImpl::WriterFactVectors(sql::Db* db,
+                                                                                std::int64_t scope_id) {
+  ENGRAM_ASSIGN_OR_RETURN(memory::ScopeRow row, memory::LoadScope(db, scope_id));
+  return FactVectorsFor(db, row);
+}
+
+Status EngineImpl::PublishFactVectors(sql::Db* db, const facts::FactVectors& before,
+                                      const facts::FactChanges& changes) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      std::int64_t version,
+      memory::QueryInt(db, "SELECT data_version FROM scopes WHERE id = ?", before.scope_id, 0, 1));
+  std::lock_guard<std::mutex> lock(fact_vectors_mu_);
+  auto it = fact_vectors_.find(before.scope_id);
+  if (it == fact_vectors_.end() || it->second->data_version != before.data_version ||
+      !SameScope(it->second->row_scope, before.row_scope)) {
+    return Status::Ok();  // not cached, or already newer
+  }
+  if (version == before.data_version) return Status::Ok();
+  auto next = facts::ApplyChanges(*it->second, changes, version);
+  if (next) {
+    it->second = std::move(next);
+  } else {
+    fact_vectors_.erase(it);  // the delta outgrew the base: the next reader reloads
+  }
+  return Status::Ok();
+}
+
+void EngineImpl::DropFactVectors(const std::vector<std::int64_t>& scope_ids) {
+  std::lock_guard<std::mutex> lock(fact_vectors_mu_);
+  for (auto id : scope_ids) fact_vectors_.erase(id);
+}
+
+Result<std::vector<MemoryItem>> EngineImpl::SearchMemories(const MemoryScope& scope, const std::string& query,
+                                                           const MemorySearchOptions& options) {
+  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
+  if (query.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return Status::InvalidArgument("query: must not be empty");
+  }
+  if (query.size() > 64 * 1024) return Status::InvalidArgument("query: longer than 64 KiB");
+  if (!text::IsValidUtf8(query)) return Status::InvalidArgument("query: not valid UTF-8");
+  ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
+  ENGRAM_ASSIGN_OR_RETURN(auto qv, query_embedder_->Embed({query}));
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
+  return facts::SearchMemories(db, scope, query, qv.front(), options, deps_.clock->NowMs(),
+                               FactVectorSourceFn());
+}
+
+Result<MemoryItem> EngineImpl::GetMemory(const MemoryScope& scope, const std::string& id) {
+  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  ENGRAM_ASSIGN_OR_RETURN(auto row, facts::FindMemory(lease->db(), scope, id, deps_.clock->NowMs()));
+  if (!row || row->item.status != "live") return Status::NotFound("memory " + id + " (in this scope)");
+  return row->item;
+}
+
+Result<MemoryPage> EngineImpl::ListMemories(const MemoryScope& scope, const MemoryListOptions& options) {
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
+  return facts::ListMemories(db, scope, options, deps_.clock->NowMs());
+}
+
+Result<std::vector<MemoryHistoryEvent>> EngineImpl::MemoryHistory(const MemoryScope& scope, const std::string& id) {
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
+  return facts::MemoryHistory(db, scope, id, deps_.clock->NowMs());
+}
+
+}  // namespace engram

@@ -1,0 +1,336 @@
+// Search of the fact store (declared in fact_query.hpp): the best vector
+// matches from the in-memory snapshots (FactVectors) and the best FTS5 bm25
+// matches of the index, checked against the scope, visibility and filter
+// conditions inside SQL (`WHERE id IN (...) AND <conditions>`: the heads
+// first, then the rest when the filter removed too many, then the exact
+// filtered queries, so results are never short because of filters); entity
+// matches joined with the conditions; then ONE fetch of the candidate rows.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "memory/facts/fact_filter.hpp"
+#include "memory/facts/fact_query.hpp"
+#include "memory/facts/fact_sql.hpp"
+#include "memory/facts/fact_store.hpp"
+#include "memory/facts/fact_text.hpp"
+#include "memory/scope_store.hpp"
+
+namespace engram::memory::facts {
+
+namespace {
+
+constexpr int kMaxLimit = 1000;
+constexpr int kMaxEntityRows = 2000;
+// Candidates checked against the conditions per one wanted: first (the head),
+// and at most (the head, then the rest, when the filter removed too many).
+constexpr std::size_t kFilteredFirst = 2;
+constexpr std::size_t kFilteredWide = 16;
+
+using Scored = std::vector<std::pair<std::int64_t, float>>;
+using Rows = std::unordered_map<std::int64_t, FactRow>;
+
+void SortScored(Scored& v) {
+  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
+    return a.second > b.second || (a.second == b.second && a.first > b.first);
+  });
+}
+
+// The scope rows the search reads: the exact one, or every row of the user.
+Result<std::vector<ScopeRow>> ScopeRowsOf(sql::Db* db, const MemoryScope& scope) {
+  std::vector<ScopeRow> out;
+  const Scope rs = RowScope(scope);
+  if (!scope.include_narrower) {
+    ENGRAM_ASSIGN_OR_RETURN(auto row, FindScope(db, rs));
+    if (row) out.push_back(std::move(*row));
+    return out;
+  }
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                          db->Prepare("SELECT id FROM scopes WHERE tenant = ? AND user_id = ? ORDER BY id"));
+  st->Bind(1, rs.tenant).Bind(2, rs.user);
+  std::vector<std::int64_t> ids;
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    ids.push_back(st->Int(0));
+  }
+  st->Reset();
+  for (auto id : ids) {
+    ENGRAM_ASSIGN_OR_RETURN(ScopeRow row, LoadScope(db, id));
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
+// A JSON array of ids (bound as one argument: one statement text for any count).
+std::string IdList(const std::vector<std::int64_t>& ids) {
+  std::string list = "[";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (i) list += ',';
+    list += std::to_string(ids[i]);
+  }
+  return list + "]";
+}
+
+// The rows among `ids` that pass `c`. The id list drives the join (one rowid
+// lookup per id) whatever indexes the conditions could use.
+Result<Rows> Fetch(sql::Db* db, const SqlCond& c, const std::vector<std::int64_t>& ids, TimeMs now) {
+  Rows rows;
+  if (ids.empty()) return rows;
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st, db->Prepare(std::string("SELECT ") + kFactColumns +
+                                  " FROM json_each(?) j CROSS JOIN facts f ON f.id = j.value WHERE " + c.sql));
+  st->Bind(1, IdList(ids));
+  BindArgs(st, c.args, 2);
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    FactRow r = ReadRow(st, now);
+    rows.emplace(r.id, std::move(r));
+  }
+  st->Reset();
+  return rows;
+}
+
+// Adds to `pass` the ids among `ids` that pass `c`.
+Status AddPassing(sql::Db* db, const SqlCond& c, const std::vector<std::int64_t>& ids,
+                  std::unordered_set<std::int64_t>& pass) {
+  if (ids.empty()) return Status::Ok();
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare("SELECT f.id FROM json_each(?) j CROSS JOIN facts f ON f.id = j.value WHERE " + c.sql));
+  st->Bind(1, IdList(ids));
+  BindArgs(st, c.args, 2);
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    pass.insert(st->Int(0));
+  }
+  st->Reset();
+  return Status::Ok();
+}
+
+// The first n of `all` that passed.
+Scored Take(const Scored& all, const std::unordered_set<std::int64_t>& pass, std::size_t n) {
+  Scored out;
+  for (const auto& x : all) {
+    if (out.size() >= n) break;
+    if (pass.count(x.first)) out.push_back(x);
+  }
+  return out;
+}
+
+// The exact filtered scan: the n best rows passing `c` by cosine (> 0).
+Result<Scored> ScanVectors(sql::Db* db, const SqlCond& c, const Vector& qv, std::size_t n) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare("SELECT f.id, f.embedding FROM facts f WHERE " + c.sql));
+  BindArgs(st, c.args);
+  Scored out;
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    Vector v = st->Floats(1);
+    float cos = v.size() == qv.size() && !qv.empty() ? Dot(v, qv) : 0.0f;
+    if (cos > 0) out.emplace_back(st->Int(0), cos);
+  }
+  st->Reset();
+  SortScored(out);
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
+// The best m FTS5 matches of the index alone: (id, bm25, higher is better).
+Result<Scored> FtsTop(sql::Db* db, const std::string& match, std::size_t m) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                          db->Prepare("SELECT rowid, bm25(facts_fts, 0.0, 1.0) AS s FROM facts_fts "
+                                      "WHERE facts_fts MATCH ? ORDER BY s LIMIT ?"));
+  st->Bind(1, match).Bind(2, static_cast<std::int64_t>(m));
+  Scored out;
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    out.emplace_back(st->Int(0), static_cast<float>(-st->Double(1)));
+  }
+  st->Reset();
+  return out;
+}
+
+// The exact lexical query: the n best matches among the rows passing `c`.
+// CROSS JOIN keeps the FTS match as the outer loop (else SQLite may probe the
+// match once per filtered row).
+Result<Scored> FtsJoined(sql::Db* db, const std::string& match, const SqlCond& c, std::size_t n) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare("SELECT f.id, bm25(facts_fts, 0.0, 1.0) AS s FROM facts_fts CROSS JOIN facts f ON f.id = "
+                  "facts_fts.rowid WHERE facts_fts MATCH ? AND " + c.sql + " ORDER BY s LIMIT ?"));
+  st->Bind(1, match);
+  BindArgs(st, c.args, 2);
+  st->Bind(static_cast<int>(c.args.size()) + 2, static_cast<std::int64_t>(n));
+  Scored out;
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    out.emplace_back(st->Int(0), static_cast<float>(-st->Double(1)));
+  }
+  st->Reset();
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& scope, const std::string& query,
+                                               const Vector& qv, const MemorySearchOptions& o, TimeMs now,
+                                               const FactVectorSource& source) {
+  if (o.top_k < 1 || o.top_k > kMaxLimit) return Status::InvalidArgument("top_k: must be 1..1000");
+  if (!(o.threshold >= 0.0 && o.threshold <= 1.0)) return Status::InvalidArgument("threshold: must be in [0, 1]");
+  ENGRAM_RETURN_IF_ERROR(ValidateMemoryScope(scope, false));
+  ENGRAM_ASSIGN_OR_RETURN(SqlCond filter, CompileFilter(o.filters));
+  SqlCond c = ScopeCondition(scope);
+  c.And(VisibleCondition(now, o.include_expired));
+  c.And(filter);
+  const bool filtered = !filter.sql.empty();
+  const std::size_t n = static_cast<std::size_t>(std::max(4 * o.top_k, 60));
+  std::map<std::int64_t, MemoryScoreDetails> cand;
+
+  // 1. The snapshots of the scope rows; FTS5 within the scope's token when
+  // the scope is exact.
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<ScopeRow> scope_rows, ScopeRowsOf(db, scope));
+  if (scope_rows.empty()) return std::vector<MemoryItem>{};
+  const std::string token = scope.include_narrower ? std::string() : ScopeToken(scope_rows.front().id);
+  const std::string match = LexicalMatch(query, token);
+  std::vector<std::shared_ptr<const FactVectors>> snaps;
+  if (source) {
+    for (const auto& row : scope_rows) {
+      ENGRAM_ASSIGN_OR_RETURN(auto snap, source(db, row));
+      if (snap) snaps.push_back(std::move(snap));
+    }
+  }
+  const IdentityMatch im = MatchFor(scope);
+  auto top = [&](std::size_t k) {
+    Scored all;
+    for (const auto& sn : snaps) {
+      auto part = TopVectors(*sn, im, qv, k, now, o.include_expired);
+      all.insert(all.end(), part.begin(), part.end());
+    }
+    SortScored(all);
+    if (all.size() > k) all.resize(k);
+    return all;
+  };
+  // 2. The best vector (snapshot) and lexical (index alone) matches, checked
+  // against the conditions in SQL: the heads first, then (when the filter
+  // removed too many) the rest, then the exact queries decide.
+  const std::size_t cap_v = filtered ? kFilteredWide * n : n;
+  const std::size_t cap_l = (filtered ? kFilteredWide : kFilteredFirst) * n;
+  const std::size_t head_v = filtered ? kFilteredFirst * n : n;
+  const std::size_t head_l = kFilteredFirst * n;
+  Scored vec_all = source ? top(cap_v) : Scored{};
+  Scored lex_all;
+  if (!match.empty()) {
+    ENGRAM_ASSIGN_OR_RETURN(lex_all, FtsTop(db, match, cap_l));
+  }
+  std::unordered_set<std::int64_t> pass;
+  auto ids_of = [](const Scored& v, std::size_t from, std::size_t to, std::vector<std::int64_t>& out) {
+    for (std::size_t i = from; i < std::min(to, v.size()); ++i) out.push_back(v[i].first);
+  };
+  std::vector<std::int64_t> check;
+  ids_of(vec_all, 0, head_v, check);
+  ids_of(lex_all, 0, head_l, check);
+  ENGRAM_RETURN_IF_ERROR(AddPassing(db, c, check, pass));
+  Scored vec = Take(vec_all, pass, n), lex = Take(lex_all, pass, n);
+  const bool more_v = vec.size() < n && vec_all.size() > head_v;
+  const bool more_l = lex.size() < n && lex_all.size() > head_l;
+  if (more_v || more_l) {
+    check.clear();
+    if (more_v) ids_of(vec_all, head_v, cap_v, check);
+    if (more_l) ids_of(lex_all, head_l, cap_l, check);
+    ENGRAM_RETURN_IF_ERROR(AddPassing(db, c, check, pass));
+    vec = Take(vec_all, pass, n);
+    lex = Take(lex_all, pass, n);
+  }
+  if (!source || (vec.size() < n && vec_all.size() == cap_v)) {
+    ENGRAM_ASSIGN_OR_RETURN(vec, ScanVectors(db, c, qv, n));
+  }
+  if (lex.size() < n && lex_all.size() == cap_l) {
+    ENGRAM_ASSIGN_OR_RETURN(lex, FtsJoined(db, match, c, n));
+  }
+  for (const auto& [id, bm25] : lex) {
+    auto& d = cand[id];
+    d.from_lexical = true;
+    d.bm25 = bm25;
+  }
+  // 3. Entities the query names, linked to visible rows passing the filter.
+  std::vector<std::string> names = QueryEntityNames(query);
+  std::set<std::string> matched_names;
+  if (!names.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < names.size(); ++i) list += i ? ",?" : "?";
+    ENGRAM_ASSIGN_OR_RETURN(
+        sql::Stmt * st,
+        db->Prepare("SELECT fe.fact_id, e.name FROM entities e CROSS JOIN fact_entities fe ON fe.entity_id = e.id "
+                    "CROSS JOIN facts f ON f.id = fe.fact_id WHERE e.name IN (" + list + ") AND " + c.sql +
+                    " LIMIT " + std::to_string(kMaxEntityRows)));
+    std::vector<SqlArg> args;
+    for (const auto& nm : names) args.push_back(SqlArg::Text(nm));
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    BindArgs(st, args);
+    for (;;) {
+      ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+      if (!row) break;
+      auto& d = cand[st->Int(0)];
+      d.from_entity = true;
+      d.entities.push_back(st->Text(1));
+      matched_names.insert(st->Text(1));
+    }
+    st->Reset();
+  }
+
+  // 4. One fetch of every candidate row, the conditions applied again in SQL.
+  std::vector<std::int64_t> ids;
+  for (const auto& [id, d] : cand) ids.push_back(id);
+  for (const auto& [id, s] : vec) {
+    if (!cand.count(id)) ids.push_back(id);
+  }
+  ENGRAM_ASSIGN_OR_RETURN(Rows rows, Fetch(db, c, ids, now));
+  for (const auto& [id, s] : vec) {
+    if (rows.count(id)) cand[id].from_vector = true;
+  }
+
+  // 5. Every component for every candidate, fused.
+  const auto qterms = LexicalTerms(query);
+  std::vector<MemoryItem> out;
+  for (auto& [id, d] : cand) {
+    auto it = rows.find(id);
+    if (it == rows.end()) continue;
+    const FactRow& r = it->second;
+    MemoryItem m = r.item;
+    d.vector = r.embedding.size() == qv.size() && !qv.empty()
+                   ? std::clamp<double>(Dot(r.embedding, qv), 0.0, 1.0)
+                   : 0.0;
+    if (!qterms.empty()) {
+      auto doc = LexicalTerms(m.memory);
+      std::unordered_set<std::string> have(doc.begin(), doc.end());
+      int hit = 0;
+      for (const auto& t : qterms) hit += have.count(t) ? 1 : 0;
+      d.lexical = static_cast<double>(hit) / static_cast<double>(qterms.size());
+    }
+    std::sort(d.entities.begin(), d.entities.end());
+    d.entities.erase(std::unique(d.entities.begin(), d.entities.end()), d.entities.end());
+    d.entity = matched_names.empty() ? 0.0
+                                     : static_cast<double>(d.entities.size()) / static_cast<double>(matched_names.size());
+    m.score = std::clamp(kVectorWeight * d.vector + kLexicalWeight * d.lexical + kEntityWeight * d.entity, 0.0, 1.0);
+    if (m.score < o.threshold || m.score <= 0.0) continue;
+    if (o.explain) m.score_details = d;
+    out.push_back(std::move(m));
+  }
+  std::sort(out.begin(), out.end(), [](const MemoryItem& a, const MemoryItem& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.created_at != b.created_at) return a.created_at > b.created_at;
+    return a.id > b.id;
+  });
+  if (out.size() > static_cast<std::size_t>(o.top_k)) out.resize(static_cast<std::size_t>(o.top_k));
+ 
+  return out;
+}
+
+}  // namespace engram::memory::facts

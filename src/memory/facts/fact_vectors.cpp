@@ -1,0 +1,207 @@
+#include "memory/facts/fact_vectors.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace engram::memory::facts {
+
+namespace {
+
+// The delta is folded into a fresh base beyond this many changes (or an
+// eighth of the base): searches scan the delta exactly, and a reload costs
+// one read of the scope's embeddings.
+constexpr std::size_t kMinDelta = 256;
+
+bool Contains(const std::vector<std::int64_t>& sorted, std::int64_t id) {
+  return std::binary_search(sorted.begin(), sorted.end(), id);
+}
+
+float TailNorm(const Vector& v, std::size_t from) {
+  double ss = 0;
+  for (std::size_t i = from; i < v.size(); ++i) ss += static_cast<double>(v[i]) * v[i];
+  return static_cast<float>(std::sqrt(ss));
+}
+
+}  // namespace
+
+bool IdentityMatch::Accepts(const FactIdentity& x) const {
+  if (x.user != id.user) return false;
+  if (!narrower) return x.agent == id.agent && x.run == id.run;
+  return (id.agent.empty() || x.agent == id.agent) && (id.run.empty() || x.run == id.run);
+}
+
+IdentityMatch MatchFor(const MemoryScope& scope) {
+  return IdentityMatch{FactIdentity{scope.user, scope.agent, scope.run}, scope.include_narrower};
+}
+
+std::size_t FactVectors::MemoryBytes() const {
+  std::size_t n = sizeof(FactVectors) + removed.capacity() * sizeof(std::int64_t);
+  if (base) {
+    for (const auto& [ident, g] : base->groups) {
+      n += g.index.MemoryBytes() + ident.user.size() + ident.agent.size() + ident.run.size();
+      n += g.rows.size() * (sizeof(FactVecRow) + 32) + g.expiring.capacity() * 16;
+    }
+  }
+  for (const auto& a : added) n += sizeof(AddedFactVec) + a->embedding.size() * sizeof(float) + 32;
+  return n;
+}
+
+Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int64_t scope_id,
+                                                           std::int64_t data_version, const Scope& row_scope) {
+  auto base = std::make_shared<FactVectorBase>();
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare("SELECT id, memory_id, user_id, agent_id, run_id, expires_at, embedding FROM facts "
+                  "WHERE scope_id = ? AND status = 'live' ORDER BY id"));
+  st->Bind(1, scope_id);
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    FactIdentity ident{st->Text(2), st->Text(3), st->Text(4)};
+    FactGroup& g = base->groups[ident];
+    FactVecRow r{st->Int(0), st->Text(1), st->IsNull(5) ? kNoExpiry : st->Int(5)};
+    Vector emb = st->Floats(6);
+    if (!g.index.Add(r.id, emb)) continue;  // another dimension: never a vector match
+    const std::size_t p = std::min<std::size_t>(emb.size(), FactGroup::kPrefixDims);
+    g.prefix.insert(g.prefix.end(), emb.begin(), emb.begin() + static_cast<std::ptrdiff_t>(p));
+    g.tail_norm.push_back(TailNorm(emb, p));
+    if (r.expires_at != kNoExpiry) g.expiring.emplace_back(r.id, r.expires_at);
+    g.rows.emplace(r.id, std::move(r));
+    ++base->rows;
+  }
+  st->Reset();
+  auto v = std::make_shared<FactVectors>();
+  v->scope_id = scope_id;
+  v->data_version = data_version;
+  v->row_scope = row_scope;
+  v->base = std::move(base);
+  return std::shared_ptr<const FactVectors>(std::move(v));
+}
+
+std::shared_ptr<const FactVectors> ApplyChanges(const FactVectors& before, const FactChanges& changes,
+                                                std::int64_t data_version) {
+  auto next = std::make_shared<FactVectors>(before);
+  next->data_version = data_version;
+  next->added.insert(next->added.end(), changes.added.begin(), changes.added.end());
+  next->removed.insert(next->removed.end(), changes.removed.begin(), changes.removed.end());
+  std::sort(next->removed.begin(), next->removed.end());
+  next->removed.erase(std::unique(next->removed.begin(), next->removed.end()), next->removed.end());
+  const std::size_t base_rows = next->base ? next->base->rows : 0;
+  if (next->added.size() + next->removed.size() > std::max(kMinDelta, base_rows / 8)) return nullptr;
+  return next;
+}
+
+std::vector<std::pair<std::int64_t, float>> TopVectors(const FactVectors& v, const IdentityMatch& match,
+                                                       const Vector& q, std::size_t k, TimeMs now,
+                                                       bool include_expired, float min_score,
+                                                       const FactChanges* overlay) {
+  std::vector<std::pair<std::int64_t, float>> out;
+  if (k == 0 || q.empty()) return out;
+  std::vector<std::int64_t> op_removed;
+  if (overlay) {
+    op_removed = overlay->removed;
+    std::sort(op_removed.begin(), op_removed.end());
+  }
+  auto gone = [&](std::int64_t id) { return Contains(v.removed, id) || Contains(op_removed, id); };
+  auto visible = [&](TimeMs expires_at) { return include_expired || expires_at > now; };
+  const std::size_t hidden_any = v.removed.size() + op_removed.size();
+  if (v.base) {
+    for (const auto& [ident, g] : v.base->groups) {
+      if (g.index.size() == 0 || !match.Accepts(ident)) continue;
+      std::size_t hidden = hidden_any;
+      if (!include_expired) {
+        for (const auto& [id, at] : g.expiring) hidden += at <= now ? 1 : 0;
+      }
+      const std::size_t want = std::min(g.index.size(), k + hidden);
+      std::size_t taken = 0;
+      for (const auto& [id, score] : g.index.Search(q, static_cast<int>(want))) {
+        if (score <= min_score || taken >= k) break;
+        if (gone(id)) continue;
+        auto it = g.rows.find(id);
+        if (it == g.rows.end() || !visible(it->second.expires_at)) continue;
+        out.emplace_back(id, score);
+        ++taken;
+      }
+    }
+  }
+  auto consider = [&](const AddedFactVec& a) {
+    if (!match.Accepts(a.identity) || gone(a.row.id) || !visible(a.row.expires_at)) return;
+    if (a.embedding.size() != q.size()) return;
+    const float score = Dot(a.embedding, q);
+    if (score > min_score) out.emplace_back(a.row.id, score);
+  };
+  for (const auto& a : v.added) consider(*a);
+  if (overlay) {
+    for (const auto& a : overlay->added) consider(*a);
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return a.second > b.second || (a.second == b.second && a.first > b.first);
+  });
+  if (out.size() > k) out.resize(k);
+  return out;
+}
+
+std::optional<std::pair<std::int64_t, float>> NearestAbove(const FactVectors& v, const FactIdentity& identity,
+                                                           const Vector& q, float threshold, TimeMs now,
+                                                           const FactChanges* overlay) {
+  std::optional<std::pair<std::int64_t, float>> best;
+  if (q.empty()) return best;
+  std::vector<std::int64_t> op_removed;
+  if (overlay) {
+    op_removed = overlay->removed;
+    std::sort(op_removed.begin(), op_removed.end());
+  }
+  auto gone = [&](std::int64_t id) { return Contains(v.removed, id) || Contains(op_removed, id); };
+  auto offer = [&](std::int64_t id, float score) {
+    if (score >= threshold && (!best || score > best->second)) best = std::make_pair(id, score);
+  };
+  if (v.base) {
+    auto it = v.base->groups.find(identity);
+    if (it != v.base->groups.end() && it->second.index.dim() == static_cast<int>(q.size())) {
+      const FactGroup& g = it->second;
+      const std::size_t p = std::min<std::size_t>(q.size(), FactGroup::kPrefixDims);
+      const float q_tail = TailNorm(q, p);
+      for (std::size_t r = 0; r < g.index.size(); ++r) {
+        const float bound = Dot(g.prefix.data() + r * p, q.data(), static_cast<int>(p)) + q_tail * g.tail_norm[r];
+        if (bound < threshold - 1e-4f) continue;  // slack for rounding
+        const std::int64_t id = g.index.id(r);
+        if (gone(id)) continue;
+        auto row = g.rows.find(id);
+        if (row == g.rows.end() || row->second.expires_at <= now) continue;
+        offer(id, g.index.ScoreRow(r, q));
+      }
+    }
+  }
+  auto consider = [&](const AddedFactVec& a) {
+    if (a.identity.user != identity.user || a.identity.agent != identity.agent || a.identity.run != identity.run) {
+      return;
+    }
+    if (gone(a.row.id) || a.row.expires_at <= now || a.embedding.size() != q.size()) return;
+    offer(a.row.id, Dot(a.embedding, q));
+  };
+  for (const auto& a : v.added) consider(*a);
+  if (overlay) {
+    for (const auto& a : overlay->added) consider(*a);
+  }
+  return best;
+}
+
+std::string MemoryIdOf(const FactVectors& v, const FactChanges* overlay, std::int64_t fact_id) {
+  if (overlay) {
+    for (const auto& a : overlay->added) {
+      if (a->row.id == fact_id) return a->row.memory_id;
+    }
+  }
+  for (const auto& a : v.added) {
+    if (a->row.id == fact_id) return a->row.memory_id;
+  }
+  if (v.base) {
+    for (const auto& [ident, g] : v.base->groups) {
+      auto it = g.rows.find(fact_id);
+      if (it != g.rows.end()) return it->second.memory_id;
+    }
+  }
+  return {};
+}
+
+}  // namespace engram::memory::facts

@@ -1,0 +1,139 @@
+// FactVectors: an immutable in-memory snapshot of the live fact embeddings of
+// one scope row (ids + FlatIndex per exact identity), keyed by the scope's
+// data_version (every fact write bumps it). Search takes its vector
+// candidates from it and the add path its near-duplicate check, instead of
+// reading and scoring every embedding of the scope from SQLite.
+//
+// A snapshot is a shared base (loaded from SQL) plus a small delta (rows added
+// and removed by the writes since): a writer publishes the next version by
+// Apply() in O(delta), and the delta is folded into a fresh base (one reload)
+// once it grows past a share of the base. Expiry is evaluated at query time
+// (an expiry passing does not bump data_version), from expires_at kept per row.
+// Thread-safety: a published snapshot is read-only; share it freely.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "engram/facts.hpp"
+#include "engram/result.hpp"
+#include "index/flat_index.hpp"
+#include "memory/scope_store.hpp"
+#include "models/embedder.hpp"
+#include "store/sqlite.hpp"
+
+namespace engram::memory::facts {
+
+inline constexpr TimeMs kNoExpiry = INT64_MAX;
+
+// The memory's own ids inside a scope row (facts.user_id, agent_id, run_id).
+struct FactIdentity {
+  std::string user, agent, run;
+  bool operator<(const FactIdentity& o) const {
+    return std::tie(user, agent, run) < std::tie(o.user, o.agent, o.run);
+  }
+};
+
+// One live facts row.
+struct FactVecRow {
+  std::int64_t id = 0;  // facts.id
+  std::string memory_id;
+  TimeMs expires_at = kNoExpiry;
+};
+
+// A row written after the base was loaded (with its identity and vector).
+struct AddedFactVec {
+  FactVecRow row;
+  FactIdentity identity;
+  Vector embedding;
+};
+
+// Changes of one write operation, recorded by InsertFact / NewVersion /
+// DeleteFact when WriteContext::changes is set.
+struct FactChanges {
+  std::vector<std::shared_ptr<const AddedFactVec>> added;
+  std::vector<std::int64_t> removed;  // facts.id rows no longer live
+  bool Empty() const { return added.empty() && removed.empty(); }
+};
+
+// Live rows of one identity. For the near-duplicate check, each index row
+// also keeps the first kPrefixDims components of its vector and the norm of
+// the rest: prefix dot + |q_rest| * |v_rest| bounds the cosine, so rows that
+// cannot reach the threshold are skipped after 1/8 of the work (exact).
+struct FactGroup {
+  static constexpr int kPrefixDims = 64;
+  FlatIndex index;  // ids are facts.id
+  std::unordered_map<std::int64_t, FactVecRow> rows;
+  std::vector<std::pair<std::int64_t, TimeMs>> expiring;  // rows with an expiry
+  std::vector<float> prefix;     // per index row: min(dim, kPrefixDims) components
+  std::vector<float> tail_norm;  // per index row
+};
+
+struct FactVectorBase {
+  std::map<FactIdentity, FactGroup> groups;
+  std::size_t rows = 0;
+};
+
+struct FactVectors {
+  std::int64_t scope_id = 0;
+  std::int64_t data_version = -1;
+  Scope row_scope;  // identity of the scope row (guards against reused ids)
+  std::shared_ptr<const FactVectorBase> base;
+  std::vector<std::shared_ptr<const AddedFactVec>> added;  // since base, oldest first
+  std::vector<std::int64_t> removed;                        // since base, sorted
+
+  std::size_t MemoryBytes() const;
+};
+
+// Which identities a search sees: exactly one, or (narrower) the user's with
+// any agent / run id when those are empty in the scope.
+struct IdentityMatch {
+  FactIdentity id;
+  bool narrower = false;
+  bool Accepts(const FactIdentity& x) const;
+};
+IdentityMatch MatchFor(const MemoryScope& scope);
+
+// Loads the snapshot of a scope row at its current data_version. REQUIRES:
+// `db` in a transaction in which the scope row read `data_version`.
+Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int64_t scope_id,
+                                                           std::int64_t data_version, const Scope& row_scope);
+
+// The snapshot after `changes` at `data_version`; nullptr when the delta has
+// outgrown the base (the caller then drops it, and the next reader reloads).
+std::shared_ptr<const FactVectors> ApplyChanges(const FactVectors& before, const FactChanges& changes,
+                                                std::int64_t data_version);
+
+// The k best (facts.id, cosine) live rows of the accepted identities, best
+// first (ties: higher id first), unexpired at `now` unless include_expired,
+// cosine > min_score. `overlay` (the current operation's own changes, not yet
+// in the snapshot) is applied on top when given.
+std::vector<std::pair<std::int64_t, float>> TopVectors(const FactVectors& v, const IdentityMatch& match,
+                                                       const Vector& q, std::size_t k, TimeMs now,
+                                                       bool include_expired, float min_score = 0.0f,
+                                                       const FactChanges* overlay = nullptr);
+
+// The best (facts.id, cosine) row of exactly `identity` with cosine >=
+// threshold, live and unexpired at `now`, in the snapshot plus `overlay`;
+// nullopt when none. Exact (bounded scan, see FactGroup).
+std::optional<std::pair<std::int64_t, float>> NearestAbove(const FactVectors& v, const FactIdentity& identity,
+                                                           const Vector& q, float threshold, TimeMs now,
+                                                           const FactChanges* overlay);
+
+// The memory id of a facts row of the snapshot or the overlay ("" when unknown).
+std::string MemoryIdOf(const FactVectors& v, const FactChanges* overlay, std::int64_t fact_id);
+
+// Where searches and writes get the snapshot of a scope row (the engine's
+// cache, else LoadFactVectors); may be empty (then SQL scans are used).
+using FactVectorSource =
+    std::function<Result<std::shared_ptr<const FactVectors>>(sql::Db* db, const ScopeRow& row)>;
+
+}  // namespace engram::memory::facts
