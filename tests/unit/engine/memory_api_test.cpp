@@ -10,6 +10,7 @@
 #include "core/time.hpp"
 #include "engram/engine.hpp"
 #include "testing/dialogue.hpp"
+#include "testing/fakes.hpp"
 #include "testing/temp_dir.hpp"
 
 namespace engram {
@@ -315,6 +316,46 @@ TEST_F(MemoryApiTest, ConsolidatedFactsAreTheSameStore) {
   auto h = e->Health({});
   ASSERT_TRUE(h.ok());
   EXPECT_TRUE(h->green()) << HealthStateName(h->overall);
+}
+
+}  // namespace
+}  // namespace engram
+
+namespace engram {
+namespace {
+
+// Procedural memory: an agent's execution history becomes ONE procedural
+// fact from the model's summary (in-process scripted model).
+TEST(ProceduralMemory, AnAgentsHistoryBecomesOneProceduralFact) {
+  testing::TempDir dir;
+  auto llm = std::make_shared<testing::ScriptedLlm>();
+  llm->Say(R"({"summary": "Task: fix the build. 1. ran cmake: configure ok. 2. ran ninja: error in foo.cpp line 3 (missing include). 3. added #include <vector>: build ok. State: done."})");
+  EngineOptions o;
+  o.db_path = dir.File("e.db");
+  o.llm = llm;
+  auto e = Engine::Open(o);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  std::vector<MemoryMessage> history = {{"user", "Fix the build.", ""},
+                                        {"assistant", "ran cmake: configure ok", "builder"},
+                                        {"assistant", "ran ninja: error in foo.cpp line 3 (missing include)", "builder"},
+                                        {"assistant", "added #include <vector>: build ok", "builder"}};
+  MemoryAddOptions proc;
+  proc.procedural = true;
+  MemoryScope agent;
+  agent.agent = "builder";
+  auto r = (*e)->AddMemory(agent, history, proc);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->results.size(), 1u);
+  EXPECT_EQ(r->results[0].event, "ADD");
+  EXPECT_EQ(r->model_calls, 1);
+  EXPECT_FALSE(r->degraded);
+  auto got = (*e)->GetMemory(agent, r->results[0].id);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->kind, "procedural");
+  EXPECT_NE(got->memory.find("missing include"), std::string::npos) << got->memory;
+  // The prompt carried every action and its output.
+  const std::string prompt = llm->requests.back().messages.back().content;
+  EXPECT_NE(prompt.find("ran ninja: error in foo.cpp line 3"), std::string::npos);
 }
 
 }  // namespace
