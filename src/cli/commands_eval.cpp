@@ -7,11 +7,9 @@
 // categories 1-4. Exit codes: 0 ok, 2 usage (unknown benchmark, bad budget,
 // unknown conversation, malformed file, --answer without a model), 1 other
 // errors (missing file, engine or model failure).
-#include <stdlib.h>  // mkdtemp
 #include <unistd.h>  // isatty
 
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -43,28 +41,6 @@ class EvalProgress {
  private:
   bool tty_;
   bool shown_ = false;
-};
-
-// A temporary directory removed at scope exit.
-class TempWorkDir {
- public:
-  TempWorkDir() {
-    std::error_code ec;
-    std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-    if (ec) base = "/tmp";
-    std::string tmpl = (base / "engram-eval-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) != nullptr) path_ = tmpl;
-  }
-  TempWorkDir(const TempWorkDir&) = delete;
-  TempWorkDir& operator=(const TempWorkDir&) = delete;
-  ~TempWorkDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }  // "" when it could not be made
-
- private:
-  std::string path_;
 };
 
 std::vector<std::string> SplitComma(const std::string& s) {
@@ -209,12 +185,7 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
       }
       opt.answer = true;
     }
-    TempWorkDir dir;
-    if (dir.path().empty()) {
-      code = Fail(1, "eval: cannot create a temporary directory");
-      return;
-    }
-    opt.work_dir = dir.path();
+    // opt.work_dir stays empty: the harness makes and removes its own.
     EvalProgress progress;
     opt.progress = [&progress](std::size_t done, std::size_t total) { progress.Update(done, total); };
     auto r = eval::RunLocomoEval(file, opt);

@@ -36,6 +36,23 @@ ReceiptInfo InfoFrom(const lineage::Receipt& r) {
           r.outcome_receipt};
 }
 
+// A retrieval receipt of one scope (its items, if any, are added by the caller).
+lineage::Receipt RetrievalReceipt(const Scope& scope, const std::string& source_version,
+                                  const char* status, TimeMs at) {
+  lineage::Receipt r;
+  r.run_id = lineage::NewRunId();
+  r.tenant = scope.tenant;
+  r.user_scope = scope.user;
+  r.assistant_scope = scope.assistant;
+  r.memory_kind = "retrieval";
+  r.source_version = source_version;
+  r.from_tier = "store";
+  r.to_tier = "retrieval";
+  r.status = status;
+  r.at_utc = at;
+  return r;
+}
+
 }  // namespace
 
 void EngineImpl::BufferRetrievalReceipt(const Scope& scope, const RetrievalResult& result, TimeMs at) {
@@ -43,17 +60,7 @@ void EngineImpl::BufferRetrievalReceipt(const Scope& scope, const RetrievalResul
   for (const auto& i : result.items) {
     if (i.kind != ItemKind::kProfile) refs.push_back({ItemKindName(i.kind), i.id, i.version});
   }
-  lineage::Receipt r;
-  r.run_id = lineage::NewRunId();
-  r.tenant = scope.tenant;
-  r.user_scope = scope.user;
-  r.assistant_scope = scope.assistant;
-  r.memory_kind = "retrieval";
-  r.source_version = config_.source_version;
-  r.from_tier = "store";
-  r.to_tier = "retrieval";
-  r.status = "committed";
-  r.at_utc = at;
+  lineage::Receipt r = RetrievalReceipt(scope, config_.source_version, "committed", at);
   r.depends_on_version = lineage::FormatVersionRefs(refs);
   r.outcome_receipt = "items=" + std::to_string(refs.size());
   std::lock_guard<std::mutex> lock(receipts_mu_);
@@ -75,18 +82,8 @@ Status EngineImpl::FlushReceipts() {
   if (batch.empty() && lost.empty()) return Status::Ok();
   const TimeMs now = deps_.clock->NowMs();
   for (const auto& [key, n] : lost) {  // the loss itself is recorded, as degraded evidence
-    Scope s = lineage::ScopeFromKey(key);
-    lineage::Receipt r;
-    r.run_id = lineage::NewRunId();
-    r.tenant = s.tenant;
-    r.user_scope = s.user;
-    r.assistant_scope = s.assistant;
-    r.memory_kind = "retrieval";
-    r.source_version = config_.source_version;
-    r.from_tier = "store";
-    r.to_tier = "retrieval";
-    r.status = "degraded";
-    r.at_utc = now;
+    lineage::Receipt r =
+        RetrievalReceipt(lineage::ScopeFromKey(key), config_.source_version, "degraded", now);
     r.outcome_receipt = "receipts lost=" + std::to_string(n);
     batch.push_back(std::move(r));
   }
