@@ -48,6 +48,10 @@ class Engine {
   virtual Result<MaintainReport> Maintain(const Scope* scope = nullptr) = 0;
   // Makes failed jobs pending again; returns how many.
   virtual Result<int> RetryFailedJobs() = 0;
+  // The same for the failed jobs matching `query` (its status is ignored).
+  virtual Result<int> RetryFailedJobs(const JobQuery& query) = 0;
+  // Pending and failed jobs matching `query`, oldest first.
+  virtual Result<std::vector<JobInfo>> ListJobs(const JobQuery& query) = 0;
 
   // The context for a query. Read-only: access statistics are buffered in
   // memory and folded into heat by the next maintenance run.

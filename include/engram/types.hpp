@@ -182,6 +182,27 @@ struct Fact {
   bool degraded = false;
 };
 
+// Which maintenance jobs to list or retry ("" = any).
+struct JobQuery {
+  std::string tenant;
+  std::string user;
+  std::string status;  // "pending", "failed" or "" (both)
+  int limit = 1000;
+};
+
+// A maintenance job that is pending or failed. `last_error` names the failure
+// (never a model's reply or memory text).
+struct JobInfo {
+  std::int64_t id = 0;
+  Scope scope;
+  std::string kind;    // "promote" or "consolidate"
+  std::string status;  // "pending" or "failed"
+  int attempts = 0;
+  std::string last_error;
+  TimeMs created_at = 0;
+  TimeMs updated_at = 0;
+};
+
 struct Stats {
   std::int64_t stm_turns = 0;
   std::int64_t mtm_pages = 0;

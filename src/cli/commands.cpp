@@ -12,6 +12,7 @@ void RegisterCommands(CLI::App& app, Cli& cli, int& code) {
   RegisterReembedCommands(app, cli, code);
   RegisterMemoryCommands(app, cli, code);
   RegisterMcpCommands(app, cli, code);
+  RegisterServeCommands(app, cli, code);
 }
 
 }  // namespace engram::cli

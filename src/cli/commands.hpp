@@ -20,5 +20,6 @@ void RegisterHealthCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterReembedCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterMcpCommands(CLI::App& app, Cli& cli, int& code);
+void RegisterServeCommands(CLI::App& app, Cli& cli, int& code);
 
 }  // namespace engram::cli

@@ -17,35 +17,9 @@ constexpr int kNotGreen = 3;
 
 std::string ScopeName(const Scope& s) { return s.tenant + "/" + s.user + "/" + s.assistant; }
 
-nlohmann::json ToJson(const HealthItem& i) {
-  nlohmann::json j = {{"kind", i.kind}, {"id", i.id}, {"tenant", i.scope.tenant},
-                      {"user", i.scope.user}, {"assistant", i.scope.assistant},
-                      {"state", HealthStateName(i.state)}, {"reason", i.reason},
-                      {"run_ids", i.run_ids}, {"degraded", i.degraded}};
-  if (i.since) j["since"] = FormatIso8601(i.since);
-  return j;
-}
-
-nlohmann::json Counts(const std::array<std::int64_t, kHealthStateCount>& c) {
-  nlohmann::json j = nlohmann::json::object();
-  for (int s = 0; s < kHealthStateCount; ++s) j[HealthStateName(static_cast<HealthState>(s))] = c[static_cast<std::size_t>(s)];
-  return j;
-}
-
-nlohmann::json ToJson(const HealthReport& r, const std::string& db, int verified) {
-  nlohmann::json scopes = nlohmann::json::array(), findings = nlohmann::json::array();
-  for (const auto& s : r.scopes) {
-    scopes.push_back({{"tenant", s.scope.tenant}, {"user", s.scope.user}, {"assistant", s.scope.assistant},
-                      {"state", HealthStateName(s.state)}, {"counts", Counts(s.counts)}});
-  }
-  for (const auto& f : r.findings) findings.push_back(ToJson(f));
-  nlohmann::json j = {{"db", db}, {"overall", HealthStateName(r.overall)}, {"green", r.green()},
-                      {"now", FormatIso8601(r.now)}, {"horizon_hours", r.horizon_ms / 3600000.0},
-                      {"items", r.items}, {"counts", Counts(r.counts)},
-                      {"degraded_items", r.degraded_items}, {"degraded_share", r.degraded_share},
-                      {"receipts_read", r.receipts_read}, {"scopes", scopes},
-                      {"findings_total", r.findings_total}, {"findings", findings},
-                      {"oldest_waiting", r.oldest_waiting ? ToJson(*r.oldest_waiting) : nlohmann::json()}};
+nlohmann::json ReportJson(const HealthReport& r, const std::string& db, int verified) {
+  nlohmann::json j = ToJson(r);
+  j["db"] = db;
   if (verified >= 0) j["scopes_verified"] = verified;
   return j;
 }
@@ -146,7 +120,7 @@ void RegisterHealthCommands(CLI::App& app, Cli& cli, int& code) {
       return;
     }
     if (cli.g.json) {
-      PrintJson(ToJson(*r, cli.DbPath(), verified));
+      PrintJson(ReportJson(*r, cli.DbPath(), verified));
     } else {
       PrintText(*r, cli.DbPath(), verified, max_lines);
     }

@@ -25,10 +25,7 @@ void RegisterInspectCommands(CLI::App& app, Cli& cli, int& code) {
       return;
     }
     if (cli.g.json) {
-      nlohmann::json items = nlohmann::json::array();
-      for (const auto& i : r->items) items.push_back(ToJson(i));
-      PrintJson({{"query", query}, {"budget", budget}, {"context_tokens", r->context_tokens},
-                 {"truncated", r->truncated}, {"items", items}, {"context", r->context}});
+      PrintJson(RetrievalJson(query, budget, *r));
     } else if (r->context.empty()) {
       std::cout << "(no memory for this scope yet)\n";
     } else {
@@ -48,15 +45,7 @@ void RegisterInspectCommands(CLI::App& app, Cli& cli, int& code) {
       return;
     }
     if (cli.g.json) {
-      nlohmann::json slots = nlohmann::json::array();
-      for (const auto& s : p->slots) {
-        slots.push_back({{"dimension", s.dimension}, {"value", s.value},
-                         {"evidence_pages", s.evidence_pages}, {"updated_at", FormatIso8601(s.updated_at)}});
-      }
-      nlohmann::json uf = nlohmann::json::array(), af = nlohmann::json::array();
-      for (const auto& f : *facts) (f.kind == "user" ? uf : af).push_back(ToJson(f));
-      PrintJson({{"user", scope.user}, {"assistant", scope.assistant}, {"profile", slots},
-                 {"profile_text", p->text}, {"user_facts", uf}, {"assistant_facts", af}});
+      PrintJson(ProfileJson(scope, *p, *facts));
       return;
     }
     std::cout << "Profile of " << scope.user << ":\n" << (p->text.empty() ? "(empty)" : p->text) << "\n";

@@ -42,35 +42,6 @@ MemoryScope ScopeOf(const Cli& cli) {
   return s;
 }
 
-json MetadataJson(const std::string& s) {
-  auto j = json::parse(s.empty() ? "{}" : s, nullptr, false);
-  return j.is_discarded() ? json::object() : j;
-}
-
-json ToJson(const MemoryItem& m) {
-  json j = {{"id", m.id},           {"memory", m.memory},   {"hash", m.hash},
-            {"metadata", MetadataJson(m.metadata)},          {"created_at", FormatIso8601(m.created_at)},
-            {"updated_at", FormatIso8601(m.updated_at)},     {"event_time", FormatIso8601(m.event_time)},
-            {"version", m.version}, {"kind", m.kind},       {"status", m.status},
-            {"expired", m.expired}, {"degraded", m.degraded}};
-  if (!m.user.empty()) j["user_id"] = m.user;
-  if (!m.agent.empty()) j["agent_id"] = m.agent;
-  if (!m.run.empty()) j["run_id"] = m.run;
-  if (!m.actor.empty()) j["actor_id"] = m.actor;
-  if (!m.role.empty()) j["role"] = m.role;
-  if (!m.attributed_to.empty()) j["attributed_to"] = m.attributed_to;
-  j["expiration_date"] = m.expires_at ? json(FormatIso8601(*m.expires_at)) : json(nullptr);
-  if (m.score > 0 || m.score_details) j["score"] = m.score;
-  if (m.score_details) {
-    const auto& d = *m.score_details;
-    j["score_details"] = {{"vector", d.vector},           {"lexical", d.lexical},
-                          {"bm25", d.bm25},               {"entity", d.entity},
-                          {"from_vector", d.from_vector}, {"from_lexical", d.from_lexical},
-                          {"from_entity", d.from_entity}, {"entities", d.entities}};
-  }
-  return j;
-}
-
 void PrintItem(const MemoryItem& m) {
   std::cout << m.id << "  " << m.memory;
   if (m.score > 0) std::cout << "  (score " << m.score << ")";
@@ -174,13 +145,7 @@ void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code) {
     auto r = cli.engine->AddMemory(ScopeOf(cli), msgs, o);
     if (!done(r.status())) return;
     if (cli.g.json) {
-      json res = json::array();
-      for (const auto& e : r->results) {
-        json j = {{"id", e.id}, {"memory", e.memory}, {"event", e.event}, {"version", e.version}};
-        if (e.event == "UPDATE") j["previous_memory"] = e.previous_memory, j["superseded_version"] = e.superseded_version;
-        res.push_back(j);
-      }
-      PrintJson({{"results", res}, {"degraded", r->degraded}, {"model_calls", r->model_calls}, {"replayed", r->replayed}});
+      PrintJson(ToJson(*r));
     } else {
       for (const auto& e : r->results) std::cout << e.event << " " << e.id << "  " << e.memory << "\n";
       if (r->results.empty()) std::cout << "no memories extracted\n";
@@ -310,12 +275,7 @@ void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code) {
     if (!done(r.status())) return;
     if (cli.g.json) {
       json res = json::array();
-      for (const auto& e : *r) {
-        res.push_back({{"id", e.id}, {"version", e.version}, {"event", e.event},
-                       {"old_memory", e.old_text ? json(*e.old_text) : json(nullptr)},
-                       {"new_memory", e.new_text ? json(*e.new_text) : json(nullptr)},
-                       {"actor", e.actor}, {"role", e.role}, {"at", FormatIso8601(e.at)}});
-      }
+      for (const auto& e : *r) res.push_back(ToJson(e));
       PrintJson({{"results", res}});
     } else {
       for (const auto& e : *r) {

@@ -11,6 +11,7 @@
 #include "core/time.hpp"
 #include "engram/facts.hpp"
 #include "memory/stm.hpp"
+#include "wire/exported_memories.hpp"
 
 namespace engram::cli {
 
@@ -48,75 +49,13 @@ std::vector<std::string> SplitCsv(const std::string& s) {
   return out;
 }
 
-// A memory (kind memory or procedural) of an engram export, to re-add.
-struct ExportedMemory {
-  MemoryScope scope;
-  MemoryMessage message;
-  MemoryAddOptions options;
-};
-
-// The {"type": "fact"} lines of kind memory/procedural of a JSONL file (an
-// engram export); other lines are left to the dialogue parser. Each memory
-// keeps its scope ids (tenant, user_id, agent_id, run_id), text, role, actor,
-// metadata, observation time and expiry. Errors name the 1-based line.
-Result<std::vector<ExportedMemory>> ReadExportedMemories(const std::string& path) {
-  std::vector<ExportedMemory> out;
+// The whole file: the memory reader takes text (it also serves HTTP bodies).
+Result<std::string> ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return out;  // the dialogue parser reports unreadable files
-  std::string line;
-  for (std::size_t n = 1; std::getline(in, line); ++n) {
-    if (n == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
-    const auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos) continue;
-    if (n == 1 && line[first] == '[') return out;  // not JSONL
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_object() || j.value("type", nlohmann::json()) != "fact") continue;
-    const std::string kind = j.value("kind", nlohmann::json()).is_string() ? j["kind"].get<std::string>() : "";
-    if (kind != "memory" && kind != "procedural") continue;
-    const std::string at = path + ": line " + std::to_string(n) + ": ";
-    auto text = [&](const char* key, std::string* v) {
-      auto it = j.find(key);
-      if (it == j.end() || it->is_null()) return true;
-      if (!it->is_string()) return false;
-      *v = it->get<std::string>();
-      return true;
-    };
-    ExportedMemory m;
-    std::string expires, event;
-    if (!text("tenant", &m.scope.tenant) || !text("user_id", &m.scope.user) || !text("agent_id", &m.scope.agent) ||
-        !text("run_id", &m.scope.run) || !text("text", &m.message.content) || !text("role", &m.message.role) ||
-        !text("actor", &m.message.name) || !text("expires_at", &expires) || !text("event_time", &event)) {
-      return Status::InvalidArgument(at + "a fact field is not a string");
-    }
-    if (m.message.role != "assistant" && m.message.role != "tool") m.message.role = "user";
-    auto meta = j.find("metadata");
-    if (meta != j.end() && !meta->is_null()) {
-      if (!meta->is_object()) return Status::InvalidArgument(at + "field \"metadata\": expected an object");
-      m.options.metadata = meta->dump();
-    }
-    m.options.infer = false;
-    m.options.actor = "import";
-    if (!expires.empty()) {
-      auto t = ParseTime(expires);
-      if (!t.ok()) return Status::InvalidArgument(at + "field \"expires_at\": " + t.status().message());
-      m.options.expires_at = *t;
-    }
-    if (!event.empty()) {
-      auto t = ParseTime(event);
-      if (!t.ok()) return Status::InvalidArgument(at + "field \"event_time\": " + t.status().message());
-      m.options.event_time = *t;
-    }
-    if (m.scope.user.empty() && m.scope.agent.empty() && m.scope.run.empty()) {
-      return Status::InvalidArgument(at + "a memory needs a user_id, agent_id or run_id");
-    }
-    if (Status st = Engine::ValidateScope(Scope{m.scope.tenant, m.scope.user.empty() ? "-" : m.scope.user,
-                                                m.scope.agent.empty() ? "-" : m.scope.agent});
-        !st.ok()) {
-      return Status::InvalidArgument(at + st.message());
-    }
-    out.push_back(std::move(m));
-  }
-  return out;
+  if (!in) return Status::IoError("cannot read \"" + path + "\"");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace
@@ -184,9 +123,14 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
     }
     // Memories of an engram export ({"type": "fact"}, kinds memory and
     // procedural) are re-added after the turns, verbatim, in their own scopes.
-    std::vector<ExportedMemory> memories;
+    std::vector<wire::ExportedMemory> memories;
     if (*fmt == DialogueFormat::kAuto || *fmt == DialogueFormat::kJsonl) {
-      auto m = ReadExportedMemories(file);
+      auto content = ReadAll(file);
+      if (!content.ok()) {
+        code = Fail(content.status());
+        return;
+      }
+      auto m = wire::ParseExportedMemories(*content, file);
       if (!m.ok()) {
         code = Fail(2, m.status().ToString());
         return;

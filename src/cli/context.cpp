@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <iostream>
 
-#include "core/time.hpp"
 #include "models/http/http_client.hpp"
 #include "models/llm/llm_maintainer.hpp"
 #include "models/openai/openai_client.hpp"
@@ -83,62 +82,7 @@ int Fail(const Status& st) {
 }
 
 void PrintJson(const nlohmann::json& j) {
-  std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
-}
-
-nlohmann::json ToJson(const Stats& s) {
-  return {{"stm_turns", s.stm_turns},
-          {"mtm_pages", s.mtm_pages},
-          {"mtm_segments", s.mtm_segments},
-          {"archived_pages", s.archived_pages},
-          {"archived_segments", s.archived_segments},
-          {"user_facts", s.user_facts},
-          {"assistant_facts", s.assistant_facts},
-          {"profile_slots", s.profile_slots},
-          {"pending_jobs", s.pending_jobs},
-          {"failed_jobs", s.failed_jobs},
-          {"turns_admitted", s.turns_admitted},
-          {"degraded_items", s.degraded_items}};
-}
-
-nlohmann::json ToJson(const RetrievedItem& i) {
-  nlohmann::json j = {{"kind", ItemKindName(i.kind)},
-                      {"tier", TierName(i.tier)},
-                      {"id", i.id},
-                      {"version", i.version},
-                      {"score", i.score},
-                      {"tokens", i.tokens},
-                      {"text", i.text}};
-  if (i.turn_id) j["turn_id"] = i.turn_id;
-  if (i.segment_id) j["segment_id"] = i.segment_id;
-  if (i.event_time) j["event_time"] = FormatIso8601(i.event_time);
-  if (!i.source_ref.empty()) j["source_ref"] = i.source_ref;
-  return j;
-}
-
-nlohmann::json ToJson(const MaintainReport& r) {
-  return {{"promotions", r.promotions},
-          {"pages_created", r.pages_created},
-          {"segments_created", r.segments_created},
-          {"segments_merged", r.segments_merged},
-          {"segments_archived", r.segments_archived},
-          {"consolidations", r.consolidations},
-          {"facts_added", r.facts_added},
-          {"profile_slots_updated", r.profile_slots_updated},
-          {"jobs_failed", r.jobs_failed},
-          {"model_calls", r.model_calls},
-          {"degraded", r.degraded}};
-}
-
-nlohmann::json ToJson(const Fact& f) {
-  return {{"id", f.id},
-          {"version", f.version},
-          {"kind", f.kind},
-          {"text", f.text},
-          {"source_pages", f.source_pages},
-          {"event_time", FormatIso8601(f.event_time)},
-          {"record_time", FormatIso8601(f.record_time)},
-          {"degraded", f.degraded}};
+  std::cout << wire::Dump(j, 2) << "\n";
 }
 
 }  // namespace engram::cli

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engram/engine.hpp"
+#include "wire/json.hpp"
 
 namespace engram {
 class OpenAiClient;
@@ -59,9 +60,10 @@ int Fail(int code, const std::string& message);
 // Prints a JSON document on stdout (invalid UTF-8 replaced).
 void PrintJson(const nlohmann::json& j);
 
-nlohmann::json ToJson(const Stats& s);
-nlohmann::json ToJson(const RetrievedItem& item);
-nlohmann::json ToJson(const MaintainReport& r);
-nlohmann::json ToJson(const Fact& f);
+// The shared JSON renderings (src/wire), so --json matches the other surfaces.
+using wire::MetadataJson;
+using wire::ProfileJson;
+using wire::RetrievalJson;
+using wire::ToJson;
 
 }  // namespace engram::cli

@@ -45,6 +45,8 @@ class EngineImpl final : public Engine {
   std::string MaintainerName() const override;
 
   Result<int> RetryFailedJobs() override;
+  Result<int> RetryFailedJobs(const JobQuery& query) override;
+  Result<std::vector<JobInfo>> ListJobs(const JobQuery& query) override;
 
   // engine_lineage.cpp
   Result<HealthReport> Health(const HealthOptions& options) override;

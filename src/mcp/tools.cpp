@@ -3,6 +3,7 @@
 #include "mcp/tools.hpp"
 
 #include "core/time.hpp"
+#include "wire/json.hpp"
 
 namespace engram::mcp {
 
@@ -53,7 +54,7 @@ json Tools::Call(const std::string& name, const json& arguments) {
   if (out.is_error) {
     return {{"content", json::array({{{"type", "text"}, {"text", out.error}}})}, {"isError", true}};
   }
-  std::string text = out.structured.dump(-1, ' ', false, json::error_handler_t::replace);
+  std::string text = wire::Dump(out.structured);
   return {{"content", json::array({{{"type", "text"}, {"text", text}}})},
           {"structuredContent", std::move(out.structured)},
           {"isError", false}};

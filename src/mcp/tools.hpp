@@ -3,14 +3,13 @@
 #pragma once
 
 #include <functional>
-#include <initializer_list>
 #include <map>
-#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "engram/engine.hpp"
+#include "wire/args.hpp"
 
 namespace engram::mcp {
 
@@ -60,31 +59,8 @@ class Tools {
   std::map<std::string, Handler> handlers_;
 };
 
-// Reads and checks tool arguments; the first problem is kept in error() as a
-// sentence naming the argument and what is expected.
-class Args {
- public:
-  explicit Args(const nlohmann::json& a) : a_(a) {}
-  bool ok() const { return error_.empty(); }
-  const std::string& error() const { return error_; }
-  // Arguments not in the list are an error.
-  void Only(std::initializer_list<const char*> keys);
-  std::string Str(const char* key, bool required, bool non_empty = true);
-  std::optional<std::string> OptStr(const char* key);
-  std::optional<long long> Int(const char* key, long long min, long long max);
-  std::optional<double> Num(const char* key, double min, double max);
-  // A JSON object argument, as text ("" when absent).
-  std::string Object(const char* key);
-  // A time: ISO-8601 text or epoch milliseconds.
-  std::optional<TimeMs> Time(const char* key);
-
- private:
-  void Fail(const std::string& m) {
-    if (error_.empty()) error_ = m;
-  }
-  const nlohmann::json& a_;
-  std::string error_;
-};
+// Tool arguments are read with the shared checker (messages name the "argument").
+using wire::Args;
 
 // A failed engine call as a tool error with a hint for the model.
 ToolOutcome FromStatus(const Status& st, const std::string& hint = "");

@@ -278,6 +278,21 @@ CREATE TABLE IF NOT EXISTS embed_cache(
 CREATE INDEX IF NOT EXISTS embed_cache_hash ON embed_cache(text_hash);  -- erasure by text
 )sql";
 
+// API keys of `engram serve` (server/api_keys.hpp): only a hash of each key
+// is kept. IF NOT EXISTS for the same reason as embed_cache.
+constexpr const char* kApiKeysTable = R"sql(
+CREATE TABLE IF NOT EXISTS api_keys(
+  id         TEXT PRIMARY KEY,             -- the key's public id (part of the key text)
+  tenant     TEXT NOT NULL,
+  users      TEXT NOT NULL DEFAULT '[]',   -- JSON array of user ids; [] = every user
+  role       TEXT NOT NULL CHECK(role IN ('read', 'write', 'admin')),
+  name       TEXT NOT NULL DEFAULT '',
+  hash       TEXT NOT NULL,                -- hex BLAKE2b-256 of the whole key text
+  created_at INTEGER NOT NULL,
+  revoked_at INTEGER
+) WITHOUT ROWID;
+)sql";
+
 Result<std::int64_t> QueryInt(sql::Db* db, std::string_view q) {
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
   ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
@@ -318,6 +333,7 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
     ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
     ENGRAM_RETURN_IF_ERROR(db->Exec(kSchemaV1));
     ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));
+    ENGRAM_RETURN_IF_ERROR(db->Exec(kApiKeysTable));
     ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA application_id = " + std::to_string(kApplicationId)));
     ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
     ENGRAM_RETURN_IF_ERROR(SetMeta(db, "created_at", std::to_string(now_ms)));
@@ -335,7 +351,8 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
                                       ", newer than this engram (" +
                                       std::to_string(kSchemaVersion) + "); upgrade engram");
   }
-  ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));  // no-op when present
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));  // no-ops when present
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kApiKeysTable));
   // Future migrations: for (int to = version + 1; to <= kSchemaVersion; ++to) apply step `to`.
   return Status::Ok();
 }

@@ -1,11 +1,12 @@
+#include "wire/args.hpp"
+
 #include <cmath>
 #include <set>
 #include <sstream>
 
 #include "core/time.hpp"
-#include "mcp/tools.hpp"
 
-namespace engram::mcp {
+namespace engram::wire {
 
 namespace {
 std::string Compact(double v) {
@@ -15,36 +16,46 @@ std::string Compact(double v) {
 }
 }  // namespace
 
+void Args::Fail(const std::string& key, const std::string& message) {
+  if (!error_.empty()) return;
+  error_ = message;
+  field_ = key;
+}
+
 void Args::Only(std::initializer_list<const char*> keys) {
+  if (!a_.is_object()) {
+    Fail("", "expected a JSON object of " + noun_ + "s");
+    return;
+  }
   std::set<std::string> allowed(keys.begin(), keys.end());
   for (const auto& [k, v] : a_.items()) {
-    if (!allowed.count(k)) {
-      std::string names;
-      for (const auto& n : allowed) names += (names.empty() ? "" : ", ") + n;
-      Fail("unknown argument '" + k + "'" + (names.empty() ? "; this tool takes no arguments" : "; expected: " + names));
-    }
+    if (allowed.count(k)) continue;
+    std::string names;
+    for (const auto& n : allowed) names += (names.empty() ? "" : ", ") + n;
+    // MCP's wording ("this tool takes no arguments") is part of its golden output.
+    std::string none = noun_ == "argument" ? "; this tool takes no arguments" : "; no " + noun_ + "s are accepted";
+    Fail(k, "unknown " + Name(k.c_str()) + (names.empty() ? none : "; expected: " + names));
   }
 }
 
 std::string Args::Str(const char* key, bool required, bool non_empty) {
   auto it = a_.find(key);
   if (it == a_.end() || it->is_null()) {
-    if (required) Fail(std::string("missing required argument '") + key + "' (a string)");
+    if (required) Fail(key, "missing required " + Name(key) + " (a string)");
     return "";
   }
   if (!it->is_string()) {
-    Fail(std::string("argument '") + key + "' must be a string");
+    Fail(key, Name(key) + " must be a string");
     return "";
   }
   std::string s = it->get<std::string>();
-  if (non_empty && s.find_first_not_of(" \t\r\n") == std::string::npos) {
-    Fail(std::string("argument '") + key + "' must not be empty");
-  }
+  if (non_empty && s.find_first_not_of(" \t\r\n") == std::string::npos) Fail(key, Name(key) + " must not be empty");
   return s;
 }
 
 std::optional<std::string> Args::OptStr(const char* key) {
-  if (!a_.contains(key) || a_[key].is_null()) return std::nullopt;
+  auto it = a_.find(key);
+  if (it == a_.end() || it->is_null()) return std::nullopt;
   return Str(key, true);
 }
 
@@ -55,14 +66,14 @@ std::optional<long long> Args::Int(const char* key, long long min, long long max
   if (it->is_number_integer()) {
     v = it->get<long long>();
   } else if (it->is_number_float() && std::floor(it->get<double>()) == it->get<double>() &&
-             std::fabs(it->get<double>()) < 9e15) {
+             std::fabs(it->get<double>()) < 9e15) {  // 3.0 from a JSON encoder is an integer
     v = static_cast<long long>(it->get<double>());
   } else {
-    Fail(std::string("argument '") + key + "' must be an integer");
+    Fail(key, Name(key) + " must be an integer");
     return std::nullopt;
   }
   if (v < min || v > max) {
-    Fail(std::string("argument '") + key + "' must be between " + std::to_string(min) + " and " + std::to_string(max));
+    Fail(key, Name(key) + " must be between " + std::to_string(min) + " and " + std::to_string(max));
     return std::nullopt;
   }
   return v;
@@ -72,22 +83,32 @@ std::optional<double> Args::Num(const char* key, double min, double max) {
   auto it = a_.find(key);
   if (it == a_.end() || it->is_null()) return std::nullopt;
   if (!it->is_number()) {
-    Fail(std::string("argument '") + key + "' must be a number");
+    Fail(key, Name(key) + " must be a number");
     return std::nullopt;
   }
   double v = it->get<double>();
   if (!(v >= min && v <= max)) {
-    Fail(std::string("argument '") + key + "' must be between " + Compact(min) + " and " + Compact(max));
+    Fail(key, Name(key) + " must be between " + Compact(min) + " and " + Compact(max));
     return std::nullopt;
   }
   return v;
+}
+
+std::optional<bool> Args::Bool(const char* key) {
+  auto it = a_.find(key);
+  if (it == a_.end() || it->is_null()) return std::nullopt;
+  if (!it->is_boolean()) {
+    Fail(key, Name(key) + " must be true or false");
+    return std::nullopt;
+  }
+  return it->get<bool>();
 }
 
 std::string Args::Object(const char* key) {
   auto it = a_.find(key);
   if (it == a_.end() || it->is_null()) return "";
   if (!it->is_object()) {
-    Fail(std::string("argument '") + key + "' must be a JSON object, e.g. {\"topic\": \"travel\"}");
+    Fail(key, Name(key) + " must be a JSON object, e.g. {\"topic\": \"travel\"}");
     return "";
   }
   return it->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -98,27 +119,15 @@ std::optional<TimeMs> Args::Time(const char* key) {
   if (it == a_.end() || it->is_null()) return std::nullopt;
   if (it->is_number_integer()) return it->get<TimeMs>();
   if (!it->is_string()) {
-    Fail(std::string("argument '") + key + "' must be an ISO-8601 time such as \"2025-06-01T10:00:00Z\"");
+    Fail(key, Name(key) + " must be an ISO-8601 time such as \"2025-06-01T10:00:00Z\"");
     return std::nullopt;
   }
   auto t = ParseTime(it->get<std::string>());
   if (!t.ok()) {
-    Fail(std::string("argument '") + key + "' is not a time; use ISO-8601 such as \"2025-06-01T10:00:00Z\"");
+    Fail(key, Name(key) + " is not a time; use ISO-8601 such as \"2025-06-01T10:00:00Z\"");
     return std::nullopt;
   }
   return *t;
 }
 
-ToolOutcome FromStatus(const Status& st, const std::string& hint) {
-  std::string m = st.message();
-  switch (st.code()) {
-    case StatusCode::kInvalidArgument: m = "invalid argument: " + m; break;
-    case StatusCode::kNotFound: m = "not found: " + m; break;
-    case StatusCode::kUnavailable: m = "temporarily unavailable (retry later): " + m; break;
-    default: m = st.ToString(); break;
-  }
-  if (!hint.empty()) m += ". " + hint;
-  return ToolOutcome::Error(m);
-}
-
-}  // namespace engram::mcp
+}  // namespace engram::wire

@@ -1,0 +1,170 @@
+// CLI: engram serve (the HTTP server, docs/openapi.yaml) and engram keys
+// create|list|revoke (its API keys).
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.hpp"
+#include "core/time.hpp"
+#include "models/openai/openai_client.hpp"
+#include "server/api_keys.hpp"
+#include "server/serve.hpp"
+
+namespace engram::cli {
+
+namespace {
+
+std::vector<std::string> SplitUsers(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+TimeMs Now() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+nlohmann::json KeyJson(const server::ApiKeyInfo& k) {
+  return {{"id", k.id},
+          {"tenant", k.tenant},
+          {"users", k.users},
+          {"role", server::RoleName(k.role)},
+          {"name", k.name},
+          {"created_at", FormatIso8601(k.created_at)},
+          {"revoked_at", k.revoked_at ? nlohmann::json(FormatIso8601(*k.revoked_at)) : nlohmann::json(nullptr)}};
+}
+
+// The key table of the store (opening the engine first creates or checks it).
+int OpenKeys(Cli& cli, std::unique_ptr<server::ApiKeys>* keys) {
+  EngineOptions o;
+  if (int code = cli.OpenEngine(std::move(o))) return code;
+  auto k = server::ApiKeys::Open(cli.DbPath());
+  if (!k.ok()) return Fail(k.status());
+  *keys = std::move(*k);
+  return 0;
+}
+
+}  // namespace
+
+void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
+  auto* serve = app.add_subcommand("serve", "Run the HTTP server (REST API under /v1, docs/openapi.yaml)");
+  static std::string listen = "127.0.0.1:8420";
+  static int threads = 8, max_body_mb = 32;
+  static bool no_auth = false;
+  serve->add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)");
+  serve->add_option("--threads", threads, "Worker threads; each open connection holds one")->check(CLI::Range(1, 1024));
+  serve->add_option("--max-body", max_body_mb, "Largest request body in MiB")->check(CLI::Range(1, 4096));
+  serve->add_flag("--no-auth", no_auth, "No API keys (refused unless listening on loopback)");
+  serve->callback([&] {
+    server::ServeOptions o;
+    if (Status st = server::ParseListen(listen, &o.host, &o.port); !st.ok()) {
+      code = Fail(st);
+      return;
+    }
+    o.http.threads = threads;
+    o.http.max_body_bytes = static_cast<std::size_t>(max_body_mb) << 20;
+    o.auth = !no_auth;
+    o.tenant = cli.g.tenant;
+    o.db_path = cli.DbPath();
+    const auto slash = o.db_path.find_last_of('/');
+    o.admin_key_file = (slash == std::string::npos ? std::string(".") : o.db_path.substr(0, slash)) + "/admin.key";
+    o.open_engine = [&cli]() -> Result<std::unique_ptr<Engine>> {
+      EngineOptions opts;
+      opts.background_maintenance = true;
+      ENGRAM_RETURN_IF_ERROR(cli.ConfigureModels(opts));
+      opts.db_path = cli.DbPath();
+      return Engine::Open(std::move(opts));
+    };
+    o.model_counters = [&cli] {
+      server::ModelCounters m;
+      for (const auto& client : {cli.llm_client, cli.embed_client}) {
+        if (!client) continue;
+        const ClientStats s = client->Stats();
+        m.chat_calls += s.chat_calls;
+        m.embed_calls += s.embed_calls;
+        m.failures += s.failures;
+        m.retries += s.retries;
+        m.prompt_tokens += s.prompt_tokens;
+        m.completion_tokens += s.completion_tokens;
+      }
+      return m;
+    };
+    code = server::Serve(o, std::cout);
+  });
+
+  auto* keys = app.add_subcommand("keys", "Manage the API keys of engram serve");
+  keys->require_subcommand(1);
+  static std::string users, role = "write", name, id;
+  auto* create = keys->add_subcommand("create", "Create a key for a tenant (printed once)");
+  create->add_option("--users", users, "Only these users (comma-separated; default: every user of the tenant)");
+  create->add_option("--role", role, "read, write or admin");
+  create->add_option("--name", name, "A label for the key");
+  create->callback([&] {
+    auto parsed_role = server::ParseRole(role);
+    if (!parsed_role.ok()) {
+      code = Fail(2, "--role: expected read, write or admin, got \"" + role + "\"");
+      return;
+    }
+    std::unique_ptr<server::ApiKeys> k;
+    if ((code = OpenKeys(cli, &k))) return;
+    auto r = k->Create(cli.g.tenant, SplitUsers(users), *parsed_role, name, Now());
+    if (!r.ok()) {
+      code = Fail(r.status());
+      return;
+    }
+    if (cli.g.json) {
+      auto j = KeyJson(r->first);
+      j["key"] = r->second;
+      PrintJson(j);
+    } else {
+      std::cout << r->second << "\n";
+      std::cerr << "engram: created key " << r->first.id << " (tenant " << r->first.tenant << ", role " << role
+                << (r->first.users.empty() ? ", every user" : ", users " + users)
+                << "). It is shown only now: store it safely.\n";
+    }
+  });
+  auto* list = keys->add_subcommand("list", "List the keys of the tenant (ids and rights, never the keys)");
+  static bool all_tenants = false;
+  list->add_flag("--all-tenants", all_tenants, "Every tenant's keys");
+  list->callback([&] {
+    std::unique_ptr<server::ApiKeys> k;
+    if ((code = OpenKeys(cli, &k))) return;
+    auto r = k->List(all_tenants ? "" : cli.g.tenant);
+    if (!r.ok()) {
+      code = Fail(r.status());
+      return;
+    }
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& key : *r) out.push_back(KeyJson(key));
+    if (cli.g.json) {
+      PrintJson({{"keys", out}});
+      return;
+    }
+    if (r->empty()) std::cout << "(no keys)\n";
+    for (const auto& key : *r) {
+      std::string who;
+      for (const auto& u : key.users) who += (who.empty() ? "" : ",") + u;
+      std::cout << key.id << "  " << key.tenant << "  " << server::RoleName(key.role) << "  "
+                << (who.empty() ? "*" : who) << "  " << FormatIso8601(key.created_at)
+                << (key.revoked_at ? "  revoked " + FormatIso8601(*key.revoked_at) : std::string()) << "  "
+                << key.name << "\n";
+    }
+  });
+  auto* revoke = keys->add_subcommand("revoke", "Revoke a key (takes effect on its next request)");
+  revoke->add_option("ID", id, "The key id (from keys list)")->required();
+  revoke->callback([&] {
+    std::unique_ptr<server::ApiKeys> k;
+    if ((code = OpenKeys(cli, &k))) return;
+    if (Status st = k->Revoke(id, Now()); !st.ok()) {
+      code = Fail(st);
+      return;
+    }
+    if (cli.g.json) PrintJson({{"id", id}, {"revoked", true}});
+    else std::cout << "revoked " << id << "\n";
+  });
+}
+
+}  // namespace engram::cli

@@ -1,0 +1,235 @@
+#include "server/api.hpp"
+
+#include <cstdlib>
+#include <iostream>
+#include <set>
+
+#include "wire/args.hpp"
+#include "wire/json.hpp"
+
+namespace engram::server {
+
+using nlohmann::json;
+
+namespace {
+
+// Query parameters that are numbers or booleans (query values are text).
+const std::set<std::string>& NumericParams() {
+  static const std::set<std::string> k = {"after", "limit", "top_k", "budget", "threshold", "max_findings"};
+  return k;
+}
+const std::set<std::string>& BooleanParams() {
+  static const std::set<std::string> k = {"narrower", "include_expired", "explain"};
+  return k;
+}
+
+json QueryJson(const HttpRequest& req) {
+  json j = json::object();
+  for (const auto& [k, v] : req.query) {
+    if (j.contains(k)) Throw(400, "invalid_argument", "parameter '" + k + "' is given more than once", k);
+    if (NumericParams().count(k)) {
+      char* end = nullptr;
+      const double d = std::strtod(v.c_str(), &end);
+      if (!v.empty() && end && *end == '\0') {
+        if (v.find_first_of(".eE") == std::string::npos) j[k] = static_cast<long long>(d);
+        else j[k] = d;
+        continue;
+      }
+    } else if (BooleanParams().count(k) && (v == "true" || v == "false" || v == "1" || v == "0")) {
+      j[k] = v == "true" || v == "1";
+      continue;
+    }
+    j[k] = v;
+  }
+  return j;
+}
+
+json ParseBody(const HttpRequest& req) {
+  if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
+  json j;
+  try {
+    j = json::parse(req.body);
+  } catch (const json::parse_error& e) {
+    const std::string what = e.what();
+    const bool utf8 = what.find("UTF-8") != std::string::npos;
+    Throw(400, "invalid_json",
+          std::string("body: ") + (utf8 ? "invalid UTF-8" : "not valid JSON") + " at byte " + std::to_string(e.byte));
+  }
+  if (!j.is_object()) Throw(400, "invalid_json", "body: expected a JSON object");
+  return j;
+}
+
+std::string PresentedKey(const HttpRequest& req) {
+  std::string auth = req.Header("authorization");
+  if (auth.size() > 7 && (auth.compare(0, 7, "Bearer ") == 0 || auth.compare(0, 7, "bearer ") == 0)) {
+    return auth.substr(auth.find_first_not_of(' ', 7));
+  }
+  return req.Header("x-api-key");
+}
+
+}  // namespace
+
+[[noreturn]] void Throw(int status, const std::string& code, const std::string& message, const std::string& field) {
+  throw ApiError{status, code, message, field};
+}
+
+ApiError FromStatus(const Status& st) {
+  switch (st.code()) {
+    case StatusCode::kInvalidArgument: {
+      // Engine messages start with the field ("user: must not be empty").
+      const std::string& m = st.message();
+      const auto colon = m.find(':');
+      std::string field = colon != std::string::npos && colon < 40 && m.find(' ') > colon ? m.substr(0, colon) : "";
+      return {400, "invalid_argument", m, field};
+    }
+    case StatusCode::kNotFound: return {404, "not_found", st.message(), ""};
+    case StatusCode::kAlreadyExists: return {409, "conflict", st.message(), ""};
+    case StatusCode::kFailedPrecondition: return {409, "failed_precondition", st.message(), ""};
+    case StatusCode::kAborted: return {409, "aborted", st.message() + " (retry the request)", ""};
+    case StatusCode::kPermissionDenied: return {403, "forbidden", st.message(), ""};
+    case StatusCode::kUnavailable: return {502, "model_unavailable", st.message(), ""};
+    default:
+      std::cerr << "engram serve: " << st.ToString() << "\n";
+      return {500, "internal", "internal error; the server log has the details", ""};
+  }
+}
+
+[[noreturn]] void ThrowStatus(const Status& st) { throw FromStatus(st); }
+
+const json& Params(const Call& c) { return c.body; }
+
+void CheckArgs(const wire::Args& a) {
+  if (!a.ok()) Throw(400, "invalid_argument", a.error(), a.field());
+}
+
+void RequireUser(const Call& c, const std::string& user) {
+  if (!c.who.AllowsUser(user)) {
+    Throw(403, "forbidden", "user: this API key may not access user '" + user + "'", "user");
+  }
+}
+
+Scope TurnScope(const Call& c) {
+  wire::Args a(Params(c), "field");
+  Scope s;
+  s.tenant = c.who.tenant;
+  s.user = a.Str("user", true);
+  if (auto as = a.OptStr("assistant")) s.assistant = *as;
+  CheckArgs(a);
+  Check(Engine::ValidateScope(s));
+  RequireUser(c, s.user);
+  return s;
+}
+
+MemoryScope FactScope(const Call& c, bool allow_narrower) {
+  wire::Args a(Params(c), "field");
+  MemoryScope s;
+  s.tenant = c.who.tenant;
+  s.user = a.Str("user", false);
+  s.agent = a.Str("agent", false);
+  s.run = a.Str("run", false);
+  if (allow_narrower) s.include_narrower = a.Bool("narrower").value_or(false);
+  CheckArgs(a);
+  if (s.user.empty() && s.agent.empty() && s.run.empty()) {
+    Throw(400, "invalid_argument", "scope: at least one of user, agent and run is required", "user");
+  }
+  if (!c.who.AllUsers() && s.user.empty()) {
+    Throw(403, "forbidden", "user: this API key is limited to some users; name one of them", "user");
+  }
+  if (!s.user.empty()) RequireUser(c, s.user);
+  return s;
+}
+
+HttpResponse Json(int status, const json& j) {
+  HttpResponse r;
+  r.status = status;
+  r.body = wire::Dump(j);
+  return r;
+}
+
+HttpResponse ErrorResponse(const ApiError& e, const std::string& request_id) {
+  json err = {{"code", e.code}, {"message", e.message}, {"request_id", request_id}};
+  if (!e.field.empty()) err["field"] = e.field;
+  HttpResponse r = Json(e.status, {{"error", err}});
+  if (e.status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer");
+  return r;
+}
+
+Api::Api(ApiOptions options, Metrics& metrics) : options_(std::move(options)), metrics_(metrics) {}
+
+void Api::SetReady(Engine* engine, ApiKeys* keys) {
+  keys_.store(keys);
+  engine_.store(engine);
+}
+
+HttpResponse Api::TransportError(int status, const std::string& request_id) const {
+  switch (status) {
+    case 404: return ErrorResponse({404, "no_route", "no such route; see docs/openapi.yaml", ""}, request_id);
+    case 413:
+      return ErrorResponse({413, "payload_too_large", "body: larger than the server's limit (--max-body)", ""},
+                           request_id);
+    case 500: return ErrorResponse({500, "internal", "internal error; the server log has the details", ""}, request_id);
+    default: return ErrorResponse({status, "bad_request", "the request could not be read", ""}, request_id);
+  }
+}
+
+void Api::Add(HttpServer& s, const char* method, const char* path, Role role, Body json_body, Handler h) {
+  s.Route(method, path, [this, role, json_body, h = std::move(h)](const HttpRequest& req) {
+    try {
+      if (!engine_.load()) Throw(503, "not_ready", "the store is still opening; retry shortly");
+      Call c{req, Principal{}, json::object()};
+      if (options_.auth) {
+        const std::string key = PresentedKey(req);
+        if (key.empty()) {
+          Throw(401, "unauthorized", "missing API key: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'");
+        }
+        auto who = Check(keys_.load()->Authenticate(key));
+        if (!who) Throw(401, "unauthorized", "invalid or revoked API key");
+        c.who = std::move(*who);
+      } else {
+        c.who = Principal{"", options_.no_auth_tenant, {}, Role::kAdmin};
+      }
+      if (!c.who.Can(role)) {
+        Throw(403, "forbidden", std::string("this API key's role (") + RoleName(c.who.role) + ") may not do this; it needs " +
+                                    RoleName(role));
+      }
+      c.body = json_body ? ParseBody(req) : QueryJson(req);
+      return h(c);
+    } catch (const ApiError& e) {
+      return ErrorResponse(e, req.request_id);
+    }
+  });
+}
+
+void Api::Register(HttpServer& s) {
+  s.Route("GET", "/healthz", [](const HttpRequest&) { return Json(200, {{"status", "ok"}}); });
+  s.Route("GET", "/readyz", [this](const HttpRequest& req) {
+    if (!engine_.load()) {
+      return ErrorResponse({503, "not_ready", "the store is still opening", ""}, req.request_id);
+    }
+    return Json(200, {{"status", "ready"}});
+  });
+  s.Route("GET", "/v1/version", [this](const HttpRequest&) {
+    json j = {{"version", Version()}, {"api", "v1"}};
+    if (Engine* e = engine_.load()) {
+      j["embedder"] = e->EmbedderName();
+      j["maintainer"] = e->MaintainerName();
+    }
+    return Json(200, j);
+  });
+  Add(s, "GET", "/metrics", Role::kAdmin, false, [this](Call& c) { return MetricsText(c); });
+  RegisterTurns(s);
+  RegisterMemories(s);
+  RegisterAdmin(s);
+}
+
+std::vector<Scope> Api::VisibleScopes(const Call& c, const std::string& user) {
+  std::vector<Scope> out;
+  for (auto& sc : Check(engine().ListScopes())) {
+    if (sc.tenant != c.who.tenant || !c.who.AllowsUser(sc.user)) continue;
+    if (!user.empty() && sc.user != user) continue;
+    out.push_back(std::move(sc));
+  }
+  return out;
+}
+
+}  // namespace engram::server

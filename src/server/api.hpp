@@ -1,0 +1,156 @@
+// The REST API of `engram serve` (docs/openapi.yaml): /v1 routes over the
+// engine, plus /healthz, /readyz and /metrics. Every request is authenticated
+// by its API key, which fixes the tenant and the users it may name; the
+// engine enforces the scope of every operation. Errors share one envelope:
+// {"error": {"code", "message", "request_id"[, "field"]}}.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engram/engine.hpp"
+#include "server/api_keys.hpp"
+#include "server/http_server.hpp"
+#include "server/metrics.hpp"
+#include "wire/args.hpp"
+
+namespace engram::server {
+
+// Counters of the configured model clients (for /metrics).
+struct ModelCounters {
+  std::int64_t chat_calls = 0, embed_calls = 0, failures = 0, retries = 0;
+  std::int64_t prompt_tokens = 0, completion_tokens = 0;
+};
+
+struct ApiOptions {
+  // false (--no-auth, loopback only): every request acts as an admin of
+  // `no_auth_tenant` with every user.
+  bool auth = true;
+  std::string no_auth_tenant = "default";
+  std::function<ModelCounters()> model_counters;  // null when no model is configured
+};
+
+// A failed request: the HTTP status and the envelope's fields.
+struct ApiError {
+  int status = 500;
+  std::string code;
+  std::string message;
+  std::string field;  // "" when not about one field
+};
+
+// One authenticated request being answered.
+struct Call {
+  const HttpRequest& req;
+  Principal who;
+  nlohmann::json body;  // the JSON body (an object; {} for requests without one)
+};
+
+class Api {
+ public:
+  Api(ApiOptions options, Metrics& metrics);
+
+  // Registers every route; call before HttpServer::Bind.
+  void Register(HttpServer& server);
+  // From now on /readyz is 200 and /v1 requests reach `engine` (both must
+  // outlive the server's Run).
+  void SetReady(Engine* engine, ApiKeys* keys);
+  // The envelope for a status the transport produced itself.
+  HttpResponse TransportError(int status, const std::string& request_id) const;
+
+ private:
+  using Body = bool;  // whether a route reads a JSON body
+  using Handler = std::function<HttpResponse(Call&)>;
+  // Wraps a handler: readiness, authentication, role, JSON body; an ApiError
+  // thrown inside becomes its envelope (caught here, never crosses layers).
+  void Add(HttpServer& s, const char* method, const char* path, Role role, Body json_body, Handler h);
+
+  // Route groups (api_turns.cpp, api_memories.cpp, api_admin.cpp).
+  void RegisterTurns(HttpServer& s);
+  void RegisterMemories(HttpServer& s);
+  void RegisterAdmin(HttpServer& s);
+
+  // Turns and dialogue.
+  HttpResponse AddTurns(Call& c);
+  HttpResponse ListTurns(Call& c);
+  HttpResponse Retrieve(Call& c);
+  HttpResponse Chat(Call& c);
+  HttpResponse Import(Call& c);
+  HttpResponse Export(Call& c);
+  HttpResponse Maintain(Call& c);
+  HttpResponse Forget(Call& c);
+  // Fact memory.
+  HttpResponse AddMemory(Call& c);
+  HttpResponse SearchMemories(Call& c);
+  HttpResponse ListMemories(Call& c);
+  HttpResponse DeleteAllMemories(Call& c);
+  HttpResponse GetMemory(Call& c);
+  HttpResponse UpdateMemory(Call& c);
+  HttpResponse DeleteMemory(Call& c);
+  HttpResponse MemoryHistory(Call& c);
+  HttpResponse PurgeMemory(Call& c);
+  HttpResponse PurgeMemories(Call& c);
+  // Inspection and operations.
+  HttpResponse Profile(Call& c);
+  HttpResponse Stats(Call& c);
+  HttpResponse Health(Call& c);
+  HttpResponse VerifyHealth(Call& c);
+  HttpResponse Jobs(Call& c);
+  HttpResponse RetryJobs(Call& c);
+  HttpResponse MetricsText(Call& c);
+
+  // The scopes of the caller's tenant that it may see (all users, or `user`
+  // only when not empty), from the engine.
+  std::vector<Scope> VisibleScopes(const Call& c, const std::string& user);
+
+  ApiOptions options_;
+  Metrics& metrics_;
+  std::atomic<Engine*> engine_{nullptr};
+  std::atomic<ApiKeys*> keys_{nullptr};
+  Engine& engine() const { return *engine_.load(); }
+};
+
+// --- Helpers shared by the route files (api.cpp) ---
+
+// Throws ApiError (status, code, message, field).
+[[noreturn]] void Throw(int status, const std::string& code, const std::string& message,
+                        const std::string& field = "");
+// The ApiError for a failed engine status (InvalidArgument 400, NotFound
+// 404, FailedPrecondition / Aborted / AlreadyExists 409, Unavailable 502,
+// internal failures 500 without their details).
+ApiError FromStatus(const Status& st);
+// Throws FromStatus(st).
+[[noreturn]] void ThrowStatus(const Status& st);
+template <typename T>
+T Check(Result<T> r) {
+  if (!r.ok()) ThrowStatus(r.status());
+  return std::move(*r);
+}
+inline void Check(const Status& st) {
+  if (!st.ok()) ThrowStatus(st);
+}
+// 400 with the first argument problem, if any.
+void CheckArgs(const wire::Args& a);
+
+// The request's parameters as one JSON object: the body of a request with a
+// JSON body, else the query parameters (as strings, numbers and booleans
+// converted where they parse as such).
+const nlohmann::json& Params(const Call& c);
+// The turn scope {tenant of the key, user (required), assistant (default
+// "assistant")} from the parameters; 403 for a user outside the key's
+// allowance.
+Scope TurnScope(const Call& c);
+// The fact-memory scope {tenant, user, agent, run} (at least one of the
+// three); a key limited to users needs a user it allows (403 otherwise).
+MemoryScope FactScope(const Call& c, bool allow_narrower);
+// 403 unless the key may act for `user`.
+void RequireUser(const Call& c, const std::string& user);
+
+HttpResponse Json(int status, const nlohmann::json& j);
+HttpResponse ErrorResponse(const ApiError& e, const std::string& request_id);
+
+}  // namespace engram::server

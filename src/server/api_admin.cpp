@@ -1,0 +1,167 @@
+// Routes for inspection and operations: profile, stats, health (lineage),
+// jobs, and the Prometheus metrics.
+#include "server/api.hpp"
+#include "wire/json.hpp"
+
+namespace engram::server {
+
+using nlohmann::json;
+
+namespace {
+
+void Accumulate(engram::Stats& t, const engram::Stats& s) {
+  t.stm_turns += s.stm_turns;
+  t.mtm_pages += s.mtm_pages;
+  t.mtm_segments += s.mtm_segments;
+  t.archived_pages += s.archived_pages;
+  t.archived_segments += s.archived_segments;
+  t.user_facts += s.user_facts;
+  t.assistant_facts += s.assistant_facts;
+  t.profile_slots += s.profile_slots;
+  t.pending_jobs += s.pending_jobs;
+  t.failed_jobs += s.failed_jobs;
+  t.turns_admitted += s.turns_admitted;
+  t.degraded_items += s.degraded_items;
+}
+
+// A key limited to some users must name one of them where a report would
+// otherwise list every user of the tenant.
+std::string ReportUser(const Call& c, wire::Args& a) {
+  const std::string user = a.Str("user", false);
+  CheckArgs(a);
+  if (!user.empty()) RequireUser(c, user);
+  if (user.empty() && !c.who.AllUsers()) {
+    Throw(403, "forbidden", "user: this API key is limited to some users; name one of them", "user");
+  }
+  return user;
+}
+
+}  // namespace
+
+void Api::RegisterAdmin(HttpServer& s) {
+  Add(s, "GET", "/v1/profile", Role::kRead, false, [this](Call& c) { return Profile(c); });
+  Add(s, "GET", "/v1/stats", Role::kRead, false, [this](Call& c) { return Stats(c); });
+  Add(s, "GET", "/v1/health", Role::kRead, false, [this](Call& c) { return Health(c); });
+  Add(s, "POST", "/v1/health/verify", Role::kAdmin, true, [this](Call& c) { return VerifyHealth(c); });
+  Add(s, "GET", "/v1/jobs", Role::kRead, false, [this](Call& c) { return Jobs(c); });
+  Add(s, "POST", "/v1/jobs/retry", Role::kAdmin, true, [this](Call& c) { return RetryJobs(c); });
+}
+
+HttpResponse Api::Profile(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"user", "assistant"});
+  CheckArgs(a);
+  const Scope scope = TurnScope(c);
+  auto profile = Check(engine().GetProfile(scope));
+  auto facts = Check(engine().ListFacts(scope, ""));
+  return Json(200, wire::ProfileJson(scope, profile, facts));
+}
+
+HttpResponse Api::Stats(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"user", "assistant"});
+  const std::string user = a.Str("user", false), assistant = a.Str("assistant", false);
+  CheckArgs(a);
+  if (!user.empty()) RequireUser(c, user);
+  engram::Stats total;
+  int scopes = 0;
+  for (const auto& s : VisibleScopes(c, user)) {
+    if (!assistant.empty() && s.assistant != assistant) continue;
+    Accumulate(total, Check(engine().GetStats(&s)));
+    ++scopes;
+  }
+  json j = wire::ToJson(total);
+  j["scopes"] = scopes;
+  j["tenant"] = c.who.tenant;
+  if (!user.empty()) j["user"] = user;
+  if (!assistant.empty()) j["assistant"] = assistant;
+  return Json(200, j);
+}
+
+HttpResponse Api::Health(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"user", "max_findings"});
+  HealthOptions o;
+  o.max_findings = static_cast<int>(a.Int("max_findings", 0, 10000).value_or(o.max_findings));
+  o.tenant = c.who.tenant;
+  o.user = ReportUser(c, a);
+  return Json(200, wire::ToJson(Check(engine().Health(o))));
+}
+
+HttpResponse Api::VerifyHealth(Call& c) {
+  wire::Args a(c.body, "field");
+  a.Only({"user"});
+  HealthOptions o;
+  o.tenant = c.who.tenant;
+  o.user = ReportUser(c, a);
+  return Json(200, {{"scopes_verified", Check(engine().VerifyLineage(o))}});
+}
+
+HttpResponse Api::Jobs(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"user", "status", "limit"});
+  JobQuery q;
+  q.status = a.Str("status", false);
+  q.limit = static_cast<int>(a.Int("limit", 1, 10000).value_or(1000));
+  q.tenant = c.who.tenant;
+  q.user = ReportUser(c, a);
+  json jobs = json::array();
+  std::int64_t pending = 0, failed = 0;
+  for (const auto& j : Check(engine().ListJobs(q))) {
+    (j.status == "failed" ? failed : pending) += 1;
+    jobs.push_back(wire::ToJson(j));
+  }
+  return Json(200, {{"jobs", jobs}, {"pending", pending}, {"failed", failed}});
+}
+
+HttpResponse Api::RetryJobs(Call& c) {
+  wire::Args a(c.body, "field");
+  a.Only({"user"});
+  JobQuery q;
+  q.tenant = c.who.tenant;
+  q.user = ReportUser(c, a);
+  return Json(200, {{"retried", Check(engine().RetryFailedJobs(q))}});
+}
+
+HttpResponse Api::MetricsText(Call&) {
+  std::string out = metrics_.Render();
+  const engram::Stats s = Check(engine().GetStats(nullptr));  // the whole store: counts, no content
+  const char* tier_help = "Memory items held now, by tier (whole store).";
+  const std::pair<const char*, std::int64_t> tiers[] = {
+      {"stm", s.stm_turns},          {"mtm_pages", s.mtm_pages},         {"mtm_segments", s.mtm_segments},
+      {"archive_pages", s.archived_pages}, {"user_facts", s.user_facts}, {"assistant_facts", s.assistant_facts},
+      {"profile_slots", s.profile_slots}};
+  bool first = true;
+  for (const auto& [tier, n] : tiers) {
+    AppendSample(out, "engram_memory_items", first ? tier_help : "", "gauge", std::string("tier=\"") + tier + "\"",
+                 static_cast<double>(n));
+    first = false;
+  }
+  AppendSample(out, "engram_turns_admitted", "Turns admitted since the store was created.", "gauge", "",
+               static_cast<double>(s.turns_admitted));
+  AppendSample(out, "engram_jobs", "Maintenance jobs by state.", "gauge", "state=\"pending\"",
+               static_cast<double>(s.pending_jobs));
+  AppendSample(out, "engram_jobs", "", "gauge", "state=\"failed\"", static_cast<double>(s.failed_jobs));
+  const std::int64_t items = s.mtm_pages + s.archived_pages + s.user_facts + s.assistant_facts + s.profile_slots;
+  AppendSample(out, "engram_degraded_share",
+               "Share of derived memory items made by the built-in engine instead of a model.", "gauge", "",
+               items ? static_cast<double>(s.degraded_items) / static_cast<double>(items) : 0.0);
+  const ModelCounters m = options_.model_counters ? options_.model_counters() : ModelCounters{};
+  AppendSample(out, "engram_model_calls_total", "Calls to the configured model endpoints.", "counter",
+               "kind=\"chat\"", static_cast<double>(m.chat_calls));
+  AppendSample(out, "engram_model_calls_total", "", "counter", "kind=\"embed\"", static_cast<double>(m.embed_calls));
+  AppendSample(out, "engram_model_failures_total", "Model calls that failed after their retries.", "counter", "",
+               static_cast<double>(m.failures));
+  AppendSample(out, "engram_model_retries_total", "Model call attempts retried.", "counter", "",
+               static_cast<double>(m.retries));
+  AppendSample(out, "engram_model_tokens_total", "Tokens reported by the model endpoint.", "counter",
+               "direction=\"prompt\"", static_cast<double>(m.prompt_tokens));
+  AppendSample(out, "engram_model_tokens_total", "", "counter", "direction=\"completion\"",
+               static_cast<double>(m.completion_tokens));
+  HttpResponse r;
+  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  r.body = std::move(out);
+  return r;
+}
+
+}  // namespace engram::server

@@ -1,0 +1,276 @@
+// Routes of the dialogue memory: turns, retrieve, chat, import, export,
+// maintain, forget.
+#include <algorithm>
+
+#include "core/dialogue_formats.hpp"
+#include "memory/stm.hpp"
+#include "server/api.hpp"
+#include "wire/args.hpp"
+#include "wire/exported_memories.hpp"
+#include "wire/json.hpp"
+
+namespace engram::server {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr long long kMaxTurnsPerRequest = 10000;
+
+TurnInput ReadTurn(const json& t, const std::string& at) {
+  if (!t.is_object()) Throw(400, "invalid_argument", at + ": expected an object", "turns");
+  wire::Args a(t, "field");
+  a.Only({"user_text", "assistant_text", "time", "metadata", "source_ref", "user_name", "assistant_name",
+          "user_source_ref", "assistant_source_ref", "user", "assistant"});
+  TurnInput in;
+  in.user_text = a.Str("user_text", false, false);
+  in.assistant_text = a.Str("assistant_text", false, false);
+  in.event_time = a.Time("time");
+  in.metadata = a.Object("metadata");
+  in.source_ref = a.Str("source_ref", false, false);
+  in.user_name = a.Str("user_name", false, false);
+  in.assistant_name = a.Str("assistant_name", false, false);
+  in.user_source_ref = a.Str("user_source_ref", false, false);
+  in.assistant_source_ref = a.Str("assistant_source_ref", false, false);
+  if (!a.ok()) Throw(400, "invalid_argument", at + ": " + a.error(), a.field());
+  if (Status st = memory::ValidateTurn(in); !st.ok()) Throw(400, "invalid_argument", at + ": " + st.message());
+  return in;
+}
+
+json AddSummary(const MaintainReport& r, MaintainReport* total) {
+  total->promotions += r.promotions;
+  total->pages_created += r.pages_created;
+  total->segments_created += r.segments_created;
+  total->segments_merged += r.segments_merged;
+  total->segments_archived += r.segments_archived;
+  total->consolidations += r.consolidations;
+  total->facts_added += r.facts_added;
+  total->profile_slots_updated += r.profile_slots_updated;
+  total->jobs_failed += r.jobs_failed;
+  total->model_calls += r.model_calls;
+  total->degraded = total->degraded || r.degraded;
+  return wire::ToJson(*total);
+}
+
+json ChatJson(const ChatReply& r) {
+  json used = json::array();
+  for (const auto& i : r.used) used.push_back(wire::ToJson(i));
+  return {{"answer", r.answer},       {"turn_id", r.turn_id ? json(r.turn_id) : json(nullptr)},
+          {"run_id", r.run_id},       {"prompt_tokens", r.prompt_tokens},
+          {"completion_tokens", r.completion_tokens}, {"model_calls", r.model_calls},
+          {"used", used}};
+}
+
+std::string Event(const char* name, const json& data) {
+  return std::string("event: ") + name + "\ndata: " + wire::Dump(data) + "\n\n";
+}
+
+}  // namespace
+
+void Api::RegisterTurns(HttpServer& s) {
+  Add(s, "POST", "/v1/turns", Role::kWrite, true, [this](Call& c) { return AddTurns(c); });
+  Add(s, "GET", "/v1/turns", Role::kRead, false, [this](Call& c) { return ListTurns(c); });
+  Add(s, "POST", "/v1/retrieve", Role::kRead, true, [this](Call& c) { return Retrieve(c); });
+  Add(s, "POST", "/v1/chat", Role::kWrite, true, [this](Call& c) { return Chat(c); });
+  Add(s, "POST", "/v1/import", Role::kWrite, false, [this](Call& c) { return Import(c); });
+  Add(s, "GET", "/v1/export", Role::kRead, false, [this](Call& c) { return Export(c); });
+  Add(s, "POST", "/v1/maintain", Role::kWrite, true, [this](Call& c) { return Maintain(c); });
+  Add(s, "POST", "/v1/forget", Role::kAdmin, true, [this](Call& c) { return Forget(c); });
+}
+
+HttpResponse Api::AddTurns(Call& c) {
+  const Scope scope = TurnScope(c);
+  std::vector<TurnInput> turns;
+  if (c.body.contains("turns")) {
+    wire::Args a(c.body, "field");
+    a.Only({"user", "assistant", "turns"});
+    CheckArgs(a);
+    const json& list = c.body["turns"];
+    if (!list.is_array() || list.empty()) Throw(400, "invalid_argument", "field 'turns' must be a non-empty array", "turns");
+    if (static_cast<long long>(list.size()) > kMaxTurnsPerRequest) {
+      Throw(400, "invalid_argument", "field 'turns': at most " + std::to_string(kMaxTurnsPerRequest) + " per request",
+            "turns");
+    }
+    for (std::size_t i = 0; i < list.size(); ++i) turns.push_back(ReadTurn(list[i], "turns[" + std::to_string(i) + "]"));
+  } else {
+    turns.push_back(ReadTurn(c.body, "turn"));
+  }
+  auto admitted = Check(engine().AddTurns(scope, turns));  // one transaction: all or nothing
+  json out = json::array();
+  for (const auto& r : admitted) {
+    out.push_back({{"turn_id", r.turn_id}, {"seq", r.seq}, {"promotion_pending", r.promotion_pending}});
+  }
+  return Json(201, {{"user", scope.user}, {"assistant", scope.assistant}, {"admitted", out}});
+}
+
+HttpResponse Api::ListTurns(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"user", "assistant", "after", "limit"});
+  const auto after = a.Int("after", 0, INT64_MAX);
+  const auto limit = a.Int("limit", 1, 1000);
+  CheckArgs(a);
+  const Scope scope = TurnScope(c);
+  const int n = static_cast<int>(limit.value_or(100));
+  auto turns = Check(engine().ListTurns(scope, after.value_or(0), n));
+  json list = json::array();
+  for (const auto& t : turns) list.push_back(wire::ToJson(t));
+  json next = static_cast<int>(turns.size()) == n ? json(turns.back().seq) : json(nullptr);
+  return Json(200, {{"user", scope.user}, {"assistant", scope.assistant}, {"turns", list}, {"next_after", next}});
+}
+
+HttpResponse Api::Retrieve(Call& c) {
+  wire::Args a(c.body, "field");
+  a.Only({"user", "assistant", "query", "budget", "max_pages", "max_segments", "max_facts", "include_stm",
+          "include_profile"});
+  const std::string query = a.Str("query", true);
+  RetrieveOptions o;
+  o.budget_tokens = static_cast<int>(a.Int("budget", 1, 100000).value_or(o.budget_tokens));
+  o.max_pages = static_cast<int>(a.Int("max_pages", 1, 1000).value_or(o.max_pages));
+  o.max_segments = static_cast<int>(a.Int("max_segments", 1, 1000).value_or(o.max_segments));
+  o.max_facts = static_cast<int>(a.Int("max_facts", 0, 1000).value_or(o.max_facts));
+  o.include_stm = a.Bool("include_stm").value_or(true);
+  o.include_profile = a.Bool("include_profile").value_or(true);
+  CheckArgs(a);
+  const Scope scope = TurnScope(c);
+  auto r = Check(engine().Retrieve(scope, query, o));
+  return Json(200, wire::RetrievalJson(query, o.budget_tokens, r));
+}
+
+HttpResponse Api::Chat(Call& c) {
+  wire::Args a(c.body, "field");
+  a.Only({"user", "assistant", "message", "stream", "persona", "language", "answer_length", "max_answer_tokens",
+          "budget", "admit", "user_name", "assistant_name"});
+  const std::string message = a.Str("message", true);
+  const bool stream = a.Bool("stream").value_or(false);
+  ChatOptions o;
+  if (auto p = a.OptStr("persona")) o.persona = *p;
+  o.language = a.Str("language", false);
+  o.answer_length = a.Str("answer_length", false);
+  o.max_answer_tokens = static_cast<int>(a.Int("max_answer_tokens", 1, 1000000).value_or(0));
+  o.retrieve.budget_tokens = static_cast<int>(a.Int("budget", 1, 100000).value_or(o.retrieve.budget_tokens));
+  o.admit = a.Bool("admit").value_or(true);
+  o.user_name = a.Str("user_name", false);
+  o.assistant_name = a.Str("assistant_name", false);
+  CheckArgs(a);
+  const Scope scope = TurnScope(c);
+  if (!stream) return Json(200, ChatJson(Check(engine().Chat(scope, message, o))));
+  HttpResponse r;
+  r.content_type = "text/event-stream";
+  Engine* e = engine_.load();
+  const std::string request_id = c.req.request_id;
+  r.stream = [e, scope, message, o, request_id](const StreamWriter& write) mutable {
+    o.on_delta = [&write](std::string_view d) { write(Event("delta", {{"text", std::string(d)}})); };
+    auto reply = e->Chat(scope, message, o);
+    if (reply.ok()) {
+      write(Event("done", ChatJson(*reply)));
+      return;
+    }
+    ApiError err = FromStatus(reply.status());
+    write(Event("error", {{"error", {{"code", err.code}, {"message", err.message}, {"request_id", request_id}}}}));
+  };
+  return r;
+}
+
+HttpResponse Api::Import(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"user", "assistant", "format"});
+  const std::string format_name = a.Str("format", false);
+  CheckArgs(a);
+  const Scope base = TurnScope(c);
+  auto format = ParseDialogueFormatName(format_name.empty() ? "auto" : format_name);
+  if (!format.ok()) Throw(400, "invalid_argument", "format: " + format.status().message(), "format");
+  // Everything is read and checked before anything is written.
+  auto dialogues = Check(ParseDialogueText(c.req.body, *format));
+  std::vector<wire::ExportedMemory> memories;
+  if (*format == DialogueFormat::kAuto || *format == DialogueFormat::kJsonl) {
+    memories = Check(wire::ParseExportedMemories(c.req.body, "body"));
+  }
+  std::vector<Scope> scopes;
+  for (const auto& d : dialogues) {
+    Scope s = base;
+    if (!d.id.empty() && dialogues.size() > 1) s.user = base.user + "/" + d.id;  // dialogues never share a scope
+    Check(Engine::ValidateScope(s));
+    RequireUser(c, s.user);
+    for (std::size_t i = 0; i < d.turns.size(); ++i) {
+      if (Status st = memory::ValidateTurn(d.turns[i]); !st.ok()) {
+        Throw(400, "invalid_argument", (d.id.empty() ? "" : d.id + ": ") + "turn " + std::to_string(i + 1) + ": " +
+                                           st.message());
+      }
+    }
+    scopes.push_back(std::move(s));
+  }
+  for (auto& m : memories) {
+    m.scope.tenant = c.who.tenant;  // a key never writes outside its tenant
+    if (!c.who.AllUsers() && m.scope.user.empty()) {
+      Throw(403, "forbidden", "user: this API key is limited to some users; the body has memories without a user");
+    }
+    if (!m.scope.user.empty()) RequireUser(c, m.scope.user);
+  }
+  json out = json::array();
+  std::size_t turns = 0;
+  for (std::size_t i = 0; i < dialogues.size(); ++i) {
+    if (dialogues[i].turns.empty()) continue;
+    Check(engine().AddTurns(scopes[i], dialogues[i].turns));  // one transaction per dialogue
+    turns += dialogues[i].turns.size();
+    out.push_back({{"user", scopes[i].user}, {"assistant", scopes[i].assistant},
+                   {"turns", dialogues[i].turns.size()}, {"source_utterances", dialogues[i].source_utterances}});
+  }
+  std::size_t added = 0;
+  for (const auto& m : memories) {
+    auto r = Check(engine().AddMemory(m.scope, {m.message}, m.options));
+    for (const auto& e : r.results) added += e.event == "NOOP" ? 0 : 1;
+  }
+  return Json(201, {{"scopes", out}, {"turns", turns}, {"memories_added", added}});
+}
+
+HttpResponse Api::Export(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"user", "assistant"});
+  const std::string user = a.Str("user", false), assistant = a.Str("assistant", false);
+  CheckArgs(a);
+  if (!user.empty()) RequireUser(c, user);
+  std::vector<Scope> scopes;
+  for (auto& s : VisibleScopes(c, user)) {
+    if (assistant.empty() || s.assistant == assistant) scopes.push_back(std::move(s));
+  }
+  HttpResponse r;
+  r.content_type = "application/x-ndjson";
+  Engine* e = engine_.load();
+  r.stream = [e, scopes](const StreamWriter& write) {
+    for (const auto& s : scopes) {
+      bool open = true;
+      Status st = e->Export(&s, [&](const std::string& line) {
+        if (open) open = write(line + "\n");
+      });
+      if (!st.ok() || !open) return;  // a truncated stream: the client sees the missing end
+    }
+  };
+  return r;
+}
+
+HttpResponse Api::Maintain(Call& c) {
+  wire::Args a(c.body, "field");
+  a.Only({"user", "assistant"});
+  const std::string user = a.Str("user", false), assistant = a.Str("assistant", false);
+  CheckArgs(a);
+  if (!user.empty()) RequireUser(c, user);
+  MaintainReport total;
+  json out = wire::ToJson(total);
+  for (const auto& s : VisibleScopes(c, user)) {
+    if (!assistant.empty() && s.assistant != assistant) continue;
+    out = AddSummary(Check(engine().Maintain(&s)), &total);
+  }
+  return Json(200, out);
+}
+
+HttpResponse Api::Forget(Call& c) {
+  wire::Args a(c.body, "field");
+  a.Only({"user"});
+  const std::string user = a.Str("user", true);
+  CheckArgs(a);
+  RequireUser(c, user);
+  const std::int64_t n = Check(engine().ForgetUser(c.who.tenant, user));
+  return Json(200, {{"user", user}, {"turns_erased", n}});
+}
+
+}  // namespace engram::server

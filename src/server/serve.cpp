@@ -1,0 +1,167 @@
+#include "server/serve.hpp"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <thread>
+
+#include "server/api_keys.hpp"
+
+namespace engram::server {
+
+namespace {
+
+TimeMs NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Writes the key to `path` readable by the owner only (a new file renamed
+// into place, so a half-written key file never exists).
+Status WriteKeyFile(const std::string& path, const std::string& key) {
+  const std::string tmp = path + ".tmp";
+  ::unlink(tmp.c_str());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return Status::IoError("cannot write " + tmp);
+  const std::string text = key + "\n";
+  bool ok = ::fchmod(fd, 0600) == 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
+            ::fsync(fd) == 0;
+  ok = (::close(fd) == 0) && ok;
+  if (!ok || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return Status::IoError("cannot write " + path);
+  }
+  return Status::Ok();
+}
+
+// Waits for SIGTERM/SIGINT (blocked in every thread) and stops the server.
+class SignalWatcher {
+ public:
+  explicit SignalWatcher(HttpServer& server) : server_(server) {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGTERM);
+    sigaddset(&set_, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set_, &old_);
+    thread_ = std::thread([this] { Loop(); });
+  }
+  ~SignalWatcher() {
+    done_ = true;
+    thread_.join();
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  bool signalled() const { return signalled_; }
+
+ private:
+  void Loop() {
+    const timespec tick{0, 100 * 1000 * 1000};
+    while (!done_) {
+      int sig = sigtimedwait(&set_, nullptr, &tick);
+      if (sig == SIGTERM || sig == SIGINT) {
+        signalled_ = true;
+        server_.Stop();
+      }
+    }
+  }
+  HttpServer& server_;
+  sigset_t set_{}, old_{};
+  std::atomic<bool> done_{false}, signalled_{false};
+  std::thread thread_;
+};
+
+}  // namespace
+
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+Status ParseListen(const std::string& text, std::string* host, int* port) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == text.size()) {
+    return Status::InvalidArgument("--listen: expected HOST:PORT such as 127.0.0.1:8420, got \"" + text + "\"");
+  }
+  std::string h = text.substr(0, colon);
+  if (h.size() > 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  const std::string p = text.substr(colon + 1);
+  if (p.find_first_not_of("0123456789") != std::string::npos || p.size() > 5 || std::stoi(p) > 65535) {
+    return Status::InvalidArgument("--listen: the port must be a number from 0 to 65535, got \"" + p + "\"");
+  }
+  *host = h;
+  *port = std::stoi(p);
+  return Status::Ok();
+}
+
+int Serve(const ServeOptions& o, std::ostream& out) {
+  if (!o.auth && !IsLoopback(o.host)) {
+    out << "engram serve: --no-auth is refused on " << o.host
+        << ": without API keys the server may only listen on loopback (127.0.0.1 or ::1)\n";
+    return 2;
+  }
+  Metrics metrics;
+  ApiOptions api_options;
+  api_options.auth = o.auth;
+  api_options.no_auth_tenant = o.tenant;
+  api_options.model_counters = o.model_counters;
+  Api api(api_options, metrics);
+  HttpServer server(o.http);
+  api.Register(server);
+  server.SetObserver([&metrics](const std::string& route, const std::string& method, int status, double seconds) {
+    metrics.Observe(route, method, status, seconds);
+  });
+  server.SetErrorResponder([&api](int status, const std::string& id) { return api.TransportError(status, id); });
+
+  SignalWatcher signals(server);  // before any other thread starts, so all of them block the signals
+  auto port = server.Bind(o.host, o.port);
+  if (!port.ok()) {
+    out << "engram serve: " << port.status().message() << "\n";
+    return 1;
+  }
+  const std::string shown_host = o.host.find(':') != std::string::npos ? "[" + o.host + "]" : o.host;
+  out << "engram serve: listening on http://" << shown_host << ":" << *port << std::endl;
+  std::thread runner([&server] { (void)server.Run(); });
+
+  auto engine = o.open_engine();
+  std::unique_ptr<ApiKeys> keys;
+  int code = 0;
+  if (!engine.ok()) {
+    out << "engram serve: cannot open the store: " << engine.status().ToString() << std::endl;
+    code = 1;
+  } else if (auto k = ApiKeys::Open(o.db_path); !k.ok()) {
+    out << "engram serve: cannot read the API keys: " << k.status().ToString() << std::endl;
+    code = 1;
+  } else {
+    keys = std::move(*k);
+    auto active = keys->CountActive();
+    if (o.auth && active.ok() && *active == 0) {
+      auto created = keys->Create(o.tenant, {}, Role::kAdmin, "first admin key", NowMs());
+      Status written = created.ok() ? WriteKeyFile(o.admin_key_file, created->second) : created.status();
+      if (!written.ok()) {
+        out << "engram serve: cannot create the first admin key: " << written.ToString() << std::endl;
+        code = 1;
+      } else {
+        out << "engram serve: no API keys yet, so an admin key for tenant \"" << o.tenant
+            << "\" was created. It is shown only now and saved to " << o.admin_key_file << " (mode 600):\n  "
+            << created->second << std::endl;
+      }
+    }
+  }
+  if (code == 0) {
+    api.SetReady(engine->get(), keys.get());
+    out << "engram serve: ready (store " << o.db_path << (o.auth ? "" : ", no authentication") << ")" << std::endl;
+  } else {
+    server.Stop();
+  }
+  runner.join();  // returns after Stop(): in-flight requests are finished
+  if (signals.signalled()) out << "engram serve: stopping" << std::endl;
+  if (engine.ok()) engine->reset();  // finishes the current maintenance job, writes buffered receipts
+  if (code == 0) out << "engram serve: stopped" << std::endl;
+  return code;
+}
+
+}  // namespace engram::server

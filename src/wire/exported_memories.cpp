@@ -1,0 +1,83 @@
+#include "wire/exported_memories.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "core/time.hpp"
+#include "engram/engine.hpp"
+
+namespace engram::wire {
+
+namespace {
+
+// One memory of a fact line; `at` ("<label>: line N: ") prefixes errors.
+Result<ExportedMemory> ReadMemory(const nlohmann::json& j, const std::string& at) {
+  auto text = [&](const char* key, std::string* v) {
+    auto it = j.find(key);
+    if (it == j.end() || it->is_null()) return true;
+    if (!it->is_string()) return false;
+    *v = it->get<std::string>();
+    return true;
+  };
+  ExportedMemory m;
+  std::string expires, event;
+  if (!text("tenant", &m.scope.tenant) || !text("user_id", &m.scope.user) || !text("agent_id", &m.scope.agent) ||
+      !text("run_id", &m.scope.run) || !text("text", &m.message.content) || !text("role", &m.message.role) ||
+      !text("actor", &m.message.name) || !text("expires_at", &expires) || !text("event_time", &event)) {
+    return Status::InvalidArgument(at + "a fact field is not a string");
+  }
+  if (m.message.role != "assistant" && m.message.role != "tool") m.message.role = "user";
+  auto meta = j.find("metadata");
+  if (meta != j.end() && !meta->is_null()) {
+    if (!meta->is_object()) return Status::InvalidArgument(at + "field \"metadata\": expected an object");
+    m.options.metadata = meta->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+  m.options.infer = false;  // re-added verbatim: the export holds the extracted text
+  m.options.actor = "import";
+  if (!expires.empty()) {
+    auto t = ParseTime(expires);
+    if (!t.ok()) return Status::InvalidArgument(at + "field \"expires_at\": " + t.status().message());
+    m.options.expires_at = *t;
+  }
+  if (!event.empty()) {
+    auto t = ParseTime(event);
+    if (!t.ok()) return Status::InvalidArgument(at + "field \"event_time\": " + t.status().message());
+    m.options.event_time = *t;
+  }
+  if (m.scope.user.empty() && m.scope.agent.empty() && m.scope.run.empty()) {
+    return Status::InvalidArgument(at + "a memory needs a user_id, agent_id or run_id");
+  }
+  // Placeholders stand in for the optional ids: only the given ones are checked.
+  if (Status st = Engine::ValidateScope(Scope{m.scope.tenant, m.scope.user.empty() ? "-" : m.scope.user,
+                                              m.scope.agent.empty() ? "-" : m.scope.agent});
+      !st.ok()) {
+    return Status::InvalidArgument(at + st.message());
+  }
+  return m;
+}
+
+}  // namespace
+
+Result<std::vector<ExportedMemory>> ParseExportedMemories(std::string_view content, const std::string& label) {
+  std::vector<ExportedMemory> out;
+  std::size_t n = 0;
+  while (!content.empty()) {
+    ++n;
+    const auto end = content.find('\n');
+    std::string_view line = content.substr(0, end);
+    content = end == std::string_view::npos ? std::string_view() : content.substr(end + 1);
+    if (n == 1 && line.starts_with("\xEF\xBB\xBF")) line.remove_prefix(3);
+    const auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string_view::npos) continue;
+    if (n == 1 && line[first] == '[') return out;  // a JSON array, not JSONL
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || j.value("type", nlohmann::json()) != "fact") continue;
+    const auto kind = j.value("kind", nlohmann::json());
+    if (kind != "memory" && kind != "procedural") continue;
+    auto m = ReadMemory(j, label + ": line " + std::to_string(n) + ": ");
+    if (!m.ok()) return m.status();
+    out.push_back(std::move(*m));
+  }
+  return out;
+}
+
+}  // namespace engram::wire
