@@ -1,0 +1,321 @@
+// `engram serve` end to end on the real binary: tenants and keys, bad input,
+// graceful shutdown during a batch import, streaming chat, metrics.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <set>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/fake_openai_server.hpp"
+#include "testing/server_process.hpp"
+#include "testing/subprocess.hpp"
+#include "testing/temp_dir.hpp"
+
+namespace et = engram::testing;
+using nlohmann::json;
+
+namespace {
+
+const std::vector<std::string> kNoModels = {"ENGRAM_LLM_BASE_URL=", "ENGRAM_LLM_MODEL=", "ENGRAM_EMBED_BASE_URL=",
+                                            "ENGRAM_EMBED_MODEL=", "ENGRAM_DB="};
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void Start(const std::vector<std::string>& extra = {}, const std::vector<std::string>& env = kNoModels) {
+    server_ = std::make_unique<et::ServerProcess>(ENGRAM_BINARY, dir_.path(), extra, env);
+    ASSERT_TRUE(server_->started()) << server_->output();
+  }
+  // `engram keys create` through the CLI; returns the key text.
+  std::string CreateKey(const std::string& tenant, const std::string& role, const std::string& users = "") {
+    std::vector<std::string> args = {ENGRAM_BINARY, "--home", dir_.path(), "--tenant", tenant, "keys", "create",
+                                     "--role", role, "--json"};
+    if (!users.empty()) args.insert(args.end(), {"--users", users});
+    auto r = et::RunProcess(args, "", kNoModels);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    json j = json::parse(r.out, nullptr, false);
+    last_key_id_ = j.value("id", "");
+    return j.value("key", "");
+  }
+  static json Body(const httplib::Result& r) {
+    return r ? json::parse(r->body, nullptr, false) : json();
+  }
+  static std::string Code(const httplib::Result& r) {
+    json j = Body(r);
+    return j.is_object() && j.contains("error") ? j["error"].value("code", "") : "";
+  }
+  httplib::Result Post(const std::string& key, const std::string& path, const json& body) {
+    return server_->Client(key)->Post(path.c_str(), body.dump(), "application/json");
+  }
+  httplib::Result Get(const std::string& key, const std::string& path) {
+    return server_->Client(key)->Get(path.c_str());
+  }
+  void AdmitAlice(const std::string& key, const std::string& secret) {
+    auto r = Post(key, "/v1/turns",
+                  {{"user", "alice"},
+                   {"turns", {{{"user_text", "My locker code is " + secret}, {"assistant_text", "Noted."}},
+                              {{"user_text", "I moved to Lisbon"}, {"assistant_text", "Lovely city."}}}}});
+    ASSERT_TRUE(r);
+    ASSERT_EQ(r->status, 201) << r->body;
+  }
+
+  et::TempDir dir_;
+  std::unique_ptr<et::ServerProcess> server_;
+  std::string last_key_id_;
+};
+
+TEST_F(ServerTest, FirstStartCreatesOneAdminKeyReadableOnlyByItsOwner) {
+  Start();
+  ASSERT_FALSE(server_->admin_key().empty());
+  struct stat st {};
+  ASSERT_EQ(stat(dir_.File("admin.key").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_NE(server_->output().find(server_->admin_key()), std::string::npos);  // printed once
+  auto unauth = Get("", "/v1/stats");
+  ASSERT_TRUE(unauth);
+  EXPECT_EQ(unauth->status, 401);
+  EXPECT_EQ(Code(unauth), "unauthorized");
+  auto bad = Get("egk_000000000000_not-a-key", "/v1/stats");
+  EXPECT_EQ(bad->status, 401);
+  EXPECT_EQ(server_->Stop(), 0) << server_->output();
+
+  // A second start finds the key: no new key, the old one still works.
+  const std::string key = server_->admin_key();
+  Start();
+  EXPECT_EQ(server_->output().find("was created"), std::string::npos);
+  auto ok = server_->Client()->Get("/v1/stats", {{"X-API-Key", key}});
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200) << ok->body;
+  EXPECT_EQ(Get("", "/healthz")->status, 200);
+  EXPECT_EQ(Get("", "/readyz")->status, 200);
+}
+
+TEST_F(ServerTest, TenantsCannotSeeOrTouchEachOther) {
+  Start();
+  const std::string a = CreateKey("acme", "admin"), b = CreateKey("globex", "admin");
+  AdmitAlice(a, "4711");
+  auto added = Post(a, "/v1/memories", {{"user", "alice"}, {"text", "Alice is allergic to peanuts"}, {"infer", false}});
+  ASSERT_EQ(added->status, 201) << added->body;
+  const std::string id = Body(added)["results"][0]["id"];
+  ASSERT_EQ(Post(a, "/v1/maintain", json::object())->status, 200);
+
+  // Same user id, other tenant: nothing by scope, search, id or export.
+  auto ctx = Post(b, "/v1/retrieve", {{"user", "alice"}, {"query", "locker code"}});
+  ASSERT_EQ(ctx->status, 200) << ctx->body;
+  EXPECT_EQ(ctx->body.find("4711"), std::string::npos);
+  auto search = Post(b, "/v1/memories/search", {{"user", "alice"}, {"query", "peanuts allergy"}});
+  ASSERT_EQ(search->status, 200);
+  EXPECT_TRUE(Body(search)["results"].empty()) << search->body;
+  EXPECT_TRUE(Body(Get(b, "/v1/turns?user=alice"))["turns"].empty());
+  for (const std::string path : {"/v1/memories/" + id + "?user=alice", "/v1/memories/" + id + "/history?user=alice"}) {
+    auto r = Get(b, path);
+    EXPECT_EQ(r->status, 404);
+    EXPECT_EQ(Code(r), "not_found");
+  }
+  auto patch = server_->Client(b)->Patch(("/v1/memories/" + id).c_str(), json({{"user", "alice"}, {"text", "x"}}).dump(),
+                                         "application/json");
+  EXPECT_EQ(patch->status, 404);
+  EXPECT_EQ(server_->Client(b)->Delete(("/v1/memories/" + id + "?user=alice").c_str())->status, 404);
+  EXPECT_EQ(Post(b, "/v1/memories/" + id + "/purge", {{"user", "alice"}})->status, 404);
+  auto exported = Get(b, "/v1/export");
+  ASSERT_EQ(exported->status, 200);
+  EXPECT_EQ(exported->body.find("4711"), std::string::npos);
+  EXPECT_EQ(exported->body.find("peanuts"), std::string::npos);
+  EXPECT_EQ(Body(Get(b, "/v1/stats"))["scopes"], 0);
+  EXPECT_EQ(Post(b, "/v1/forget", {{"user", "alice"}})->status, 200);  // erases nothing of acme
+
+  // The owner still has everything.
+  auto mine = Get(a, "/v1/memories/" + id + "?user=alice");
+  EXPECT_EQ(mine->status, 200) << mine->body;
+  EXPECT_NE(Get(a, "/v1/export")->body.find("4711"), std::string::npos);
+  EXPECT_EQ(Body(Get(a, "/v1/stats"))["turns_admitted"], 2);
+}
+
+TEST_F(ServerTest, KeysLimitedToUsersAndRolesAndRevocation) {
+  Start();
+  const std::string admin = CreateKey("acme", "admin");
+  const std::string limited = CreateKey("acme", "write", "alice");
+  const std::string limited_id = last_key_id_;
+  const std::string reader = CreateKey("acme", "read");
+  AdmitAlice(limited, "1234");
+  auto bob = Post(admin, "/v1/turns", {{"user", "bob"}, {"user_text", "Bob's secret is 9999"}, {"assistant_text", "ok"}});
+  ASSERT_EQ(bob->status, 201) << bob->body;
+
+  // Naming a user outside the allowance: 403 (by scope, memories, export).
+  auto r = Post(limited, "/v1/retrieve", {{"user", "bob"}, {"query", "secret"}});
+  EXPECT_EQ(r->status, 403);
+  EXPECT_EQ(Code(r), "forbidden");
+  EXPECT_EQ(Body(r)["error"]["field"], "user");
+  EXPECT_EQ(Post(limited, "/v1/memories", {{"user", "bob"}, {"text", "x"}})->status, 403);
+  EXPECT_EQ(Post(limited, "/v1/memories", {{"agent", "planner"}, {"text", "x"}})->status, 403);  // no user named
+  EXPECT_EQ(Get(limited, "/v1/export?user=bob")->status, 403);
+  EXPECT_EQ(Get(limited, "/v1/health")->status, 403);
+  // Without a user, reports cover the allowed users only.
+  auto all = Get(limited, "/v1/export");
+  ASSERT_EQ(all->status, 200);
+  EXPECT_NE(all->body.find("1234"), std::string::npos);
+  EXPECT_EQ(all->body.find("9999"), std::string::npos);
+  EXPECT_EQ(Body(Get(limited, "/v1/stats"))["scopes"], 1);
+  EXPECT_EQ(Body(Get(admin, "/v1/stats"))["scopes"], 2);
+
+  // Roles: read cannot write, write cannot purge or read metrics.
+  auto write_by_reader = Post(reader, "/v1/turns", {{"user", "alice"}, {"user_text", "x"}, {"assistant_text", "y"}});
+  EXPECT_EQ(write_by_reader->status, 403);
+  EXPECT_EQ(Post(reader, "/v1/retrieve", {{"user", "alice"}, {"query", "Lisbon"}})->status, 200);
+  EXPECT_EQ(Post(limited, "/v1/forget", {{"user", "alice"}})->status, 403);
+  EXPECT_EQ(Get(limited, "/metrics")->status, 403);
+
+  // Revocation (from another process) applies to the next request.
+  auto revoked = et::RunProcess({ENGRAM_BINARY, "--home", dir_.path(), "keys", "revoke", limited_id}, "", kNoModels);
+  ASSERT_EQ(revoked.exit_code, 0) << revoked.err;
+  auto after = Post(limited, "/v1/retrieve", {{"user", "alice"}, {"query", "Lisbon"}});
+  EXPECT_EQ(after->status, 401);
+  auto listed = et::RunProcess({ENGRAM_BINARY, "--home", dir_.path(), "--tenant", "acme", "keys", "list", "--json"}, "",
+                               kNoModels);
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_EQ(listed.out.find("egk_"), std::string::npos);  // never the key text
+  EXPECT_NE(listed.out.find(limited_id), std::string::npos);
+}
+
+TEST_F(ServerTest, BadInputIsA4xxNamingTheFieldAndWritesNothing) {
+  Start({"--max-body", "1"});
+  const std::string k = server_->admin_key();
+  auto c = server_->Client(k);
+  auto malformed = c->Post("/v1/turns", "{\"user\": \"alice\",", "application/json");
+  EXPECT_EQ(malformed->status, 400);
+  EXPECT_EQ(Code(malformed), "invalid_json");
+  auto utf8 = c->Post("/v1/turns", "{\"user\": \"alice\", \"user_text\": \"caf\xe9\", \"assistant_text\": \"x\"}",
+                      "application/json");
+  EXPECT_EQ(utf8->status, 400);
+  EXPECT_NE(Body(utf8)["error"]["message"].get<std::string>().find("UTF-8"), std::string::npos);
+  auto wrong_type = Post(k, "/v1/retrieve", {{"user", "alice"}, {"query", 42}});
+  EXPECT_EQ(wrong_type->status, 400);
+  EXPECT_EQ(Body(wrong_type)["error"]["field"], "query");
+  auto missing = Post(k, "/v1/retrieve", {{"query", "x"}});
+  EXPECT_EQ(Body(missing)["error"]["field"], "user");
+  auto unknown = Post(k, "/v1/retrieve", {{"user", "alice"}, {"query", "x"}, {"top_k", 5}});
+  EXPECT_EQ(unknown->status, 400);
+  EXPECT_EQ(Body(unknown)["error"]["field"], "top_k");
+  auto range = Get(k, "/v1/turns?user=alice&limit=0");
+  EXPECT_EQ(Body(range)["error"]["field"], "limit");
+  // One bad turn in a batch: the whole batch is refused.
+  auto batch = Post(k, "/v1/turns", {{"user", "alice"},
+                                     {"turns", {{{"user_text", "one"}, {"assistant_text", "two"}},
+                                                {{"user_text", ""}, {"assistant_text", ""}}}}});
+  EXPECT_EQ(batch->status, 400);
+  EXPECT_NE(Body(batch)["error"]["message"].get<std::string>().find("turns[1]"), std::string::npos) << batch->body;
+  auto big = c->Post("/v1/turns", std::string(2u << 20, ' '), "application/json");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  EXPECT_EQ(Code(big), "payload_too_large");
+  EXPECT_EQ(Body(Get(k, "/v1/stats"))["turns_admitted"], 0);
+  auto none = Get(k, "/v1/nothing-here");
+  EXPECT_EQ(none->status, 404);
+  EXPECT_EQ(Code(none), "no_route");
+  EXPECT_FALSE(Body(none)["error"]["request_id"].get<std::string>().empty());
+}
+
+TEST_F(ServerTest, SigtermDuringBatchImportLosesNothingAcknowledged) {
+  Start();
+  const std::string k = server_->admin_key();
+  constexpr int kBatch = 40;
+  std::atomic<int> acked_total{0};
+  std::mutex mu;
+  std::set<std::string> acked;  // "thread-batch"
+  auto writer = [&](int t) {
+    auto c = server_->Client(k);
+    for (int b = 0;; ++b) {
+      json turns = json::array();
+      for (int i = 0; i < kBatch; ++i) {
+        const std::string tag = "w" + std::to_string(t) + "b" + std::to_string(b) + "i" + std::to_string(i);
+        turns.push_back({{"user_text", "note " + tag}, {"assistant_text", "ok"}, {"source_ref", tag}});
+      }
+      auto r = c->Post("/v1/turns", json({{"user", "u" + std::to_string(t)}, {"turns", turns}}).dump(),
+                       "application/json");
+      if (!r || r->status != 201) return;  // the server is going away
+      std::lock_guard<std::mutex> l(mu);
+      acked.insert(std::to_string(t) + "-" + std::to_string(b));
+      ++acked_total;
+    }
+  };
+  std::thread w1(writer, 1), w2(writer, 2);
+  while (acked_total < 10) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const int code = server_->Stop(SIGTERM);
+  w1.join();
+  w2.join();
+  EXPECT_EQ(code, 0) << server_->output();
+  EXPECT_NE(server_->output().find("engram serve: stopped"), std::string::npos);
+
+  // Every acknowledged batch is there in full; no batch is there in part.
+  std::map<std::string, int> per_batch;
+  for (int t : {1, 2}) {
+    auto ex = et::RunProcess({ENGRAM_BINARY, "--home", dir_.path(), "--user", "u" + std::to_string(t), "export"}, "",
+                             kNoModels);
+    ASSERT_EQ(ex.exit_code, 0) << ex.err;
+    std::istringstream lines(ex.out);
+    for (std::string line; std::getline(lines, line);) {
+      json j = json::parse(line, nullptr, false);
+      if (!j.is_object() || j.value("type", "") != "turn") continue;
+      const std::string tag = j.value("source_ref", "");
+      const auto b = tag.find('b'), i = tag.find('i');
+      ++per_batch[tag.substr(1, b - 1) + "-" + tag.substr(b + 1, i - b - 1)];
+    }
+  }
+  for (const auto& id : acked) EXPECT_EQ(per_batch[id], kBatch) << "acknowledged batch " << id;
+  for (const auto& [id, n] : per_batch) EXPECT_EQ(n, kBatch) << "partial batch " << id;
+  EXPECT_GE(per_batch.size(), acked.size());
+}
+
+TEST_F(ServerTest, NoAuthOnlyOnLoopback) {
+  auto refused = et::RunProcess({ENGRAM_BINARY, "--home", dir_.path(), "serve", "--no-auth", "--listen", "0.0.0.0:0"},
+                                "", kNoModels, std::chrono::seconds(30));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE((refused.out + refused.err).find("loopback"), std::string::npos);
+  Start({"--no-auth"});
+  auto r = Post("", "/v1/turns", {{"user", "alice"}, {"user_text", "hi"}, {"assistant_text", "hello"}});
+  EXPECT_EQ(r->status, 201) << r->body;
+}
+
+TEST_F(ServerTest, ChatAnswersAndStreamsThroughTheModel) {
+  et::FakeOpenAiServer model;
+  model.SetChatText("You live in Lisbon.");
+  std::vector<std::string> env = kNoModels;
+  env.insert(env.end(), {"ENGRAM_LLM_BASE_URL=" + model.base_url(), "ENGRAM_LLM_MODEL=fake-model",
+                         "NO_PROXY=127.0.0.1", "no_proxy=127.0.0.1"});
+  et::WriteFile(dir_.File("engram.toml"), "[llm]\nmax_retries = 1\ntimeout_s = 5\n");  // quick failures
+  Start({}, env);
+  const std::string k = server_->admin_key();
+  AdmitAlice(k, "5555");
+  auto r = Post(k, "/v1/chat", {{"user", "alice"}, {"message", "Where do I live?"}});
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(Body(r)["answer"], "You live in Lisbon.");
+  EXPECT_GT(Body(r)["turn_id"].get<long long>(), 0);
+
+  model.QueueChat(et::FakeOpenAiServer::ChatStream({"You ", "live ", "in Lisbon."}));
+  auto s = Post(k, "/v1/chat", {{"user", "alice"}, {"message", "Where again?"}, {"stream", true}, {"admit", false}});
+  ASSERT_EQ(s->status, 200);
+  EXPECT_EQ(s->get_header_value("Content-Type"), "text/event-stream");
+  EXPECT_NE(s->body.find("event: delta\ndata: {\"text\":\"You \"}"), std::string::npos) << s->body;
+  EXPECT_NE(s->body.find("event: done"), std::string::npos) << s->body;
+
+  for (int i = 0; i < 8; ++i) model.QueueChat(et::FakeOpenAiServer::Error(500));
+  auto failed = Post(k, "/v1/chat", {{"user", "alice"}, {"message", "And now?"}});
+  EXPECT_EQ(failed->status, 502);
+  EXPECT_EQ(Code(failed), "model_unavailable");
+  // A request is counted right after its response is written: poll briefly.
+  const std::string counted = "engram_http_requests_total{route=\"/v1/chat\",method=\"POST\",status=\"502\"} 1";
+  auto metrics = Get(k, "/metrics");
+  for (int i = 0; i < 50 && metrics && metrics->body.find(counted) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    metrics = Get(k, "/metrics");
+  }
+  ASSERT_EQ(metrics->status, 200);
+  EXPECT_NE(metrics->body.find("engram_model_calls_total{kind=\"chat\"}"), std::string::npos);
+  EXPECT_NE(metrics->body.find(counted), std::string::npos) << metrics->body;
+  EXPECT_NE(metrics->body.find("engram_memory_items{tier=\"stm\"}"), std::string::npos);
+  EXPECT_NE(metrics->body.find("engram_http_request_duration_seconds_bucket{route=\"/v1/chat\""), std::string::npos);
+}
+
+}  // namespace
