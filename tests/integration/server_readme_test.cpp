@@ -1,0 +1,62 @@
+// The README's curl examples (the block `make run` prints) work as printed
+// against a live `engram serve` seeded like the demo.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <sstream>
+
+#include "testing/server_process.hpp"
+#include "testing/subprocess.hpp"
+#include "testing/temp_dir.hpp"
+
+namespace et = engram::testing;
+
+namespace {
+
+const std::vector<std::string> kNoModels = {"ENGRAM_LLM_BASE_URL=", "ENGRAM_LLM_MODEL=", "ENGRAM_EMBED_BASE_URL=",
+                                            "ENGRAM_EMBED_MODEL=", "ENGRAM_DB="};
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  return s;
+}
+
+TEST(ServerReadme, CurlExamplesWorkAsPrinted) {
+  if (access("/usr/bin/curl", X_OK) != 0) GTEST_SKIP() << "curl is not installed (scripts/bootstrap installs it)";
+  const std::string readme = et::ReadFile(std::string(ENGRAM_SOURCE_DIR) + "/README.md");
+  const auto begin = readme.find("<!-- serve-examples"), end = readme.find("<!-- /serve-examples -->");
+  ASSERT_NE(begin, std::string::npos);
+  ASSERT_NE(end, std::string::npos);
+  std::istringstream block(readme.substr(begin, end - begin));
+
+  et::TempDir home;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"import", std::string(ENGRAM_SOURCE_DIR) + "/samples/dialogue.jsonl"},
+        std::vector<std::string>{"maintain"}}) {
+    std::vector<std::string> argv = {ENGRAM_BINARY, "--home", home.path(), "--user", "priya"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = et::RunProcess(argv, "", kNoModels);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  et::ServerProcess server(ENGRAM_BINARY, home.path(), {}, kNoModels);
+  ASSERT_TRUE(server.started()) << server.output();
+  const std::string port = std::to_string(server.port());
+
+  std::string setup;
+  int curls = 0;
+  for (std::string line; std::getline(block, line);) {
+    if (line.rfind("export ", 0) == 0) setup = Replace(line, ".engram/demo/admin.key", home.File("admin.key"));
+    if (line.rfind("curl ", 0) != 0) continue;
+    ++curls;
+    const std::string script = setup + "\n" + Replace(line, "127.0.0.1:8420", "127.0.0.1:" + port) + "\n";
+    auto r = et::RunProcess({"/bin/sh", "-c", script}, "", {"NO_PROXY=127.0.0.1", "no_proxy=127.0.0.1"});
+    EXPECT_EQ(r.exit_code, 0) << line << "\n" << r.err;
+    EXPECT_FALSE(r.out.empty()) << line;
+    EXPECT_EQ(r.out.find("\"error\""), std::string::npos) << line << "\n" << r.out;
+    if (line.find("/v1/retrieve") != std::string::npos) EXPECT_NE(r.out.find("Hanoi"), std::string::npos) << r.out;
+  }
+  EXPECT_GE(curls, 5);
+  EXPECT_FALSE(setup.empty());
+}
+
+}  // namespace
