@@ -1,0 +1,113 @@
+// Units of the server layer: API keys, metrics text, --listen parsing.
+#include <gtest/gtest.h>
+
+#include "engram/engine.hpp"
+#include "server/api_keys.hpp"
+#include "server/metrics.hpp"
+#include "server/serve.hpp"
+#include "testing/temp_dir.hpp"
+
+namespace engram::server {
+namespace {
+
+class ApiKeysTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto e = Engine::Open({.db_path = dir_.File("engram.db")});
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    engine_ = std::move(*e);
+    auto k = ApiKeys::Open(dir_.File("engram.db"));
+    ASSERT_TRUE(k.ok()) << k.status().ToString();
+    keys_ = std::move(*k);
+  }
+  testing::TempDir dir_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<ApiKeys> keys_;
+};
+
+TEST_F(ApiKeysTest, CreatedKeyAuthenticatesWithItsRightsAndIsStoredOnlyAsAHash) {
+  auto created = keys_->Create("acme", {"alice", "bob"}, Role::kWrite, "ci", 1000);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const std::string key = created->second;
+  EXPECT_EQ(key.rfind("egk_" + created->first.id + "_", 0), 0u);
+  auto who = keys_->Authenticate(key);
+  ASSERT_TRUE(who.ok());
+  ASSERT_TRUE(who->has_value());
+  EXPECT_EQ((*who)->tenant, "acme");
+  EXPECT_EQ((*who)->role, Role::kWrite);
+  EXPECT_TRUE((*who)->AllowsUser("alice"));
+  EXPECT_FALSE((*who)->AllowsUser("carol"));
+  EXPECT_TRUE((*who)->Can(Role::kRead));
+  EXPECT_FALSE((*who)->Can(Role::kAdmin));
+  const std::string rows = testing::ReadFile(dir_.File("engram.db")) + testing::ReadFile(dir_.File("engram.db-wal"));
+  EXPECT_EQ(rows.find(key.substr(18)), std::string::npos);  // the secret part is nowhere in the files
+}
+
+TEST_F(ApiKeysTest, WrongMalformedAndRevokedKeysAreRefused) {
+  auto created = keys_->Create("acme", {}, Role::kAdmin, "", 1000);
+  ASSERT_TRUE(created.ok());
+  std::string tampered = created->second;
+  tampered.back() = tampered.back() == 'A' ? 'B' : 'A';
+  for (const std::string& k : {tampered, std::string("egk_"), std::string("nonsense"), std::string()}) {
+    auto who = keys_->Authenticate(k);
+    ASSERT_TRUE(who.ok());
+    EXPECT_FALSE(who->has_value()) << k;
+  }
+  EXPECT_EQ(*keys_->CountActive(), 1);
+  ASSERT_TRUE(keys_->Revoke(created->first.id, 2000).ok());
+  EXPECT_TRUE(keys_->Revoke(created->first.id, 3000).ok());  // twice is fine
+  EXPECT_FALSE(keys_->Authenticate(created->second)->has_value());
+  EXPECT_EQ(*keys_->CountActive(), 0);
+  auto listed = keys_->List("acme");
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ((*listed)[0].revoked_at, 2000);
+  EXPECT_EQ(keys_->Revoke("000000000000", 1).code(), StatusCode::kNotFound);
+}
+
+TEST_F(ApiKeysTest, InvalidTenantsUsersAndRolesAreRefused) {
+  EXPECT_EQ(keys_->Create("", {}, Role::kRead, "", 1).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(keys_->Create("acme", {"bad\nuser"}, Role::kRead, "", 1).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseRole("root").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(*ParseRole("admin"), Role::kAdmin);
+}
+
+TEST(Metrics, RendersCountersAndCumulativeHistograms) {
+  Metrics m;
+  m.Observe("/v1/retrieve", "POST", 200, 0.0004);
+  m.Observe("/v1/retrieve", "POST", 200, 0.003);
+  m.Observe("/v1/retrieve", "POST", 400, 0.0001);
+  const std::string text = m.Render();
+  EXPECT_NE(text.find("engram_http_requests_total{route=\"/v1/retrieve\",method=\"POST\",status=\"200\"} 2"),
+            std::string::npos);
+  EXPECT_NE(text.find("engram_http_requests_total{route=\"/v1/retrieve\",method=\"POST\",status=\"400\"} 1"),
+            std::string::npos);
+  EXPECT_NE(text.find("route=\"/v1/retrieve\",method=\"POST\",le=\"0.0005\"} 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("route=\"/v1/retrieve\",method=\"POST\",le=\"0.005\"} 3"), std::string::npos) << text;
+  EXPECT_NE(text.find("le=\"+Inf\"} 3"), std::string::npos);
+  EXPECT_NE(text.find("engram_http_request_duration_seconds_count{route=\"/v1/retrieve\",method=\"POST\"} 3"),
+            std::string::npos);
+  EXPECT_EQ(LabelValue("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+}
+
+TEST(Serve, ListenAddressesAndLoopback) {
+  std::string host;
+  int port = 0;
+  ASSERT_TRUE(ParseListen("127.0.0.1:8420", &host, &port).ok());
+  EXPECT_EQ(host, "127.0.0.1");
+  EXPECT_EQ(port, 8420);
+  ASSERT_TRUE(ParseListen("[::1]:0", &host, &port).ok());
+  EXPECT_EQ(host, "::1");
+  EXPECT_EQ(port, 0);
+  for (const char* bad : {"8420", ":8420", "localhost:", "host:99999", "host:8x"}) {
+    EXPECT_EQ(ParseListen(bad, &host, &port).code(), StatusCode::kInvalidArgument) << bad;
+  }
+  EXPECT_TRUE(IsLoopback("127.0.0.1"));
+  EXPECT_TRUE(IsLoopback("::1"));
+  EXPECT_TRUE(IsLoopback("localhost"));
+  EXPECT_FALSE(IsLoopback("0.0.0.0"));
+  EXPECT_FALSE(IsLoopback("192.168.1.5"));
+}
+
+}  // namespace
+}  // namespace engram::server
