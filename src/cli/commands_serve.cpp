@@ -92,6 +92,7 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
       }
       return m;
     };
+    o.chat_model = [&cli] { return cli.llm_client != nullptr; };
     code = server::Serve(o, std::cout);
   });
 

@@ -156,7 +156,8 @@ HttpResponse ErrorResponse(const ApiError& e, const std::string& request_id) {
 
 Api::Api(ApiOptions options, Metrics& metrics) : options_(std::move(options)), metrics_(metrics) {}
 
-void Api::SetReady(Engine* engine, ApiKeys* keys) {
+void Api::SetReady(Engine* engine, ApiKeys* keys, bool chat_model) {
+  chat_model_.store(chat_model);
   keys_.store(keys);
   engine_.store(engine);
 }
@@ -168,7 +169,12 @@ HttpResponse Api::TransportError(int status, const std::string& request_id) cons
       return ErrorResponse({413, "payload_too_large", "body: larger than the server's limit (--max-body)", ""},
                            request_id);
     case 500: return ErrorResponse({500, "internal", "internal error; the server log has the details", ""}, request_id);
-    default: return ErrorResponse({status, "bad_request", "the request could not be read", ""}, request_id);
+    default:
+      return ErrorResponse({status, "bad_request",
+                            "the request could not be read (a POST or PATCH needs a body or a Content-Length "
+                            "header: send {} when there are no fields)",
+                            ""},
+                           request_id);
   }
 }
 

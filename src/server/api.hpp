@@ -57,8 +57,9 @@ class Api {
   // Registers every route; call before HttpServer::Bind.
   void Register(HttpServer& server);
   // From now on /readyz is 200 and /v1 requests reach `engine` (both must
-  // outlive the server's Run).
-  void SetReady(Engine* engine, ApiKeys* keys);
+  // outlive the server's Run). `chat_model`: a model that answers chat is
+  // configured.
+  void SetReady(Engine* engine, ApiKeys* keys, bool chat_model);
   // The envelope for a status the transport produced itself.
   HttpResponse TransportError(int status, const std::string& request_id) const;
 
@@ -111,6 +112,7 @@ class Api {
   Metrics& metrics_;
   std::atomic<Engine*> engine_{nullptr};
   std::atomic<ApiKeys*> keys_{nullptr};
+  std::atomic<bool> chat_model_{false};
   Engine& engine() const { return *engine_.load(); }
 };
 

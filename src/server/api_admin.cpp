@@ -123,7 +123,10 @@ HttpResponse Api::RetryJobs(Call& c) {
   return Json(200, {{"retried", Check(engine().RetryFailedJobs(q))}});
 }
 
-HttpResponse Api::MetricsText(Call&) {
+HttpResponse Api::MetricsText(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({});
+  CheckArgs(a);
   std::string out = metrics_.Render();
   const engram::Stats s = Check(engine().GetStats(nullptr));  // the whole store: counts, no content
   const char* tier_help = "Memory items held now, by tier (whole store).";

@@ -17,11 +17,18 @@ namespace {
 
 constexpr long long kMaxTurnsPerRequest = 10000;
 
-TurnInput ReadTurn(const json& t, const std::string& at) {
+// One turn: a batch item, or (top_level) the request itself, which also
+// holds the scope fields.
+TurnInput ReadTurn(const json& t, const std::string& at, bool top_level) {
   if (!t.is_object()) Throw(400, "invalid_argument", at + ": expected an object", "turns");
   wire::Args a(t, "field");
-  a.Only({"user_text", "assistant_text", "time", "metadata", "source_ref", "user_name", "assistant_name",
-          "user_source_ref", "assistant_source_ref", "user", "assistant"});
+  if (top_level) {
+    a.Only({"user_text", "assistant_text", "time", "metadata", "source_ref", "user_name", "assistant_name",
+            "user_source_ref", "assistant_source_ref", "user", "assistant"});
+  } else {
+    a.Only({"user_text", "assistant_text", "time", "metadata", "source_ref", "user_name", "assistant_name",
+            "user_source_ref", "assistant_source_ref"});
+  }
   TurnInput in;
   in.user_text = a.Str("user_text", false, false);
   in.assistant_text = a.Str("assistant_text", false, false);
@@ -91,9 +98,9 @@ HttpResponse Api::AddTurns(Call& c) {
       Throw(400, "invalid_argument", "field 'turns': at most " + std::to_string(kMaxTurnsPerRequest) + " per request",
             "turns");
     }
-    for (std::size_t i = 0; i < list.size(); ++i) turns.push_back(ReadTurn(list[i], "turns[" + std::to_string(i) + "]"));
+    for (std::size_t i = 0; i < list.size(); ++i) turns.push_back(ReadTurn(list[i], "turns[" + std::to_string(i) + "]", false));
   } else {
-    turns.push_back(ReadTurn(c.body, "turn"));
+    turns.push_back(ReadTurn(c.body, "turn", true));
   }
   auto admitted = Check(engine().AddTurns(scope, turns));  // one transaction: all or nothing
   json out = json::array();
@@ -154,6 +161,11 @@ HttpResponse Api::Chat(Call& c) {
   CheckArgs(a);
   const Scope scope = TurnScope(c);
   if (!stream) return Json(200, ChatJson(Check(engine().Chat(scope, message, o))));
+  if (!chat_model_) {  // the answer the engine gives without streaming, before the stream starts
+    Throw(409, "failed_precondition",
+          "no language model is configured: set ENGRAM_LLM_BASE_URL and ENGRAM_LLM_MODEL (and "
+          "ENGRAM_LLM_API_KEY or OPENAI_API_KEY), or the [llm] table of engram.toml");
+  }
   HttpResponse r;
   r.content_type = "text/event-stream";
   Engine* e = engine_.load();

@@ -152,7 +152,7 @@ int Serve(const ServeOptions& o, std::ostream& out) {
     }
   }
   if (code == 0) {
-    api.SetReady(engine->get(), keys.get());
+    api.SetReady(engine->get(), keys.get(), o.chat_model && o.chat_model());
     out << "engram serve: ready (store " << o.db_path << (o.auth ? "" : ", no authentication") << ")" << std::endl;
   } else {
     server.Stop();

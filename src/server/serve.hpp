@@ -27,6 +27,8 @@ struct ServeOptions {
   // is bound, so /healthz answers while a large store is being checked.
   std::function<Result<std::unique_ptr<Engine>>()> open_engine;
   std::function<ModelCounters()> model_counters;
+  // Whether open_engine configures a chat model (read after it returned).
+  std::function<bool()> chat_model;
 };
 
 // "127.0.0.1:8420", "[::1]:8420", "localhost:0" -> host and port.

@@ -53,7 +53,9 @@ TEST(ServerReadme, CurlExamplesWorkAsPrinted) {
     EXPECT_EQ(r.exit_code, 0) << line << "\n" << r.err;
     EXPECT_FALSE(r.out.empty()) << line;
     EXPECT_EQ(r.out.find("\"error\""), std::string::npos) << line << "\n" << r.out;
-    if (line.find("/v1/retrieve") != std::string::npos) EXPECT_NE(r.out.find("Hanoi"), std::string::npos) << r.out;
+    if (line.find("/v1/retrieve") != std::string::npos) {
+      EXPECT_NE(r.out.find("Hanoi"), std::string::npos) << r.out;
+    }
   }
   EXPECT_GE(curls, 5);
   EXPECT_FALSE(setup.empty());

@@ -109,7 +109,7 @@ TEST_F(ServerTest, TenantsCannotSeeOrTouchEachOther) {
   ASSERT_EQ(search->status, 200);
   EXPECT_TRUE(Body(search)["results"].empty()) << search->body;
   EXPECT_TRUE(Body(Get(b, "/v1/turns?user=alice"))["turns"].empty());
-  for (const std::string path : {"/v1/memories/" + id + "?user=alice", "/v1/memories/" + id + "/history?user=alice"}) {
+  for (const std::string& path : {"/v1/memories/" + id + "?user=alice", "/v1/memories/" + id + "/history?user=alice"}) {
     auto r = Get(b, path);
     EXPECT_EQ(r->status, 404);
     EXPECT_EQ(Code(r), "not_found");
@@ -276,6 +276,13 @@ TEST_F(ServerTest, NoAuthOnlyOnLoopback) {
   Start({"--no-auth"});
   auto r = Post("", "/v1/turns", {{"user", "alice"}, {"user_text", "hi"}, {"assistant_text", "hello"}});
   EXPECT_EQ(r->status, 201) << r->body;
+  // Without a model, chat is 409 whether streamed or not (before any stream starts).
+  for (bool stream : {false, true}) {
+    auto chat = Post("", "/v1/chat", {{"user", "alice"}, {"message", "hi?"}, {"stream", stream}});
+    EXPECT_EQ(chat->status, 409) << chat->body;
+    EXPECT_EQ(Code(chat), "failed_precondition");
+  }
+  EXPECT_EQ(Body(Get("", "/v1/stats"))["turns_admitted"], 1);  // nothing admitted by the failed chats
 }
 
 TEST_F(ServerTest, ChatAnswersAndStreamsThroughTheModel) {
