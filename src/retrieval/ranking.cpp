@@ -76,6 +76,35 @@ std::vector<double> WithNeighbours(const Corpus& c, const std::vector<double>& l
   return nb;
 }
 
+// The messages written by the one speaker the query names, as a mask over the
+// corpus: a query term is a name when messages hold it in their name field.
+// Empty when the query names no speaker, or names several (its terms are in
+// the names of different speakers: "what do Anna and Ben both like?").
+std::vector<bool> NamedSpeakerMessages(const Corpus& c, const std::vector<QueryTerm>& terms) {
+  std::vector<bool> mask;
+  const std::string* speaker = nullptr;
+  for (const auto& t : terms) {
+    if (t.weight < 1.0) continue;  // an expansion (weighted below 1), not a word of the query
+    for (const auto& [ix, offset] : {std::pair{&c.idx.messages, std::size_t{0}}, {&c.stm.index, c.n_page}}) {
+      const int id = ix->TermId(t.term);
+      if (id < 0) continue;
+      for (const auto& post : ix->Postings(id)) {
+        if (post.name_tf == 0) continue;
+        const std::size_t d = offset + post.doc;
+        const std::string& name = SpeakerName(c.Entry(d), c.Side(d));
+        if (!speaker) {
+          speaker = &name;
+          mask.assign(c.n, false);
+        } else if (name != *speaker) {
+          return {};
+        }
+        mask[d] = true;
+      }
+    }
+  }
+  return mask;
+}
+
 }  // namespace
 
 bool AsksWhen(const std::string& query) {
@@ -132,10 +161,18 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     }
   }
 
+  std::vector<bool> by_speaker = p.speaker > 0 ? NamedSpeakerMessages(c, q.terms) : std::vector<bool>{};
+  if (!by_speaker.empty()) {
+    const double max_lex = *std::max_element(lex.begin(), lex.end());
+    for (std::size_t d = 0; d < n; ++d) {
+      if (lex[d] > 0 && lex[d] >= p.speaker_keep * max_lex) by_speaker[d] = true;
+    }
+  }
   std::vector<std::pair<double, std::size_t>> scored;  // score, doc
   for (std::size_t d = 0; d < n; ++d) {
     double s = max_nb > 0 ? nb[d] / max_nb : 0.0;
     if (have_vec) s += p.vector * cos[d];
+    if (!by_speaker.empty() && by_speaker[d]) s *= 1.0 + p.speaker;
     if (s > 0) scored.emplace_back(s, d);
   }
   // Best first; ties: newer first.

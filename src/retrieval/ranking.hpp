@@ -36,6 +36,20 @@ struct RankParams {
   // "When" questions: lexical evidence of messages with a time expression
   // counts this much more (measured: temporal recall@10 0.741 -> 0.760).
   double temporal = 0.5;
+  // Questions that name one of the speakers ("what does Anna do to relax?")
+  // are nearly always answered by that person's own messages (LoCoMo: 96% of
+  // the evidence of such questions, against 58% of the top 10 ranked on words
+  // alone, where messages addressing the person by name also match): the
+  // final score of the messages that speaker wrote is multiplied by
+  // 1 + speaker. Messages whose own lexical score reaches speaker_keep of the
+  // best one get the same factor whoever wrote them, so that a question
+  // naming the wrong person still finds what was said (LoCoMo's adversarial
+  // questions: recall@10 0.66 without this, 0.73 with it; 0.86 with no
+  // speaker factor at all). Measured on categories 1-4: recall@10
+  // 0.721 -> 0.755, multi-hop 0.395 -> 0.458, context recall within 1,000
+  // tokens 0.777 -> 0.810 (factors 0.3 and 3.5 gain less).
+  double speaker = 1.0;
+  double speaker_keep = 0.9;
 };
 const RankParams& DefaultRankParams();
 
@@ -54,6 +68,7 @@ struct RankedMessage {
 };
 
 struct RankQuery {
+  // The query's own terms (weight 1) and its expansions (weight below 1).
   std::vector<QueryTerm> terms;
   const Vector* vector = nullptr;  // null: lexical evidence only
   bool asks_when = false;          // the question asks for a time

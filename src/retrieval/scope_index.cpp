@@ -27,6 +27,11 @@ bool HasTimeExpression(const std::string& s) {
   return false;
 }
 
+const std::string& SpeakerName(const TurnEntry& e, int side) {
+  static const std::string kDefault[2] = {"User", "Assistant"};
+  return e.names[side].empty() ? kDefault[side] : e.names[side];
+}
+
 void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs) {
   for (std::size_t e = 0; e < entries.size(); ++e) {
     TurnEntry& t = entries[e];
@@ -34,8 +39,7 @@ void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::ve
       MessageTerms terms;
       terms.text = text::Terms(t.texts[side]);
       if (t.texts[side].find_first_not_of(" \t\r\n") == std::string::npos) continue;
-      const std::string name = t.names[side].empty() ? std::string(side == 0 ? "User" : "Assistant")
-                                                     : t.names[side];
+      const std::string& name = SpeakerName(t, side);
       terms.name = text::Terms(name);
       t.lines[side] = name + ": " + t.texts[side];
       t.tokens[side] = text::EstimateTokens(t.lines[side]);

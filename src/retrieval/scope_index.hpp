@@ -53,6 +53,10 @@ struct MessageDoc {
   std::uint8_t side = 0;  // 0 user, 1 assistant
 };
 
+// The name a message is rendered and indexed under: the side's speaker name,
+// or "User" / "Assistant" when the turn gives none.
+const std::string& SpeakerName(const TurnEntry& e, int side);
+
 // True when a text holds a time expression ("yesterday", "last week", "in
 // May", "2022", "two days ago"...).
 bool HasTimeExpression(const std::string& text);

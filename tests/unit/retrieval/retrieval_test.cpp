@@ -182,6 +182,37 @@ TEST(Context, FactsDrawnFromPagesInTheContextAreSkipped) {
 namespace engram::retrieval {
 namespace {
 
+TEST(Ranking, QuestionsNamingOneSpeakerFavourTheirMessages) {
+  ScopeIndex idx = Snapshot({Entry(1, "Ben, how was the hiking trip to the lake?", "", 0),
+                             Entry(2, "Ben, hiking again?", "Hours of hiking, my legs hurt so much", 5 * kDay),
+                             Entry(3, "I baked bread", "Smells good", 9 * kDay)});
+  StmMessages stm;
+  RankParams words_only = DefaultRankParams();
+  words_only.speaker = 0;
+  auto order = [&](const std::string& question, const RankParams& p) {
+    RankQuery q;
+    q.terms = QueryTerms(question);
+    std::vector<std::pair<std::int64_t, int>> out;  // turn, side
+    for (const auto& m : RankMessages(idx, stm, q, p, 10)) out.emplace_back(m.entry->turn_id, m.side);
+    return out;
+  };
+  const std::pair<std::int64_t, int> ana_lake{1, 0}, ana_again{2, 0}, ben_hiked{2, 1};
+  // On words alone the messages addressing Ben by name come first.
+  auto plain = order("Where did Ben go hiking with the lake trip?", words_only);
+  ASSERT_GE(plain.size(), 3u);
+  EXPECT_EQ(plain[0], ana_lake);
+  EXPECT_EQ(plain[1], ana_again);
+  // About Ben: his own message rises above Ana's weaker match, while the
+  // best match of the question's words stays first whoever wrote it.
+  auto about_ben = order("Where did Ben go hiking with the lake trip?", DefaultRankParams());
+  ASSERT_GE(about_ben.size(), 3u);
+  EXPECT_EQ(about_ben[0], ana_lake);
+  EXPECT_EQ(about_ben[1], ben_hiked);
+  // A question naming both speakers is ranked on words alone.
+  EXPECT_EQ(order("Did Ana and Ben go hiking with the lake trip?", DefaultRankParams()),
+            order("Did Ana and Ben go hiking with the lake trip?", words_only));
+}
+
 TEST(Ranking, TimeQuestionsAndTimeExpressions) {
   EXPECT_TRUE(AsksWhen("When did Ana fix the bike?"));
   EXPECT_TRUE(AsksWhen("In what year did she move?"));
