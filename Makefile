@@ -4,7 +4,7 @@ PRESET ?= dev
 BUILD_DIR := $(if $(filter dev,$(PRESET)),build,build-$(PRESET))
 JOBS ?= 2
 
-.PHONY: all bootstrap configure build run test bench clean mcp-client-deps
+.PHONY: all bootstrap configure build run test bench bench-http clean mcp-client-deps
 
 all: build
 
@@ -36,6 +36,11 @@ test: build mcp-client-deps
 
 bench: build
 	@$(BUILD_DIR)/engram bench
+
+# Mixed HTTP load on loopback (docs/PERFORMANCE.md): the release build when present
+# (make build PRESET=release), else $(BUILD_DIR). Settings: see scripts/bench-http.
+bench-http: build
+	@scripts/bench-http
 
 clean:
 	rm -rf build build-release build-asan build-tsan
