@@ -209,6 +209,7 @@ void EngineImpl::WorkerLoop() {
     }
     lock.unlock();
     (void)Maintain(nullptr);  // failures are recorded on the jobs themselves
+    RefreshIndexes();
     lock.lock();
   }
 }
@@ -285,16 +286,53 @@ Result<int> EngineImpl::RetryFailedJobs() {
 
 Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
     sql::Db* db, std::int64_t scope_id, std::int64_t data_version) {
+  std::unique_lock<std::mutex> lock(index_mu_);
+  auto it = indexes_.find(scope_id);
+  if (it != indexes_.end() && it->second->data_version == data_version) return it->second;
+  auto b = index_builds_.find(scope_id);
+  if (b != index_builds_.end() && b->second.data_version == data_version) {
+    std::shared_future<IndexResult> pending = b->second.result;
+    lock.unlock();
+    return pending.get();
+  }
+  std::promise<IndexResult> promise;
+  index_builds_[scope_id] = IndexBuild{data_version, promise.get_future().share()};
+  lock.unlock();
+  // Built outside the lock, in this reader's read transaction (the snapshot
+  // at data_version); others needing the same version wait for it above.
+  IndexResult idx = retrieval::LoadScopeIndex(db, scope_id, data_version);
+  lock.lock();
+  if (idx.ok()) {
+    auto& slot = indexes_[scope_id];
+    if (!slot || slot->data_version < data_version) slot = *idx;
+  }
+  b = index_builds_.find(scope_id);
+  if (b != index_builds_.end() && b->second.data_version == data_version) index_builds_.erase(b);
+  lock.unlock();
+  promise.set_value(idx);
+  return idx;
+}
+
+void EngineImpl::RefreshIndexes() {
+  std::vector<std::pair<std::int64_t, std::int64_t>> cached;  // scope id, data_version
   {
     std::lock_guard<std::mutex> lock(index_mu_);
-    auto it = indexes_.find(scope_id);
-    if (it != indexes_.end() && it->second->data_version == data_version) return it->second;
+    for (const auto& [id, idx] : indexes_) cached.emplace_back(id, idx->data_version);
   }
-  ENGRAM_ASSIGN_OR_RETURN(auto idx, retrieval::LoadScopeIndex(db, scope_id, data_version));
-  std::lock_guard<std::mutex> lock(index_mu_);
-  auto& slot = indexes_[scope_id];
-  if (!slot || slot->data_version < data_version) slot = idx;
-  return idx;
+  if (cached.empty()) return;
+  auto lease = AcquireReader();
+  if (!lease.ok()) return;
+  sql::Db* db = (*lease)->db();
+  for (const auto& [id, version] : cached) {
+    {
+      std::lock_guard<std::mutex> lock(worker_mu_);
+      if (worker_stop_) return;
+    }
+    auto snapshot = sql::ReadTxn::Begin(db);
+    if (!snapshot.ok()) return;
+    auto now = memory::QueryInt(db, "SELECT data_version FROM scopes WHERE id = ?", id, 0, 1);
+    if (now.ok() && *now != version) (void)IndexFor(db, id, *now);  // a failure is retried by the next reader
+  }
 }
 
 Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::string& query,

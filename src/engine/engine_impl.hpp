@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -129,6 +130,9 @@ class EngineImpl final : public Engine {
   void DropFactVectors(const std::vector<std::int64_t>& scope_ids);
   void WorkerLoop();
   void Wake();
+  // Rebuilds the cached snapshots that a commit made stale (background
+  // maintenance only), so that the next retrieval finds them ready.
+  void RefreshIndexes();
 
   EngineOptions options_;
   memory::MemoryConfig config_;
@@ -149,6 +153,14 @@ class EngineImpl final : public Engine {
 
   std::mutex index_mu_;
   std::map<std::int64_t, std::shared_ptr<const retrieval::ScopeIndex>> indexes_;
+  // Snapshot builds in progress, one per scope: readers that need the same
+  // data_version wait for it instead of building it again.
+  using IndexResult = Result<std::shared_ptr<const retrieval::ScopeIndex>>;
+  struct IndexBuild {
+    std::int64_t data_version = -1;
+    std::shared_future<IndexResult> result;
+  };
+  std::map<std::int64_t, IndexBuild> index_builds_;  // guarded by index_mu_
 
   std::mutex fact_vectors_mu_;
   std::map<std::int64_t, std::shared_ptr<const memory::facts::FactVectors>> fact_vectors_;
