@@ -165,6 +165,11 @@ void Api::SetReady(Engine* engine, ApiKeys* keys, bool chat_model) {
 HttpResponse Api::TransportError(int status, const std::string& request_id) const {
   switch (status) {
     case 404: return ErrorResponse({404, "no_route", "no such route; see docs/openapi.yaml", ""}, request_id);
+    case 405:
+      return ErrorResponse({405, "method_not_allowed", "this path does not take this method; the Allow header lists "
+                                                       "the ones it takes",
+                            ""},
+                           request_id);
     case 413:
       return ErrorResponse({413, "payload_too_large", "body: larger than the server's limit (--max-body)", ""},
                            request_id);

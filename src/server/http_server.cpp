@@ -9,6 +9,7 @@
 #include <chrono>
 #include <iostream>
 #include <random>
+#include <regex>
 #include <thread>
 
 namespace engram::server {
@@ -112,6 +113,18 @@ struct HttpServer::Impl {
   // Run() then returns at once instead of serving forever.
   std::atomic<bool> stop_requested{false};
   std::atomic<bool> running{false};
+  std::vector<std::pair<std::string, std::regex>> routes;  // method, pattern (for 405)
+
+  // The methods a path is served with ("" when the path matches no route).
+  std::string AllowedMethods(const std::string& path) const {
+    std::string allow;
+    for (const auto& [method, pattern] : routes) {
+      if (std::regex_match(path, pattern) && allow.find(method) == std::string::npos) {
+        allow += (allow.empty() ? "" : ", ") + method;
+      }
+    }
+    return allow;
+  }
 
   HttpResponse ErrorFor(int status, const std::string& id) const {
     if (error_responder) return error_responder(status, id);
@@ -169,10 +182,17 @@ HttpServer::HttpServer(HttpServerOptions options) : impl_(std::make_unique<Impl>
   });
   // Statuses the transport sets itself (no route, payload too large, an
   // unreadable request) get the API's error body; handler bodies are kept.
-  svr.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request&, httplib::Response& res) {
+  svr.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req, httplib::Response& res) {
     if (!res.body.empty() || res.is_chunked_content_provider_) return httplib::Server::HandlerResponse::Unhandled;
     std::string id = res.get_header_value("X-Request-Id");
     if (id.empty()) id = NewRequestId();
+    if (res.status == 404) {  // a known path with another method is 405 with Allow
+      const std::string allow = impl_->AllowedMethods(req.path);
+      if (!allow.empty()) {
+        res.status = 405;
+        res.set_header("Allow", allow);
+      }
+    }
     Apply(impl_->ErrorFor(res.status, id), id, res);
     return httplib::Server::HandlerResponse::Handled;
   }));
@@ -192,6 +212,7 @@ HttpServer::~HttpServer() = default;
 
 void HttpServer::Route(const std::string& method, const std::string& path, HttpHandler handler) {
   const std::string pattern = PathPattern(path);
+  impl_->routes.emplace_back(method, std::regex(pattern));
   auto h = [this, path, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
     impl_->Handle(path, handler, req, res);
   };

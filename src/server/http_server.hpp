@@ -59,7 +59,8 @@ struct HttpServerOptions {
 using RequestObserver = std::function<void(const std::string& route, const std::string& method, int status,
                                            double seconds)>;
 // Produces the response for a status the transport decided itself (404 with
-// no route, 413 over the payload limit, 400 for an unreadable request, 500).
+// no route, 405 for a known path with another method (the Allow header is
+// set), 413 over the payload limit, 400 for an unreadable request, 500).
 using ErrorResponder = std::function<HttpResponse(int status, const std::string& request_id)>;
 
 class HttpServer {

@@ -214,6 +214,12 @@ TEST(ServerOpenApi, EveryDocumentedRouteAnswers) {
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
   EXPECT_EQ(json::parse(missing->body)["error"]["code"], "no_route") << missing->body;
+  // A known path with a method it does not take: 405 with the methods it does.
+  auto wrong_method = cli->Put("/v1/memories", "{}", "application/json");
+  ASSERT_TRUE(wrong_method);
+  EXPECT_EQ(wrong_method->status, 405);
+  EXPECT_EQ(wrong_method->get_header_value("Allow"), "POST, GET, DELETE");
+  EXPECT_EQ(json::parse(wrong_method->body)["error"]["code"], "method_not_allowed") << wrong_method->body;
   EXPECT_EQ(server.Stop(), 0) << server.output();
 }
 
