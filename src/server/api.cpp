@@ -203,6 +203,10 @@ void Api::Add(HttpServer& s, const char* method, const char* path, Role role, Bo
         Throw(403, "forbidden", std::string("this API key's role (") + RoleName(c.who.role) + ") may not do this; it needs " +
                                     RoleName(role));
       }
+      if (json_body && !req.query.empty()) {
+        const std::string& k = req.query.begin()->first;
+        Throw(400, "invalid_argument", "parameter '" + k + "': this route takes its fields in the JSON body", k);
+      }
       c.body = json_body ? ParseBody(req) : QueryJson(req);
       return h(c);
     } catch (const ApiError& e) {

@@ -138,7 +138,10 @@ int Serve(const ServeOptions& o, std::ostream& out) {
   } else {
     keys = std::move(*k);
     auto active = keys->CountActive();
-    if (o.auth && active.ok() && *active == 0) {
+    if (!active.ok()) {
+      out << "engram serve: cannot read the API keys: " << active.status().ToString() << std::endl;
+      code = 1;
+    } else if (o.auth && *active == 0) {
       auto created = keys->Create(o.tenant, {}, Role::kAdmin, "first admin key", NowMs());
       Status written = created.ok() ? WriteKeyFile(o.admin_key_file, created->second) : created.status();
       if (!written.ok()) {

@@ -198,6 +198,9 @@ TEST_F(ServerTest, BadInputIsA4xxNamingTheFieldAndWritesNothing) {
   auto unknown = Post(k, "/v1/retrieve", {{"user", "alice"}, {"query", "x"}, {"top_k", 5}});
   EXPECT_EQ(unknown->status, 400);
   EXPECT_EQ(Body(unknown)["error"]["field"], "top_k");
+  auto in_query = c->Post("/v1/retrieve?user=bob", json({{"user", "alice"}, {"query", "x"}}).dump(), "application/json");
+  EXPECT_EQ(in_query->status, 400);
+  EXPECT_EQ(Body(in_query)["error"]["field"], "user");
   auto range = Get(k, "/v1/turns?user=alice&limit=0");
   EXPECT_EQ(Body(range)["error"]["field"], "limit");
   // One bad turn in a batch: the whole batch is refused.
