@@ -1,5 +1,6 @@
 #include "server/api.hpp"
 
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <set>
@@ -31,7 +32,8 @@ json QueryJson(const HttpRequest& req) {
       char* end = nullptr;
       const double d = std::strtod(v.c_str(), &end);
       if (!v.empty() && end && *end == '\0') {
-        if (v.find_first_of(".eE") == std::string::npos) j[k] = static_cast<long long>(d);
+        // Integers stay integers while exact; larger values are range errors later.
+        if (v.find_first_of(".eE") == std::string::npos && std::fabs(d) < 9e15) j[k] = static_cast<long long>(d);
         else j[k] = d;
         continue;
       }
@@ -62,7 +64,8 @@ json ParseBody(const HttpRequest& req) {
 std::string PresentedKey(const HttpRequest& req) {
   std::string auth = req.Header("authorization");
   if (auth.size() > 7 && (auth.compare(0, 7, "Bearer ") == 0 || auth.compare(0, 7, "bearer ") == 0)) {
-    return auth.substr(auth.find_first_not_of(' ', 7));
+    const auto start = auth.find_first_not_of(' ', 7);
+    return start == std::string::npos ? std::string() : auth.substr(start);
   }
   return req.Header("x-api-key");
 }

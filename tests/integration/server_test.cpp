@@ -79,6 +79,8 @@ TEST_F(ServerTest, FirstStartCreatesOneAdminKeyReadableOnlyByItsOwner) {
   EXPECT_EQ(Code(unauth), "unauthorized");
   auto bad = Get("egk_000000000000_not-a-key", "/v1/stats");
   EXPECT_EQ(bad->status, 401);
+  auto blank = server_->Client()->Get("/v1/stats", {{"Authorization", "Bearer    "}});
+  EXPECT_EQ(blank->status, 401) << blank->body;
   EXPECT_EQ(server_->Stop(), 0) << server_->output();
 
   // A second start finds the key: no new key, the old one still works.
