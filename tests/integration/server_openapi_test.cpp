@@ -223,6 +223,65 @@ TEST(ServerOpenApi, EveryDocumentedRouteAnswers) {
   EXPECT_EQ(server.Stop(), 0) << server.output();
 }
 
+// Every documented route with each field (or query parameter) of its valid
+// request replaced by values of the wrong type, size or shape, and with
+// bodies that are not objects: always a 4xx envelope or a success, never a
+// 5xx, and the server stays up and stops cleanly.
+TEST(ServerOpenApi, HostileInputNeverFailsTheServer) {
+  testing::TempDir home;
+  testing::ServerProcess server(ENGRAM_BINARY, home.path());
+  ASSERT_TRUE(server.started()) << server.output();
+  auto cli = server.Client(server.admin_key());
+  auto added = cli->Post("/v1/memories", json{{"user", "alice"}, {"text", "Alice loves ramen"}, {"infer", false}}.dump(),
+                         "application/json");
+  ASSERT_TRUE(added);
+  const std::string id = json::parse(added->body)["results"][0]["id"];
+  const std::vector<json> values = {nullptr, 12345, -1, 1e308, "", std::string(5000, 'x'), json::array(),
+                                    json::object(), true, "\x01\n", json::array({1, "a", nullptr})};
+  const std::vector<std::string> bodies = {"[]", "null", "\"text\"", "{", "{\"user\": }", std::string(3, '\0'),
+                                           "{\"user\": \"alice\", \"user\": 1}"};
+  int requests = 0;
+  auto check = [&](const std::string& method, const std::string& target, const std::string& body) {
+    auto res = Send(*cli, method, target, body, "application/json");
+    ASSERT_TRUE(res) << method << " " << target;
+    ++requests;
+    EXPECT_LT(res->status, 500) << method << " " << target << " " << body.substr(0, 200) << "\n" << res->body;
+    if (res->status >= 400 && target != "/metrics") {
+      const json err = json::parse(res->body, nullptr, false);
+      EXPECT_TRUE(err.is_object() && err.contains("error")) << res->body;
+    }
+  };
+  for (const auto& [op, req] : KnownRequests()) {
+    const auto& [method, path] = op;
+    std::string base = path;
+    if (auto at = base.find("{id}"); at != std::string::npos) base.replace(at, 4, id);
+    const bool has_body = method != "GET" && method != "DELETE" && req.raw.empty();
+    if (has_body) {
+      for (const auto& b : bodies) check(method, base + (req.query.empty() ? "" : "?" + req.query), b);
+      for (const auto& [field, unused] : req.body.items()) {
+        for (const auto& v : values) {
+          json body = req.body;
+          body[field] = v;
+          check(method, base, body.dump());
+        }
+      }
+    } else if (!req.query.empty()) {
+      const auto eq = req.query.find('=');
+      const std::string name = req.query.substr(0, eq);
+      const std::vector<std::string> query_values = {"", "%00", "x%0Ay", std::string(5000, 'y'), "-1", "1e999", "%C3%28"};
+      for (const auto& v : query_values) {
+        check(method, base + "?" + name + "=" + v, req.raw);
+        check(method, base + "?" + req.query + "&limit=" + v, req.raw);
+      }
+    }
+  }
+  EXPECT_GT(requests, 300);
+  auto alive = cli->Get("/healthz");
+  ASSERT_TRUE(alive);
+  EXPECT_EQ(alive->status, 200);
+  EXPECT_EQ(server.Stop(), 0) << server.output();
+}
+
 TEST(ServerOpenApi, EveryServedRouteIsDocumented) {
   const std::set<Op> served = ServedOps();
   ASSERT_GE(served.size(), 20u) << "too few route registrations found in src/server/*.cpp";
