@@ -178,10 +178,7 @@ HttpResponse Api::TransportError(int status, const std::string& request_id) cons
                            request_id);
     case 500: return ErrorResponse({500, "internal", "internal error; the server log has the details", ""}, request_id);
     default:
-      return ErrorResponse({status, "bad_request",
-                            "the request could not be read (a POST or PATCH needs a body or a Content-Length "
-                            "header: send {} when there are no fields)",
-                            ""},
+      return ErrorResponse({status, "bad_request", "the request could not be read (malformed HTTP or body)", ""},
                            request_id);
   }
 }

@@ -135,13 +135,13 @@ struct HttpServer::Impl {
     return r;
   }
 
-  void Handle(const std::string& pattern, const HttpHandler& handler, const httplib::Request& req,
+  void Handle(const std::string& pattern, const HttpHandler& handler, const httplib::Request& req, std::string body,
               httplib::Response& res) {
     t_route = pattern;
     HttpRequest r;
     r.method = req.method;
     r.path = req.path;
-    r.body = req.body;
+    r.body = std::move(body);
     r.remote_addr = req.remote_addr;
     for (std::size_t i = 1; i < req.matches.size(); ++i) r.params.push_back(req.matches[i].str());
     for (const auto& [k, v] : req.params) r.query.emplace(k, v);
@@ -213,14 +213,42 @@ HttpServer::~HttpServer() = default;
 void HttpServer::Route(const std::string& method, const std::string& path, HttpHandler handler) {
   const std::string pattern = PathPattern(path);
   impl_->routes.emplace_back(method, std::regex(pattern));
-  auto h = [this, path, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
-    impl_->Handle(path, handler, req, res);
+  auto h = [this, path, handler](const httplib::Request& req, httplib::Response& res) {
+    impl_->Handle(path, handler, req, req.body, res);
+  };
+  // Bodies are read by the route itself: httplib would otherwise parse a body
+  // sent as application/x-www-form-urlencoded (curl -d's default type) into
+  // query parameters, and refuse one over 8 KiB with 413.
+  auto with_body = [this, path, handler](const httplib::Request& req, httplib::Response& res,
+                                         const httplib::ContentReader& read) {
+    std::string body;
+    // A request with neither header has no body (RFC 9112 6.3); httplib
+    // would wait for the connection to close.
+    if (!req.has_header("Content-Length") && !req.has_header("Transfer-Encoding")) {
+      impl_->Handle(path, handler, req, std::move(body), res);
+      return;
+    }
+    const std::size_t max = impl_->options.max_body_bytes;
+    bool too_large = false;
+    const bool ok = read([&](const char* data, std::size_t n) {
+      if (body.size() + n > max) return !(too_large = true);
+      body.append(data, n);
+      return true;
+    });
+    if (!ok) {
+      const int status = too_large || res.status == 413 ? 413 : 400;
+      const std::string id = NewRequestId();
+      t_route = path;
+      Apply(impl_->ErrorFor(status, id), id, res);
+      return;
+    }
+    impl_->Handle(path, handler, req, std::move(body), res);
   };
   auto& svr = impl_->svr;
   if (method == "GET") svr.Get(pattern, h);
-  else if (method == "POST") svr.Post(pattern, h);
-  else if (method == "PUT") svr.Put(pattern, h);
-  else if (method == "PATCH") svr.Patch(pattern, h);
+  else if (method == "POST") svr.Post(pattern, with_body);
+  else if (method == "PUT") svr.Put(pattern, with_body);
+  else if (method == "PATCH") svr.Patch(pattern, with_body);
   else if (method == "DELETE") svr.Delete(pattern, h);
 }
 

@@ -1,7 +1,11 @@
 // `engram serve` end to end on the real binary: tenants and keys, bad input,
 // graceful shutdown during a batch import, streaming chat, metrics.
 #include <gtest/gtest.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <set>
@@ -21,6 +25,28 @@ namespace {
 
 const std::vector<std::string> kNoModels = {"ENGRAM_LLM_BASE_URL=", "ENGRAM_LLM_MODEL=", "ENGRAM_EMBED_BASE_URL=",
                                             "ENGRAM_EMBED_MODEL=", "ENGRAM_DB="};
+
+// Sends raw bytes to 127.0.0.1:port and returns what comes back within 10 s
+// (until the server closes or the response's first line and headers arrived).
+std::string RawExchange(int port, const std::string& request) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  timeval tv{10, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::string out;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
+    char buf[4096];
+    for (ssize_t n; out.find("\r\n\r\n{") == std::string::npos && (n = recv(fd, buf, sizeof buf, 0)) > 0;) {
+      out.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+  close(fd);
+  return out;
+}
 
 class ServerTest : public ::testing::Test {
  protected:
@@ -216,6 +242,17 @@ TEST_F(ServerTest, BadInputIsA4xxNamingTheFieldAndWritesNothing) {
   EXPECT_EQ(big->status, 413);
   EXPECT_EQ(Code(big), "payload_too_large");
   EXPECT_EQ(Body(Get(k, "/v1/stats"))["turns_admitted"], 0);
+  // What common clients send: a JSON body typed as a form (curl -d), larger
+  // than 8 KiB, is read as JSON; a POST with no body and no Content-Length is {}.
+  json many = json::array();
+  for (int i = 0; i < 300; ++i) many.push_back({{"user_text", "form-typed note " + std::to_string(i)}, {"assistant_text", "ok"}});
+  auto form = c->Post("/v1/turns", json({{"user", "alice"}, {"turns", many}}).dump(), "application/x-www-form-urlencoded");
+  ASSERT_TRUE(form);
+  EXPECT_EQ(form->status, 201) << form->body.substr(0, 300);
+  const std::string raw = RawExchange(server_->port(), "POST /v1/maintain HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                                                          k + "\r\n\r\n");
+  EXPECT_EQ(raw.rfind("HTTP/1.1 200", 0), 0u) << raw;
+  EXPECT_EQ(Body(Get(k, "/v1/stats"))["turns_admitted"], 300);
   auto none = Get(k, "/v1/nothing-here");
   EXPECT_EQ(none->status, 404);
   EXPECT_EQ(Code(none), "no_route");
