@@ -56,6 +56,8 @@ json ParseBody(const HttpRequest& req) {
     const bool utf8 = what.find("UTF-8") != std::string::npos;
     Throw(400, "invalid_json",
           std::string("body: ") + (utf8 ? "invalid UTF-8" : "not valid JSON") + " at byte " + std::to_string(e.byte));
+  } catch (const json::exception&) {  // e.g. out_of_range: a number beyond double
+    Throw(400, "invalid_json", "body: a number is out of range");
   }
   if (!j.is_object()) Throw(400, "invalid_json", "body: expected a JSON object");
   return j;

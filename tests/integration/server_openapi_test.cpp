@@ -239,7 +239,8 @@ TEST(ServerOpenApi, HostileInputNeverFailsTheServer) {
   const std::vector<json> values = {nullptr, 12345, -1, 1e308, "", std::string(5000, 'x'), json::array(),
                                     json::object(), true, "\x01\n", json::array({1, "a", nullptr})};
   const std::vector<std::string> bodies = {"[]", "null", "\"text\"", "{", "{\"user\": }", std::string(3, '\0'),
-                                           "{\"user\": \"alice\", \"user\": 1}"};
+                                           "{\"user\": \"alice\", \"user\": 1}", "{\"user\": 1e999}",
+                                           "{\"user\": \"\\ud800\"}", "{\"user\": \"caf\xe9\"}"};
   int requests = 0;
   auto check = [&](const std::string& method, const std::string& target, const std::string& body) {
     auto res = Send(*cli, method, target, body, "application/json");
