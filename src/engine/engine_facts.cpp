@@ -382,6 +382,7 @@ Result<MemoryPurgeResult> EngineImpl::PurgeWhere(const MemoryScope& scope, const
   {
     std::lock_guard<std::mutex> il(index_mu_);
     for (auto s : scopes) indexes_.erase(s);  // cached snapshots held the texts
+    ++index_epoch_;
   }
   DropFactVectors(scopes);  // and the embeddings
   // No erased term may survive in old FTS segments or in the WAL.

@@ -297,14 +297,28 @@ Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
   }
   std::promise<IndexResult> promise;
   index_builds_[scope_id] = IndexBuild{data_version, promise.get_future().share()};
+  // An older cached snapshot is the base of an incremental build.
+  std::shared_ptr<const retrieval::ScopeIndex> previous =
+      it != indexes_.end() && it->second->data_version < data_version ? it->second : nullptr;
+  const std::uint64_t epoch = index_epoch_;
   lock.unlock();
   // Built outside the lock, in this reader's read transaction (the snapshot
   // at data_version); others needing the same version wait for it above.
-  IndexResult idx = retrieval::LoadScopeIndex(db, scope_id, data_version);
+  IndexResult idx = retrieval::LoadScopeIndex(db, scope_id, data_version, previous.get());
   lock.lock();
-  if (idx.ok()) {
+  if (index_epoch_ != epoch && previous) {
+    // Content was erased meanwhile: the base may be from before; start over.
+    lock.unlock();
+    idx = retrieval::LoadScopeIndex(db, scope_id, data_version);
+    lock.lock();
+  }
+  std::shared_ptr<const retrieval::ScopeIndex> replaced;  // freed after the lock is released
+  if (idx.ok() && index_epoch_ == epoch) {
     auto& slot = indexes_[scope_id];
-    if (!slot || slot->data_version < data_version) slot = *idx;
+    if (!slot || slot->data_version < data_version) {
+      replaced = std::move(slot);
+      slot = *idx;
+    }
   }
   b = index_builds_.find(scope_id);
   if (b != index_builds_.end() && b->second.data_version == data_version) index_builds_.erase(b);

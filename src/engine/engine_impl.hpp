@@ -161,6 +161,10 @@ class EngineImpl final : public Engine {
     std::shared_future<IndexResult> result;
   };
   std::map<std::int64_t, IndexBuild> index_builds_;  // guarded by index_mu_
+  // Bumped (under index_mu_) whenever cached snapshots are dropped because
+  // content was erased or re-embedded: a build that started before must not
+  // be cached nor serve as the base of an incremental build.
+  std::uint64_t index_epoch_ = 0;
 
   std::mutex fact_vectors_mu_;
   std::map<std::int64_t, std::shared_ptr<const memory::facts::FactVectors>> fact_vectors_;

@@ -310,6 +310,7 @@ Result<std::int64_t> EngineImpl::ForgetUser(const std::string& tenant, const std
     {
       std::lock_guard<std::mutex> il(index_mu_);
       indexes_.erase(sc.id);
+      ++index_epoch_;
     }
     std::lock_guard<std::mutex> fl(fact_vectors_mu_);
     fact_vectors_.erase(sc.id);

@@ -355,6 +355,7 @@ Result<ReembedReport> EngineImpl::Reembed(std::shared_ptr<Embedder> target, Prog
     {
       std::lock_guard<std::mutex> il(index_mu_);
       indexes_.clear();
+      ++index_epoch_;
     }
     // This engine keeps working only if its own embedder is the new one.
     embedder_ok_ = Identity(embedder_->Name(), embedder_->Dimension()) == to_id;

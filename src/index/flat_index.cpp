@@ -38,6 +38,17 @@ bool FlatIndex::Add(std::int64_t id, const std::vector<float>& v) {
   return true;
 }
 
+void FlatIndex::AssignWithRoom(const FlatIndex& other, std::size_t rows) {
+  dim_ = other.dim_;
+  const std::size_t d = static_cast<std::size_t>(dim_), w = 2 * static_cast<std::size_t>(words());
+  ids_.reserve(rows);
+  data_.reserve(rows * d);
+  codes_.reserve(rows * w);
+  ids_.assign(other.ids_.begin(), other.ids_.end());
+  data_.assign(other.data_.begin(), other.data_.end());
+  codes_.assign(other.codes_.begin(), other.codes_.end());
+}
+
 std::size_t FlatIndex::MemoryBytes() const {
   return data_.capacity() * sizeof(float) + ids_.capacity() * sizeof(std::int64_t) +
          codes_.capacity() * sizeof(std::uint64_t);

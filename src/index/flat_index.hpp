@@ -27,6 +27,9 @@ class FlatIndex {
   // Appends a vector of dimension dim() (the first Add fixes dim when 0).
   // Vectors of another dimension are ignored and false is returned.
   bool Add(std::int64_t id, const std::vector<float>& v);
+  // Copies `other` (same rows, codes and dimension) with room for `rows`
+  // rows in all, so that appending up to that many rows never reallocates.
+  void AssignWithRoom(const FlatIndex& other, std::size_t rows);
   // The k best (id, score) pairs by inner product, best first; approximate
   // from kApproxMinRows rows on (see above).
   std::vector<std::pair<std::int64_t, float>> Search(const std::vector<float>& q, int k) const;

@@ -32,8 +32,9 @@ const std::string& SpeakerName(const TurnEntry& e, int side) {
   return e.names[side].empty() ? kDefault[side] : e.names[side];
 }
 
-void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs) {
-  for (std::size_t e = 0; e < entries.size(); ++e) {
+void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs,
+                   std::size_t first) {
+  for (std::size_t e = first; e < entries.size(); ++e) {
     TurnEntry& t = entries[e];
     for (int side = 0; side < 2; ++side) {
       MessageTerms terms;
@@ -64,16 +65,14 @@ std::size_t ScopeIndex::MemoryBytes() const {
          page_entry.size() * 32 + messages.MemoryBytes() + message_docs.size() * sizeof(MessageDoc);
 }
 
-Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64_t scope_id,
-                                                         std::int64_t data_version) {
-  auto idx = std::make_shared<ScopeIndex>();
-  idx->scope_id = scope_id;
-  idx->data_version = data_version;
+namespace {
+
+Status LoadSegments(sql::Db* db, ScopeIndex* idx) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * s,
       db->Prepare("SELECT id, embedding, archived_at IS NOT NULL FROM segments WHERE scope_id = ? "
                   "ORDER BY id"));
-  s->Bind(1, scope_id);
+  s->Bind(1, idx->scope_id);
   for (;;) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, s->Step());
     if (!row) break;
@@ -81,14 +80,66 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
     idx->segment_archived[s->Int(0)] = s->Int(2) != 0;
   }
   s->Reset();
+  return Status::Ok();
+}
+
+// What may change on a page after it was written: its segment (never, so
+// far, but cheap to re-read) and its chain links (the next page is set when
+// the following page arrives). In turn order.
+struct PageState {
+  std::int64_t id = 0;
+  PageRef ref;
+};
+
+Result<std::vector<PageState>> LoadPageStates(sql::Db* db, std::int64_t scope_id) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * p, db->Prepare("SELECT p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page FROM turns t "
+                                 "JOIN pages p ON p.id = t.page_id WHERE t.scope_id = ? ORDER BY t.seq"));
+  p->Bind(1, scope_id);
+  std::vector<PageState> out;
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, p->Step());
+    if (!row) break;
+    out.push_back({p->Int(0), PageRef{p->Int(1), p->Int(2), p->IsNull(3) ? 0 : p->Int(3), p->IsNull(4) ? 0 : p->Int(4)}});
+  }
+  p->Reset();
+  return out;
+}
+
+// Copies the page part of `previous` into `idx` when its pages are the first
+// pages of `states`; false (idx untouched) otherwise.
+bool ReusePages(const ScopeIndex& previous, const std::vector<PageState>& states, ScopeIndex* idx) {
+  const std::size_t n = previous.entries.size();
+  if (n == 0 || states.size() < n) return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (states[i].id != previous.entries[i].page_id || states[i].ref.turn_id != previous.entries[i].turn_id) {
+      return false;
+    }
+  }
+  idx->pages.AssignWithRoom(previous.pages, states.size());  // appending does not move the vectors again
+  idx->turn_page = previous.turn_page;
+  idx->entries.reserve(states.size());
+  idx->entries.assign(previous.entries.begin(), previous.entries.end());
+  idx->page_entry = previous.page_entry;
+  idx->messages = previous.messages;
+  idx->message_docs = previous.message_docs;
+  for (std::size_t i = 0; i < n; ++i) {
+    idx->page_refs[states[i].id] = states[i].ref;
+    idx->entries[i].segment_id = states[i].ref.segment_id;
+  }
+  return true;
+}
+
+// Reads and appends the pages after turn `after_seq` (all pages when 0).
+Status AppendPages(sql::Db* db, std::int64_t after_seq, ScopeIndex* idx) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * p,
       db->Prepare("SELECT p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page, p.embedding, "
                   "p.chain_summary, t.seq, t.event_time, t.user_name, t.user_text, "
                   "t.assistant_name, t.assistant_text, t.source_ref, t.user_source_ref, "
-                  "t.assistant_source_ref FROM pages p JOIN turns t ON t.id = p.turn_id "
-                  "WHERE p.scope_id = ? ORDER BY t.seq"));
-  p->Bind(1, scope_id);
+                  "t.assistant_source_ref FROM turns t JOIN pages p ON p.id = t.page_id "
+                  "WHERE t.scope_id = ? AND t.seq > ? ORDER BY t.seq"));  // walks UNIQUE(scope_id, seq)
+  p->Bind(1, idx->scope_id).Bind(2, after_seq);
   for (;;) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, p->Step());
     if (!row) break;
@@ -101,8 +152,6 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
     e.page_id = id;
     e.turn_id = ref.turn_id;
     e.segment_id = ref.segment_id;
-    auto arch = idx->segment_archived.find(ref.segment_id);
-    e.tier = arch != idx->segment_archived.end() && arch->second ? Tier::kArchive : Tier::kMtm;
     e.chain_summary = p->Text(6);
     e.seq = p->Int(7);
     e.event_time = p->Int(8);
@@ -117,14 +166,17 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
     idx->entries.push_back(std::move(e));
   }
   p->Reset();
-  IndexMessages(idx->entries, idx->messages, idx->message_docs);
+  return Status::Ok();
+}
+
+Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * f,
       db->Prepare("SELECT id, kind, embedding, text, version, event_time, source_pages, expires_at FROM facts "
                   "WHERE scope_id = ? AND status = 'live' "
                   "AND kind IN ('user','assistant') "
                   "ORDER BY id"));
-  f->Bind(1, scope_id);
+  f->Bind(1, idx->scope_id);
   for (;;) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, f->Step());
     if (!row) break;
@@ -139,6 +191,30 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
     idx->facts[f->Int(0)] = std::move(fe);
   }
   f->Reset();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64_t scope_id,
+                                                         std::int64_t data_version, const ScopeIndex* previous) {
+  auto idx = std::make_shared<ScopeIndex>();
+  idx->scope_id = scope_id;
+  idx->data_version = data_version;
+  ENGRAM_RETURN_IF_ERROR(LoadSegments(db, idx.get()));
+  std::int64_t after_seq = 0;
+  if (previous && previous->scope_id == scope_id) {
+    ENGRAM_ASSIGN_OR_RETURN(auto states, LoadPageStates(db, scope_id));
+    if (ReusePages(*previous, states, idx.get())) after_seq = idx->entries.back().seq;
+  }
+  const std::size_t first_new = idx->entries.size();
+  ENGRAM_RETURN_IF_ERROR(AppendPages(db, after_seq, idx.get()));
+  for (auto& e : idx->entries) {  // archiving moves old pages too
+    auto arch = idx->segment_archived.find(e.segment_id);
+    e.tier = arch != idx->segment_archived.end() && arch->second ? Tier::kArchive : Tier::kMtm;
+  }
+  IndexMessages(idx->entries, idx->messages, idx->message_docs, first_new);
+  ENGRAM_RETURN_IF_ERROR(LoadFacts(db, idx.get()));
   return std::shared_ptr<const ScopeIndex>(std::move(idx));
 }
 

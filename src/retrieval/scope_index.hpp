@@ -62,9 +62,10 @@ const std::string& SpeakerName(const TurnEntry& e, int side);
 bool HasTimeExpression(const std::string& text);
 
 // Renders each side's line and splits turns into message documents (in entry
-// order, user side first) and indexes them. Entries should be in chronological order: neighbouring
+// order, user side first) and indexes them, from entry `first` on. Entries should be in chronological order: neighbouring
 // documents are then neighbouring messages.
-void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs);
+void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs,
+                   std::size_t first = 0);
 
 struct FactEntry {
   std::int64_t version = 1;
@@ -98,8 +99,19 @@ struct ScopeIndex {
   std::size_t MemoryBytes() const;
 };
 
-// Loads the snapshot of a scope at its current data_version.
+// Loads the snapshot of a scope at its current data_version (read inside
+// the caller's read transaction).
+//
+// `previous` (optional): an older snapshot of the same scope. Pages are only
+// ever appended (in turn order) and their texts and vectors never change, so
+// when the previous snapshot's pages are still the first pages of the scope,
+// its page vectors, texts and message index are copied and only the new
+// pages are read and indexed; what can change on old pages (segment, archive
+// tier, chain links) and the segments and facts are read again. Otherwise
+// (pages gone: the caller must not pass a snapshot from before an erasure)
+// the snapshot is built from scratch. Both give the same snapshot.
 Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64_t scope_id,
-                                                         std::int64_t data_version);
+                                                         std::int64_t data_version,
+                                                         const ScopeIndex* previous = nullptr);
 
 }  // namespace engram::retrieval
