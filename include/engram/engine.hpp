@@ -40,8 +40,12 @@ class Engine {
   // Maintain()).
   virtual Result<AdmitResult> AddTurn(const Scope& scope, const TurnInput& turn) = 0;
   // Admits many exchanges in one transaction (all or nothing).
-  virtual Result<std::vector<AdmitResult>> AddTurns(const Scope& scope,
-                                                    const std::vector<TurnInput>& turns) = 0;
+  Result<std::vector<AdmitResult>> AddTurns(const Scope& scope, const std::vector<TurnInput>& turns) {
+    return AddTurns(scope, turns, AdmitOptions{});
+  }
+  // The same, with an idempotency key that makes retries safe.
+  virtual Result<std::vector<AdmitResult>> AddTurns(const Scope& scope, const std::vector<TurnInput>& turns,
+                                                    const AdmitOptions& options) = 0;
 
   // Runs pending promotion and consolidation work to completion, for one
   // scope or (scope == nullptr) all scopes. Failed jobs stay visible.

@@ -64,6 +64,16 @@ struct AdmitResult {
   std::int64_t turn_id = 0;
   std::int64_t seq = 0;
   bool promotion_pending = false;
+  bool replayed = false;  // the idempotency key was seen: the first admission's turn
+};
+
+// Options of an admission.
+struct AdmitOptions {
+  // A retry with the same key in the same scope (remembered for 24 hours)
+  // admits nothing and returns the first admission's turns (replayed); the
+  // same key with other turns is AlreadyExists. "" = no key. At most 255
+  // bytes.
+  std::string idempotency_key;
 };
 
 struct MaintainReport {

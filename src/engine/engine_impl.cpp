@@ -219,10 +219,11 @@ Result<AdmitResult> EngineImpl::AddTurn(const Scope& scope, const TurnInput& tur
   return v.front();
 }
 
-Result<std::vector<AdmitResult>> EngineImpl::AddTurns(const Scope& scope,
-                                                      const std::vector<TurnInput>& turns) {
+Result<std::vector<AdmitResult>> EngineImpl::AddTurns(const Scope& scope, const std::vector<TurnInput>& turns,
+                                                      const AdmitOptions& options) {
   ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(scope));
   if (turns.empty()) return Status::InvalidArgument("turns: must not be empty");
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateIdempotencyKey(options.idempotency_key));
   for (std::size_t i = 0; i < turns.size(); ++i) {
     Status st = memory::ValidateTurn(turns[i]);
     if (!st.ok()) {
@@ -238,11 +239,21 @@ Result<std::vector<AdmitResult>> EngineImpl::AddTurns(const Scope& scope,
     ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(writer_.get()));
     ENGRAM_ASSIGN_OR_RETURN(std::int64_t scope_id, memory::EnsureScope(writer_.get(), scope, now));
     ENGRAM_ASSIGN_OR_RETURN(memory::ScopeRow row, memory::LoadScope(writer_.get(), scope_id));
+    const std::uint64_t fingerprint = memory::TurnsFingerprint(turns);
+    if (!options.idempotency_key.empty()) {
+      ENGRAM_ASSIGN_OR_RETURN(auto first, memory::FindAdmission(writer_.get(), scope_id, options.idempotency_key,
+                                                                fingerprint, now));
+      if (first) return std::move(*first);  // a retry: nothing admitted (the transaction rolls back)
+    }
     std::string run_id = lineage::NewRunId();
     for (const auto& t : turns) {
       ENGRAM_ASSIGN_OR_RETURN(AdmitResult r,
                               memory::AdmitTurn(writer_.get(), row, t, now, config_, run_id));
       out.push_back(r);
+    }
+    if (!options.idempotency_key.empty()) {
+      ENGRAM_RETURN_IF_ERROR(memory::RecordAdmission(writer_.get(), scope_id, options.idempotency_key, fingerprint,
+                                                     out.front().seq, static_cast<std::int64_t>(out.size()), now));
     }
     ENGRAM_RETURN_IF_ERROR(txn->Commit());
   }

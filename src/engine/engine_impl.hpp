@@ -28,8 +28,9 @@ class EngineImpl final : public Engine {
   ~EngineImpl() override;
 
   Result<AdmitResult> AddTurn(const Scope& scope, const TurnInput& turn) override;
-  Result<std::vector<AdmitResult>> AddTurns(const Scope& scope,
-                                            const std::vector<TurnInput>& turns) override;
+  using Engine::AddTurns;
+  Result<std::vector<AdmitResult>> AddTurns(const Scope& scope, const std::vector<TurnInput>& turns,
+                                            const AdmitOptions& options) override;
   Result<MaintainReport> Maintain(const Scope* scope) override;
   Result<RetrievalResult> Retrieve(const Scope& scope, const std::string& query,
                                    const RetrieveOptions& options) override;

@@ -293,6 +293,7 @@ Result<std::int64_t> EngineImpl::ForgetUser(const std::string& tenant, const std
         "DELETE FROM fact_links WHERE scope_id = ?1",
         "DELETE FROM fact_history WHERE scope_id = ?1",
         "DELETE FROM fact_requests WHERE scope_id = ?1",
+        "DELETE FROM turn_requests WHERE scope_id = ?1",
         "UPDATE turns SET page_id = NULL WHERE scope_id = ?1",
         "DELETE FROM pages WHERE scope_id = ?1",
         "DELETE FROM segments WHERE scope_id = ?1",

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "engram/result.hpp"
@@ -21,6 +23,23 @@ Status ValidateTurn(const TurnInput& turn);
 // capacity. REQUIRES: inside a write transaction; turn validated.
 Result<AdmitResult> AdmitTurn(sql::Db* db, const ScopeRow& scope, const TurnInput& turn,
                               TimeMs now, const MemoryConfig& config, const std::string& run_id);
+
+// Idempotent admission (Engine::AddTurns with AdmitOptions): a key is 1..255
+// bytes of printable UTF-8 ("" = none).
+Status ValidateIdempotencyKey(const std::string& key);
+// A fingerprint of a batch's content (every field, in order).
+std::uint64_t TurnsFingerprint(const std::vector<TurnInput>& turns);
+// The first admission under `key` in the scope, when remembered (keys older
+// than kAdmissionKeyTtlMs are forgotten): its turns, replayed = true.
+// AlreadyExists when the key was used for other turns. REQUIRES: inside the
+// admission's write transaction.
+inline constexpr std::int64_t kAdmissionKeyTtlMs = 24LL * 3600 * 1000;
+Result<std::optional<std::vector<AdmitResult>>> FindAdmission(sql::Db* db, std::int64_t scope_id,
+                                                              const std::string& key, std::uint64_t fingerprint,
+                                                              TimeMs now);
+// Remembers an admission (seqs first_seq .. first_seq + count - 1) under `key`.
+Status RecordAdmission(sql::Db* db, std::int64_t scope_id, const std::string& key, std::uint64_t fingerprint,
+                       std::int64_t first_seq, std::int64_t count, TimeMs now);
 
 // Turns still in STM, oldest first (at most `limit`).
 Result<std::vector<Turn>> LoadStm(sql::Db* db, std::int64_t scope_id,

@@ -24,7 +24,7 @@ TurnInput ReadTurn(const json& t, const std::string& at, bool top_level) {
   wire::Args a(t, "field");
   if (top_level) {
     a.Only({"user_text", "assistant_text", "time", "metadata", "source_ref", "user_name", "assistant_name",
-            "user_source_ref", "assistant_source_ref", "user", "assistant"});
+            "user_source_ref", "assistant_source_ref", "user", "assistant", "idempotency_key"});
   } else {
     a.Only({"user_text", "assistant_text", "time", "metadata", "source_ref", "user_name", "assistant_name",
             "user_source_ref", "assistant_source_ref"});
@@ -90,7 +90,7 @@ HttpResponse Api::AddTurns(Call& c) {
   std::vector<TurnInput> turns;
   if (c.body.contains("turns")) {
     wire::Args a(c.body, "field");
-    a.Only({"user", "assistant", "turns"});
+    a.Only({"user", "assistant", "turns", "idempotency_key"});
     CheckArgs(a);
     const json& list = c.body["turns"];
     if (!list.is_array() || list.empty()) Throw(400, "invalid_argument", "field 'turns' must be a non-empty array", "turns");
@@ -102,12 +102,21 @@ HttpResponse Api::AddTurns(Call& c) {
   } else {
     turns.push_back(ReadTurn(c.body, "turn", true));
   }
-  auto admitted = Check(engine().AddTurns(scope, turns));  // one transaction: all or nothing
+  // A retry with the same key (header or field) admits nothing and answers
+  // with the first admission's turns.
+  wire::Args k(c.body, "field");
+  AdmitOptions options;
+  options.idempotency_key = k.Str("idempotency_key", false);
+  CheckArgs(k);
+  if (options.idempotency_key.empty()) options.idempotency_key = c.req.Header("idempotency-key");
+  auto admitted = Check(engine().AddTurns(scope, turns, options));  // one transaction: all or nothing
+  const bool replayed = !admitted.empty() && admitted.front().replayed;
   json out = json::array();
   for (const auto& r : admitted) {
     out.push_back({{"turn_id", r.turn_id}, {"seq", r.seq}, {"promotion_pending", r.promotion_pending}});
   }
-  return Json(201, {{"user", scope.user}, {"assistant", scope.assistant}, {"admitted", out}});
+  return Json(replayed ? 200 : 201,
+              {{"user", scope.user}, {"assistant", scope.assistant}, {"admitted", out}, {"replayed", replayed}});
 }
 
 HttpResponse Api::ListTurns(Call& c) {

@@ -293,6 +293,20 @@ CREATE TABLE IF NOT EXISTS api_keys(
 ) WITHOUT ROWID;
 )sql";
 
+// Idempotency keys of turn admissions (memory/stm.hpp): which seqs a keyed
+// batch admitted, with a fingerprint of its content. No text.
+constexpr const char* kTurnRequestsTable = R"sql(
+CREATE TABLE IF NOT EXISTS turn_requests(
+  scope_id        INTEGER NOT NULL,
+  idempotency_key TEXT NOT NULL,
+  fingerprint     INTEGER NOT NULL,        -- xxh3 of the batch's fields
+  first_seq       INTEGER NOT NULL,
+  turns           INTEGER NOT NULL,
+  created_at      INTEGER NOT NULL,
+  PRIMARY KEY(scope_id, idempotency_key)
+) WITHOUT ROWID;
+)sql";
+
 Result<std::int64_t> QueryInt(sql::Db* db, std::string_view q) {
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
   ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
@@ -334,6 +348,7 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
     ENGRAM_RETURN_IF_ERROR(db->Exec(kSchemaV1));
     ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));
     ENGRAM_RETURN_IF_ERROR(db->Exec(kApiKeysTable));
+    ENGRAM_RETURN_IF_ERROR(db->Exec(kTurnRequestsTable));
     ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA application_id = " + std::to_string(kApplicationId)));
     ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
     ENGRAM_RETURN_IF_ERROR(SetMeta(db, "created_at", std::to_string(now_ms)));
@@ -353,6 +368,7 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
   }
   ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));  // no-ops when present
   ENGRAM_RETURN_IF_ERROR(db->Exec(kApiKeysTable));
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kTurnRequestsTable));
   // Future migrations: for (int to = version + 1; to <= kSchemaVersion; ++to) apply step `to`.
   return Status::Ok();
 }

@@ -310,6 +310,28 @@ TEST_F(ServerTest, SigtermDuringBatchImportLosesNothingAcknowledged) {
   EXPECT_GE(per_batch.size(), acked.size());
 }
 
+TEST_F(ServerTest, RetriedBatchesWithAnIdempotencyKeyAreAdmittedOnce) {
+  Start();
+  auto c = server_->Client(server_->admin_key());
+  const json batch = {{"user", "alice"},
+                      {"turns", {{{"user_text", "Booked the flight to Hanoi"}, {"assistant_text", "Great!"}}}}};
+  auto first = c->Post("/v1/turns", {{"Idempotency-Key", "req-42"}}, batch.dump(), "application/json");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->status, 201) << first->body;
+  auto retry = c->Post("/v1/turns", {{"Idempotency-Key", "req-42"}}, batch.dump(), "application/json");
+  ASSERT_TRUE(retry);
+  EXPECT_EQ(retry->status, 200) << retry->body;
+  EXPECT_EQ(Body(retry)["replayed"], true);
+  EXPECT_EQ(Body(retry)["admitted"], Body(first)["admitted"]);
+  json other = batch;
+  other["turns"][0]["user_text"] = "Booked a hotel instead";
+  other["idempotency_key"] = "req-42";
+  auto clash = Post(server_->admin_key(), "/v1/turns", other);
+  EXPECT_EQ(clash->status, 409);
+  EXPECT_EQ(Code(clash), "conflict");
+  EXPECT_EQ(Body(Get(server_->admin_key(), "/v1/stats"))["turns_admitted"], 1);
+}
+
 TEST_F(ServerTest, NoAuthOnlyOnLoopback) {
   auto refused = et::RunProcess({ENGRAM_BINARY, "--home", dir_.path(), "serve", "--no-auth", "--listen", "0.0.0.0:0"},
                                 "", kNoModels, std::chrono::seconds(30));
