@@ -145,10 +145,12 @@ int Serve(const ServeOptions& o, std::ostream& out) {
       auto created = keys->Create(o.tenant, {}, Role::kAdmin, "first admin key", NowMs());
       Status written = created.ok() ? WriteKeyFile(o.admin_key_file, created->second) : created.status();
       if (!written.ok()) {
-        out << "engram serve: cannot create the first admin key: " << written.ToString() << std::endl;
+        if (created.ok()) (void)keys->Revoke(created->first.id, NowMs());  // nobody could ever use it
+        out << "engram serve: cannot create the first admin key: " << written.ToString()
+            << " (or create one with: engram keys create --role admin)" << std::endl;
         code = 1;
       } else {
-        out << "engram serve: no API keys yet, so an admin key for tenant \"" << o.tenant
+        out << "engram serve: no active API key, so an admin key for tenant \"" << o.tenant
             << "\" was created. It is shown only now and saved to " << o.admin_key_file << " (mode 600):\n  "
             << created->second << std::endl;
       }
