@@ -53,11 +53,12 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
   auto* serve = app.add_subcommand("serve", "Run the HTTP server (REST API under /v1, docs/openapi.yaml)");
   static std::string listen = "127.0.0.1:8420";
   static int threads = 8, max_body_mb = 32;
-  static bool no_auth = false;
+  static bool no_auth = false, access_log = false;
   serve->add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)");
   serve->add_option("--threads", threads, "Worker threads; each open connection holds one")->check(CLI::Range(1, 1024));
   serve->add_option("--max-body", max_body_mb, "Largest request body in MiB")->check(CLI::Range(1, 4096));
   serve->add_flag("--no-auth", no_auth, "No API keys (refused unless listening on loopback)");
+  serve->add_flag("--access-log", access_log, "Print one line per request (method, path, status, time, request id)");
   serve->callback([&] {
     server::ServeOptions o;
     if (Status st = server::ParseListen(listen, &o.host, &o.port); !st.ok()) {
@@ -67,6 +68,7 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
     o.http.threads = threads;
     o.http.max_body_bytes = static_cast<std::size_t>(max_body_mb) << 20;
     o.auth = !no_auth;
+    o.access_log = access_log;
     o.tenant = cli.g.tenant;
     o.db_path = cli.DbPath();
     const auto slash = o.db_path.find_last_of('/');

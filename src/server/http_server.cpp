@@ -203,7 +203,11 @@ HttpServer::HttpServer(HttpServerOptions options) : impl_(std::make_unique<Impl>
   });
   svr.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
     double seconds = t_started ? std::chrono::duration<double>(Clock::now() - t_start).count() : 0.0;
-    if (impl_->observer) impl_->observer(t_started ? t_route : "unmatched", req.method, res.status, seconds);
+    if (impl_->observer) {
+      const std::string route = t_started ? t_route : "unmatched";
+      const std::string id = res.get_header_value("X-Request-Id");
+      impl_->observer(RequestRecord{route, req.method, req.path, id, res.status, seconds});
+    }
     t_started = false;
   });
 }

@@ -54,10 +54,17 @@ struct HttpServerOptions {
   int keep_alive_max_requests = 1000;
 };
 
-// Called once per answered request: the route pattern (or "unmatched"),
-// method, status and seconds spent.
-using RequestObserver = std::function<void(const std::string& route, const std::string& method, int status,
-                                           double seconds)>;
+// What the observer hears of each answered request.
+struct RequestRecord {
+  const std::string& route;       // the route template, or "unmatched"
+  const std::string& method;
+  const std::string& path;        // as requested (without the query)
+  const std::string& request_id;  // the X-Request-Id of the response
+  int status;
+  double seconds;                 // from routing to the end of the response
+};
+// Called once per answered request, after its response was written.
+using RequestObserver = std::function<void(const RequestRecord&)>;
 // Produces the response for a status the transport decided itself (404 with
 // no route, 405 for a known path with another method (the Allow header is
 // set), 413 over the payload limit, 400 for an unreadable request, 500).

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <mutex>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -111,8 +112,16 @@ int Serve(const ServeOptions& o, std::ostream& out) {
   Api api(api_options, metrics);
   HttpServer server(o.http);
   api.Register(server);
-  server.SetObserver([&metrics](const std::string& route, const std::string& method, int status, double seconds) {
-    metrics.Observe(route, method, status, seconds);
+  std::mutex log_mu;
+  server.SetObserver([&metrics, &out, &log_mu, access_log = o.access_log](const RequestRecord& r) {
+    metrics.Observe(r.route, r.method, r.status, r.seconds);
+    if (!access_log) return;
+    // One line per request: no query, body or key, so nothing secret or personal beyond the path.
+    char ms[32];
+    std::snprintf(ms, sizeof ms, "%.2f", r.seconds * 1000.0);
+    std::lock_guard<std::mutex> lock(log_mu);
+    out << "engram serve: " << r.method << " " << r.path << " " << r.status << " " << ms << " ms " << r.request_id
+        << "\n" << std::flush;
   });
   server.SetErrorResponder([&api](int status, const std::string& id) { return api.TransportError(status, id); });
 

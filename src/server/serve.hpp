@@ -20,6 +20,7 @@ struct ServeOptions {
   int port = 8420;  // 0 = any free port
   HttpServerOptions http;
   bool auth = true;
+  bool access_log = false;  // one line per request on the output
   std::string tenant = "default";  // of the first admin key, and of every request with --no-auth
   std::string db_path;
   std::string admin_key_file;      // where the first admin key is written (mode 0600)

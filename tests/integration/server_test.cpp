@@ -337,9 +337,16 @@ TEST_F(ServerTest, NoAuthOnlyOnLoopback) {
                                 "", kNoModels, std::chrono::seconds(30));
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE((refused.out + refused.err).find("loopback"), std::string::npos);
-  Start({"--no-auth"});
+  Start({"--no-auth", "--access-log"});
   auto r = Post("", "/v1/turns", {{"user", "alice"}, {"user_text", "hi"}, {"assistant_text", "hello"}});
   EXPECT_EQ(r->status, 201) << r->body;
+  // The access log line (written right after the response): method, path, status, time, request id.
+  const std::string line = "engram serve: POST /v1/turns 201 ";
+  for (int i = 0; i < 100 && server_->output().find(line) == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_NE(server_->output().find(line), std::string::npos) << server_->output();
+  EXPECT_NE(server_->output().find(r->get_header_value("X-Request-Id")), std::string::npos);
   // Without a model, chat is 409 whether streamed or not (before any stream starts).
   for (bool stream : {false, true}) {
     auto chat = Post("", "/v1/chat", {{"user", "alice"}, {"message", "hi?"}, {"stream", stream}});

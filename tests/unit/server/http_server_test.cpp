@@ -44,8 +44,8 @@ class HttpServerTest : public ::testing::Test {
       return r;
     });
     server_->SetErrorResponder([](int status, const std::string& id) { return Text(status, "E" + std::to_string(status) + ":" + id); });
-    server_->SetObserver([this](const std::string& route, const std::string&, int status, double) {
-      if (route == "/items/{id}/parts/{part}" && status == 200) ++observed_;
+    server_->SetObserver([this](const RequestRecord& r) {
+      if (r.route == "/items/{id}/parts/{part}" && r.status == 200 && r.request_id == "req-1") ++observed_;
     });
     auto port = server_->Bind("127.0.0.1", 0);
     ASSERT_TRUE(port.ok());
