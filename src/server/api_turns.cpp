@@ -227,21 +227,31 @@ HttpResponse Api::Import(Call& c) {
     }
     if (!m.scope.user.empty()) RequireUser(c, m.scope.user);
   }
+  // With an Idempotency-Key, a retried import admits no dialogue twice
+  // (memories are NOOP when already there).
+  const std::string key = c.req.Header("idempotency-key");
+  if (key.size() > 240) Throw(400, "invalid_argument", "Idempotency-Key: at most 240 bytes for an import");
+  Check(memory::ValidateIdempotencyKey(key));
   json out = json::array();
   std::size_t turns = 0;
+  bool replayed = false;
   for (std::size_t i = 0; i < dialogues.size(); ++i) {
     if (dialogues[i].turns.empty()) continue;
-    Check(engine().AddTurns(scopes[i], dialogues[i].turns));  // one transaction per dialogue
+    AdmitOptions options;
+    if (!key.empty()) options.idempotency_key = key + "#" + std::to_string(i);
+    auto admitted = Check(engine().AddTurns(scopes[i], dialogues[i].turns, options));  // one transaction per dialogue
+    replayed = replayed || admitted.front().replayed;
     turns += dialogues[i].turns.size();
     out.push_back({{"user", scopes[i].user}, {"assistant", scopes[i].assistant},
-                   {"turns", dialogues[i].turns.size()}, {"source_utterances", dialogues[i].source_utterances}});
+                   {"turns", dialogues[i].turns.size()}, {"source_utterances", dialogues[i].source_utterances},
+                   {"replayed", admitted.front().replayed}});
   }
   std::size_t added = 0;
   for (const auto& m : memories) {
     auto r = Check(engine().AddMemory(m.scope, {m.message}, m.options));
     for (const auto& e : r.results) added += e.event == "NOOP" ? 0 : 1;
   }
-  return Json(201, {{"scopes", out}, {"turns", turns}, {"memories_added", added}});
+  return Json(replayed ? 200 : 201, {{"scopes", out}, {"turns", turns}, {"memories_added", added}});
 }
 
 HttpResponse Api::Export(Call& c) {

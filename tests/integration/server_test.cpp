@@ -330,6 +330,15 @@ TEST_F(ServerTest, RetriedBatchesWithAnIdempotencyKeyAreAdmittedOnce) {
   EXPECT_EQ(clash->status, 409);
   EXPECT_EQ(Code(clash), "conflict");
   EXPECT_EQ(Body(Get(server_->admin_key(), "/v1/stats"))["turns_admitted"], 1);
+
+  // An import retried with the same key admits its dialogue once.
+  const std::string file = "{\"user\": \"Hi\", \"assistant\": \"Hello\"}\n{\"user\": \"Bye\", \"assistant\": \"Later\"}\n";
+  for (int status : {201, 200}) {
+    auto imp = c->Post("/v1/import?user=bob", {{"Idempotency-Key", "import-7"}}, file, "application/x-ndjson");
+    ASSERT_TRUE(imp);
+    EXPECT_EQ(imp->status, status) << imp->body;
+  }
+  EXPECT_EQ(Body(Get(server_->admin_key(), "/v1/stats?user=bob"))["turns_admitted"], 2);
 }
 
 TEST_F(ServerTest, NoAuthOnlyOnLoopback) {
