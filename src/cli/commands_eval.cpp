@@ -43,15 +43,6 @@ class EvalProgress {
   bool shown_ = false;
 };
 
-std::vector<std::string> SplitComma(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 // A metric cell: three decimals, "-" for null.
 std::string Cell(const nlohmann::json& v) {
   if (!v.is_number()) return "-";
@@ -168,7 +159,7 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
   locomo->add_flag("--json", cli.g.json, "Print one JSON document on stdout");
   locomo->callback([&] {
     eval::EvalOptions opt;
-    opt.conversations = SplitComma(conversations);
+    opt.conversations = SplitCsv(conversations);
     if (!budgets.empty()) opt.budgets = budgets;
     opt.max_questions = max_questions;
     if (answer) {

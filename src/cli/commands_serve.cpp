@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "core/clock.hpp"
 #include "core/time.hpp"
 #include "models/openai/openai_client.hpp"
 #include "server/api_keys.hpp"
@@ -12,20 +13,6 @@
 namespace engram::cli {
 
 namespace {
-
-std::vector<std::string> SplitUsers(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
-TimeMs Now() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 nlohmann::json KeyJson(const server::ApiKeyInfo& k) {
   return {{"id", k.id},
@@ -113,7 +100,7 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
     }
     std::unique_ptr<server::ApiKeys> k;
     if ((code = OpenKeys(cli, &k))) return;
-    auto r = k->Create(cli.g.tenant, SplitUsers(users), *parsed_role, name, Now());
+    auto r = k->Create(cli.g.tenant, SplitCsv(users), *parsed_role, name, SystemClock::Default().NowMs());
     if (!r.ok()) {
       code = Fail(r.status());
       return;
@@ -161,7 +148,7 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
   revoke->callback([&] {
     std::unique_ptr<server::ApiKeys> k;
     if ((code = OpenKeys(cli, &k))) return;
-    if (Status st = k->Revoke(id, Now()); !st.ok()) {
+    if (Status st = k->Revoke(id, SystemClock::Default().NowMs()); !st.ok()) {
       code = Fail(st);
       return;
     }

@@ -40,15 +40,6 @@ class Progress {
   bool tty_;
 };
 
-std::vector<std::string> SplitCsv(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string item; std::getline(ss, item, ',');) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
-
 // The whole file: the memory reader takes text (it also serves HTTP bodies).
 Result<std::string> ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

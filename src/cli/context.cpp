@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 
 #include "models/http/http_client.hpp"
 #include "models/llm/llm_maintainer.hpp"
@@ -70,6 +71,15 @@ int Cli::OpenEngine(EngineOptions extra) {
   if (!e.ok()) return Fail(e.status());
   engine = std::move(e).value();
   return 0;
+}
+
+std::vector<std::string> SplitCsv(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  for (std::string item; std::getline(ss, item, ',');) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
 }
 
 int Fail(int code, const std::string& message) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -57,6 +58,8 @@ struct Cli {
 // (2 for invalid arguments, 1 otherwise).
 int Fail(const Status& st);
 int Fail(int code, const std::string& message);
+// "a,b,,c" -> {"a", "b", "c"} (empty items dropped).
+std::vector<std::string> SplitCsv(const std::string& s);
 // Prints a JSON document on stdout (invalid UTF-8 replaced).
 void PrintJson(const nlohmann::json& j);
 

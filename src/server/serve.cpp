@@ -13,16 +13,14 @@
 #include <ctime>
 #include <thread>
 
+#include "core/clock.hpp"
 #include "server/api_keys.hpp"
 
 namespace engram::server {
 
 namespace {
 
-TimeMs NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+TimeMs NowMs() { return SystemClock::Default().NowMs(); }
 
 // Writes the key to `path` readable by the owner only (a new file renamed
 // into place, so a half-written key file never exists).

@@ -13,9 +13,6 @@ namespace et = engram::testing;
 
 namespace {
 
-const std::vector<std::string> kNoModels = {"ENGRAM_LLM_BASE_URL=", "ENGRAM_LLM_MODEL=", "ENGRAM_EMBED_BASE_URL=",
-                                            "ENGRAM_EMBED_MODEL=", "ENGRAM_DB="};
-
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
   for (auto at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
   return s;
@@ -35,10 +32,10 @@ TEST(ServerReadme, CurlExamplesWorkAsPrinted) {
         std::vector<std::string>{"maintain"}}) {
     std::vector<std::string> argv = {ENGRAM_BINARY, "--home", home.path(), "--user", "priya"};
     argv.insert(argv.end(), args.begin(), args.end());
-    auto r = et::RunProcess(argv, "", kNoModels);
+    auto r = et::RunProcess(argv, "", et::kNoModelEnv);
     ASSERT_EQ(r.exit_code, 0) << r.err;
   }
-  et::ServerProcess server(ENGRAM_BINARY, home.path(), {}, kNoModels);
+  et::ServerProcess server(ENGRAM_BINARY, home.path(), {}, et::kNoModelEnv);
   ASSERT_TRUE(server.started()) << server.output();
   const std::string port = std::to_string(server.port());
 

@@ -23,9 +23,6 @@ using nlohmann::json;
 
 namespace {
 
-const std::vector<std::string> kNoModels = {"ENGRAM_LLM_BASE_URL=", "ENGRAM_LLM_MODEL=", "ENGRAM_EMBED_BASE_URL=",
-                                            "ENGRAM_EMBED_MODEL=", "ENGRAM_DB="};
-
 // Sends raw bytes to 127.0.0.1:port and returns what comes back within 10 s
 // (until the server closes or the response's first line and headers arrived).
 std::string RawExchange(int port, const std::string& request) {
@@ -50,7 +47,7 @@ std::string RawExchange(int port, const std::string& request) {
 
 class ServerTest : public ::testing::Test {
  protected:
-  void Start(const std::vector<std::string>& extra = {}, const std::vector<std::string>& env = kNoModels) {
+  void Start(const std::vector<std::string>& extra = {}, const std::vector<std::string>& env = et::kNoModelEnv) {
     server_ = std::make_unique<et::ServerProcess>(ENGRAM_BINARY, dir_.path(), extra, env);
     ASSERT_TRUE(server_->started()) << server_->output();
   }
@@ -59,7 +56,7 @@ class ServerTest : public ::testing::Test {
     std::vector<std::string> args = {ENGRAM_BINARY, "--home", dir_.path(), "--tenant", tenant, "keys", "create",
                                      "--role", role, "--json"};
     if (!users.empty()) args.insert(args.end(), {"--users", users});
-    auto r = et::RunProcess(args, "", kNoModels);
+    auto r = et::RunProcess(args, "", et::kNoModelEnv);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     json j = json::parse(r.out, nullptr, false);
     last_key_id_ = j.value("id", "");
@@ -196,12 +193,12 @@ TEST_F(ServerTest, KeysLimitedToUsersAndRolesAndRevocation) {
   EXPECT_EQ(Get(limited, "/metrics")->status, 403);
 
   // Revocation (from another process) applies to the next request.
-  auto revoked = et::RunProcess({ENGRAM_BINARY, "--home", dir_.path(), "keys", "revoke", limited_id}, "", kNoModels);
+  auto revoked = et::RunProcess({ENGRAM_BINARY, "--home", dir_.path(), "keys", "revoke", limited_id}, "", et::kNoModelEnv);
   ASSERT_EQ(revoked.exit_code, 0) << revoked.err;
   auto after = Post(limited, "/v1/retrieve", {{"user", "alice"}, {"query", "Lisbon"}});
   EXPECT_EQ(after->status, 401);
   auto listed = et::RunProcess({ENGRAM_BINARY, "--home", dir_.path(), "--tenant", "acme", "keys", "list", "--json"}, "",
-                               kNoModels);
+                               et::kNoModelEnv);
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_EQ(listed.out.find("egk_"), std::string::npos);  // never the key text
   EXPECT_NE(listed.out.find(limited_id), std::string::npos);
@@ -294,7 +291,7 @@ TEST_F(ServerTest, SigtermDuringBatchImportLosesNothingAcknowledged) {
   std::map<std::string, int> per_batch;
   for (int t : {1, 2}) {
     auto ex = et::RunProcess({ENGRAM_BINARY, "--home", dir_.path(), "--user", "u" + std::to_string(t), "export"}, "",
-                             kNoModels);
+                             et::kNoModelEnv);
     ASSERT_EQ(ex.exit_code, 0) << ex.err;
     std::istringstream lines(ex.out);
     for (std::string line; std::getline(lines, line);) {
@@ -343,7 +340,7 @@ TEST_F(ServerTest, RetriedBatchesWithAnIdempotencyKeyAreAdmittedOnce) {
 
 TEST_F(ServerTest, NoAuthOnlyOnLoopback) {
   auto refused = et::RunProcess({ENGRAM_BINARY, "--home", dir_.path(), "serve", "--no-auth", "--listen", "0.0.0.0:0"},
-                                "", kNoModels, std::chrono::seconds(30));
+                                "", et::kNoModelEnv, std::chrono::seconds(30));
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE((refused.out + refused.err).find("loopback"), std::string::npos);
   Start({"--no-auth", "--access-log"});
@@ -368,7 +365,7 @@ TEST_F(ServerTest, NoAuthOnlyOnLoopback) {
 TEST_F(ServerTest, ChatAnswersAndStreamsThroughTheModel) {
   et::FakeOpenAiServer model;
   model.SetChatText("You live in Lisbon.");
-  std::vector<std::string> env = kNoModels;
+  std::vector<std::string> env = et::kNoModelEnv;
   env.insert(env.end(), {"ENGRAM_LLM_BASE_URL=" + model.base_url(), "ENGRAM_LLM_MODEL=fake-model",
                          "NO_PROXY=127.0.0.1", "no_proxy=127.0.0.1"});
   et::WriteFile(dir_.File("engram.toml"), "[llm]\nmax_retries = 1\ntimeout_s = 5\n");  // quick failures

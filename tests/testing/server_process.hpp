@@ -20,6 +20,11 @@
 
 namespace engram::testing {
 
+// Environment that leaves the models unconfigured (the built-in engine),
+// whatever the test runner's environment says.
+inline const std::vector<std::string> kNoModelEnv = {"ENGRAM_LLM_BASE_URL=", "ENGRAM_LLM_MODEL=",
+                                                     "ENGRAM_EMBED_BASE_URL=", "ENGRAM_EMBED_MODEL=", "ENGRAM_DB="};
+
 class ServerProcess {
  public:
   // Starts `binary --home home serve --listen 127.0.0.1:0 extra...` and waits
