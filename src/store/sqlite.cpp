@@ -28,7 +28,7 @@ Status FromCode(int rc, std::string_view context, const char* msg) {
 
 }  // namespace
 
-Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions& options) {
+Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, const OpenOptions& options) {
   sqlite3* raw = nullptr;
   int flags = SQLITE_OPEN_NOMUTEX;
   if (options.read_only) {
@@ -43,7 +43,7 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions&
     sqlite3_close(raw);
     return st;
   }
-  std::unique_ptr<Db> db(new Db(raw, path));
+  std::unique_ptr<SqliteDb> db(new SqliteDb(raw, path));
   sqlite3_extended_result_codes(raw, 1);
   sqlite3_busy_timeout(raw, options.busy_timeout_ms);
   // Reading the schema detects files that are not databases.
@@ -52,17 +52,17 @@ Result<std::unique_ptr<Db>> Db::Open(const std::string& path, const OpenOptions&
   return db;
 }
 
-Db::~Db() {
+SqliteDb::~SqliteDb() {
   cache_.clear();  // finalize statements before closing
   if (db_) sqlite3_close_v2(db_);
 }
 
-Status Db::EnableWal() {
+Status SqliteDb::EnableWal() {
   if (path_ == ":memory:") return Status::Ok();
   return Exec("PRAGMA journal_mode=WAL");
 }
 
-Status Db::Exec(std::string_view sql) {
+Status SqliteDb::Exec(std::string_view sql) {
   char* err = nullptr;
   std::string s(sql);
   int rc = sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err);
@@ -74,7 +74,7 @@ Status Db::Exec(std::string_view sql) {
   return Status::Ok();
 }
 
-Result<Stmt*> Db::Prepare(std::string_view sql) {
+Result<Stmt*> SqliteDb::Prepare(std::string_view sql) {
   std::string key(sql);
   auto it = cache_.find(key);
   if (it != cache_.end()) {
@@ -85,46 +85,46 @@ Result<Stmt*> Db::Prepare(std::string_view sql) {
   int rc = sqlite3_prepare_v3(db_, key.c_str(), static_cast<int>(key.size()),
                               SQLITE_PREPARE_PERSISTENT, &raw, nullptr);
   if (rc != SQLITE_OK) return LastError("prepare");
-  auto stmt = std::make_unique<Stmt>(this, raw);
+  auto stmt = std::make_unique<SqliteStmt>(this, raw);
   Stmt* out = stmt.get();
   cache_.emplace(std::move(key), std::move(stmt));
   return out;
 }
 
-std::int64_t Db::LastInsertRowId() const { return sqlite3_last_insert_rowid(db_); }
-int Db::Changes() const { return sqlite3_changes(db_); }
+std::int64_t SqliteDb::LastInsertRowId() { return sqlite3_last_insert_rowid(db_); }
+int SqliteDb::Changes() const { return sqlite3_changes(db_); }
 
-Status Db::LastError(std::string_view context) const {
+Status SqliteDb::LastError(std::string_view context) const {
   return FromCode(sqlite3_extended_errcode(db_), context, sqlite3_errmsg(db_));
 }
 
-Stmt::~Stmt() { sqlite3_finalize(stmt_); }
+SqliteStmt::~SqliteStmt() { sqlite3_finalize(stmt_); }
 
-Stmt& Stmt::Bind(int i, std::int64_t v) {
+Stmt& SqliteStmt::Bind(int i, std::int64_t v) {
   if (sqlite3_bind_int64(stmt_, i, v) != SQLITE_OK) bind_error_ = db_->LastError("bind");
   return *this;
 }
-Stmt& Stmt::Bind(int i, double v) {
+Stmt& SqliteStmt::Bind(int i, double v) {
   if (sqlite3_bind_double(stmt_, i, v) != SQLITE_OK) bind_error_ = db_->LastError("bind");
   return *this;
 }
-Stmt& Stmt::Bind(int i, std::string_view v) {
+Stmt& SqliteStmt::Bind(int i, std::string_view v) {
   if (sqlite3_bind_text(stmt_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) !=
       SQLITE_OK)
     bind_error_ = db_->LastError("bind");
   return *this;
 }
-Stmt& Stmt::BindBlob(int i, const void* data, int bytes) {
+Stmt& SqliteStmt::BindBlob(int i, const void* data, int bytes) {
   if (sqlite3_bind_blob(stmt_, i, data, bytes, SQLITE_TRANSIENT) != SQLITE_OK)
     bind_error_ = db_->LastError("bind");
   return *this;
 }
-Stmt& Stmt::BindNull(int i) {
+Stmt& SqliteStmt::BindNull(int i) {
   if (sqlite3_bind_null(stmt_, i) != SQLITE_OK) bind_error_ = db_->LastError("bind");
   return *this;
 }
 
-Result<bool> Stmt::Step() {
+Result<bool> SqliteStmt::Step() {
   if (!bind_error_.ok()) {
     Status st = bind_error_;
     Reset();
@@ -138,7 +138,7 @@ Result<bool> Stmt::Step() {
   return st;
 }
 
-Status Stmt::Run() {
+Status SqliteStmt::Run() {
   for (;;) {
     auto r = Step();
     if (!r.ok()) return r.status();
@@ -148,48 +148,26 @@ Status Stmt::Run() {
   return Status::Ok();
 }
 
-void Stmt::Reset() {
+void SqliteStmt::Reset() {
   sqlite3_reset(stmt_);
   sqlite3_clear_bindings(stmt_);
   bind_error_ = Status::Ok();
 }
 
-std::int64_t Stmt::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
-double Stmt::Double(int col) const { return sqlite3_column_double(stmt_, col); }
-std::string Stmt::Text(int col) const {
+std::int64_t SqliteStmt::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+double SqliteStmt::Double(int col) const { return sqlite3_column_double(stmt_, col); }
+std::string SqliteStmt::Text(int col) const {
   const unsigned char* p = sqlite3_column_text(stmt_, col);
   int n = sqlite3_column_bytes(stmt_, col);
   return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n)) : std::string();
 }
-bool Stmt::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
-std::vector<float> Stmt::Floats(int col) const {
+bool SqliteStmt::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+std::vector<float> SqliteStmt::Floats(int col) const {
   const void* p = sqlite3_column_blob(stmt_, col);
   int n = sqlite3_column_bytes(stmt_, col);
   std::vector<float> v(static_cast<std::size_t>(n) / sizeof(float));
   if (p && !v.empty()) std::memcpy(v.data(), p, v.size() * sizeof(float));
   return v;
 }
-
-Result<std::unique_ptr<Txn>> Txn::Begin(Db* db) {
-  ENGRAM_RETURN_IF_ERROR(db->Exec("BEGIN IMMEDIATE"));
-  return std::unique_ptr<Txn>(new Txn(db));
-}
-
-Txn::~Txn() {
-  if (!done_) (void)db_->Exec("ROLLBACK");
-}
-
-Status Txn::Commit() {
-  Status st = db_->Exec("COMMIT");
-  if (st.ok()) done_ = true;
-  return st;
-}
-
-Result<std::unique_ptr<ReadTxn>> ReadTxn::Begin(Db* db) {
-  ENGRAM_RETURN_IF_ERROR(db->Exec("BEGIN"));
-  return std::unique_ptr<ReadTxn>(new ReadTxn(db));
-}
-
-ReadTxn::~ReadTxn() { (void)db_->Exec("COMMIT"); }
 
 }  // namespace engram::sql
