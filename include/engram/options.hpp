@@ -13,8 +13,9 @@ class Maintainer;
 class Llm;
 
 struct EngineOptions {
-  // The SQLite store file. Created (with its directory) when missing; an
-  // existing file that is not an engram store is never modified.
+  // The store: a SQLite file (created with its directory when missing; an
+  // existing file that is not an engram store is never modified), ":memory:",
+  // or a postgresql:// URL. Any other scheme is refused.
   std::string db_path;
 
   int stm_capacity = 10;             // turns kept verbatim in STM per scope
@@ -35,6 +36,10 @@ struct EngineOptions {
   // Run maintenance in a background thread (long-running processes). When
   // false, admissions leave jobs pending until Maintain() is called.
   bool background_maintenance = false;
+  // How long a maintenance job stays leased to this process without renewal
+  // (renewed before every batch). A process that dies holding a job loses it
+  // when the lease expires; another process then takes the job over.
+  int job_lease_seconds = 120;
   // Check the database file's integrity when opening (PRAGMA quick_check).
   bool verify_on_open = true;
 

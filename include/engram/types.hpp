@@ -196,7 +196,7 @@ struct Fact {
 struct JobQuery {
   std::string tenant;
   std::string user;
-  std::string status;  // "pending", "failed" or "" (both)
+  std::string status;  // "pending" (leased ones too), "failed" or "" (both)
   int limit = 1000;
 };
 
@@ -206,8 +206,10 @@ struct JobInfo {
   std::int64_t id = 0;
   Scope scope;
   std::string kind;    // "promote" or "consolidate"
-  std::string status;  // "pending" or "failed"
+  std::string status;  // "pending", "leased" (a process is running it) or "failed"
   int attempts = 0;
+  std::string lease_holder;  // "host/pid/..." of the process running it (leased)
+  TimeMs lease_expires = 0;  // another process may take it over from then on
   std::string last_error;
   TimeMs created_at = 0;
   TimeMs updated_at = 0;

@@ -1,10 +1,14 @@
 // EngineImpl: the fact memory (engram/facts.hpp, docs/MEMORY_API.md). Model
 // work (extraction, embeddings) happens before the writer lock; each write
 // operation is then one transaction on the writer connection.
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
 #include "engine/engine_impl.hpp"
+#include "store/open.hpp"
+#include "store/scopes.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/facts/fact_filter.hpp"
 #include "memory/facts/fact_infer.hpp"
@@ -377,17 +381,15 @@ Result<MemoryPurgeResult> EngineImpl::PurgeWhere(const MemoryScope& scope, const
       ++out.memories;
       scopes.push_back(row.scope_id);
     }
+    std::sort(scopes.begin(), scopes.end());
+    scopes.erase(std::unique(scopes.begin(), scopes.end()), scopes.end());
+    // Snapshots from before the purge are never served nor extended again.
+    for (auto s : scopes) ENGRAM_RETURN_IF_ERROR(store::BumpGeneration(db, s));
     ENGRAM_RETURN_IF_ERROR(txn->Commit());
   }
-  {
-    std::lock_guard<std::mutex> il(index_mu_);
-    for (auto s : scopes) indexes_.erase(s);  // cached snapshots held the texts
-    ++index_epoch_;
-  }
-  DropFactVectors(scopes);  // and the embeddings
-  // No erased term may survive in old FTS segments or in the WAL.
-  ENGRAM_RETURN_IF_ERROR(db->Exec("INSERT INTO facts_fts(facts_fts) VALUES('optimize')"));
-  if (!in_memory_) ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+  DropSnapshots(scopes);  // cached snapshots held the texts and the embeddings
+  // No erased term may survive in old index segments or in the WAL.
+  ENGRAM_RETURN_IF_ERROR(store::ScrubAfterErase(db));
   return out;
 }
 

@@ -1,8 +1,8 @@
 #include "engine/engine_impl.hpp"
 
-#include <filesystem>
 #include <sstream>
 
+#include "core/process.hpp"
 #include "core/version.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/lpm.hpp"
@@ -11,16 +11,14 @@
 #include "models/builtin/extractive_maintainer.hpp"
 #include "models/builtin/hash_embedder.hpp"
 #include "retrieval/retriever.hpp"
-#include "store/schema.hpp"
+#include "store/open.hpp"
+#include "store/scopes.hpp"
 
 namespace engram {
-
-namespace fs = std::filesystem;
 
 namespace {
 
 constexpr int kReaderPoolMax = 8;
-constexpr std::uintmax_t kQuickCheckMaxBytes = 64ull << 20;
 constexpr auto kWorkerIdle = std::chrono::seconds(2);
 constexpr auto kWorkerDebounce = std::chrono::milliseconds(300);
 
@@ -39,6 +37,7 @@ Status CheckOptions(const EngineOptions& o) {
   if (o.promote_batch_max < 1) return Status::InvalidArgument("promote_batch_max: must be at least 1");
   if (o.mtm_capacity < 1) return Status::InvalidArgument("mtm_capacity: must be at least 1");
   if (o.heat_tau_hours <= 0) return Status::InvalidArgument("heat_tau_hours: must be positive");
+  if (o.job_lease_seconds < 1) return Status::InvalidArgument("job_lease_seconds: must be at least 1");
   if (o.receipt_horizon_hours < 0 || o.receipt_retention_days < 0 || o.promotion_wait_minutes < 0) {
     return Status::InvalidArgument(
         "receipt_horizon_hours, receipt_retention_days, promotion_wait_minutes: must not be negative");
@@ -69,65 +68,11 @@ Status EngineImpl::Init() {
   const Clock* clock = options_.clock ? options_.clock : &SystemClock::Default();
   embedder_ = options_.embedder ? options_.embedder : std::make_shared<HashEmbedder>();
   maintainer_ = options_.maintainer ? options_.maintainer : std::make_shared<ExtractiveMaintainer>();
-  in_memory_ = options_.db_path == ":memory:";
-  bool existed = false;
-  if (!in_memory_) {
-    std::error_code ec;
-    fs::path p(options_.db_path);
-    existed = fs::exists(p, ec);
-    if (existed && fs::is_directory(p, ec)) {
-      return Status::InvalidArgument("db_path: " + options_.db_path + " is a directory");
-    }
-    if (existed && fs::file_size(p, ec) == 0 && !ec) {
-      return Status::Corruption(options_.db_path +
-                                " exists but is empty (truncated?); refusing to initialise over it. "
-                                "Move it away to start a new store.");
-    }
-    if (!existed && p.has_parent_path()) {
-      fs::create_directories(p.parent_path(), ec);
-      if (ec) return Status::IoError("cannot create " + p.parent_path().string() + ": " + ec.message());
-    }
-  }
-  ENGRAM_ASSIGN_OR_RETURN(writer_, sql::Db::Open(options_.db_path, {}));
-  if (existed && options_.verify_on_open) {
-    // Truncation (the header promises more pages than the file holds) is
-    // checked always; the full structural check runs on stores up to
-    // kQuickCheckMaxBytes, where it costs well under a second.
-    std::error_code ec;
-    const std::uintmax_t bytes = fs::file_size(options_.db_path, ec);
-    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * pc, writer_->Prepare("SELECT page_count * page_size FROM "
-                                                             "pragma_page_count(), pragma_page_size()"));
-    auto promised = pc->Step();
-    const std::int64_t want = promised.ok() && *promised ? pc->Int(0) : 0;
-    pc->Reset();
-    if (!promised.ok()) {
-      return Status::Corruption(options_.db_path + ": unreadable (" + promised.status().message() +
-                                "); the file was left untouched");
-    }
-    if (!ec && static_cast<std::uintmax_t>(want) > bytes && !fs::exists(options_.db_path + "-wal")) {
-      return Status::Corruption(options_.db_path + ": truncated (" + std::to_string(bytes) + " of " +
-                                std::to_string(want) + " bytes); the file was left untouched");
-    }
-  }
-  std::error_code size_ec;
-  if (existed && options_.verify_on_open &&
-      fs::file_size(options_.db_path, size_ec) <= kQuickCheckMaxBytes && !size_ec) {
-    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * qc, writer_->Prepare("PRAGMA quick_check(1)"));
-    auto row = qc->Step();
-    if (!row.ok()) {
-      return Status::Corruption(options_.db_path + ": integrity check failed (" +
-                                row.status().message() + "); the file was left untouched");
-    }
-    std::string verdict = *row ? qc->Text(0) : "no result";
-    qc->Reset();
-    if (verdict != "ok") {
-      return Status::Corruption(options_.db_path + ": integrity check failed (" + verdict +
-                                "); the file was left untouched");
-    }
-  }
-  ENGRAM_RETURN_IF_ERROR(writer_->Exec("PRAGMA secure_delete = ON"));
-  ENGRAM_RETURN_IF_ERROR(store::EnsureSchema(writer_.get(), clock->NowMs()));
-  ENGRAM_RETURN_IF_ERROR(writer_->EnableWal());  // only once the file is known to be ours
+  in_memory_ = store::IsInMemory(options_.db_path);
+  store::StoreOpenOptions open;
+  open.verify = options_.verify_on_open;
+  open.now_ms = clock->NowMs();
+  ENGRAM_ASSIGN_OR_RETURN(writer_, store::OpenWriter(options_.db_path, open));
 
   // The store remembers its embedder; vectors of two embedders never mix.
   ENGRAM_RETURN_IF_ERROR(CheckStoreEmbedder());
@@ -147,6 +92,9 @@ Status EngineImpl::Init() {
   deps_.maintainer = maintainer_.get();
   deps_.clock = clock;
   deps_.fault_point = options_.fault_point;
+  deps_.job_holder = process::NewHolderId();
+  deps_.holder_gone = process::HolderIsGone;
+  config_.job_lease_ms = static_cast<TimeMs>(options_.job_lease_seconds) * 1000;
   w_ = {writer_.get(), &writer_mu_};
   if (options_.background_maintenance) worker_ = std::thread([this] { WorkerLoop(); });
   return Status::Ok();
@@ -177,9 +125,7 @@ Result<std::unique_ptr<EngineImpl::ReadLease>> EngineImpl::AcquireReader() {
       return std::make_unique<ReadLease>(this, std::move(db));
     }
   }
-  sql::OpenOptions ro;
-  ro.read_only = true;
-  ENGRAM_ASSIGN_OR_RETURN(auto db, sql::Db::Open(options_.db_path, ro));
+  ENGRAM_ASSIGN_OR_RETURN(auto db, store::OpenReader(options_.db_path));
   return std::make_unique<ReadLease>(this, std::move(db));
 }
 
@@ -296,68 +242,99 @@ Result<int> EngineImpl::RetryFailedJobs() {
 }
 
 Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
-    sql::Db* db, std::int64_t scope_id, std::int64_t data_version) {
+    sql::Db* db, std::int64_t scope_id, std::int64_t generation, std::int64_t data_version) {
+  auto same = [&](const retrieval::ScopeIndex& idx) {
+    return idx.generation == generation && idx.data_version == data_version;
+  };
   std::unique_lock<std::mutex> lock(index_mu_);
   auto it = indexes_.find(scope_id);
-  if (it != indexes_.end() && it->second->data_version == data_version) return it->second;
+  if (it != indexes_.end() && same(*it->second)) return it->second;
   auto b = index_builds_.find(scope_id);
-  if (b != index_builds_.end() && b->second.data_version == data_version) {
+  if (b != index_builds_.end() && b->second.generation == generation && b->second.data_version == data_version) {
     std::shared_future<IndexResult> pending = b->second.result;
     lock.unlock();
     return pending.get();
   }
   std::promise<IndexResult> promise;
-  index_builds_[scope_id] = IndexBuild{data_version, promise.get_future().share()};
-  // An older cached snapshot is the base of an incremental build.
+  index_builds_[scope_id] = IndexBuild{generation, data_version, promise.get_future().share()};
+  // An older cached snapshot of the same generation (nothing erased since)
+  // is the base of an incremental build.
   std::shared_ptr<const retrieval::ScopeIndex> previous =
-      it != indexes_.end() && it->second->data_version < data_version ? it->second : nullptr;
+      it != indexes_.end() && it->second->generation == generation && it->second->data_version < data_version
+          ? it->second
+          : nullptr;
   const std::uint64_t epoch = index_epoch_;
   lock.unlock();
   // Built outside the lock, in this reader's read transaction (the snapshot
   // at data_version); others needing the same version wait for it above.
-  IndexResult idx = retrieval::LoadScopeIndex(db, scope_id, data_version, previous.get());
+  IndexResult idx = retrieval::LoadScopeIndex(db, scope_id, generation, data_version, previous.get());
   lock.lock();
   if (index_epoch_ != epoch && previous) {
     // Content was erased meanwhile: the base may be from before; start over.
     lock.unlock();
-    idx = retrieval::LoadScopeIndex(db, scope_id, data_version);
+    idx = retrieval::LoadScopeIndex(db, scope_id, generation, data_version);
     lock.lock();
   }
   std::shared_ptr<const retrieval::ScopeIndex> replaced;  // freed after the lock is released
   if (idx.ok() && index_epoch_ == epoch) {
     auto& slot = indexes_[scope_id];
-    if (!slot || slot->data_version < data_version) {
+    if (!slot || slot->generation < generation ||
+        (slot->generation == generation && slot->data_version < data_version)) {
       replaced = std::move(slot);
       slot = *idx;
     }
   }
   b = index_builds_.find(scope_id);
-  if (b != index_builds_.end() && b->second.data_version == data_version) index_builds_.erase(b);
+  if (b != index_builds_.end() && b->second.generation == generation && b->second.data_version == data_version) {
+    index_builds_.erase(b);
+  }
   lock.unlock();
   promise.set_value(idx);
   return idx;
 }
 
+void EngineImpl::DropSnapshots(const std::vector<std::int64_t>& scope_ids) {
+  std::vector<std::shared_ptr<const retrieval::ScopeIndex>> dropped;  // freed outside the lock
+  {
+    std::lock_guard<std::mutex> il(index_mu_);
+    for (auto id : scope_ids) {
+      auto it = indexes_.find(id);
+      if (it == indexes_.end()) continue;
+      dropped.push_back(std::move(it->second));
+      indexes_.erase(it);
+    }
+    ++index_epoch_;
+  }
+  DropFactVectors(scope_ids);
+}
+
 void EngineImpl::RefreshIndexes() {
-  std::vector<std::pair<std::int64_t, std::int64_t>> cached;  // scope id, data_version
+  std::vector<std::int64_t> cached;
   {
     std::lock_guard<std::mutex> lock(index_mu_);
-    for (const auto& [id, idx] : indexes_) cached.emplace_back(id, idx->data_version);
+    for (const auto& entry : indexes_) cached.push_back(entry.first);
   }
   if (cached.empty()) return;
   auto lease = AcquireReader();
   if (!lease.ok()) return;
   sql::Db* db = (*lease)->db();
-  for (const auto& [id, version] : cached) {
+  std::vector<std::int64_t> gone;
+  for (std::int64_t id : cached) {
     {
       std::lock_guard<std::mutex> lock(worker_mu_);
       if (worker_stop_) return;
     }
     auto snapshot = sql::ReadTxn::Begin(db);
     if (!snapshot.ok()) return;
-    auto now = memory::QueryInt(db, "SELECT data_version FROM scopes WHERE id = ?", id, 0, 1);
-    if (now.ok() && *now != version) (void)IndexFor(db, id, *now);  // a failure is retried by the next reader
+    auto now = store::GetScopeVersion(db, id);
+    if (!now.ok()) continue;
+    if (!*now) {
+      gone.push_back(id);  // erased by another process: its texts leave memory too
+      continue;
+    }
+    (void)IndexFor(db, id, (*now)->generation, (*now)->data_version);  // a failure is retried by the next reader
   }
+  if (!gone.empty()) DropSnapshots(gone);
 }
 
 Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::string& query,
@@ -374,7 +351,7 @@ Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::stri
   ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));  // one consistent view
   ENGRAM_ASSIGN_OR_RETURN(auto row, memory::FindScope(db, scope));
   if (!row) return RetrievalResult{};
-  ENGRAM_ASSIGN_OR_RETURN(auto idx, IndexFor(db, row->id, row->data_version));
+  ENGRAM_ASSIGN_OR_RETURN(auto idx, IndexFor(db, row->id, row->generation, row->data_version));
   retrieval::RetrievalInput in;
   in.scope = &*row;
   in.index = idx.get();

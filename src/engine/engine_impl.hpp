@@ -18,7 +18,7 @@
 #include "memory/jobs.hpp"
 #include "memory/promotion.hpp"
 #include "retrieval/scope_index.hpp"
-#include "store/sqlite.hpp"
+#include "store/db.hpp"
 
 namespace engram {
 
@@ -99,8 +99,14 @@ class EngineImpl final : public Engine {
   Result<std::unique_ptr<ReadLease>> AcquireReader();
   void ReleaseReader(std::unique_ptr<sql::Db> db);
 
+  // The retrieval snapshot of a scope at (generation, data_version), read
+  // through `db` (inside the caller's read transaction) on a miss.
   Result<std::shared_ptr<const retrieval::ScopeIndex>> IndexFor(sql::Db* db, std::int64_t scope_id,
+                                                                std::int64_t generation,
                                                                 std::int64_t data_version);
+  // After an erasure has committed: drops the cached snapshots (retrieval and
+  // fact vectors) of these scopes, and discards every build in progress.
+  void DropSnapshots(const std::vector<std::int64_t>& scope_ids);
   Status FlushAccessLog();
   // engine_lineage.cpp: retrieval never writes, so its receipts wait in
   // memory (bounded) until FlushReceipts writes them in their own transaction
@@ -158,6 +164,7 @@ class EngineImpl final : public Engine {
   // data_version wait for it instead of building it again.
   using IndexResult = Result<std::shared_ptr<const retrieval::ScopeIndex>>;
   struct IndexBuild {
+    std::int64_t generation = 0;
     std::int64_t data_version = -1;
     std::shared_future<IndexResult> result;
   };

@@ -5,16 +5,11 @@
 #include "engine/engine_impl.hpp"
 #include "memory/jobs.hpp"
 #include "memory/scope_store.hpp"
+#include "store/jobs.hpp"
 
 namespace engram {
 
 namespace {
-
-constexpr const char* kJobsSql =
-    "SELECT j.id, s.tenant, s.user_id, s.assistant_id, j.kind, j.status, j.attempts, j.last_error, "
-    "j.created_at, j.updated_at FROM jobs j JOIN scopes s ON s.id = j.scope_id "
-    "WHERE j.status IN ('pending', 'failed') AND (?1 = '' OR j.status = ?1) "
-    "AND (?2 = '' OR s.tenant = ?2) AND (?3 = '' OR s.user_id = ?3) ORDER BY j.id LIMIT ?4";
 
 Status CheckQuery(const JobQuery& q) {
   if (!q.status.empty() && q.status != "pending" && q.status != "failed") {
@@ -29,24 +24,23 @@ Status CheckQuery(const JobQuery& q) {
 Result<std::vector<JobInfo>> EngineImpl::ListJobs(const JobQuery& query) {
   ENGRAM_RETURN_IF_ERROR(CheckQuery(query));
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, lease->db()->Prepare(kJobsSql));
-  st->Bind(1, query.status).Bind(2, query.tenant).Bind(3, query.user).Bind(4, std::int64_t{query.limit});
+  ENGRAM_ASSIGN_OR_RETURN(auto rows, store::ListOpenJobs(lease->db(), query.status, query.tenant, query.user,
+                                                         query.limit));
   std::vector<JobInfo> out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
+  for (auto& r : rows) {
     JobInfo j;
-    j.id = st->Int(0);
-    j.scope = Scope{st->Text(1), st->Text(2), st->Text(3)};
-    j.kind = st->Text(4);
-    j.status = st->Text(5);
-    j.attempts = static_cast<int>(st->Int(6));
-    j.last_error = st->Text(7);
-    j.created_at = st->Int(8);
-    j.updated_at = st->Int(9);
+    j.id = r.job.id;
+    j.scope = std::move(r.scope);
+    j.kind = r.job.kind;
+    j.status = r.job.status;
+    j.attempts = r.job.attempts;
+    j.last_error = r.job.last_error;
+    j.created_at = r.job.created_at;
+    j.updated_at = r.job.updated_at;
+    j.lease_holder = r.job.lease_holder;
+    j.lease_expires = r.job.lease_expires;
     out.push_back(std::move(j));
   }
-  st->Reset();
   return out;
 }
 

@@ -4,6 +4,9 @@
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "engine/engine_impl.hpp"
+#include "store/erase.hpp"
+#include "store/jobs.hpp"
+#include "store/open.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/facts/fact_store.hpp"
 #include "memory/lpm.hpp"
@@ -103,10 +106,8 @@ Result<Stats> EngineImpl::GetStats(const Scope* scope) {
                            "'live' AND (? = 0 OR scope_id = ?)"));
   ENGRAM_ASSIGN_OR_RETURN(s.profile_slots,
                           q("SELECT count(*) FROM profile_slots WHERE ? = 0 OR scope_id = ?"));
-  ENGRAM_ASSIGN_OR_RETURN(
-      s.pending_jobs, q("SELECT count(*) FROM jobs WHERE status = 'pending' AND (? = 0 OR scope_id = ?)"));
-  ENGRAM_ASSIGN_OR_RETURN(
-      s.failed_jobs, q("SELECT count(*) FROM jobs WHERE status = 'failed' AND (? = 0 OR scope_id = ?)"));
+  ENGRAM_ASSIGN_OR_RETURN(s.pending_jobs, store::CountJobs(db, false, sid));  // pending or leased
+  ENGRAM_ASSIGN_OR_RETURN(s.failed_jobs, store::CountJobs(db, true, sid));
   ENGRAM_ASSIGN_OR_RETURN(
       s.degraded_items,
       q("SELECT (SELECT count(*) FROM pages WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?2)) + "
@@ -241,88 +242,50 @@ Result<std::int64_t> EngineImpl::ForgetUser(const std::string& tenant, const std
   std::lock_guard<std::mutex> maint(maint_mu_);
   std::lock_guard<std::mutex> lock(writer_mu_);
   sql::Db* db = writer_.get();
-  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
-  ENGRAM_ASSIGN_OR_RETURN(auto scopes, memory::ListScopes(db));
+  std::vector<std::int64_t> erased_ids;
   std::int64_t erased = 0;
-  for (const auto& sc : scopes) {
-    if (sc.scope.tenant != tenant || sc.scope.user != user) continue;
-    ENGRAM_ASSIGN_OR_RETURN(std::int64_t n, memory::QueryInt(db, "SELECT count(*) FROM turns WHERE scope_id = ?", sc.id, 0, 1));
-    erased += n;
-    // The purge is a transition too; its receipt tells the health classifier
-    // that this scope's earlier receipts describe erased memory.
-    lineage::Receipt purge;
-    purge.run_id = lineage::NewRunId();
-    purge.tenant = sc.scope.tenant;
-    purge.user_scope = sc.scope.user;
-    purge.assistant_scope = sc.scope.assistant;
-    purge.memory_kind = "scope";
-    purge.memory_id = sc.id;
-    purge.source_version = config_.source_version;
-    purge.from_tier = "store";
-    purge.to_tier = "purged";
-    purge.status = "committed";
-    purge.at_utc = deps_.clock->NowMs();
-    purge.outcome_receipt = "turns erased=" + std::to_string(n);
-    ENGRAM_RETURN_IF_ERROR(lineage::Write(db, purge));
-    // Embedding-cache entries of this user's pages and facts (keyed by a
-    // hash of the text) go too.
-    ENGRAM_ASSIGN_OR_RETURN(
-        sql::Stmt * texts,
-        db->Prepare("SELECT user_name, user_text, assistant_name, assistant_text, NULL FROM turns "
-                    "WHERE scope_id = ?1 UNION ALL SELECT NULL, NULL, NULL, NULL, text FROM facts "
-                    "WHERE scope_id = ?1"));
-    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * uncache, db->Prepare("DELETE FROM embed_cache WHERE text_hash = ?"));
-    texts->Bind(1, sc.id);
-    std::vector<std::int64_t> hashes;
-    for (;;) {
-      ENGRAM_ASSIGN_OR_RETURN(bool row, texts->Step());
-      if (!row) break;
-      std::string t = texts->IsNull(4) ? memory::RenderExchange(texts->Text(0), texts->Text(1),
-                                                                texts->Text(2), texts->Text(3))
-                                       : texts->Text(4);
-      hashes.push_back(static_cast<std::int64_t>(text::ContentHash(t)));
+  {
+    ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+    ENGRAM_ASSIGN_OR_RETURN(auto scopes, memory::ListScopes(db));
+    for (const auto& sc : scopes) {
+      if (sc.scope.tenant != tenant || sc.scope.user != user) continue;
+      // Embedding-cache entries of this user's pages and facts (keyed by a
+      // hash of the text) go too.
+      std::vector<std::int64_t> hashes;
+      ENGRAM_RETURN_IF_ERROR(store::ForEachCachedText(db, sc.id, [&](const store::ScopeText& t) {
+        const std::string text =
+            t.is_fact ? t.fact_text
+                      : memory::RenderExchange(t.user_name, t.user_text, t.assistant_name, t.assistant_text);
+        hashes.push_back(static_cast<std::int64_t>(text::ContentHash(text)));
+      }));
+      ENGRAM_ASSIGN_OR_RETURN(std::int64_t n, store::EraseScope(db, sc.id, hashes));
+      erased += n;
+      erased_ids.push_back(sc.id);
+      // The purge is a transition too; its receipt tells the health
+      // classifier that this scope's earlier receipts describe erased memory.
+      lineage::Receipt purge;
+      purge.run_id = lineage::NewRunId();
+      purge.tenant = sc.scope.tenant;
+      purge.user_scope = sc.scope.user;
+      purge.assistant_scope = sc.scope.assistant;
+      purge.memory_kind = "scope";
+      purge.memory_id = sc.id;
+      purge.source_version = config_.source_version;
+      purge.from_tier = "store";
+      purge.to_tier = "purged";
+      purge.status = "committed";
+      purge.at_utc = deps_.clock->NowMs();
+      purge.outcome_receipt = "turns erased=" + std::to_string(n);
+      ENGRAM_RETURN_IF_ERROR(lineage::Write(db, purge));
     }
-    texts->Reset();
-    for (auto h : hashes) ENGRAM_RETURN_IF_ERROR(uncache->Bind(1, h).Run());
-    static const char* kErase[] = {
-        "DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE scope_id = ?1)",
-        "DELETE FROM segments_fts WHERE rowid IN (SELECT id FROM segments WHERE scope_id = ?1)",
-        "DELETE FROM facts_fts WHERE rowid IN (SELECT id FROM facts WHERE scope_id = ?1)",
-        "DELETE FROM fact_entities WHERE fact_id IN (SELECT id FROM facts WHERE scope_id = ?1)",
-        "DELETE FROM entities WHERE scope_id = ?1",
-        "DELETE FROM fact_links WHERE scope_id = ?1",
-        "DELETE FROM fact_history WHERE scope_id = ?1",
-        "DELETE FROM fact_requests WHERE scope_id = ?1",
-        "DELETE FROM turn_requests WHERE scope_id = ?1",
-        "UPDATE turns SET page_id = NULL WHERE scope_id = ?1",
-        "DELETE FROM pages WHERE scope_id = ?1",
-        "DELETE FROM segments WHERE scope_id = ?1",
-        "DELETE FROM turns WHERE scope_id = ?1",
-        "DELETE FROM facts WHERE scope_id = ?1",
-        "DELETE FROM profile_slots WHERE scope_id = ?1",
-        "DELETE FROM scope_terms WHERE scope_id = ?1",
-        "DELETE FROM jobs WHERE scope_id = ?1",
-        "DELETE FROM scopes WHERE id = ?1",
-    };
-    for (const char* q : kErase) {
-      ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
-      ENGRAM_RETURN_IF_ERROR(st->Bind(1, sc.id).Run());
-    }
-    {
-      std::lock_guard<std::mutex> il(index_mu_);
-      indexes_.erase(sc.id);
-      ++index_epoch_;
-    }
-    std::lock_guard<std::mutex> fl(fact_vectors_mu_);
-    fact_vectors_.erase(sc.id);
+    ENGRAM_RETURN_IF_ERROR(txn->Commit());
   }
-  ENGRAM_RETURN_IF_ERROR(txn->Commit());
-  // Merge the full-text indexes so that no deleted term survives in old
-  // index segments, then move the WAL into the (secure-deleted) main file.
-  for (const char* t : {"turns_fts", "segments_fts", "facts_fts"}) {
-    ENGRAM_RETURN_IF_ERROR(db->Exec(std::string("INSERT INTO ") + t + "(" + t + ") VALUES('optimize')"));
-  }
-  if (!in_memory_) ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA wal_checkpoint(TRUNCATE)"));
+  // Only after the commit: a snapshot built by a reader whose read started
+  // before it is discarded (epoch), and the erased scope ids are never given
+  // to another scope, so nothing cached for them can be served again.
+  DropSnapshots(erased_ids);
+  // No deleted term may survive in old index segments or in the WAL.
+  ENGRAM_RETURN_IF_ERROR(store::ScrubAfterErase(db));
   return erased;
 }
 

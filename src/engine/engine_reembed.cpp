@@ -21,6 +21,7 @@
 
 #include "engine/caching_embedder.hpp"
 #include "engine/engine_impl.hpp"
+#include "store/scopes.hpp"
 #include "memory/scope_store.hpp"
 #include "memory/stm.hpp"
 #include "models/builtin/hash_embedder.hpp"
@@ -226,7 +227,7 @@ Result<std::int64_t> SwitchVectors(sql::Db* db, int dim) {
   ENGRAM_RETURN_IF_ERROR(empty->BindBlob(1, memory::BlobData(zero), memory::BlobBytes(zero)).Run());
   segments += db->Changes();
   ENGRAM_RETURN_IF_ERROR(DropShadow(db));
-  ENGRAM_RETURN_IF_ERROR(db->Exec("UPDATE scopes SET data_version = data_version + 1"));
+  ENGRAM_RETURN_IF_ERROR(store::BumpAllGenerations(db));
   return segments;
 }
 

@@ -1,6 +1,7 @@
 // Configuration and dependencies shared by the memory tiers.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "core/clock.hpp"
@@ -18,6 +19,7 @@ struct MemoryConfig {
   double heat_tau_hours = 24.0;
   int consolidate_batch_max = 32;  // pages per consolidation call
   int max_job_attempts = 3;
+  TimeMs job_lease_ms = 120000;  // a job's lease; renewed before every batch
   double fact_near_duplicate = 0.95;  // cosine at which a new fact duplicates a live one
   // engram version + the configuration above + model names (for receipts).
   std::string source_version;
@@ -28,6 +30,11 @@ struct MemoryDeps {
   Maintainer* maintainer = nullptr;
   const Clock* clock = nullptr;
   void (*fault_point)(const char* name) = nullptr;
+  // Who holds the leases of the jobs this process runs (process::NewHolderId),
+  // and which other holders are certainly dead (their jobs are taken over
+  // before their leases expire).
+  std::string job_holder;
+  std::function<bool(const std::string&)> holder_gone;
 
   void Fault(const char* name) const {
     if (fault_point) fault_point(name);

@@ -1,5 +1,6 @@
 #include "memory/jobs.hpp"
 
+#include <map>
 #include <set>
 
 #include "lineage/receipts.hpp"
@@ -7,30 +8,11 @@
 #include "memory/lpm.hpp"
 #include "memory/scope_store.hpp"
 #include "memory/stm.hpp"
+#include "store/jobs.hpp"
 
 namespace engram::memory {
 
 namespace {
-
-Result<std::vector<JobRow>> Collect(sql::Stmt* st) {
-  std::vector<JobRow> out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    JobRow j;
-    j.id = st->Int(0);
-    j.scope_id = st->Int(1);
-    j.kind = st->Text(2);
-    j.status = st->Text(3);
-    j.attempts = static_cast<int>(st->Int(4));
-    j.last_error = st->Text(5);
-    j.created_at = st->Int(6);
-    j.updated_at = st->Int(7);
-    out.push_back(std::move(j));
-  }
-  st->Reset();
-  return out;
-}
 
 lineage::JobRef JobRefOf(const JobRow& job, const ScopeRow& scope, const MemoryConfig& config) {
   return {scope.scope, job.scope_id, job.id, job.kind, config.source_version};
@@ -44,6 +26,7 @@ Status BeginAttempt(const WriterDb& w, const JobRow& job, const std::string& run
                     const MemoryConfig& config, TimeMs now, int attempt) {
   std::lock_guard<std::mutex> lock(*w.mu);
   ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(w.db));
+  ENGRAM_RETURN_IF_ERROR(store::RenewJobLease(w.db, job.id, job.lease_holder, now, config.job_lease_ms));
   ENGRAM_ASSIGN_OR_RETURN(ScopeRow scope, LoadScope(w.db, job.scope_id));
   lineage::JobRef ref = JobRefOf(job, scope, config);
   ENGRAM_RETURN_IF_ERROR(lineage::ReconcileOpenRuns(w.db, ref, now).status());
@@ -61,25 +44,8 @@ Status FinishAttempt(const WriterDb& w, const JobRow& job, const std::string& ru
   std::lock_guard<std::mutex> lock(*w.mu);
   ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(w.db));
   ENGRAM_ASSIGN_OR_RETURN(ScopeRow scope, LoadScope(w.db, job.scope_id));
-  const char* status = result.ok() ? "done" : (final_attempt ? "failed" : "pending");
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      w.db->Prepare("UPDATE jobs SET status = ?, attempts = attempts + 1, last_error = ?, "
-                    "run_id = ?, updated_at = ? WHERE id = ?"));
-  ENGRAM_RETURN_IF_ERROR(st->Bind(1, status)
-                             .Bind(2, result.ok() ? std::string() : result.ToString())
-                             .Bind(3, run_id)
-                             .Bind(4, now)
-                             .Bind(5, job.id)
-                             .Run());
-  if (result.ok()) {
-    // Earlier failures of the same work are resolved by this success.
-    ENGRAM_ASSIGN_OR_RETURN(
-        sql::Stmt * res,
-        w.db->Prepare("UPDATE jobs SET status = 'done', updated_at = ? "
-                      "WHERE scope_id = ? AND kind = ? AND status = 'failed'"));
-    ENGRAM_RETURN_IF_ERROR(res->Bind(1, now).Bind(2, job.scope_id).Bind(3, job.kind).Run());
-  }
+  ENGRAM_RETURN_IF_ERROR(store::FinishJobAttempt(w.db, job.id, job.lease_holder, result, final_attempt, now,
+                                                 config.job_lease_ms));
   if (!result.ok()) {
     lineage::Receipt r;
     r.run_id = run_id;
@@ -103,9 +69,28 @@ Status FinishAttempt(const WriterDb& w, const JobRow& job, const std::string& ru
   return txn->Commit();
 }
 
+// Extends the job's lease before more work; Aborted when it was taken over.
+Status RenewLease(const WriterDb& w, const JobRow& job, const MemoryConfig& config, const MemoryDeps& deps) {
+  std::lock_guard<std::mutex> lock(*w.mu);
+  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(w.db));
+  ENGRAM_RETURN_IF_ERROR(
+      store::RenewJobLease(w.db, job.id, job.lease_holder, deps.clock->NowMs(), config.job_lease_ms));
+  return txn->Commit();
+}
+
+// Gives the lease back when a run stops without an outcome (a store error),
+// so that the job is not held until the lease expires.
+void Release(const WriterDb& w, const JobRow& job, const MemoryDeps& deps) {
+  std::lock_guard<std::mutex> lock(*w.mu);
+  auto txn = sql::Txn::Begin(w.db);
+  if (!txn.ok()) return;
+  if (store::ReleaseJobLease(w.db, job.id, job.lease_holder, deps.clock->NowMs()).ok()) (void)(*txn)->Commit();
+}
+
 Status RunPromote(const WriterDb& w, const JobRow& job, const MemoryConfig& config,
                   const MemoryDeps& deps, const std::string& run_id, MaintainReport* report) {
-  for (int aborted = 0;;) {
+  for (int aborted = 0, batch = 0;; ++batch) {
+    if (batch > 0) ENGRAM_RETURN_IF_ERROR(RenewLease(w, job, config, deps));
     auto r = PromoteBatch(w, job.scope_id, config, deps, run_id);
     if (!r.ok()) {
       if (r.status().code() == StatusCode::kAborted && ++aborted < 5) continue;
@@ -123,13 +108,14 @@ Status RunPromote(const WriterDb& w, const JobRow& job, const MemoryConfig& conf
   std::lock_guard<std::mutex> lock(*w.mu);
   TimeMs now = deps.clock->NowMs();
   ENGRAM_ASSIGN_OR_RETURN(bool hot, HasConsolidationWork(w.db, job.scope_id, config, now));
-  if (hot) ENGRAM_RETURN_IF_ERROR(EnsurePendingJob(w.db, job.scope_id, "consolidate", now));
+  if (hot) ENGRAM_RETURN_IF_ERROR(store::ArmJob(w.db, job.scope_id, "consolidate", now));
   return Status::Ok();
 }
 
 Status RunConsolidate(const WriterDb& w, const JobRow& job, const MemoryConfig& config,
                       const MemoryDeps& deps, const std::string& run_id, MaintainReport* report) {
-  for (int aborted = 0;;) {
+  for (int aborted = 0, batch = 0;; ++batch) {
+    if (batch > 0) ENGRAM_RETURN_IF_ERROR(RenewLease(w, job, config, deps));
     auto r = ConsolidateBatch(w, job.scope_id, config, deps, run_id, false);
     if (!r.ok()) {
       if (r.status().code() == StatusCode::kAborted && ++aborted < 5) continue;
@@ -148,13 +134,7 @@ Status RunConsolidate(const WriterDb& w, const JobRow& job, const MemoryConfig& 
 }  // namespace
 
 Result<std::vector<JobRow>> ListJobs(sql::Db* db, const std::string& status, std::int64_t scope_id) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("SELECT id, scope_id, kind, status, attempts, last_error, created_at, updated_at "
-                  "FROM jobs WHERE status = ? AND (? = 0 OR scope_id = ?) "
-                  "ORDER BY CASE kind WHEN 'promote' THEN 0 ELSE 1 END, id"));
-  st->Bind(1, status).Bind(2, scope_id).Bind(3, scope_id);
-  return Collect(st);
+  return store::ListJobRows(db, {status}, scope_id);
 }
 
 Status ApplyAccessLog(const WriterDb& w, const AccessLog& log, const MemoryConfig& config,
@@ -175,42 +155,66 @@ Status ApplyAccessLog(const WriterDb& w, const AccessLog& log, const MemoryConfi
   }
   for (auto scope_id : scopes) {
     ENGRAM_ASSIGN_OR_RETURN(bool hot, HasConsolidationWork(w.db, scope_id, config, now));
-    if (hot) ENGRAM_RETURN_IF_ERROR(EnsurePendingJob(w.db, scope_id, "consolidate", now));
+    if (hot) ENGRAM_RETURN_IF_ERROR(store::ArmJob(w.db, scope_id, "consolidate", now));
   }
   return txn->Commit();
 }
 
 Result<MaintainReport> RunPendingJobs(const WriterDb& w, std::int64_t scope_id,
                                       const MemoryConfig& config, const MemoryDeps& deps) {
+  // A job re-armed by admissions while it ran is pending again; it is run
+  // again in this call, at most kMaxRunsPerCall times, so that a call ends
+  // even while admissions keep coming.
+  constexpr int kMaxRunsPerCall = 3;
   MaintainReport report;
-  std::set<std::int64_t> finished;  // jobs that reached an outcome in this call
+  std::map<std::int64_t, int> runs;
+  std::vector<std::int64_t> skip;
   for (;;) {
-    std::vector<JobRow> jobs;
+    std::optional<JobRow> leased;
     {
       std::lock_guard<std::mutex> lock(*w.mu);
-      ENGRAM_ASSIGN_OR_RETURN(jobs, ListJobs(w.db, "pending", scope_id));
+      ENGRAM_ASSIGN_OR_RETURN(leased, store::LeaseNextJob(w.db, deps.job_holder, scope_id, skip,
+                                                          deps.clock->NowMs(), config.job_lease_ms,
+                                                          deps.holder_gone));
     }
-    bool progressed = false;
-    for (const auto& job : jobs) {
-      if (finished.count(job.id)) continue;
-      progressed = true;
-      Status st;
-      std::string run_id;
-      for (int attempt = job.attempts; attempt < config.max_job_attempts; ++attempt) {
-        run_id = lineage::NewRunId();
-        ENGRAM_RETURN_IF_ERROR(
-            BeginAttempt(w, job, run_id, config, deps.clock->NowMs(), attempt + 1));
-        st = job.kind == "promote" ? RunPromote(w, job, config, deps, run_id, &report)
-                                   : RunConsolidate(w, job, config, deps, run_id, &report);
-        bool final_attempt = st.ok() || attempt + 1 >= config.max_job_attempts;
-        ENGRAM_RETURN_IF_ERROR(
-            FinishAttempt(w, job, run_id, st, final_attempt, config, deps.clock->NowMs()));
-        if (st.ok()) break;
+    if (!leased) break;
+    const JobRow& job = *leased;
+    if (++runs[job.id] >= kMaxRunsPerCall) skip.push_back(job.id);
+    Status st;
+    bool lost = false;
+    for (int attempt = job.attempts; attempt < config.max_job_attempts; ++attempt) {
+      std::string run_id = lineage::NewRunId();
+      Status begun = BeginAttempt(w, job, run_id, config, deps.clock->NowMs(), attempt + 1);
+      if (store::IsLeaseLost(begun)) {
+        lost = true;
+        break;
       }
-      if (!st.ok()) ++report.jobs_failed;
-      finished.insert(job.id);
+      if (!begun.ok()) return Release(w, job, deps), begun;
+      st = job.kind == "promote" ? RunPromote(w, job, config, deps, run_id, &report)
+                                 : RunConsolidate(w, job, config, deps, run_id, &report);
+      if (store::IsLeaseLost(st)) {
+        lost = true;
+        break;
+      }
+      bool final_attempt = st.ok() || attempt + 1 >= config.max_job_attempts;
+      Status finished = FinishAttempt(w, job, run_id, st, final_attempt, config, deps.clock->NowMs());
+      if (store::IsLeaseLost(finished)) {
+        lost = true;
+        break;
+      }
+      if (!finished.ok()) return Release(w, job, deps), finished;
+      if (st.ok()) break;
     }
-    if (!progressed) break;
+    if (lost) {
+      // Another process took the job over (this one was presumed dead): its
+      // outcome is the new holder's to record.
+      skip.push_back(job.id);
+      continue;
+    }
+    if (!st.ok()) {
+      ++report.jobs_failed;
+      skip.push_back(job.id);
+    }
   }
   return report;
 }
@@ -218,17 +222,7 @@ Result<MaintainReport> RunPendingJobs(const WriterDb& w, std::int64_t scope_id,
 Result<int> RetryFailedJobs(const WriterDb& w, std::int64_t scope_id, TimeMs now) {
   std::lock_guard<std::mutex> lock(*w.mu);
   ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(w.db));
-  ENGRAM_ASSIGN_OR_RETURN(auto failed, ListJobs(w.db, "failed", scope_id));
-  int n = 0;
-  for (const auto& j : failed) {
-    ENGRAM_RETURN_IF_ERROR(EnsurePendingJob(w.db, j.scope_id, j.kind.c_str(), now));
-    ++n;
-  }
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      w.db->Prepare("UPDATE jobs SET status = 'done', last_error = last_error || ' (retried)', "
-                    "updated_at = ? WHERE status = 'failed' AND (? = 0 OR scope_id = ?)"));
-  ENGRAM_RETURN_IF_ERROR(st->Bind(1, now).Bind(2, scope_id).Bind(3, scope_id).Run());
+  ENGRAM_ASSIGN_OR_RETURN(int n, store::RetryFailedJobRows(w.db, scope_id, now));
   ENGRAM_RETURN_IF_ERROR(txn->Commit());
   return n;
 }

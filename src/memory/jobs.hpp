@@ -1,6 +1,7 @@
-// Durable maintenance jobs: promotion and consolidation per scope. A job row
-// is pending until its work is committed; a job that keeps failing becomes
-// `failed` with its reason and its source data stays where it was.
+// Running durable maintenance jobs (promotion and consolidation per scope,
+// store/jobs.hpp): a job is leased to this process while it runs, so that no
+// two processes run it at once; a job that keeps failing becomes `failed`
+// with its reason and its source data stays where it was.
 #pragma once
 
 #include <map>
@@ -12,19 +13,11 @@
 #include "engram/types.hpp"
 #include "memory/config.hpp"
 #include "memory/promotion.hpp"
+#include "store/jobs.hpp"
 
 namespace engram::memory {
 
-struct JobRow {
-  std::int64_t id = 0;
-  std::int64_t scope_id = 0;
-  std::string kind;
-  std::string status;
-  int attempts = 0;
-  std::string last_error;
-  TimeMs created_at = 0;
-  TimeMs updated_at = 0;
-};
+using JobRow = store::JobRow;
 
 // Jobs with a status ("pending", "failed"), for one scope or all (scope_id 0).
 Result<std::vector<JobRow>> ListJobs(sql::Db* db, const std::string& status, std::int64_t scope_id);

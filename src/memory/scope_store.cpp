@@ -28,89 +28,12 @@ Status ValidateId(const std::string& value, const char* field) {
   return Status::Ok();
 }
 
-ScopeRow RowFrom(sql::Stmt* st) {
-  ScopeRow r;
-  r.id = st->Int(0);
-  r.scope.tenant = st->Text(1);
-  r.scope.user = st->Text(2);
-  r.scope.assistant = st->Text(3);
-  r.next_seq = st->Int(4);
-  r.chain_page_id = st->IsNull(5) ? 0 : st->Int(5);
-  r.chain_summary = st->Text(6);
-  r.data_version = st->Int(7);
-  r.stm_count = st->Int(8);
-  return r;
-}
-
-constexpr const char* kScopeCols =
-    "SELECT id, tenant, user_id, assistant_id, next_seq, chain_page_id, chain_summary, "
-    "data_version, stm_count FROM scopes ";
-
 }  // namespace
 
 Status ValidateScope(const Scope& scope) {
   ENGRAM_RETURN_IF_ERROR(ValidateId(scope.tenant, "tenant"));
   ENGRAM_RETURN_IF_ERROR(ValidateId(scope.user, "user"));
   return ValidateId(scope.assistant, "assistant");
-}
-
-Result<std::int64_t> EnsureScope(sql::Db* db, const Scope& scope, TimeMs now) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("INSERT INTO scopes(tenant, user_id, assistant_id, created_at) VALUES(?,?,?,?) "
-                  "ON CONFLICT(tenant, user_id, assistant_id) DO NOTHING"));
-  ENGRAM_RETURN_IF_ERROR(
-      st->Bind(1, scope.tenant).Bind(2, scope.user).Bind(3, scope.assistant).Bind(4, now).Run());
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * q,
-      db->Prepare("SELECT id FROM scopes WHERE tenant = ? AND user_id = ? AND assistant_id = ?"));
-  q->Bind(1, scope.tenant).Bind(2, scope.user).Bind(3, scope.assistant);
-  ENGRAM_ASSIGN_OR_RETURN(bool row, q->Step());
-  if (!row) return Status::Internal("scope row missing after insert");
-  std::int64_t id = q->Int(0);
-  q->Reset();
-  return id;
-}
-
-Result<std::optional<ScopeRow>> FindScope(sql::Db* db, const Scope& scope) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * q,
-      db->Prepare(std::string(kScopeCols) +
-                  "WHERE tenant = ? AND user_id = ? AND assistant_id = ?"));
-  q->Bind(1, scope.tenant).Bind(2, scope.user).Bind(3, scope.assistant);
-  ENGRAM_ASSIGN_OR_RETURN(bool row, q->Step());
-  std::optional<ScopeRow> out;
-  if (row) out = RowFrom(q);
-  q->Reset();
-  return out;
-}
-
-Result<ScopeRow> LoadScope(sql::Db* db, std::int64_t scope_id) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * q, db->Prepare(std::string(kScopeCols) + "WHERE id = ?"));
-  q->Bind(1, scope_id);
-  ENGRAM_ASSIGN_OR_RETURN(bool row, q->Step());
-  if (!row) return Status::NotFound("scope " + std::to_string(scope_id));
-  ScopeRow r = RowFrom(q);
-  q->Reset();
-  return r;
-}
-
-Result<std::vector<ScopeRow>> ListScopes(sql::Db* db) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * q, db->Prepare(std::string(kScopeCols) + "ORDER BY id"));
-  std::vector<ScopeRow> out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, q->Step());
-    if (!row) break;
-    out.push_back(RowFrom(q));
-  }
-  q->Reset();
-  return out;
-}
-
-Status BumpDataVersion(sql::Db* db, std::int64_t scope_id) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st, db->Prepare("UPDATE scopes SET data_version = data_version + 1 WHERE id = ?"));
-  return st->Bind(1, scope_id).Run();
 }
 
 std::string ScopeToken(std::int64_t scope_id) { return "s" + std::to_string(scope_id); }

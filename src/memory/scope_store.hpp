@@ -9,32 +9,23 @@
 #include "engram/result.hpp"
 #include "engram/types.hpp"
 #include "models/embedder.hpp"
-#include "store/sqlite.hpp"
+#include "store/db.hpp"
+#include "store/scopes.hpp"
 
 namespace engram::memory {
 
-struct ScopeRow {
-  std::int64_t id = 0;
-  Scope scope;
-  std::int64_t next_seq = 1;
-  std::int64_t stm_count = 0;
-  std::int64_t chain_page_id = 0;
-  std::string chain_summary;
-  std::int64_t data_version = 0;
-};
+using store::ScopeRow;
 
 // Validates tenant, user and assistant ids (non-empty, <= 128 bytes, valid
 // UTF-8, no control characters); the message names the field.
 Status ValidateScope(const Scope& scope);
 
-// The scope's row id, creating the row. REQUIRES: inside a write transaction.
-Result<std::int64_t> EnsureScope(sql::Db* db, const Scope& scope, TimeMs now);
-// The scope's row, or nullopt when it was never written.
-Result<std::optional<ScopeRow>> FindScope(sql::Db* db, const Scope& scope);
-Result<ScopeRow> LoadScope(sql::Db* db, std::int64_t scope_id);
-Result<std::vector<ScopeRow>> ListScopes(sql::Db* db);
-// Marks the scope's indexes as changed (readers reload their caches).
-Status BumpDataVersion(sql::Db* db, std::int64_t scope_id);
+// The scopes repository (store/scopes.hpp), used throughout the tiers.
+using store::BumpDataVersion;
+using store::EnsureScope;
+using store::FindScope;
+using store::ListScopes;
+using store::LoadScope;
 
 // The FTS token that confines a lexical query to one scope ("s42").
 std::string ScopeToken(std::int64_t scope_id);

@@ -1,5 +1,7 @@
 #include "memory/stm.hpp"
 
+#include "store/jobs.hpp"
+
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -106,15 +108,6 @@ std::string RenderExchange(const Turn& t) {
   return RenderExchange(t.user_name, t.user_text, t.assistant_name, t.assistant_text);
 }
 
-Status EnsurePendingJob(sql::Db* db, std::int64_t scope_id, const char* kind, TimeMs now) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("INSERT INTO jobs(scope_id, kind, status, created_at, updated_at) "
-                  "VALUES(?, ?, 'pending', ?, ?) "
-                  "ON CONFLICT(scope_id, kind) WHERE status = 'pending' DO NOTHING"));
-  return st->Bind(1, scope_id).Bind(2, kind).Bind(3, now).Bind(4, now).Run();
-}
-
 Result<AdmitResult> AdmitTurn(sql::Db* db, const ScopeRow& scope, const TurnInput& turn,
                               TimeMs now, const MemoryConfig& config, const std::string& run_id) {
   ENGRAM_ASSIGN_OR_RETURN(
@@ -173,7 +166,7 @@ Result<AdmitResult> AdmitTurn(sql::Db* db, const ScopeRow& scope, const TurnInpu
   out.turn_id = turn_id;
   out.seq = seq;
   if (in_stm > config.stm_capacity) {
-    ENGRAM_RETURN_IF_ERROR(EnsurePendingJob(db, scope.id, "promote", now));
+    ENGRAM_RETURN_IF_ERROR(store::ArmJob(db, scope.id, "promote", now));
     out.promotion_pending = true;
   }
   return out;

@@ -58,7 +58,4 @@ std::string RenderExchange(const Turn& t);
 std::string RenderExchange(const std::string& user_name, const std::string& user_text,
                            const std::string& assistant_name, const std::string& assistant_text);
 
-// Ensures a pending job of `kind` exists for the scope.
-Status EnsurePendingJob(sql::Db* db, std::int64_t scope_id, const char* kind, TimeMs now);
-
 }  // namespace engram::memory

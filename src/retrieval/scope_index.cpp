@@ -197,13 +197,15 @@ Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
 }  // namespace
 
 Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64_t scope_id,
-                                                         std::int64_t data_version, const ScopeIndex* previous) {
+                                                         std::int64_t generation, std::int64_t data_version,
+                                                         const ScopeIndex* previous) {
   auto idx = std::make_shared<ScopeIndex>();
   idx->scope_id = scope_id;
+  idx->generation = generation;
   idx->data_version = data_version;
   ENGRAM_RETURN_IF_ERROR(LoadSegments(db, idx.get()));
   std::int64_t after_seq = 0;
-  if (previous && previous->scope_id == scope_id) {
+  if (previous && previous->scope_id == scope_id && previous->generation == generation) {
     ENGRAM_ASSIGN_OR_RETURN(auto states, LoadPageStates(db, scope_id));
     if (ReusePages(*previous, states, idx.get())) after_seq = idx->entries.back().seq;
   }

@@ -81,6 +81,7 @@ struct FactEntry {
 
 struct ScopeIndex {
   std::int64_t scope_id = 0;
+  std::int64_t generation = 0;  // of the scope row (erasures bump it)
   std::int64_t data_version = -1;
   FlatIndex pages;
   std::unordered_map<std::int64_t, PageRef> page_refs;       // page id -> refs
@@ -102,7 +103,7 @@ struct ScopeIndex {
 // Loads the snapshot of a scope at its current data_version (read inside
 // the caller's read transaction).
 //
-// `previous` (optional): an older snapshot of the same scope. Pages are only
+// `previous` (optional): an older snapshot of the same scope and generation. Pages are only
 // ever appended (in turn order) and their texts and vectors never change, so
 // when the previous snapshot's pages are still the first pages of the scope,
 // its page vectors, texts and message index are copied and only the new
@@ -111,7 +112,7 @@ struct ScopeIndex {
 // (pages gone: the caller must not pass a snapshot from before an erasure)
 // the snapshot is built from scratch. Both give the same snapshot.
 Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64_t scope_id,
-                                                         std::int64_t data_version,
+                                                         std::int64_t generation, std::int64_t data_version,
                                                          const ScopeIndex* previous = nullptr);
 
 }  // namespace engram::retrieval

@@ -307,6 +307,35 @@ CREATE TABLE IF NOT EXISTS turn_requests(
 ) WITHOUT ROWID;
 )sql";
 
+// Version 2: jobs are leased (pending -> leased -> done | failed, with the
+// holder and the lease's expiry; `rearmed` when work arrived during a lease);
+// scopes carry a generation that erasures bump, and scope ids are never
+// reused (meta.scope_id_high remembers the highest id ever given).
+constexpr const char* kMigrateToV2 = R"sql(
+CREATE TABLE jobs_v2(
+  id            INTEGER PRIMARY KEY,
+  scope_id      INTEGER NOT NULL REFERENCES scopes(id),
+  kind          TEXT NOT NULL CHECK(kind IN ('promote','consolidate')),
+  status        TEXT NOT NULL CHECK(status IN ('pending','leased','failed','done')),
+  attempts      INTEGER NOT NULL DEFAULT 0,
+  last_error    TEXT NOT NULL DEFAULT '',
+  run_id        TEXT NOT NULL DEFAULT '',
+  lease_holder  TEXT NOT NULL DEFAULT '',   -- "host/pid/random" of the running process
+  lease_expires INTEGER NOT NULL DEFAULT 0, -- another process may take the job over from then on
+  rearmed       INTEGER NOT NULL DEFAULT 0, -- armed again while leased: pending after this run
+  created_at    INTEGER NOT NULL,
+  updated_at    INTEGER NOT NULL
+);
+INSERT INTO jobs_v2(id, scope_id, kind, status, attempts, last_error, run_id, created_at, updated_at)
+  SELECT id, scope_id, kind, status, attempts, last_error, run_id, created_at, updated_at FROM jobs;
+DROP TABLE jobs;
+ALTER TABLE jobs_v2 RENAME TO jobs;
+CREATE UNIQUE INDEX jobs_open ON jobs(scope_id, kind) WHERE status IN ('pending', 'leased');
+ALTER TABLE scopes ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;
+INSERT INTO meta(key, value) SELECT 'scope_id_high', CAST(coalesce(max(id), 0) AS TEXT) FROM scopes
+  WHERE true ON CONFLICT(key) DO NOTHING;
+)sql";
+
 Result<std::int64_t> QueryInt(sql::Db* db, std::string_view q) {
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
   ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
@@ -334,7 +363,17 @@ Status SetMeta(sql::Db* db, std::string_view key, std::string_view value) {
   return st->Bind(1, key).Bind(2, value).Run();
 }
 
+Status EnsurePostgresSchema(sql::Db* db, std::int64_t) {
+  // The connection layer speaks PostgreSQL (store/postgres.hpp); the tiers'
+  // SQL is still being moved into dialect-aware repositories, so a store
+  // cannot live there yet. Refuse before creating anything.
+  return Status::FailedPrecondition(db->path() +
+                                    ": this build of engram cannot keep a store in PostgreSQL yet; "
+                                    "use a SQLite file (--db PATH)");
+}
+
 Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
+  if (db->dialect() == sql::Dialect::kPostgres) return EnsurePostgresSchema(db, now_ms);
   ENGRAM_ASSIGN_OR_RETURN(std::int64_t app_id, QueryInt(db, "PRAGMA application_id"));
   ENGRAM_ASSIGN_OR_RETURN(std::int64_t tables,
                           QueryInt(db, "SELECT count(*) FROM sqlite_schema"));
@@ -349,6 +388,7 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
     ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));
     ENGRAM_RETURN_IF_ERROR(db->Exec(kApiKeysTable));
     ENGRAM_RETURN_IF_ERROR(db->Exec(kTurnRequestsTable));
+    ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV2));
     ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA application_id = " + std::to_string(kApplicationId)));
     ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
     ENGRAM_RETURN_IF_ERROR(SetMeta(db, "created_at", std::to_string(now_ms)));
@@ -369,8 +409,12 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
   ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));  // no-ops when present
   ENGRAM_RETURN_IF_ERROR(db->Exec(kApiKeysTable));
   ENGRAM_RETURN_IF_ERROR(db->Exec(kTurnRequestsTable));
-  // Future migrations: for (int to = version + 1; to <= kSchemaVersion; ++to) apply step `to`.
-  return Status::Ok();
+  if (version == kSchemaVersion) return Status::Ok();
+  // Each step runs in the one transaction that records the new version.
+  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+  if (version < 2) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV2));
+  ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
+  return txn->Commit();
 }
 
 }  // namespace engram::store

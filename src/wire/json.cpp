@@ -97,7 +97,7 @@ json ToJson(const Turn& t) {
 }
 
 json ToJson(const JobInfo& j) {
-  return {{"id", j.id},
+  json out = {{"id", j.id},
           {"tenant", j.scope.tenant},
           {"user", j.scope.user},
           {"assistant", j.scope.assistant},
@@ -107,6 +107,10 @@ json ToJson(const JobInfo& j) {
           {"last_error", j.last_error},
           {"created_at", FormatIso8601(j.created_at)},
           {"updated_at", FormatIso8601(j.updated_at)}};
+  // The holder's host and pid stay inside the store: a tenant learns only
+  // that the job is being run, and until when at the latest.
+  if (j.status == "leased") out["lease_expires"] = FormatIso8601(j.lease_expires);
+  return out;
 }
 
 json ToJson(const MemoryItem& m) {

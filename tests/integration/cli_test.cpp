@@ -269,6 +269,25 @@ TEST(Cli, UsageErrorsExitTwoWithOneLine) {
   EXPECT_EQ(TurnsAdmitted(home), 0);
 }
 
+// A URL was taken for a file path: `--db postgresql://engram@localhost/engram
+// keys create` succeeded and created the folders "postgresql:/engram@localhost".
+TEST(Cli, StoreUrlsAreNeverTakenForPaths) {
+  Home home;
+  const auto before = std::filesystem::exists("postgresql:") || std::filesystem::exists("mysql:");
+  ASSERT_FALSE(before) << "leftovers in the working directory";
+  ExpectError(home.Run({"--db", "mysql://root@localhost/engram", "stats"}), 2, "unsupported scheme");
+  ExpectError(home.Run({"--db", "mysql://root@localhost/engram", "keys", "create", "--tenant", "t"}), 2,
+              "unsupported scheme");
+  // Port 1 refuses at once: a clear error, never a file.
+  auto pg = home.Run({"--db", "postgresql://engram:s3cret@127.0.0.1:1/engram", "keys", "create", "--tenant", "t"});
+  EXPECT_NE(pg.exit_code, 0) << Describe(pg);
+  EXPECT_NE(pg.err.find("postgresql://engram:***@127.0.0.1:1/engram"), std::string::npos) << Describe(pg);
+  EXPECT_EQ(pg.err.find("s3cret"), std::string::npos) << "the password is never printed";
+  EXPECT_FALSE(std::filesystem::exists("postgresql:"));
+  EXPECT_FALSE(std::filesystem::exists("mysql:"));
+  EXPECT_FALSE(std::filesystem::exists(home.File("engram.db")));
+}
+
 TEST(Cli, ImportOfAMissingFileExitsOneAndNamesIt) {
   Home home;
   const std::string path = home.File("no-such-dialogue.jsonl");

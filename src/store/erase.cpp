@@ -1,0 +1,97 @@
+#include "store/erase.hpp"
+
+namespace engram::store {
+
+namespace {
+
+struct EraseStep {
+  const char* table;
+  const char* sql;  // ?1 = scope id
+  bool sqlite_only;
+};
+
+// In dependency order: index rows and links before the rows they point at.
+constexpr EraseStep kSteps[] = {
+    {"turns_fts", "DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE scope_id = ?1)", true},
+    {"segments_fts", "DELETE FROM segments_fts WHERE rowid IN (SELECT id FROM segments WHERE scope_id = ?1)",
+     true},
+    {"facts_fts", "DELETE FROM facts_fts WHERE rowid IN (SELECT id FROM facts WHERE scope_id = ?1)", true},
+    {"fact_entities", "DELETE FROM fact_entities WHERE fact_id IN (SELECT id FROM facts WHERE scope_id = ?1)",
+     false},
+    {"entities", "DELETE FROM entities WHERE scope_id = ?1", false},
+    {"fact_links", "DELETE FROM fact_links WHERE scope_id = ?1", false},
+    {"fact_history", "DELETE FROM fact_history WHERE scope_id = ?1", false},
+    {"fact_requests", "DELETE FROM fact_requests WHERE scope_id = ?1", false},
+    {"turn_requests", "DELETE FROM turn_requests WHERE scope_id = ?1", false},
+    {"turns", "UPDATE turns SET page_id = NULL WHERE scope_id = ?1", false},
+    {"pages", "DELETE FROM pages WHERE scope_id = ?1", false},
+    {"segments", "DELETE FROM segments WHERE scope_id = ?1", false},
+    {"turns", "DELETE FROM turns WHERE scope_id = ?1", false},
+    {"facts", "DELETE FROM facts WHERE scope_id = ?1", false},
+    {"profile_slots", "DELETE FROM profile_slots WHERE scope_id = ?1", false},
+    {"scope_terms", "DELETE FROM scope_terms WHERE scope_id = ?1", false},
+    {"jobs", "DELETE FROM jobs WHERE scope_id = ?1", false},
+    {"scopes", "DELETE FROM scopes WHERE id = ?1", false},
+};
+
+}  // namespace
+
+Status ForEachCachedText(sql::Db* db, std::int64_t scope_id, const std::function<void(const ScopeText&)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare("SELECT user_name, user_text, assistant_name, assistant_text, NULL FROM turns "
+                  "WHERE scope_id = ?1 UNION ALL SELECT NULL, NULL, NULL, NULL, text FROM facts "
+                  "WHERE scope_id = ?1"));
+  st->Bind(1, scope_id);
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    ScopeText t;
+    t.is_fact = !st->IsNull(4);
+    if (t.is_fact) {
+      t.fact_text = st->Text(4);
+    } else {
+      t.user_name = st->Text(0);
+      t.user_text = st->Text(1);
+      t.assistant_name = st->Text(2);
+      t.assistant_text = st->Text(3);
+    }
+    sink(t);
+  }
+  st->Reset();
+  return Status::Ok();
+}
+
+Result<std::int64_t> EraseScope(sql::Db* db, std::int64_t scope_id, const std::vector<std::int64_t>& cache_hashes) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * count, db->Prepare("SELECT count(*) FROM turns WHERE scope_id = ?1"));
+  count->Bind(1, scope_id);
+  ENGRAM_ASSIGN_OR_RETURN(bool row, count->Step());
+  const std::int64_t turns = row ? count->Int(0) : 0;
+  count->Reset();
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * uncache, db->Prepare("DELETE FROM embed_cache WHERE text_hash = ?1"));
+  for (auto h : cache_hashes) ENGRAM_RETURN_IF_ERROR(uncache->Bind(1, h).Run());
+  const bool sqlite = db->dialect() == sql::Dialect::kSqlite;
+  for (const auto& step : kSteps) {
+    if (step.sqlite_only && !sqlite) continue;
+    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(step.sql));
+    ENGRAM_RETURN_IF_ERROR(st->Bind(1, scope_id).Run());
+  }
+  return turns;
+}
+
+std::vector<std::string> ErasedTables(sql::Dialect dialect) {
+  std::vector<std::string> out{"embed_cache"};
+  for (const auto& step : kSteps) {
+    if (step.sqlite_only && dialect != sql::Dialect::kSqlite) continue;
+    out.push_back(step.table);
+  }
+  return out;
+}
+
+std::vector<std::string> KeptTables(sql::Dialect) {
+  // meta: store settings; receipts, receipt_days: content-free lineage;
+  // api_keys: per tenant, revoked separately.
+  return {"meta", "receipts", "receipt_days", "api_keys"};
+}
+
+}  // namespace engram::store

@@ -1,0 +1,124 @@
+#include "store/open.hpp"
+
+#include <filesystem>
+
+#include "store/schema.hpp"
+#include "store/sqlite.hpp"
+
+namespace engram::store {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uintmax_t kQuickCheckMaxBytes = 64ull << 20;
+
+// Checks an existing SQLite file: truncation (the header promises more pages
+// than the file holds) always, the structural check up to kQuickCheckMaxBytes.
+Status VerifySqliteFile(sql::Db* db, const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t bytes = fs::file_size(path, ec);
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * pc, db->Prepare("SELECT page_count * page_size FROM "
+                                                      "pragma_page_count(), pragma_page_size()"));
+  auto promised = pc->Step();
+  const std::int64_t want = promised.ok() && *promised ? pc->Int(0) : 0;
+  pc->Reset();
+  if (!promised.ok()) {
+    return Status::Corruption(path + ": unreadable (" + promised.status().message() +
+                              "); the file was left untouched");
+  }
+  if (!ec && static_cast<std::uintmax_t>(want) > bytes && !fs::exists(path + "-wal")) {
+    return Status::Corruption(path + ": truncated (" + std::to_string(bytes) + " of " +
+                              std::to_string(want) + " bytes); the file was left untouched");
+  }
+  if (ec || bytes > kQuickCheckMaxBytes) return Status::Ok();
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * qc, db->Prepare("PRAGMA quick_check(1)"));
+  auto row = qc->Step();
+  if (!row.ok()) {
+    return Status::Corruption(path + ": integrity check failed (" + row.status().message() +
+                              "); the file was left untouched");
+  }
+  std::string verdict = *row ? qc->Text(0) : "no result";
+  qc->Reset();
+  if (verdict != "ok") {
+    return Status::Corruption(path + ": integrity check failed (" + verdict +
+                              "); the file was left untouched");
+  }
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<sql::Db>> OpenSqliteWriter(const std::string& path,
+                                                  const StoreOpenOptions& options) {
+  const bool in_memory = path == ":memory:";
+  bool existed = false;
+  if (!in_memory) {
+    std::error_code ec;
+    fs::path p(path);
+    existed = fs::exists(p, ec);
+    if (existed && fs::is_directory(p, ec)) {
+      return Status::InvalidArgument("db_path: " + path + " is a directory");
+    }
+    if (existed && fs::file_size(p, ec) == 0 && !ec) {
+      return Status::Corruption(path +
+                                " exists but is empty (truncated?); refusing to initialise over it. "
+                                "Move it away to start a new store.");
+    }
+    if (!existed && p.has_parent_path()) {
+      fs::create_directories(p.parent_path(), ec);
+      if (ec) return Status::IoError("cannot create " + p.parent_path().string() + ": " + ec.message());
+    }
+  }
+  ENGRAM_ASSIGN_OR_RETURN(auto db, sql::SqliteDb::Open(path, {}));
+  if (existed && options.verify) ENGRAM_RETURN_IF_ERROR(VerifySqliteFile(db.get(), path));
+  ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA secure_delete = ON"));
+  ENGRAM_RETURN_IF_ERROR(EnsureSchema(db.get(), options.now_ms));
+  ENGRAM_RETURN_IF_ERROR(db->EnableWal());  // only once the file is known to be ours
+  return std::unique_ptr<sql::Db>(std::move(db));
+}
+
+}  // namespace
+
+bool IsInMemory(const std::string& location) { return location == ":memory:"; }
+
+Result<std::unique_ptr<sql::Db>> OpenWriter(const std::string& location,
+                                            const StoreOpenOptions& options) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Location loc, sql::ParseLocation(location));
+  if (loc.dialect == sql::Dialect::kSqlite) return OpenSqliteWriter(loc.target, options);
+  ENGRAM_ASSIGN_OR_RETURN(auto db, sql::Db::Open(location, {}));
+  ENGRAM_RETURN_IF_ERROR(EnsureSchema(db.get(), options.now_ms));
+  return db;
+}
+
+Result<std::unique_ptr<sql::Db>> OpenReader(const std::string& location) {
+  sql::OpenOptions ro;
+  ro.read_only = true;
+  return sql::Db::Open(location, ro);
+}
+
+Result<bool> Exists(const std::string& location) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Location loc, sql::ParseLocation(location));
+  if (loc.dialect == sql::Dialect::kSqlite) {
+    if (IsInMemory(loc.target)) return false;
+    std::error_code ec;
+    return fs::exists(loc.target, ec);
+  }
+  ENGRAM_ASSIGN_OR_RETURN(auto db, sql::Db::Open(location, {}));
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                          db->Prepare("SELECT count(*) FROM information_schema.tables "
+                                      "WHERE table_schema = current_schema() AND table_name = 'meta'"));
+  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+  bool exists = row && st->Int(0) > 0;
+  st->Reset();
+  return exists;
+}
+
+Status ScrubAfterErase(sql::Db* db) {
+  if (db->dialect() != sql::Dialect::kSqlite) return Status::Ok();
+  for (const char* t : {"turns_fts", "segments_fts", "facts_fts"}) {
+    ENGRAM_RETURN_IF_ERROR(db->Exec(std::string("INSERT INTO ") + t + "(" + t + ") VALUES('optimize')"));
+  }
+  if (IsInMemory(db->path())) return Status::Ok();
+  return db->Exec("PRAGMA wal_checkpoint(TRUNCATE)");
+}
+
+}  // namespace engram::store
