@@ -13,6 +13,7 @@ void RegisterCommands(CLI::App& app, Cli& cli, int& code) {
   RegisterMemoryCommands(app, cli, code);
   RegisterMcpCommands(app, cli, code);
   RegisterServeCommands(app, cli, code);
+  RegisterWorkerCommands(app, cli, code);
 }
 
 }  // namespace engram::cli

@@ -21,5 +21,8 @@ void RegisterReembedCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterMcpCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterServeCommands(CLI::App& app, Cli& cli, int& code);
+void RegisterWorkerCommands(CLI::App& app, Cli& cli, int& code);
+// --job-lease SECONDS (EngineOptions::job_lease_seconds) on serve, worker, maintain.
+void AddJobLeaseOption(CLI::App* command, int& seconds);
 
 }  // namespace engram::cli

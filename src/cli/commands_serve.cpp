@@ -9,6 +9,7 @@
 #include "models/openai/openai_client.hpp"
 #include "server/api_keys.hpp"
 #include "server/serve.hpp"
+#include "store/db.hpp"
 
 namespace engram::cli {
 
@@ -34,6 +35,19 @@ int OpenKeys(Cli& cli, std::unique_ptr<server::ApiKeys>* keys) {
   return 0;
 }
 
+// Where `engram serve` writes its first admin key: next to the store file,
+// or in the home directory when the store is not a file (a PostgreSQL URL,
+// ":memory:").
+std::string AdminKeyFile(const Cli& cli) {
+  auto where = sql::ParseLocation(cli.DbPath());
+  if (!where.ok() || where->dialect != sql::Dialect::kSqlite || where->target == ":memory:") {
+    return cli.HomeDir() + "/admin.key";
+  }
+  const auto slash = where->target.find_last_of('/');
+  if (slash == std::string::npos) return "./admin.key";
+  return (slash == 0 ? std::string() : where->target.substr(0, slash)) + "/admin.key";
+}
+
 }  // namespace
 
 void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
@@ -46,6 +60,11 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
   serve->add_option("--max-body", max_body_mb, "Largest request body in MiB")->check(CLI::Range(1, 4096));
   serve->add_flag("--no-auth", no_auth, "No API keys (refused unless listening on loopback)");
   serve->add_flag("--access-log", access_log, "Print one line per request (method, path, status, time, request id)");
+  static bool no_worker = false;
+  static int job_lease = EngineOptions{}.job_lease_seconds;
+  serve->add_flag("--no-worker", no_worker,
+                  "Serve only: no background maintenance (admissions leave jobs pending for engram worker)");
+  AddJobLeaseOption(serve, job_lease);
   serve->callback([&] {
     server::ServeOptions o;
     if (Status st = server::ParseListen(listen, &o.host, &o.port); !st.ok()) {
@@ -58,11 +77,11 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
     o.access_log = access_log;
     o.tenant = cli.g.tenant;
     o.db_path = cli.DbPath();
-    const auto slash = o.db_path.find_last_of('/');
-    o.admin_key_file = (slash == std::string::npos ? std::string(".") : o.db_path.substr(0, slash)) + "/admin.key";
+    o.admin_key_file = AdminKeyFile(cli);
     o.open_engine = [&cli]() -> Result<std::unique_ptr<Engine>> {
       EngineOptions opts;
-      opts.background_maintenance = true;
+      opts.background_maintenance = !no_worker;
+      opts.job_lease_seconds = job_lease;
       ENGRAM_RETURN_IF_ERROR(cli.ConfigureModels(opts));
       opts.db_path = cli.DbPath();
       return Engine::Open(std::move(opts));

@@ -208,13 +208,17 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
     }
   });
 
-  // engram maintain [--retry-failed]
+  // engram maintain [--retry-failed] [--job-lease SECONDS]
   auto* maint = app.add_subcommand("maintain", "Run pending promotion and consolidation to completion");
   static bool retry_failed = false, all_scopes = false;
   maint->add_flag("--retry-failed", retry_failed, "Retry jobs that failed before");
   maint->add_flag("--all", all_scopes, "All scopes (default: all scopes unless --user is given)");
+  static int maint_job_lease = EngineOptions{}.job_lease_seconds;
+  AddJobLeaseOption(maint, maint_job_lease);
   maint->callback([&] {
-    if ((code = cli.OpenEngine())) return;
+    EngineOptions opts;
+    opts.job_lease_seconds = maint_job_lease;
+    if ((code = cli.OpenEngine(std::move(opts)))) return;
     if (retry_failed) {
       auto n = cli.engine->RetryFailedJobs();
       if (!n.ok()) {

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "core/text.hpp"
+#include "store/embed_cache.hpp"
 #include "store/schema.hpp"
 
 namespace engram {
@@ -31,10 +32,7 @@ Result<std::shared_ptr<CachingEmbedder>> CachingEmbedder::Open(std::shared_ptr<E
     ENGRAM_ASSIGN_OR_RETURN(db, sql::Db::Open(db_path, o));
   }
   // Fails early (and clearly) when the table is missing.
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * probe,
-      db->Prepare("SELECT dim, vector FROM embed_cache WHERE model = ? AND text_hash = ?"));
-  probe->Reset();
+  ENGRAM_RETURN_IF_ERROR(store::FindCachedEmbedding(db.get(), inner->Name(), EmptyKey()).status());
   return std::shared_ptr<CachingEmbedder>(new CachingEmbedder(std::move(inner), std::move(db)));
 }
 
@@ -43,21 +41,16 @@ void CachingEmbedder::Lookup(const std::vector<std::int64_t>& keys, std::vector<
   const std::string model = inner_->Name();
   const int want_dim = inner_->Dimension();
   std::lock_guard<std::mutex> lock(mu_);
-  auto st = db_->Prepare("SELECT dim, vector FROM embed_cache WHERE model = ? AND text_hash = ?");
-  if (!st.ok()) return;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (keys[i] == EmptyKey()) continue;
-    (*st)->Bind(1, model).Bind(2, keys[i]);
-    auto row = (*st)->Step();
-    if (row.ok() && *row) {
-      const std::int64_t dim = (*st)->Int(0);
-      Vector v = (*st)->Floats(1);
-      if (dim > 0 && static_cast<std::int64_t>(v.size()) == dim && (want_dim <= 0 || dim == want_dim)) {
-        out[i] = std::move(v);
-        found[i] = true;
-      }
+    auto hit = store::FindCachedEmbedding(db_.get(), model, keys[i]);
+    if (!hit.ok() || !*hit) continue;  // a failed read is a miss
+    const std::int64_t dim = (*hit)->dim;
+    Vector& v = (*hit)->vector;
+    if (dim > 0 && static_cast<std::int64_t>(v.size()) == dim && (want_dim <= 0 || dim == want_dim)) {
+      out[i] = std::move(v);
+      found[i] = true;
     }
-    (*st)->Reset();
   }
 }
 
@@ -66,19 +59,9 @@ void CachingEmbedder::Store(const std::vector<std::int64_t>& keys, const std::ve
   std::lock_guard<std::mutex> lock(mu_);
   auto txn = sql::Txn::Begin(db_.get());
   if (!txn.ok()) return;  // busy: the vectors stay uncached
-  auto st = db_->Prepare(
-      "INSERT INTO embed_cache(model, text_hash, dim, vector) VALUES(?,?,?,?) "
-      "ON CONFLICT(model, text_hash) DO UPDATE SET dim = excluded.dim, vector = excluded.vector");
-  if (!st.ok()) return;
   for (std::size_t i = 0; i < keys.size(); ++i) {
-    const Vector& v = vectors[i];
-    if (keys[i] == EmptyKey() || v.empty()) continue;
-    Status s = (*st)->Bind(1, model)
-                   .Bind(2, keys[i])
-                   .Bind(3, static_cast<std::int64_t>(v.size()))
-                   .BindBlob(4, v.data(), static_cast<int>(v.size() * sizeof(float)))
-                   .Run();
-    if (!s.ok()) return;  // rolled back by ~Txn
+    if (keys[i] == EmptyKey() || vectors[i].empty()) continue;
+    if (!store::PutCachedEmbedding(db_.get(), model, keys[i], vectors[i]).ok()) return;  // rolled back by ~Txn
   }
   (void)(*txn)->Commit();
 }

@@ -6,6 +6,7 @@
 #include "memory/facts/fact_query.hpp"
 #include "memory/facts/fact_store.hpp"
 #include "memory/scope_store.hpp"
+#include "store/scopes.hpp"
 
 namespace engram {
 
@@ -56,9 +57,8 @@ Result<std::shared_ptr<const facts::FactVectors>> EngineImpl::WriterFactVectors(
 
 Status EngineImpl::PublishFactVectors(sql::Db* db, const facts::FactVectors& before,
                                       const facts::FactChanges& changes) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      std::int64_t version,
-      memory::QueryInt(db, "SELECT data_version FROM scopes WHERE id = ?", before.scope_id, 0, 1));
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<store::ScopeVersion> now_at, store::GetScopeVersion(db, before.scope_id));
+  const std::int64_t version = now_at ? now_at->data_version : 0;  // 0: the scope is gone
   std::lock_guard<std::mutex> lock(fact_vectors_mu_);
   auto it = fact_vectors_.find(before.scope_id);
   if (it == fact_vectors_.end() || it->second->data_version != before.data_version ||

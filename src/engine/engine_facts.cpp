@@ -7,6 +7,9 @@
 
 #include "core/text.hpp"
 #include "engine/engine_impl.hpp"
+#include "store/facts.hpp"
+#include "store/facts_entities.hpp"
+#include "store/facts_history.hpp"
 #include "store/open.hpp"
 #include "store/scopes.hpp"
 #include "lineage/receipts.hpp"
@@ -76,23 +79,17 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
   const TimeMs observed = o.event_time ? *o.event_time : deps_.clock->NowMs();
   const std::string actor = o.actor.empty() ? "api" : o.actor;
   const Scope row_scope = facts::RowScope(scope);
+  const store::FactIds own_ids{scope.user, scope.agent, scope.run};  // the memory's ids
 
   // A replayed request: the first outcome, without model work.
   auto replay = [&](sql::Db* db) -> Result<std::optional<MemoryAddResult>> {
     if (o.idempotency_key.empty()) return std::optional<MemoryAddResult>{};
-    ENGRAM_ASSIGN_OR_RETURN(
-        sql::Stmt * st, db->Prepare("SELECT r.events FROM fact_requests r JOIN scopes s ON s.id = r.scope_id "
-                                    "WHERE s.tenant = ? AND s.user_id = ? AND s.assistant_id = ? AND "
-                                    "r.user_id = ? AND r.agent_id = ? AND r.run_id = ? AND r.idempotency_key = ?"));
-    st->Bind(1, row_scope.tenant).Bind(2, row_scope.user).Bind(3, row_scope.assistant).Bind(4, scope.user)
-        .Bind(5, scope.agent).Bind(6, scope.run).Bind(7, o.idempotency_key);
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    std::string events = row ? st->Text(0) : std::string();
-    st->Reset();
-    if (!row) return std::optional<MemoryAddResult>{};
+    ENGRAM_ASSIGN_OR_RETURN(std::optional<std::string> events,
+                            store::FindFactRequest(db, row_scope, own_ids, o.idempotency_key));
+    if (!events) return std::optional<MemoryAddResult>{};
     MemoryAddResult r;
     r.replayed = true;
-    json j = json::parse(events, nullptr, false);
+    json j = json::parse(*events, nullptr, false);
     for (const auto& e : j.is_array() ? j : json::array()) {
       MemoryEventResult ev;
       ev.id = e.value("id", "");
@@ -227,23 +224,16 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
     events.push_back({{"id", w.memory_id}, {"event", w.event}, {"version", w.version}});
     out.results.push_back(std::move(ev));
   }
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * link, db->Prepare("INSERT OR IGNORE INTO fact_links(scope_id, from_memory, to_memory, relation, "
-                                    "created_at) VALUES(?,?,?,?,?)"));
   for (const auto& l : inf.links) {
     if (l.from >= ids.size()) continue;
     std::string to = l.to_index >= 0 ? (static_cast<std::size_t>(l.to_index) < ids.size() ? ids[l.to_index] : "")
                                      : l.to_id;
     if (to.empty() || to == ids[l.from]) continue;
-    ENGRAM_RETURN_IF_ERROR(link->Bind(1, ctx.scope_id).Bind(2, ids[l.from]).Bind(3, to).Bind(4, l.relation)
-                               .Bind(5, ctx.now).Run());
+    ENGRAM_RETURN_IF_ERROR(store::InsertFactLink(db, ctx.scope_id, ids[l.from], to, l.relation, ctx.now));
   }
   if (!o.idempotency_key.empty()) {
-    ENGRAM_ASSIGN_OR_RETURN(
-        sql::Stmt * req, db->Prepare("INSERT INTO fact_requests(scope_id, user_id, agent_id, run_id, "
-                                     "idempotency_key, events, created_at) VALUES(?,?,?,?,?,?,?)"));
-    ENGRAM_RETURN_IF_ERROR(req->Bind(1, ctx.scope_id).Bind(2, scope.user).Bind(3, scope.agent).Bind(4, scope.run)
-                               .Bind(5, o.idempotency_key).Bind(6, events.dump()).Bind(7, ctx.now).Run());
+    ENGRAM_RETURN_IF_ERROR(
+        store::InsertFactRequest(db, ctx.scope_id, own_ids, o.idempotency_key, events.dump(), ctx.now));
   }
   ENGRAM_RETURN_IF_ERROR(txn->Commit());
   ENGRAM_RETURN_IF_ERROR(PublishFactVectors(db, *vectors, changes));
@@ -323,9 +313,8 @@ Result<std::int64_t> EngineImpl::DeleteAllMemories(const MemoryScope& scope, con
   sql::Db* db = writer_.get();
   ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
   const TimeMs now = deps_.clock->NowMs();
-  facts::SqlCond c = facts::ScopeCondition(scope);
-  c.And(facts::VisibleCondition(now, true));
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<facts::FactRow> rows, facts::SelectFacts(db, c, now));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<facts::FactRow> rows,
+                          facts::SelectFacts(db, facts::Selector(scope, store::FactStates::kLive, now)));
   const std::string op = lineage::NewRunId();
   for (const auto& row : rows) {
     facts::WriteContext ctx{db, row.scope_id, ScopeOf(row.item), facts::RowScope(ScopeOf(row.item)), now, op,
@@ -356,25 +345,14 @@ Result<MemoryPurgeResult> EngineImpl::PurgeWhere(const MemoryScope& scope, const
   {
     ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
     const TimeMs now = deps_.clock->NowMs();
-    facts::SqlCond c = facts::ScopeCondition(scope);
-    facts::SqlCond notyet;
-    notyet.sql = "f.status <> 'purged' AND f.status <> 'superseded'";
-    c.And(notyet);
-    if (!id.empty()) {
-      facts::SqlCond one;
-      one.sql = "f.memory_id = ?";
-      one.args = {facts::SqlArg::Text(id)};
-      c.And(one);
-    }
-    ENGRAM_ASSIGN_OR_RETURN(std::vector<facts::FactRow> rows, facts::SelectFacts(db, c, now));
+    store::FactSelector unpurged = facts::Selector(scope, store::FactStates::kUnpurged, now);
+    if (!id.empty()) unpurged.memory_id = id;
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<facts::FactRow> rows, facts::SelectFacts(db, unpurged));
     if (!id.empty() && rows.empty()) return Status::NotFound("memory " + id + " (in this scope)");
     const std::string op = lineage::NewRunId();
     for (const auto& row : rows) {
-      ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * cnt, db->Prepare("SELECT count(*) FROM facts WHERE memory_id = ?"));
-      cnt->Bind(1, row.item.id);
-      ENGRAM_ASSIGN_OR_RETURN(bool has, cnt->Step());
-      out.rows += has ? cnt->Int(0) : 0;
-      cnt->Reset();
+      ENGRAM_ASSIGN_OR_RETURN(std::int64_t versions, store::CountFactVersions(db, row.item.id));
+      out.rows += versions;
       facts::WriteContext ctx{db, row.scope_id, ScopeOf(row.item), facts::RowScope(ScopeOf(row.item)), now, op,
                               "api", config_.source_version, "input", config_.fact_near_duplicate};
       ENGRAM_RETURN_IF_ERROR(facts::PurgeMemory(ctx, row.item.id));

@@ -7,8 +7,8 @@
 #include "store/erase.hpp"
 #include "store/jobs.hpp"
 #include "store/open.hpp"
+#include "store/stats.hpp"
 #include "lineage/receipts.hpp"
-#include "memory/facts/fact_store.hpp"
 #include "memory/lpm.hpp"
 #include "memory/mtm.hpp"
 #include "memory/scope_store.hpp"
@@ -80,39 +80,20 @@ Result<Stats> EngineImpl::GetStats(const Scope* scope) {
     sid = row->id;
   }
   ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));  // one consistent view
+  ENGRAM_ASSIGN_OR_RETURN(store::ContentCounts c, store::CountContents(db, sid));
   Stats s;
-  auto q = [&](const char* sql) { return memory::QueryInt(db, sql, sid, sid, 2); };
-  ENGRAM_ASSIGN_OR_RETURN(s.turns_admitted,
-                          q("SELECT count(*) FROM turns WHERE ? = 0 OR scope_id = ?"));
-  ENGRAM_ASSIGN_OR_RETURN(
-      s.stm_turns, q("SELECT count(*) FROM turns WHERE page_id IS NULL AND (? = 0 OR scope_id = ?)"));
-  ENGRAM_ASSIGN_OR_RETURN(
-      s.mtm_pages, q("SELECT count(*) FROM pages p JOIN segments g ON g.id = p.segment_id "
-                     "WHERE g.archived_at IS NULL AND (? = 0 OR p.scope_id = ?)"));
-  ENGRAM_ASSIGN_OR_RETURN(
-      s.archived_pages, q("SELECT count(*) FROM pages p JOIN segments g ON g.id = p.segment_id "
-                          "WHERE g.archived_at IS NOT NULL AND (? = 0 OR p.scope_id = ?)"));
-  ENGRAM_ASSIGN_OR_RETURN(
-      s.mtm_segments,
-      q("SELECT count(*) FROM segments WHERE archived_at IS NULL AND (? = 0 OR scope_id = ?)"));
-  ENGRAM_ASSIGN_OR_RETURN(
-      s.archived_segments,
-      q("SELECT count(*) FROM segments WHERE archived_at IS NOT NULL AND (? = 0 OR scope_id = ?)"));
-  ENGRAM_ASSIGN_OR_RETURN(
-      s.user_facts, q("SELECT count(*) FROM facts WHERE kind = 'user' AND status = 'live' AND "
-                      "(? = 0 OR scope_id = ?)"));
-  ENGRAM_ASSIGN_OR_RETURN(
-      s.assistant_facts, q("SELECT count(*) FROM facts WHERE kind = 'assistant' AND status = "
-                           "'live' AND (? = 0 OR scope_id = ?)"));
-  ENGRAM_ASSIGN_OR_RETURN(s.profile_slots,
-                          q("SELECT count(*) FROM profile_slots WHERE ? = 0 OR scope_id = ?"));
+  s.turns_admitted = c.turns;
+  s.stm_turns = c.stm_turns;
+  s.mtm_pages = c.mtm_pages;
+  s.archived_pages = c.archived_pages;
+  s.mtm_segments = c.mtm_segments;
+  s.archived_segments = c.archived_segments;
+  s.user_facts = c.user_facts;
+  s.assistant_facts = c.assistant_facts;
+  s.profile_slots = c.profile_slots;
   ENGRAM_ASSIGN_OR_RETURN(s.pending_jobs, store::CountJobs(db, false, sid));  // pending or leased
   ENGRAM_ASSIGN_OR_RETURN(s.failed_jobs, store::CountJobs(db, true, sid));
-  ENGRAM_ASSIGN_OR_RETURN(
-      s.degraded_items,
-      q("SELECT (SELECT count(*) FROM pages WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?2)) + "
-        "(SELECT count(*) FROM facts WHERE degraded = 1 AND status = 'live' AND (?1 = 0 OR scope_id = ?2)) + "
-        "(SELECT count(*) FROM profile_slots WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?2))"));
+  s.degraded_items = c.degraded_items;
   return s;
 }
 
@@ -165,27 +146,19 @@ Status EngineImpl::Export(const Scope* scope, const std::function<void(const std
       j["archived"] = g.archived;
       sink(Dump(j));
     }
-    ENGRAM_ASSIGN_OR_RETURN(
-        sql::Stmt * pg,
-        db->Prepare("SELECT id, turn_id, segment_id, prev_page, next_page, chain_summary, keywords, "
-                    "analyzed FROM pages WHERE scope_id = ? ORDER BY id"));
-    pg->Bind(1, sc.id);
-    for (;;) {
-      ENGRAM_ASSIGN_OR_RETURN(bool row, pg->Step());
-      if (!row) break;
+    ENGRAM_RETURN_IF_ERROR(store::ScanExportPages(db, sc.id, [&](const store::ExportPageRow& p) {
       json j = ids;
       j["type"] = "page";
-      j["id"] = pg->Int(0);
-      j["turn_id"] = pg->Int(1);
-      j["segment_id"] = pg->Int(2);
-      j["prev_page"] = pg->IsNull(3) ? json(nullptr) : json(pg->Int(3));
-      j["next_page"] = pg->IsNull(4) ? json(nullptr) : json(pg->Int(4));
-      j["chain_summary"] = pg->Text(5);
-      j["keywords"] = memory::StringsFromJson(pg->Text(6));
-      j["analyzed"] = pg->Int(7) != 0;
+      j["id"] = p.id;
+      j["turn_id"] = p.turn_id;
+      j["segment_id"] = p.segment_id;
+      j["prev_page"] = p.prev_page ? json(*p.prev_page) : json(nullptr);
+      j["next_page"] = p.next_page ? json(*p.next_page) : json(nullptr);
+      j["chain_summary"] = p.chain_summary;
+      j["keywords"] = memory::StringsFromJson(p.keywords);
+      j["analyzed"] = p.analyzed;
       sink(Dump(j));
-    }
-    pg->Reset();
+    }));
     ENGRAM_ASSIGN_OR_RETURN(auto slots, memory::LoadProfile(db, sc.id));
     for (const auto& s : slots) {
       json j = ids;
@@ -198,14 +171,7 @@ Status EngineImpl::Export(const Scope* scope, const std::function<void(const std
     }
     // Every live fact, all kinds (consolidated user/assistant facts and the
     // memories of the fact API), expired ones included (with expires_at).
-    ENGRAM_ASSIGN_OR_RETURN(
-        sql::Stmt * fs, db->Prepare(std::string("SELECT ") + memory::facts::kFactColumns +
-                                    " FROM facts f WHERE f.scope_id = ? AND f.status = 'live' ORDER BY f.id"));
-    fs->Bind(1, sc.id);
-    for (;;) {
-      ENGRAM_ASSIGN_OR_RETURN(bool row, fs->Step());
-      if (!row) break;
-      const memory::facts::FactRow f = memory::facts::ReadRow(fs, deps_.clock->NowMs());
+    ENGRAM_RETURN_IF_ERROR(store::ScanExportFacts(db, sc.id, deps_.clock->NowMs(), [&](const store::FactRow& f) {
       const MemoryItem& m = f.item;
       json j = ids;
       j["type"] = "fact";
@@ -230,8 +196,7 @@ Status EngineImpl::Export(const Scope* scope, const std::function<void(const std
       j["expires_at"] = m.expires_at ? json(FormatIso8601(*m.expires_at)) : json(nullptr);
       j["degraded"] = m.degraded;
       sink(Dump(j));
-    }
-    fs->Reset();
+    }));
   }
   return Status::Ok();
 }

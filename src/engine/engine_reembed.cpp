@@ -25,6 +25,7 @@
 #include "memory/scope_store.hpp"
 #include "memory/stm.hpp"
 #include "models/builtin/hash_embedder.hpp"
+#include "store/reembed.hpp"
 #include "store/schema.hpp"
 
 namespace engram {
@@ -36,7 +37,6 @@ constexpr const char* kMetaDim = "embedder_dim";
 constexpr const char* kMetaTarget = "reembed_target";
 constexpr int kBatch = 64;
 constexpr int kMaxPasses = 8;  // rounds of "catch up with rows added meanwhile"
-constexpr const char* kShadowTables[] = {"pages", "facts"};
 
 std::string Identity(const std::string& name, int dim) { return name + "/" + std::to_string(dim); }
 
@@ -46,51 +46,8 @@ std::string TargetName(const std::string& identity) {
   return slash == std::string::npos ? std::string() : identity.substr(0, slash);
 }
 
-Result<bool> HasShadow(sql::Db* db, const char* table) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      std::int64_t n,
-      memory::QueryInt(db, std::string("SELECT count(*) FROM pragma_table_info('") + table +
-                               "') WHERE name = 'embedding_next'"));
-  return n > 0;
-}
-
-// REQUIRES: inside a write transaction.
-Status AddShadow(sql::Db* db) {
-  for (const char* t : kShadowTables) {
-    ENGRAM_ASSIGN_OR_RETURN(bool has, HasShadow(db, t));
-    if (!has) ENGRAM_RETURN_IF_ERROR(db->Exec(std::string("ALTER TABLE ") + t + " ADD COLUMN embedding_next BLOB"));
-  }
-  return Status::Ok();
-}
-
-// REQUIRES: inside a write transaction.
-Status DropShadow(sql::Db* db) {
-  for (const char* t : kShadowTables) {
-    ENGRAM_ASSIGN_OR_RETURN(bool has, HasShadow(db, t));
-    if (has) ENGRAM_RETURN_IF_ERROR(db->Exec(std::string("ALTER TABLE ") + t + " DROP COLUMN embedding_next"));
-  }
-  return Status::Ok();
-}
-
-struct Progress {
-  std::int64_t done = 0, total = 0;
-};
-
-// Vectors of the migration done so far (rows with embedding_next) and in all.
-Result<Progress> CountProgress(sql::Db* db) {
-  Progress p;
-  for (const char* t : kShadowTables) {
-    ENGRAM_ASSIGN_OR_RETURN(std::int64_t all, memory::QueryInt(db, std::string("SELECT count(*) FROM ") + t));
-    p.total += all;
-    ENGRAM_ASSIGN_OR_RETURN(bool has, HasShadow(db, t));
-    if (!has) continue;
-    ENGRAM_ASSIGN_OR_RETURN(
-        std::int64_t done,
-        memory::QueryInt(db, std::string("SELECT count(*) FROM ") + t + " WHERE embedding_next IS NOT NULL"));
-    p.done += done;
-  }
-  return p;
-}
+// The shadow columns and the vectors written so far: store/reembed.hpp.
+using Progress = store::ShadowProgress;
 
 struct Row {
   std::int64_t id = 0;
@@ -103,38 +60,25 @@ using ProgressFn = std::function<void(std::int64_t, std::int64_t)>;
 // kBatch at a time) and stores the vectors. Adds the rows written to
 // `written` and to `progress.done`.
 Status EmbedRows(const memory::WriterDb& w, const memory::MemoryDeps& deps, Embedder& embedder,
-                 int dim, const char* table, std::int64_t& written, Progress& progress,
+                 int dim, store::VectorTable table, std::int64_t& written, Progress& progress,
                  const ProgressFn& report) {
-  const bool pages = std::string(table) == "pages";
-  // The page text is what promotion embeds: the rendered exchange of its turn.
-  const std::string select =
-      pages ? "SELECT p.id, t.user_name, t.user_text, t.assistant_name, t.assistant_text FROM pages p "
-              "JOIN turns t ON t.id = p.turn_id WHERE p.embedding_next IS NULL AND p.id > ? "
-              "ORDER BY p.id LIMIT ?"
-            : "SELECT id, text FROM facts WHERE embedding_next IS NULL AND id > ? ORDER BY id LIMIT ?";
-  const std::string update =
-      std::string("UPDATE ") + table + " SET embedding_next = ? WHERE id = ? AND embedding_next IS NULL";
+  const bool pages = table == store::VectorTable::kPages;
   std::int64_t cursor = 0;
   for (;;) {
     std::vector<Row> rows;
     {
       std::lock_guard<std::mutex> lock(*w.mu);
-      ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, w.db->Prepare(select));
-      st->Bind(1, cursor).Bind(2, kBatch);
-      for (;;) {
-        auto more = st->Step();
-        if (!more.ok()) {
-          st->Reset();
-          return more.status();
+      if (pages) {
+        // The page text is what promotion embeds: the rendered exchange of its turn.
+        ENGRAM_ASSIGN_OR_RETURN(auto found, store::PagesWithoutShadow(w.db, cursor, kBatch));
+        for (const auto& p : found) {
+          rows.push_back(
+              {p.id, memory::RenderExchange(p.user_name, p.user_text, p.assistant_name, p.assistant_text)});
         }
-        if (!*more) break;
-        Row r;
-        r.id = st->Int(0);
-        r.text = pages ? memory::RenderExchange(st->Text(1), st->Text(2), st->Text(3), st->Text(4))
-                       : st->Text(1);
-        rows.push_back(std::move(r));
+      } else {
+        ENGRAM_ASSIGN_OR_RETURN(auto found, store::FactsWithoutShadow(w.db, cursor, kBatch));
+        for (auto& f : found) rows.push_back({f.id, std::move(f.text)});
       }
-      st->Reset();
     }
     if (rows.empty()) return Status::Ok();
     cursor = rows.back().id;
@@ -156,11 +100,10 @@ Status EmbedRows(const memory::WriterDb& w, const memory::MemoryDeps& deps, Embe
     {
       std::lock_guard<std::mutex> lock(*w.mu);
       ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(w.db));
-      ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * up, w.db->Prepare(update));
       for (std::size_t i = 0; i < rows.size(); ++i) {
-        ENGRAM_RETURN_IF_ERROR(
-            up->BindBlob(1, memory::BlobData(vectors[i]), memory::BlobBytes(vectors[i])).Bind(2, rows[i].id).Run());
-        changed += w.db->Changes();  // 0 when the row was erased meanwhile
+        // 0 when the row was erased meanwhile
+        ENGRAM_ASSIGN_OR_RETURN(std::int64_t n, store::WriteShadowVector(w.db, table, rows[i].id, vectors[i]));
+        changed += n;
       }
       ENGRAM_RETURN_IF_ERROR(txn->Commit());
     }
@@ -174,13 +117,10 @@ Status EmbedRows(const memory::WriterDb& w, const memory::MemoryDeps& deps, Embe
 // Step 3 body. REQUIRES: inside a write transaction, no NULL embedding_next.
 // Returns the number of segments whose centroid was recomputed.
 Result<std::int64_t> SwitchVectors(sql::Db* db, int dim) {
-  ENGRAM_RETURN_IF_ERROR(db->Exec("UPDATE pages SET embedding = embedding_next"));
-  ENGRAM_RETURN_IF_ERROR(db->Exec("UPDATE facts SET embedding = embedding_next"));
+  ENGRAM_RETURN_IF_ERROR(store::CopyShadowVectors(db));
   // Each segment's emb_sum is the sum of its pages' vectors and its embedding
   // the normalised sum (as promotion maintains them); pages come in segment
   // order, so one running sum at a time.
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * up,
-                          db->Prepare("UPDATE segments SET embedding = ?, emb_sum = ? WHERE id = ?"));
   std::int64_t segments = 0;
   std::int64_t current = 0;
   Vector sum(static_cast<std::size_t>(dim), 0.0f);
@@ -188,45 +128,25 @@ Result<std::int64_t> SwitchVectors(sql::Db* db, int dim) {
     if (current == 0) return Status::Ok();
     Vector centroid = sum;
     Normalize(centroid);
-    ENGRAM_RETURN_IF_ERROR(up->BindBlob(1, memory::BlobData(centroid), memory::BlobBytes(centroid))
-                               .BindBlob(2, memory::BlobData(sum), memory::BlobBytes(sum))
-                               .Bind(3, current)
-                               .Run());
-    segments += db->Changes();
+    ENGRAM_ASSIGN_OR_RETURN(std::int64_t n, store::SetSegmentVectors(db, current, centroid, sum));
+    segments += n;
     std::fill(sum.begin(), sum.end(), 0.0f);
     return Status::Ok();
   };
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db->Prepare("SELECT segment_id, embedding FROM pages ORDER BY segment_id"));
-  for (;;) {
-    auto more = st->Step();
-    if (!more.ok()) {
-      st->Reset();
-      return more.status();
-    }
-    if (!*more) break;
-    const std::int64_t seg = st->Int(0);
+  ENGRAM_RETURN_IF_ERROR(store::ScanPageVectorsBySegment(db, [&](std::int64_t seg, const Vector& v) -> Status {
     if (seg != current) {
-      Status s = flush();
-      if (!s.ok()) {
-        st->Reset();
-        return s;
-      }
+      ENGRAM_RETURN_IF_ERROR(flush());
       current = seg;
     }
-    const Vector v = st->Floats(1);
     for (std::size_t d = 0; d < v.size() && d < sum.size(); ++d) sum[d] += v[d];
-  }
-  st->Reset();
+    return Status::Ok();
+  }));
   ENGRAM_RETURN_IF_ERROR(flush());
   // Segments without pages (none are expected) get a zero vector of the new size.
   const Vector zero(static_cast<std::size_t>(dim), 0.0f);
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * empty,
-      db->Prepare("UPDATE segments SET embedding = ?1, emb_sum = ?1 WHERE id NOT IN (SELECT segment_id FROM pages)"));
-  ENGRAM_RETURN_IF_ERROR(empty->BindBlob(1, memory::BlobData(zero), memory::BlobBytes(zero)).Run());
-  segments += db->Changes();
-  ENGRAM_RETURN_IF_ERROR(DropShadow(db));
+  ENGRAM_ASSIGN_OR_RETURN(std::int64_t empty, store::ResetEmptySegmentVectors(db, zero));
+  segments += empty;
+  ENGRAM_RETURN_IF_ERROR(store::DropShadowColumns(db));
   ENGRAM_RETURN_IF_ERROR(store::BumpAllGenerations(db));
   return segments;
 }
@@ -249,7 +169,7 @@ Status EngineImpl::CheckStoreEmbedder() {
   }
   ENGRAM_ASSIGN_OR_RETURN(std::string target, store::GetMeta(db, kMetaTarget));
   if (!target.empty() && target == Identity(embedder_->Name(), embedder_->Dimension())) {
-    ENGRAM_ASSIGN_OR_RETURN(Progress p, CountProgress(db));
+    ENGRAM_ASSIGN_OR_RETURN(Progress p, store::CountShadowProgress(db));
     return Status::FailedPrecondition("the store " + options_.db_path + " is being migrated to " +
                                       embedder_->Name() + " (" + std::to_string(p.done) + " of " +
                                       std::to_string(p.total) + " vectors); run `engram reembed` to finish");
@@ -302,17 +222,16 @@ Result<ReembedReport> EngineImpl::Reembed(std::shared_ptr<Embedder> target, Prog
     ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
     if (Identity(rep.from, rep.from_dim) == to_id) {
       if (!pending.empty()) {  // back to the recorded embedder: cancel the migration
-        ENGRAM_RETURN_IF_ERROR(DropShadow(db));
-        ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * del, db->Prepare("DELETE FROM meta WHERE key = ?"));
-        ENGRAM_RETURN_IF_ERROR(del->Bind(1, kMetaTarget).Run());
+        ENGRAM_RETURN_IF_ERROR(store::DropShadowColumns(db));
+        ENGRAM_RETURN_IF_ERROR(store::DeleteMeta(db, kMetaTarget));
         ENGRAM_RETURN_IF_ERROR(txn->Commit());
         rep.cancelled = true;
       }
       return rep;  // nothing to do
     }
     rep.resumed = pending == to_id;
-    if (!rep.resumed) ENGRAM_RETURN_IF_ERROR(DropShadow(db));  // an abandoned target's vectors
-    ENGRAM_RETURN_IF_ERROR(AddShadow(db));
+    if (!rep.resumed) ENGRAM_RETURN_IF_ERROR(store::DropShadowColumns(db));  // an abandoned target's vectors
+    ENGRAM_RETURN_IF_ERROR(store::AddShadowColumns(db));
     ENGRAM_RETURN_IF_ERROR(store::SetMeta(db, kMetaTarget, to_id));
     ENGRAM_RETURN_IF_ERROR(txn->Commit());
   }
@@ -331,26 +250,24 @@ Result<ReembedReport> EngineImpl::Reembed(std::shared_ptr<Embedder> target, Prog
     Progress p;
     {
       std::lock_guard<std::mutex> lock(writer_mu_);
-      ENGRAM_ASSIGN_OR_RETURN(p, CountProgress(writer_.get()));
+      ENGRAM_ASSIGN_OR_RETURN(p, store::CountShadowProgress(writer_.get()));
     }
     if (progress) progress(p.done, p.total);
     // Step 2.
-    ENGRAM_RETURN_IF_ERROR(EmbedRows(w_, deps_, *embedder, dim, "pages", rep.pages, p, progress));
-    ENGRAM_RETURN_IF_ERROR(EmbedRows(w_, deps_, *embedder, dim, "facts", rep.facts, p, progress));
+    for (store::VectorTable t : store::kVectorTables) {
+      std::int64_t& written = t == store::VectorTable::kPages ? rep.pages : rep.facts;
+      ENGRAM_RETURN_IF_ERROR(EmbedRows(w_, deps_, *embedder, dim, t, written, p, progress));
+    }
     // Step 3.
     std::lock_guard<std::mutex> lock(writer_mu_);
     sql::Db* db = writer_.get();
     ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
-    ENGRAM_ASSIGN_OR_RETURN(
-        std::int64_t missing,
-        memory::QueryInt(db, "SELECT (SELECT count(*) FROM pages WHERE embedding_next IS NULL) + "
-                             "(SELECT count(*) FROM facts WHERE embedding_next IS NULL)"));
+    ENGRAM_ASSIGN_OR_RETURN(std::int64_t missing, store::CountMissingShadow(db));
     if (missing > 0) continue;  // rows admitted meanwhile: another pass (rolls back)
     ENGRAM_ASSIGN_OR_RETURN(rep.segments, SwitchVectors(db, dim));
     ENGRAM_RETURN_IF_ERROR(store::SetMeta(db, kMetaName, rep.to));
     ENGRAM_RETURN_IF_ERROR(store::SetMeta(db, kMetaDim, std::to_string(dim)));
-    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * del, db->Prepare("DELETE FROM meta WHERE key = ?"));
-    ENGRAM_RETURN_IF_ERROR(del->Bind(1, kMetaTarget).Run());
+    ENGRAM_RETURN_IF_ERROR(store::DeleteMeta(db, kMetaTarget));
     deps_.Fault("reembed.before_switch_commit");
     ENGRAM_RETURN_IF_ERROR(txn->Commit());
     {

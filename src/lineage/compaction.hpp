@@ -9,6 +9,8 @@
 
 namespace engram::lineage {
 
+// Folds receipts before `cutoff` into receipt_days and deletes them (the
+// rows are written by store::CompactReceipts).
 // REQUIRES: inside a write transaction.
 Result<ReceiptCompaction> CompactReceipts(sql::Db* db, TimeMs cutoff);
 

@@ -10,50 +10,22 @@
 
 #include "engram/types.hpp"
 #include "lineage/receipts.hpp"
+#include "store/receipts.hpp"
 #include "store/sqlite.hpp"
 
 namespace engram::lineage {
 
-struct ScopeRec {
-  std::int64_t id = 0;
-  Scope scope;
-};
-struct TurnRec {
-  std::int64_t id = 0, scope_id = 0, seq = 0, page_id = 0;  // page_id 0 = in STM
-  TimeMs ingest_time = 0;
-};
-struct PageRec {
-  std::int64_t id = 0, scope_id = 0, turn_id = 0, segment_id = 0, prev_page = 0, next_page = 0;
-  bool degraded = false;
-};
-struct SegmentRec {
-  std::int64_t id = 0, scope_id = 0, version = 1;
-  TimeMs created_at = 0;
-  TimeMs archived_at = 0;  // 0 = live
-  bool degraded = false;
-};
-struct FactRec {
-  std::int64_t id = 0, scope_id = 0, version = 1;
-  std::string status;  // live, superseded, deleted, purged
-  TimeMs record_time = 0;
-  bool degraded = false;
-  std::string memory;  // rows that are versions of one memory share it ("" = the row alone)
-};
-struct JobRec {
-  std::int64_t id = 0, scope_id = 0;
-  std::string kind, status;  // promote|consolidate, pending|failed|done
-  int attempts = 0;
-  TimeMs created_at = 0, updated_at = 0;
-};
+// The rows' records live in the data layer (store/receipts.hpp).
+using ScopeRec = store::ScopeRec;
+using TurnRec = store::TurnRec;
+using PageRec = store::PageRec;
+using SegmentRec = store::SegmentRec;
+using FactRec = store::FactRec;
+using JobRec = store::JobRec;
 
-struct Evidence {
-  std::vector<Receipt> receipts;  // in id order
-  std::vector<ScopeRec> scopes;
-  std::vector<TurnRec> turns;
-  std::vector<PageRec> pages;
-  std::vector<SegmentRec> segments;
-  std::vector<FactRec> facts;
-  std::vector<JobRec> jobs;
+// The rows of store::LoadEvidenceRows (receipts in id order, scopes, turns,
+// pages, segments, facts, jobs), and per scope the end of compaction.
+struct Evidence : store::EvidenceRows {
   // Scope key -> time of the newest receipt folded into per-day summaries:
   // rows older than this may have lost their receipts to compaction.
   std::map<std::string, TimeMs> compacted_through;

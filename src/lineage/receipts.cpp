@@ -8,29 +8,6 @@
 
 namespace engram::lineage {
 
-Status Write(sql::Db* db, const Receipt& r) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("INSERT INTO receipts(run_id, tenant, user_scope, assistant_scope, memory_kind, "
-                  "memory_id, version, source_version, from_tier, to_tier, status, at_utc, "
-                  "depends_on_version, outcome_receipt) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)"));
-  return st->Bind(1, r.run_id)
-      .Bind(2, r.tenant)
-      .Bind(3, r.user_scope)
-      .Bind(4, r.assistant_scope)
-      .Bind(5, r.memory_kind)
-      .Bind(6, r.memory_id)
-      .Bind(7, r.version)
-      .Bind(8, r.source_version)
-      .Bind(9, r.from_tier)
-      .Bind(10, r.to_tier)
-      .Bind(11, r.status)
-      .Bind(12, r.at_utc)
-      .Bind(13, r.depends_on_version)
-      .Bind(14, r.outcome_receipt)
-      .Run();
-}
-
 std::string NewRunId() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   thread_local pid_t seeded_in = getpid();
@@ -41,42 +18,6 @@ std::string NewRunId() {
   char buf[32];
   std::snprintf(buf, sizeof buf, "run-%016llx", static_cast<unsigned long long>(rng()));
   return buf;
-}
-
-Result<std::vector<Receipt>> Read(sql::Db* db, const ReadFilter& f) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("SELECT id, run_id, tenant, user_scope, assistant_scope, memory_kind, memory_id, "
-                  "version, source_version, from_tier, to_tier, status, at_utc, depends_on_version, "
-                  "outcome_receipt FROM receipts WHERE (?1 = '' OR tenant = ?1) AND "
-                  "(?2 = '' OR user_scope = ?2) AND (?3 = '' OR assistant_scope = ?3) AND "
-                  "(?4 = '' OR run_id = ?4) AND (?5 = '' OR memory_kind = ?5) ORDER BY id LIMIT ?6"));
-  st->Bind(1, f.tenant).Bind(2, f.user).Bind(3, f.assistant).Bind(4, f.run_id).Bind(5, f.memory_kind);
-  st->Bind(6, f.limit);
-  std::vector<Receipt> out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    Receipt r;
-    r.id = st->Int(0);
-    r.run_id = st->Text(1);
-    r.tenant = st->Text(2);
-    r.user_scope = st->Text(3);
-    r.assistant_scope = st->Text(4);
-    r.memory_kind = st->Text(5);
-    r.memory_id = st->Int(6);
-    r.version = st->Int(7);
-    r.source_version = st->Text(8);
-    r.from_tier = st->Text(9);
-    r.to_tier = st->Text(10);
-    r.status = st->Text(11);
-    r.at_utc = st->Int(12);
-    r.depends_on_version = st->Text(13);
-    r.outcome_receipt = st->Text(14);
-    out.push_back(std::move(r));
-  }
-  st->Reset();
-  return out;
 }
 
 std::string FormatVersionRefs(const std::vector<VersionRef>& refs) {

@@ -9,45 +9,26 @@
 #include <vector>
 
 #include "engram/types.hpp"
+#include "store/receipts.hpp"
 #include "store/sqlite.hpp"
 
 namespace engram::lineage {
 
-struct Receipt {
-  std::int64_t id = 0;      // set when read back; ignored by Write
-  std::string run_id;
-  std::string tenant;
-  std::string user_scope;
-  std::string assistant_scope;
-  // "turn", "segment", "fact", "profile_slot", "job", "generation",
-  // "retrieval", "scope" (purge and verification)
-  std::string memory_kind;
-  std::int64_t memory_id = 0;
-  std::int64_t version = 1;
-  std::string source_version;  // engram version + behaviour-changing configuration
-  std::string from_tier;       // "input", "stm", "mtm", "archive", "lpm", ...
-  std::string to_tier;
-  std::string status;          // started, waiting, committed, verified, failed, degraded
-  TimeMs at_utc = 0;
-  std::string depends_on_version;  // e.g. "page:12@1,user_fact:3@2"
-  std::string outcome_receipt;     // e.g. "pages.id=42"
-};
+// The receipt record lives in the data layer (store/receipts.hpp).
+using Receipt = store::ReceiptRow;
 
 // Appends a receipt. REQUIRES: called inside the transaction of the transition.
-Status Write(sql::Db* db, const Receipt& r);
+inline Status Write(sql::Db* db, const Receipt& r) { return store::WriteReceipt(db, r); }
 
 // A new random run id ("run-" + 16 hex digits).
 std::string NewRunId();
 
-// Filters of Read; empty strings match everything.
-struct ReadFilter {
-  std::string tenant, user, assistant;
-  std::string run_id;
-  std::string memory_kind;
-  std::int64_t limit = -1;  // -1 = no limit
-};
+// Filters of Read; empty strings match everything; limit -1 = no limit.
+using ReadFilter = store::ReceiptFilter;
 // Receipts in id order.
-Result<std::vector<Receipt>> Read(sql::Db* db, const ReadFilter& filter);
+inline Result<std::vector<Receipt>> Read(sql::Db* db, const ReadFilter& filter) {
+  return store::ReadReceipts(db, filter);
+}
 
 // One entry of depends_on_version: "<kind>:<id>@<version>".
 struct VersionRef {

@@ -1,47 +1,9 @@
 #include "lineage/reconcile.hpp"
 
 #include "lineage/receipts.hpp"
+#include "store/receipts.hpp"
 
 namespace engram::lineage {
-
-namespace {
-
-// One integer from a query with one (b < 0) or two bindings.
-Result<std::int64_t> One(sql::Db* db, const char* sql, std::int64_t a, std::int64_t b = -1) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(sql));
-  st->Bind(1, a);
-  if (b >= 0) st->Bind(2, b);
-  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-  std::int64_t v = row ? st->Int(0) : 0;
-  st->Reset();
-  return v;
-}
-
-// Checks one commit receipt of the run against the rows it names.
-Result<bool> CommitHolds(sql::Db* db, const std::string& kind, std::int64_t id, std::int64_t version,
-                         const std::string& outcome) {
-  if (kind == "turn") {
-    std::int64_t page = OutcomeId(outcome, "pages.id=");
-    ENGRAM_ASSIGN_OR_RETURN(
-        std::int64_t n,
-        One(db, "SELECT count(*) FROM turns t JOIN pages p ON p.id = t.page_id "
-                "WHERE t.id = ?1 AND t.page_id = ?2 AND p.turn_id = t.id", id, page));
-    return n == 1;
-  }
-  if (kind == "segment") {
-    ENGRAM_ASSIGN_OR_RETURN(std::int64_t n,
-                            One(db, "SELECT count(*) FROM segments WHERE id = ?1 AND version >= ?2", id, version));
-    return n == 1;
-  }
-  if (kind == "fact") {
-    ENGRAM_ASSIGN_OR_RETURN(std::int64_t n,
-                            One(db, "SELECT count(*) FROM facts WHERE id = ?1 AND version >= ?2", id, version));
-    return n == 1;
-  }
-  return true;  // profile slots are keyed by dimension; nothing to look up
-}
-
-}  // namespace
 
 Status WriteJobReceipt(sql::Db* db, const JobRef& job, const std::string& run_id,
                        const std::string& status, const std::string& outcome, TimeMs now) {
@@ -63,54 +25,24 @@ Status WriteJobReceipt(sql::Db* db, const JobRef& job, const std::string& run_id
 
 Result<std::vector<Reconciled>> ReconcileOpenRuns(sql::Db* db, const JobRef& job, TimeMs now) {
   std::vector<Reconciled> open;
-  {
-    ENGRAM_ASSIGN_OR_RETURN(
-        sql::Stmt * st,
-        db->Prepare("SELECT s.run_id, s.memory_id FROM receipts s WHERE s.memory_kind = 'job' AND "
-                    "s.status = 'started' AND s.memory_id IN (SELECT id FROM jobs WHERE scope_id = ?1 "
-                    "AND kind = ?2) AND NOT EXISTS (SELECT 1 FROM receipts o WHERE o.run_id = s.run_id "
-                    "AND o.memory_kind = 'job' AND o.status <> 'started') ORDER BY s.id"));
-    st->Bind(1, job.scope_id).Bind(2, job.kind);
-    for (;;) {
-      ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-      if (!row) break;
-      Reconciled r;
-      r.run_id = st->Text(0);
-      r.job_id = st->Int(1);
-      open.push_back(std::move(r));
-    }
-    st->Reset();
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<store::OpenJobRun> runs, store::FindOpenJobRuns(db, job.scope_id, job.kind));
+  for (auto& run : runs) {
+    Reconciled r;
+    r.run_id = std::move(run.run_id);
+    r.job_id = run.job_id;
+    open.push_back(std::move(r));
   }
   if (open.empty()) return open;
-  ENGRAM_ASSIGN_OR_RETURN(
-      std::int64_t stm,
-      One(db, "SELECT count(*) FROM turns WHERE scope_id = ?1 AND page_id IS NULL", job.scope_id));
+  ENGRAM_ASSIGN_OR_RETURN(std::int64_t stm, store::CountUnpagedTurns(db, job.scope_id));
   const char* to = job.kind == "promote" ? "mtm" : "lpm";
   for (auto& rec : open) {
     rec.stm_turns = stm;
-    struct Commit {
-      std::string kind;
-      std::int64_t id, version;
-      std::string outcome;
-    };
-    std::vector<Commit> commits;
-    {
-      ENGRAM_ASSIGN_OR_RETURN(
-          sql::Stmt * st,
-          db->Prepare("SELECT memory_kind, memory_id, version, outcome_receipt FROM receipts "
-                      "WHERE run_id = ?1 AND memory_kind <> 'job' AND to_tier = ?2 AND "
-                      "status IN ('committed', 'degraded') ORDER BY id"));
-      st->Bind(1, rec.run_id).Bind(2, to);
-      for (;;) {
-        ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-        if (!row) break;
-        commits.push_back({st->Text(0), st->Int(1), st->Int(2), st->Text(3)});
-      }
-      st->Reset();
-    }
+    ENGRAM_ASSIGN_OR_RETURN(std::vector<store::RunCommit> commits, store::ListRunCommits(db, rec.run_id, to));
     for (const auto& c : commits) {
       ++rec.committed;
-      ENGRAM_ASSIGN_OR_RETURN(bool holds, CommitHolds(db, c.kind, c.id, c.version, c.outcome));
+      // A turn's commit names the page it went into.
+      const std::int64_t page = c.memory_kind == "turn" ? OutcomeId(c.outcome_receipt, "pages.id=") : 0;
+      ENGRAM_ASSIGN_OR_RETURN(bool holds, store::CommitRowHolds(db, c.memory_kind, c.memory_id, c.version, page));
       if (holds) ++rec.verified;
     }
     JobRef j = job;

@@ -3,6 +3,7 @@
 #include <xxhash.h>
 
 #include "memory/stm.hpp"
+#include "store/turn_requests.hpp"
 
 namespace engram::memory {
 
@@ -39,51 +40,24 @@ std::uint64_t TurnsFingerprint(const std::vector<TurnInput>& turns) {
 Result<std::optional<std::vector<AdmitResult>>> FindAdmission(sql::Db* db, std::int64_t scope_id,
                                                               const std::string& key, std::uint64_t fingerprint,
                                                               TimeMs now) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db->Prepare("SELECT fingerprint, first_seq, turns FROM turn_requests "
-                                      "WHERE scope_id = ? AND idempotency_key = ? AND created_at > ?"));
-  st->Bind(1, scope_id).Bind(2, key).Bind(3, now - kAdmissionKeyTtlMs);
-  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-  if (!row) {
-    st->Reset();
-    return std::optional<std::vector<AdmitResult>>();
-  }
-  const auto stored = static_cast<std::uint64_t>(st->Int(0));
-  const std::int64_t first_seq = st->Int(1), count = st->Int(2);
-  st->Reset();
-  if (stored != fingerprint) {
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<store::TurnRequestRow> request,
+                          store::FindTurnRequest(db, scope_id, key, now - kAdmissionKeyTtlMs));
+  if (!request) return std::optional<std::vector<AdmitResult>>();
+  if (request->fingerprint != fingerprint) {
     return Status::AlreadyExists("idempotency_key: already used for other turns in this scope");
   }
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * turns,
-                          db->Prepare("SELECT id, seq FROM turns WHERE scope_id = ? AND seq >= ? AND seq < ? "
-                                      "ORDER BY seq"));
-  turns->Bind(1, scope_id).Bind(2, first_seq).Bind(3, first_seq + count);
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<store::AdmittedTurn> turns,
+                          store::ListAdmittedTurns(db, scope_id, request->first_seq, request->turns));
   std::vector<AdmitResult> out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool r, turns->Step());
-    if (!r) break;
-    out.push_back(AdmitResult{turns->Int(0), turns->Int(1), false, true});
-  }
-  turns->Reset();
+  out.reserve(turns.size());
+  for (const auto& t : turns) out.push_back(AdmitResult{t.id, t.seq, false, true});
   return std::optional<std::vector<AdmitResult>>(std::move(out));
 }
 
 Status RecordAdmission(sql::Db* db, std::int64_t scope_id, const std::string& key, std::uint64_t fingerprint,
                        std::int64_t first_seq, std::int64_t count, TimeMs now) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * prune,
-                          db->Prepare("DELETE FROM turn_requests WHERE scope_id = ? AND created_at <= ?"));
-  ENGRAM_RETURN_IF_ERROR(prune->Bind(1, scope_id).Bind(2, now - kAdmissionKeyTtlMs).Run());
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("INSERT OR REPLACE INTO turn_requests(scope_id, idempotency_key, fingerprint, first_seq, turns, "
-                  "created_at) VALUES(?, ?, ?, ?, ?, ?)"));
-  return st->Bind(1, scope_id)
-      .Bind(2, key)
-      .Bind(3, static_cast<std::int64_t>(fingerprint))
-      .Bind(4, first_seq)
-      .Bind(5, count)
-      .Bind(6, now)
-      .Run();
+  ENGRAM_RETURN_IF_ERROR(store::PruneTurnRequests(db, scope_id, now - kAdmissionKeyTtlMs));
+  return store::PutTurnRequest(db, scope_id, key, store::TurnRequestRow{fingerprint, first_seq, count}, now);
 }
 
 }  // namespace engram::memory

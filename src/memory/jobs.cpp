@@ -9,6 +9,7 @@
 #include "memory/scope_store.hpp"
 #include "memory/stm.hpp"
 #include "store/jobs.hpp"
+#include "store/segments.hpp"
 
 namespace engram::memory {
 
@@ -142,16 +143,10 @@ Status ApplyAccessLog(const WriterDb& w, const AccessLog& log, const MemoryConfi
   if (log.empty()) return Status::Ok();
   std::lock_guard<std::mutex> lock(*w.mu);
   ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(w.db));
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      w.db->Prepare("UPDATE segments SET visits = visits + ?, last_access = max(last_access, ?) "
-                    "WHERE id = ? AND archived_at IS NULL RETURNING scope_id"));
   std::set<std::int64_t> scopes;
   for (const auto& [seg, hit] : log) {
-    st->Bind(1, hit.first).Bind(2, hit.second).Bind(3, seg);
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (row) scopes.insert(st->Int(0));
-    st->Reset();
+    ENGRAM_ASSIGN_OR_RETURN(auto scope, store::AddSegmentVisits(w.db, seg, hit.first, hit.second));
+    if (scope) scopes.insert(*scope);
   }
   for (auto scope_id : scopes) {
     ENGRAM_ASSIGN_OR_RETURN(bool hot, HasConsolidationWork(w.db, scope_id, config, now));

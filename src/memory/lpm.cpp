@@ -9,22 +9,11 @@
 #include "memory/facts/fact_store.hpp"
 #include "memory/mtm.hpp"
 #include "memory/scope_store.hpp"
+#include "store/segments.hpp"
 
 namespace engram::memory {
 
 namespace {
-
-// Steps a write with "RETURNING <id>, version" once: the (id, version) written.
-Result<std::pair<std::int64_t, std::int64_t>> StepIdVersion(sql::Stmt* st) {
-  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-  if (!row) {
-    st->Reset();
-    return Status::Internal("write returned no row");
-  }
-  std::pair<std::int64_t, std::int64_t> out{st->Int(0), st->Int(1)};
-  st->Reset();
-  return out;
-}
 
 struct PendingPage {
   ConsolidationPage page;
@@ -41,37 +30,29 @@ Result<std::vector<PendingPage>> ReadEligiblePages(sql::Db* db, std::int64_t sco
     if (force || h >= config.heat_threshold) hot.emplace_back(h, s.id);
   }
   std::sort(hot.rbegin(), hot.rend());
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("SELECT p.id, t.user_text, t.assistant_text, t.user_name, t.assistant_name, "
-                  "t.event_time FROM pages p JOIN turns t ON t.id = p.turn_id "
-                  "WHERE p.segment_id = ? AND p.analyzed = 0 ORDER BY p.id"));
   std::vector<PendingPage> out;
   *more = false;
   for (const auto& [heat, seg_id] : hot) {
-    st->Reset();
-    st->Bind(1, seg_id);
-    for (;;) {
-      ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-      if (!row) break;
+    // One more than still fits tells whether more is left.
+    const int room = config.consolidate_batch_max - static_cast<int>(out.size());
+    ENGRAM_ASSIGN_OR_RETURN(auto rows, store::LoadUnanalysedPages(db, seg_id, room + 1));
+    for (auto& r : rows) {
       if (static_cast<int>(out.size()) >= config.consolidate_batch_max) {
         *more = true;
         break;
       }
       PendingPage p;
       p.segment_id = seg_id;
-      p.page.page_id = st->Int(0);
-      p.page.user_text = st->Text(1);
-      p.page.assistant_text = st->Text(2);
-      std::string un = st->Text(3), an = st->Text(4);
-      if (!un.empty()) p.page.user_name = un;
-      if (!an.empty()) p.page.assistant_name = an;
-      p.page.event_time = st->Int(5);
+      p.page.page_id = r.page_id;
+      p.page.user_text = std::move(r.user_text);
+      p.page.assistant_text = std::move(r.assistant_text);
+      if (!r.user_name.empty()) p.page.user_name = r.user_name;
+      if (!r.assistant_name.empty()) p.page.assistant_name = r.assistant_name;
+      p.page.event_time = r.event_time;
       out.push_back(std::move(p));
     }
     if (*more) break;
   }
-  st->Reset();
   return out;
 }
 
@@ -138,12 +119,9 @@ Result<ConsolidationResult> ConsolidateBatch(const WriterDb& w, std::int64_t sco
   sql::Db* db = w.db;
   TimeMs now = deps.clock->NowMs();
   ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * mark,
-                          db->Prepare("UPDATE pages SET analyzed = 1 WHERE id = ? AND analyzed = 0"));
   std::set<std::int64_t> segments;
   for (const auto& p : pending) {
-    ENGRAM_RETURN_IF_ERROR(mark->Bind(1, p.page.page_id).Run());
-    if (db->Changes() != 1) return Status::Aborted("page analysed concurrently");
+    ENGRAM_RETURN_IF_ERROR(store::MarkPageAnalysed(db, p.page.page_id));
     segments.insert(p.segment_id);
   }
   lineage::Receipt base;
@@ -154,13 +132,6 @@ Result<ConsolidationResult> ConsolidateBatch(const WriterDb& w, std::int64_t sco
   base.source_version = config.source_version;
   base.at_utc = now;
 
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * slot,
-      db->Prepare("INSERT INTO profile_slots(scope_id, dimension, value, evidence, updated_at, "
-                  "degraded) VALUES(?,?,?,?,?,?) ON CONFLICT(scope_id, dimension) DO UPDATE SET "
-                  "value = excluded.value, evidence = excluded.evidence, updated_at = "
-                  "excluded.updated_at, version = version + 1, degraded = excluded.degraded "
-                  "RETURNING rowid, version"));
   for (const auto& u : c.slot_updates) {
     if (u.dimension.empty() || u.value.empty()) continue;
     std::vector<std::int64_t> evidence = u.evidence_pages;
@@ -170,17 +141,13 @@ Result<ConsolidationResult> ConsolidateBatch(const WriterDb& w, std::int64_t sco
         if (std::find(evidence.begin(), evidence.end(), id) == evidence.end()) evidence.push_back(id);
       }
     }
-    slot->Bind(1, scope_id)
-        .Bind(2, u.dimension)
-        .Bind(3, u.value)
-        .Bind(4, IdsToJson(evidence))
-        .Bind(5, now)
-        .Bind(6, c.degraded ? 1 : 0);
-    ENGRAM_ASSIGN_OR_RETURN(auto slot_version, StepIdVersion(slot));
+    ENGRAM_ASSIGN_OR_RETURN(
+        store::SlotVersion slot_version,
+        store::UpsertProfileSlot(db, scope_id, ProfileSlot{u.dimension, u.value, evidence, now}, c.degraded));
     lineage::Receipt r = base;
     r.memory_kind = "profile_slot";
-    r.memory_id = slot_version.first;  // the slot's row id
-    r.version = slot_version.second;
+    r.memory_id = slot_version.id;  // the slot's row id
+    r.version = slot_version.version;
     r.from_tier = "mtm";
     r.to_tier = "lpm";
     r.status = c.degraded ? "degraded" : "committed";
@@ -208,17 +175,12 @@ Result<ConsolidationResult> ConsolidateBatch(const WriterDb& w, std::int64_t sco
     ENGRAM_ASSIGN_OR_RETURN(bool added, InsertFact(fctx, "assistant", f, vecs[v++], c.degraded));
     added ? ++out.facts_added : ++out.facts_duplicate;
   }
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * reset,
-      db->Prepare("UPDATE segments SET visits = 0, interaction = 0, version = version + 1 "
-                  "WHERE id = ? RETURNING id, version"));
   for (auto id : segments) {
-    reset->Bind(1, id);
-    ENGRAM_ASSIGN_OR_RETURN(auto seg_version, StepIdVersion(reset));
+    ENGRAM_ASSIGN_OR_RETURN(std::int64_t seg_version, store::ResetSegmentCounters(db, id));
     lineage::Receipt r = base;
     r.memory_kind = "segment";
     r.memory_id = id;
-    r.version = seg_version.second;
+    r.version = seg_version;
     r.from_tier = "mtm";
     r.to_tier = "lpm";
     r.status = c.degraded ? "degraded" : "committed";
@@ -234,19 +196,7 @@ Result<ConsolidationResult> ConsolidateBatch(const WriterDb& w, std::int64_t sco
 }
 
 Result<std::vector<ProfileSlot>> LoadProfile(sql::Db* db, std::int64_t scope_id) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("SELECT dimension, value, evidence, updated_at FROM profile_slots "
-                  "WHERE scope_id = ? ORDER BY dimension"));
-  st->Bind(1, scope_id);
-  std::vector<ProfileSlot> out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    out.push_back({st->Text(0), st->Text(1), IdsFromJson(st->Text(2)), st->Int(3)});
-  }
-  st->Reset();
-  return out;
+  return store::LoadProfileSlots(db, scope_id);
 }
 
 std::string RenderProfile(const std::vector<ProfileSlot>& slots) {
@@ -259,30 +209,7 @@ std::string RenderProfile(const std::vector<ProfileSlot>& slots) {
 }
 
 Result<std::vector<Fact>> LoadFacts(sql::Db* db, std::int64_t scope_id, const std::string& kind) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("SELECT id, version, kind, text, source_pages, event_time, record_time, degraded "
-                  "FROM facts WHERE scope_id = ? AND status = 'live' AND (? = '' OR kind = ?) "
-                  "AND kind IN ('user','assistant') "
-                  "ORDER BY id"));
-  st->Bind(1, scope_id).Bind(2, kind).Bind(3, kind);
-  std::vector<Fact> out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    Fact f;
-    f.id = st->Int(0);
-    f.version = st->Int(1);
-    f.kind = st->Text(2);
-    f.text = st->Text(3);
-    f.source_pages = IdsFromJson(st->Text(4));
-    f.event_time = st->Int(5);
-    f.record_time = st->Int(6);
-    f.degraded = st->Int(7) != 0;
-    out.push_back(std::move(f));
-  }
-  st->Reset();
-  return out;
+  return store::LoadLongTermFacts(db, scope_id, kind);
 }
 
 }  // namespace engram::memory

@@ -8,6 +8,7 @@
 
 #include "core/text.hpp"
 #include "memory/scope_store.hpp"
+#include "store/segments.hpp"
 
 namespace engram::memory {
 
@@ -34,57 +35,20 @@ double Jaccard(const std::vector<std::string>& a, const std::vector<std::string>
 
 Result<std::vector<SegmentRow>> LoadSegments(sql::Db* db, std::int64_t scope_id,
                                              bool include_archived) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare(include_archived
-                      ? "SELECT id, summary, keywords, embedding, emb_sum, page_count, interaction, "
-                        "visits, last_access, created_at, version, archived_at FROM segments "
-                        "WHERE scope_id = ? ORDER BY id"
-                      : "SELECT id, summary, keywords, embedding, emb_sum, page_count, interaction, "
-                        "visits, last_access, created_at, version, archived_at FROM segments "
-                        "WHERE scope_id = ? AND archived_at IS NULL ORDER BY id"));
-  st->Bind(1, scope_id);
-  std::vector<SegmentRow> out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    SegmentRow s;
-    s.id = st->Int(0);
-    s.summary = st->Text(1);
-    s.keywords = StringsFromJson(st->Text(2));
-    s.embedding = st->Floats(3);
-    s.emb_sum = st->Floats(4);
-    s.page_count = st->Int(5);
-    s.interaction = st->Int(6);
-    s.visits = st->Int(7);
-    s.last_access = st->Int(8);
-    s.created_at = st->Int(9);
-    s.version = st->Int(10);
-    s.archived = !st->IsNull(11);
-    out.push_back(std::move(s));
-  }
-  st->Reset();
-  return out;
+  return store::LoadSegmentRows(db, scope_id, include_archived);
 }
 
 Result<ScopeIdf> ScopeIdf::Load(sql::Db* db, std::int64_t scope_id,
                                 const std::vector<std::string>& texts) {
   ScopeIdf idf;
-  ENGRAM_ASSIGN_OR_RETURN(idf.docs_,
-                          QueryInt(db, "SELECT count(*) FROM pages WHERE scope_id = ?", scope_id, 0, 1));
-  std::set<std::string> terms;
+  ENGRAM_ASSIGN_OR_RETURN(idf.docs_, store::CountPages(db, scope_id));
+  std::set<std::string> distinct;
   for (const auto& t : texts) {
-    for (auto& term : text::Terms(t)) terms.insert(std::move(term));
+    for (auto& term : text::Terms(t)) distinct.insert(std::move(term));
   }
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db->Prepare("SELECT df FROM scope_terms WHERE scope_id = ? AND term = ?"));
-  for (const auto& term : terms) {
-    st->Reset();
-    st->Bind(1, scope_id).Bind(2, term);
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    idf.df_.emplace_back(term, row ? st->Int(0) : 0);
-  }
-  st->Reset();
+  const std::vector<std::string> terms(distinct.begin(), distinct.end());
+  ENGRAM_ASSIGN_OR_RETURN(auto df, store::TermFrequencies(db, scope_id, terms));
+  for (std::size_t i = 0; i < terms.size(); ++i) idf.df_.emplace_back(terms[i], df[i]);
   return idf;
 }
 
@@ -104,14 +68,7 @@ IdfFn ScopeIdf::AsFn() const {
 Status AddTermsToScope(sql::Db* db, std::int64_t scope_id, const std::string& page_text) {
   auto terms = text::Terms(page_text);
   std::set<std::string> distinct(terms.begin(), terms.end());
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("INSERT INTO scope_terms(scope_id, term, df) VALUES(?, ?, 1) "
-                  "ON CONFLICT(scope_id, term) DO UPDATE SET df = df + 1"));
-  for (const auto& t : distinct) {
-    ENGRAM_RETURN_IF_ERROR(st->Bind(1, scope_id).Bind(2, t).Run());
-  }
-  return Status::Ok();
+  return store::AddScopeTerms(db, scope_id, std::vector<std::string>(distinct.begin(), distinct.end()));
 }
 
 }  // namespace engram::memory

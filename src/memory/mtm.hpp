@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engram/result.hpp"
+#include "store/segments.hpp"
 #include "engram/types.hpp"
 #include "models/embedder.hpp"
 #include "models/maintainer.hpp"
@@ -14,20 +15,7 @@
 
 namespace engram::memory {
 
-struct SegmentRow {
-  std::int64_t id = 0;
-  std::string summary;
-  std::vector<std::string> keywords;
-  Vector embedding;  // normalised centroid of its pages
-  Vector emb_sum;    // sum of page embeddings
-  std::int64_t page_count = 0;
-  std::int64_t interaction = 0;
-  std::int64_t visits = 0;
-  TimeMs last_access = 0;
-  TimeMs created_at = 0;
-  std::int64_t version = 1;
-  bool archived = false;
-};
+using store::SegmentRow;
 
 // Heat = visits + interaction + exp(-hours since last access / tau), computed
 // at read time so that it decays without rewriting anything.

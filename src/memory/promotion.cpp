@@ -7,6 +7,8 @@
 #include "memory/mtm.hpp"
 #include "memory/scope_store.hpp"
 #include "memory/stm.hpp"
+#include "store/fulltext.hpp"
+#include "store/segments.hpp"
 
 namespace engram::memory {
 
@@ -52,23 +54,16 @@ Result<Snapshot> ReadSnapshot(sql::Db* db, std::int64_t scope_id, const MemoryCo
   ENGRAM_ASSIGN_OR_RETURN(s.batch,
                           LoadStm(db, scope_id, std::min<std::int64_t>(overflow, config.promote_batch_max)));
   if (s.scope.chain_page_id != 0) {
-    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                            db->Prepare("SELECT turn_id, embedding, segment_id FROM pages WHERE id = ?"));
-    st->Bind(1, s.scope.chain_page_id);
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (row) {
-      std::int64_t turn_id = st->Int(0);
-      Vector emb = st->Floats(1);
-      s.chain_segment_id = st->Int(2);
-      st->Reset();
-      ENGRAM_ASSIGN_OR_RETURN(Turn prev, LoadTurn(db, turn_id));
+    ENGRAM_ASSIGN_OR_RETURN(auto tail, store::LoadChainPage(db, s.scope.chain_page_id));
+    if (tail) {
+      s.chain_segment_id = tail->segment_id;
+      ENGRAM_ASSIGN_OR_RETURN(Turn prev, LoadTurn(db, tail->turn_id));
       s.chain.has_previous = true;
       s.chain.previous = DraftFrom(prev);
-      s.chain.previous.embedding = std::move(emb);
+      s.chain.previous.embedding = std::move(tail->embedding);
       s.chain.chain_summary = s.scope.chain_summary;
       s.chain_page_id = s.scope.chain_page_id;
     }
-    st->Reset();
   }
   ENGRAM_ASSIGN_OR_RETURN(s.segments, LoadSegments(db, scope_id, false));
   std::vector<std::string> texts;
@@ -148,54 +143,15 @@ lineage::Receipt BaseReceipt(const Snapshot& s, const MemoryConfig& config,
 
 Status WriteSegment(sql::Db* db, std::int64_t scope_id, WorkingSegment& ws, TimeMs now,
                     bool degraded) {
-  std::string kw = StringsToJson(ws.row.keywords);
-  std::int64_t added = static_cast<std::int64_t>(ws.new_pages.size());
+  const std::int64_t added = static_cast<std::int64_t>(ws.new_pages.size());
   if (ws.is_new) {
-    ENGRAM_ASSIGN_OR_RETURN(
-        sql::Stmt * st,
-        db->Prepare("INSERT INTO segments(scope_id, summary, keywords, embedding, emb_sum, "
-                    "page_count, interaction, visits, last_access, created_at, updated_at, "
-                    "degraded) VALUES(?,?,?,?,?,?,?,0,?,?,?,?)"));
-    ENGRAM_RETURN_IF_ERROR(st->Bind(1, scope_id)
-                               .Bind(2, ws.row.summary)
-                               .Bind(3, kw)
-                               .BindBlob(4, BlobData(ws.row.embedding), BlobBytes(ws.row.embedding))
-                               .BindBlob(5, BlobData(ws.row.emb_sum), BlobBytes(ws.row.emb_sum))
-                               .Bind(6, added)
-                               .Bind(7, added)
-                               .Bind(8, now)
-                               .Bind(9, now)
-                               .Bind(10, now)
-                               .Bind(11, degraded ? 1 : 0)
-                               .Run());
-    ws.row.id = db->LastInsertRowId();
+    ENGRAM_ASSIGN_OR_RETURN(ws.row.id, store::InsertSegment(db, scope_id, ws.row, added, now, degraded));
   } else {
-    ENGRAM_ASSIGN_OR_RETURN(
-        sql::Stmt * st,
-        db->Prepare("UPDATE segments SET summary = ?, keywords = ?, embedding = ?, emb_sum = ?, "
-                    "page_count = page_count + ?, interaction = interaction + ?, updated_at = ?, "
-                    "version = version + 1, degraded = max(degraded, ?) "
-                    "WHERE id = ? AND version = ? AND archived_at IS NULL"));
-    ENGRAM_RETURN_IF_ERROR(st->Bind(1, ws.row.summary)
-                               .Bind(2, kw)
-                               .BindBlob(3, BlobData(ws.row.embedding), BlobBytes(ws.row.embedding))
-                               .BindBlob(4, BlobData(ws.row.emb_sum), BlobBytes(ws.row.emb_sum))
-                               .Bind(5, added)
-                               .Bind(6, added)
-                               .Bind(7, now)
-                               .Bind(8, degraded ? 1 : 0)
-                               .Bind(9, ws.row.id)
-                               .Bind(10, ws.row.version)
-                               .Run());
-    if (db->Changes() != 1) return Status::Aborted("segment changed concurrently");
+    ENGRAM_RETURN_IF_ERROR(store::UpdateSegment(db, ws.row, added, now, degraded));
   }
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * del, db->Prepare("DELETE FROM segments_fts WHERE rowid = ?"));
-  ENGRAM_RETURN_IF_ERROR(del->Bind(1, ws.row.id).Run());
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * fts, db->Prepare("INSERT INTO segments_fts(rowid, scope, terms) VALUES(?,?,?)"));
   std::string doc = FtsDocument(ws.row.summary);
   for (const auto& k : ws.row.keywords) doc += " " + FtsDocument(k);
-  return fts->Bind(1, ws.row.id).Bind(2, ScopeToken(scope_id)).Bind(3, doc).Run();
+  return store::ReindexText(db, store::FullText::kSegments, ws.row.id, scope_id, doc);
 }
 
 }  // namespace
@@ -269,18 +225,10 @@ Result<PromotionResult> PromoteBatch(const WriterDb& w, std::int64_t scope_id,
   ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
   // Still in STM? (Idempotent retry: a batch that was committed meanwhile is
   // reported as a concurrent change and re-read.)
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * chk,
-                          db->Prepare("SELECT page_id IS NULL FROM turns WHERE id = ?"));
   for (const auto& t : snap.batch) {
-    chk->Reset();
-    chk->Bind(1, t.id);
-    ENGRAM_ASSIGN_OR_RETURN(bool row, chk->Step());
-    if (!row || chk->Int(0) == 0) {
-      chk->Reset();
-      return Status::Aborted("turn " + std::to_string(t.id) + " left STM concurrently");
-    }
+    ENGRAM_ASSIGN_OR_RETURN(bool in_stm, store::TurnInStm(db, t.id));
+    if (!in_stm) return Status::Aborted("turn " + std::to_string(t.id) + " left STM concurrently");
   }
-  chk->Reset();
   ENGRAM_ASSIGN_OR_RETURN(ScopeRow scope_now, LoadScope(db, scope_id));
   if (scope_now.chain_page_id != snap.chain_page_id) return Status::Aborted("chain moved concurrently");
 
@@ -305,33 +253,22 @@ Result<PromotionResult> PromoteBatch(const WriterDb& w, std::int64_t scope_id,
     }
   }
 
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * ins,
-      db->Prepare("INSERT INTO pages(scope_id, turn_id, segment_id, prev_page, chain_summary, "
-                  "keywords, embedding, created_at, degraded) VALUES(?,?,?,?,?,?,?,?,?)"));
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * link, db->Prepare("UPDATE pages SET next_page = ? WHERE id = ?"));
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * mv,
-                          db->Prepare("UPDATE turns SET page_id = ? WHERE id = ? AND page_id IS NULL"));
   std::int64_t prev_page = snap.chain_page_id;
   std::string chain_summary = snap.scope.chain_summary;
   for (std::size_t i = 0; i < drafts.size(); ++i) {
     const PageAnalysis& a = analysis.pages[i];
     std::int64_t linked_prev = (a.continues_previous && prev_page != 0) ? prev_page : 0;
-    ins->Reset();
-    ins->Bind(1, scope_id)
-        .Bind(2, drafts[i].turn_id)
-        .Bind(3, segs[static_cast<std::size_t>(assignment[i])].row.id);
-    if (linked_prev != 0) ins->Bind(4, linked_prev); else ins->BindNull(4);
-    ENGRAM_RETURN_IF_ERROR(ins->Bind(5, a.chain_summary)
-                               .Bind(6, StringsToJson(a.keywords))
-                               .BindBlob(7, BlobData(drafts[i].embedding), BlobBytes(drafts[i].embedding))
-                               .Bind(8, now)
-                               .Bind(9, out.degraded ? 1 : 0)
-                               .Run());
-    std::int64_t page_id = db->LastInsertRowId();
-    if (linked_prev != 0) ENGRAM_RETURN_IF_ERROR(link->Bind(1, page_id).Bind(2, linked_prev).Run());
-    ENGRAM_RETURN_IF_ERROR(mv->Bind(1, page_id).Bind(2, drafts[i].turn_id).Run());
-    if (db->Changes() != 1) return Status::Aborted("turn left STM concurrently");
+    store::NewPage page;
+    page.scope_id = scope_id;
+    page.turn_id = drafts[i].turn_id;
+    page.segment_id = segs[static_cast<std::size_t>(assignment[i])].row.id;
+    page.prev_page = linked_prev;
+    page.chain_summary = a.chain_summary;
+    page.keywords = a.keywords;
+    page.embedding = drafts[i].embedding;
+    page.created_at = now;
+    page.degraded = out.degraded;
+    ENGRAM_ASSIGN_OR_RETURN(std::int64_t page_id, store::InsertPage(db, page));
     ENGRAM_RETURN_IF_ERROR(AddTermsToScope(db, scope_id, texts[i]));
     lineage::Receipt r = base;
     r.memory_kind = "turn";
@@ -345,12 +282,7 @@ Result<PromotionResult> PromoteBatch(const WriterDb& w, std::int64_t scope_id,
     chain_summary = a.chain_summary;
     ++out.pages;
   }
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * chain,
-      db->Prepare("UPDATE scopes SET chain_page_id = ?, chain_summary = ?, "
-                  "stm_count = stm_count - ? WHERE id = ?"));
-  ENGRAM_RETURN_IF_ERROR(
-      chain->Bind(1, prev_page).Bind(2, chain_summary).Bind(3, out.pages).Bind(4, scope_id).Run());
+  ENGRAM_RETURN_IF_ERROR(store::MoveChain(db, scope_id, prev_page, chain_summary, out.pages));
 
   // Archive the coldest segments over capacity; never one this batch touched.
   std::int64_t live = 0;
@@ -361,13 +293,9 @@ Result<PromotionResult> PromoteBatch(const WriterDb& w, std::int64_t scope_id,
       if (!segs[k].touched) cold.emplace_back(Heat(segs[k].row, now, config.heat_tau_hours), k);
     }
     std::sort(cold.begin(), cold.end());
-    ENGRAM_ASSIGN_OR_RETURN(
-        sql::Stmt * arc,
-        db->Prepare("UPDATE segments SET archived_at = ?, version = version + 1 "
-                    "WHERE id = ? AND archived_at IS NULL"));
     for (std::size_t c = 0; c < cold.size() && live > config.mtm_capacity; ++c) {
       const SegmentRow& row = segs[cold[c].second].row;
-      ENGRAM_RETURN_IF_ERROR(arc->Bind(1, now).Bind(2, row.id).Run());
+      ENGRAM_RETURN_IF_ERROR(store::ArchiveSegment(db, row.id, now));
       lineage::Receipt r = base;
       r.memory_kind = "segment";
       r.memory_id = row.id;

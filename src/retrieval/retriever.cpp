@@ -11,6 +11,7 @@
 #include "retrieval/context.hpp"
 #include "retrieval/expansion.hpp"
 #include "retrieval/ranking.hpp"
+#include "store/fulltext.hpp"
 
 namespace engram::retrieval {
 
@@ -24,22 +25,15 @@ constexpr int kOldStmMatches = 32;    // older STM turns found by FTS when STM i
 constexpr std::size_t kRankedLimit = 100;
 constexpr int kRankedWithText = 100;
 
-// Lexical ranking of rows of an FTS5 table for the query, best first.
-Result<std::vector<std::int64_t>> Lexical(sql::Db* db, const char* table, std::int64_t scope_id,
+// Lexical ranking of the scope's rows of a full-text index for the query,
+// best first (store::SearchText: bm25 on SQLite, ts_rank on PostgreSQL).
+Result<std::vector<std::int64_t>> Lexical(sql::Db* db, store::FullText table, std::int64_t scope_id,
                                           const std::string& query, int limit) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      auto hits, store::SearchText(db, table, store::ScopeToken(scope_id), store::QueryTerms(query), limit));
   std::vector<std::int64_t> out;
-  std::string match = memory::FtsQuery(scope_id, query);
-  if (match.empty()) return out;
-  std::string sql = std::string("SELECT rowid FROM ") + table + " WHERE " + table +
-                    " MATCH ? ORDER BY bm25(" + table + ", 0.0, 1.0) LIMIT ?";
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(sql));
-  st->Bind(1, match).Bind(2, limit);
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    out.push_back(st->Int(0));
-  }
-  st->Reset();
+  out.reserve(hits.size());
+  for (const auto& h : hits) out.push_back(h.rowid);
   return out;
 }
 
@@ -127,7 +121,8 @@ TurnEntry EntryFromTurn(const Turn& t) {
 Result<std::vector<Turn>> LoadStmForRanking(sql::Db* db, const RetrievalInput& in) {
   ENGRAM_ASSIGN_OR_RETURN(auto turns, memory::LoadStmNewest(db, in.scope->id, kStmForRanking));
   if (in.scope->stm_count <= static_cast<std::int64_t>(turns.size())) return turns;
-  ENGRAM_ASSIGN_OR_RETURN(auto hits, Lexical(db, "turns_fts", in.scope->id, in.query, 4 * kOldStmMatches));
+  ENGRAM_ASSIGN_OR_RETURN(auto hits,
+                          Lexical(db, store::FullText::kTurns, in.scope->id, in.query, 4 * kOldStmMatches));
   std::unordered_set<std::int64_t> have;
   for (const auto& t : turns) have.insert(t.id);
   std::vector<Turn> older;
@@ -171,7 +166,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
 
   // Segments: vector + lexical over summaries and keywords; their hits feed
   // heat. (As evidence for their messages they cost recall: measured -0.002.)
-  ENGRAM_ASSIGN_OR_RETURN(auto lex_segs, Lexical(db, "segments_fts", scope_id, in.query, 50));
+  ENGRAM_ASSIGN_OR_RETURN(auto lex_segs, Lexical(db, store::FullText::kSegments, scope_id, in.query, 50));
   std::unordered_map<std::int64_t, double> seg_scores;
   AddRrf(seg_scores, lex_segs, 1.0);
   AddRrf(seg_scores, Ids(idx.segments.Search(in.query_embedding, 50)), 1.0);
@@ -239,7 +234,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   if (opt.include_profile) {
     ENGRAM_ASSIGN_OR_RETURN(ctx.profile, memory::LoadProfile(db, scope_id));
   }
-  ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, "facts_fts", scope_id, in.query, 100));
+  ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, in.query, 100));
   ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact);
   ctx.assistant_facts = RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact);
   return AssembleContext(ctx);

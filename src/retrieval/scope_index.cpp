@@ -6,6 +6,7 @@
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "memory/scope_store.hpp"
+#include "store/snapshot_reads.hpp"
 
 namespace engram::retrieval {
 
@@ -68,43 +69,18 @@ std::size_t ScopeIndex::MemoryBytes() const {
 namespace {
 
 Status LoadSegments(sql::Db* db, ScopeIndex* idx) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * s,
-      db->Prepare("SELECT id, embedding, archived_at IS NOT NULL FROM segments WHERE scope_id = ? "
-                  "ORDER BY id"));
-  s->Bind(1, idx->scope_id);
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, s->Step());
-    if (!row) break;
-    idx->segments.Add(s->Int(0), s->Floats(1));
-    idx->segment_archived[s->Int(0)] = s->Int(2) != 0;
-  }
-  s->Reset();
-  return Status::Ok();
+  return store::ScanSegmentVectors(db, idx->scope_id, [&](store::SegmentVectorRow& r) {
+    idx->segments.Add(r.id, r.embedding);
+    idx->segment_archived[r.id] = r.archived;
+  });
 }
 
-// What may change on a page after it was written: its segment (never, so
-// far, but cheap to re-read) and its chain links (the next page is set when
-// the following page arrives). In turn order.
-struct PageState {
-  std::int64_t id = 0;
-  PageRef ref;
-};
+PageRef RefOf(const store::PageLinkRow& l) { return PageRef{l.turn_id, l.segment_id, l.prev_page, l.next_page}; }
 
-Result<std::vector<PageState>> LoadPageStates(sql::Db* db, std::int64_t scope_id) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * p, db->Prepare("SELECT p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page FROM turns t "
-                                 "JOIN pages p ON p.id = t.page_id WHERE t.scope_id = ? ORDER BY t.seq"));
-  p->Bind(1, scope_id);
-  std::vector<PageState> out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, p->Step());
-    if (!row) break;
-    out.push_back({p->Int(0), PageRef{p->Int(1), p->Int(2), p->IsNull(3) ? 0 : p->Int(3), p->IsNull(4) ? 0 : p->Int(4)}});
-  }
-  p->Reset();
-  return out;
-}
+// What may change on a page after it was written (store::PageLinkRow): its
+// segment (never, so far, but cheap to re-read) and its chain links (the next
+// page is set when the following page arrives). In turn order.
+using PageState = store::PageLinkRow;
 
 // Copies the page part of `previous` into `idx` when its pages are the first
 // pages of `states`; false (idx untouched) otherwise.
@@ -112,7 +88,7 @@ bool ReusePages(const ScopeIndex& previous, const std::vector<PageState>& states
   const std::size_t n = previous.entries.size();
   if (n == 0 || states.size() < n) return false;
   for (std::size_t i = 0; i < n; ++i) {
-    if (states[i].id != previous.entries[i].page_id || states[i].ref.turn_id != previous.entries[i].turn_id) {
+    if (states[i].page_id != previous.entries[i].page_id || states[i].turn_id != previous.entries[i].turn_id) {
       return false;
     }
   }
@@ -124,74 +100,51 @@ bool ReusePages(const ScopeIndex& previous, const std::vector<PageState>& states
   idx->messages = previous.messages;
   idx->message_docs = previous.message_docs;
   for (std::size_t i = 0; i < n; ++i) {
-    idx->page_refs[states[i].id] = states[i].ref;
-    idx->entries[i].segment_id = states[i].ref.segment_id;
+    idx->page_refs[states[i].page_id] = RefOf(states[i]);
+    idx->entries[i].segment_id = states[i].segment_id;
   }
   return true;
 }
 
 // Reads and appends the pages after turn `after_seq` (all pages when 0).
 Status AppendPages(sql::Db* db, std::int64_t after_seq, ScopeIndex* idx) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * p,
-      db->Prepare("SELECT p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page, p.embedding, "
-                  "p.chain_summary, t.seq, t.event_time, t.user_name, t.user_text, "
-                  "t.assistant_name, t.assistant_text, t.source_ref, t.user_source_ref, "
-                  "t.assistant_source_ref FROM turns t JOIN pages p ON p.id = t.page_id "
-                  "WHERE t.scope_id = ? AND t.seq > ? ORDER BY t.seq"));  // walks UNIQUE(scope_id, seq)
-  p->Bind(1, idx->scope_id).Bind(2, after_seq);
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, p->Step());
-    if (!row) break;
-    std::int64_t id = p->Int(0);
-    PageRef ref{p->Int(1), p->Int(2), p->IsNull(3) ? 0 : p->Int(3), p->IsNull(4) ? 0 : p->Int(4)};
-    idx->pages.Add(id, p->Floats(5));
+  return store::ScanSnapshotPages(db, idx->scope_id, after_seq, [&](store::SnapshotPageRow& p) {
+    const std::int64_t id = p.link.page_id;
+    PageRef ref = RefOf(p.link);
+    idx->pages.Add(id, p.embedding);
     idx->page_refs[id] = ref;
     idx->turn_page[ref.turn_id] = id;
     TurnEntry e;
     e.page_id = id;
     e.turn_id = ref.turn_id;
     e.segment_id = ref.segment_id;
-    e.chain_summary = p->Text(6);
-    e.seq = p->Int(7);
-    e.event_time = p->Int(8);
-    e.names[0] = p->Text(9);
-    e.texts[0] = p->Text(10);
-    e.names[1] = p->Text(11);
-    e.texts[1] = p->Text(12);
-    e.source_ref = p->Text(13);
-    e.refs[0] = p->Text(14);
-    e.refs[1] = p->Text(15);
+    e.chain_summary = std::move(p.chain_summary);
+    e.seq = p.seq;
+    e.event_time = p.event_time;
+    e.names[0] = std::move(p.user_name);
+    e.texts[0] = std::move(p.user_text);
+    e.names[1] = std::move(p.assistant_name);
+    e.texts[1] = std::move(p.assistant_text);
+    e.source_ref = std::move(p.source_ref);
+    e.refs[0] = std::move(p.user_source_ref);
+    e.refs[1] = std::move(p.assistant_source_ref);
     idx->page_entry[id] = static_cast<std::uint32_t>(idx->entries.size());
     idx->entries.push_back(std::move(e));
-  }
-  p->Reset();
-  return Status::Ok();
+  });
 }
 
 Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * f,
-      db->Prepare("SELECT id, kind, embedding, text, version, event_time, source_pages, expires_at FROM facts "
-                  "WHERE scope_id = ? AND status = 'live' "
-                  "AND kind IN ('user','assistant') "
-                  "ORDER BY id"));
-  f->Bind(1, idx->scope_id);
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, f->Step());
-    if (!row) break;
-    (f->Text(1) == "user" ? idx->user_facts : idx->assistant_facts).Add(f->Int(0), f->Floats(2));
-    FactEntry fe{f->Int(4), f->Int(5), f->Text(3), "", 0, memory::IdsFromJson(f->Text(6))};
+  return store::ScanSnapshotFacts(db, idx->scope_id, [&](store::SnapshotFactRow& f) {
+    (f.kind == "user" ? idx->user_facts : idx->assistant_facts).Add(f.id, f.embedding);
+    FactEntry fe{f.version, f.event_time, std::move(f.text), "", 0, memory::IdsFromJson(f.source_pages)};
     fe.line = "- (" + FormatHumanDate(fe.event_time) + ") " + fe.text;
     fe.tokens = text::EstimateTokens(fe.line);
-    if (!f->IsNull(7)) {
-      fe.expires_at = f->Int(7);
-      idx->expiring_facts.emplace_back(f->Int(0), f->Int(7));
+    if (f.expires_at) {
+      fe.expires_at = *f.expires_at;
+      idx->expiring_facts.emplace_back(f.id, *f.expires_at);
     }
-    idx->facts[f->Int(0)] = std::move(fe);
-  }
-  f->Reset();
-  return Status::Ok();
+    idx->facts[f.id] = std::move(fe);
+  });
 }
 
 }  // namespace
@@ -206,7 +159,7 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
   ENGRAM_RETURN_IF_ERROR(LoadSegments(db, idx.get()));
   std::int64_t after_seq = 0;
   if (previous && previous->scope_id == scope_id && previous->generation == generation) {
-    ENGRAM_ASSIGN_OR_RETURN(auto states, LoadPageStates(db, scope_id));
+    ENGRAM_ASSIGN_OR_RETURN(auto states, store::LoadPageLinks(db, scope_id));
     if (ReusePages(*previous, states, idx.get())) after_seq = idx->entries.back().seq;
   }
   const std::size_t first_new = idx->entries.size();

@@ -4,10 +4,8 @@
 
 #include <algorithm>
 
-#include <nlohmann/json.hpp>
-
 #include "engram/engine.hpp"
-#include "store/sqlite.hpp"
+#include "store/api_keys.hpp"
 
 namespace engram::server {
 
@@ -41,21 +39,16 @@ std::string KeyId(const std::string& key_text) {
   return id;
 }
 
-ApiKeyInfo ReadRow(sql::Stmt* st) {
+ApiKeyInfo InfoFrom(const store::ApiKeyRow& row) {
   ApiKeyInfo k;
-  k.id = st->Text(0);
-  k.tenant = st->Text(1);
-  auto users = nlohmann::json::parse(st->Text(2), nullptr, false);
-  if (users.is_array()) {
-    for (const auto& u : users) {
-      if (u.is_string()) k.users.push_back(u.get<std::string>());
-    }
-  }
-  auto role = ParseRole(st->Text(3));  // the table's CHECK allows only valid names
+  k.id = row.id;
+  k.tenant = row.tenant;
+  k.users = row.users;
+  auto role = ParseRole(row.role);  // the table's CHECK allows only valid names
   k.role = role.ok() ? *role : Role::kRead;
-  k.name = st->Text(4);
-  k.created_at = st->Int(5);
-  if (!st->IsNull(6)) k.revoked_at = st->Int(6);
+  k.name = row.name;
+  k.created_at = row.created_at;
+  k.revoked_at = row.revoked_at;
   return k;
 }
 
@@ -90,7 +83,7 @@ Result<std::unique_ptr<ApiKeys>> ApiKeys::Open(const std::string& db_path) {
   o.create = false;
   ENGRAM_ASSIGN_OR_RETURN(auto db, sql::Db::Open(db_path, o));
   // Fails when the store has no key table (not opened by this engram).
-  if (auto probe = db->Prepare("SELECT count(*) FROM api_keys"); !probe.ok()) return probe.status();
+  ENGRAM_RETURN_IF_ERROR(store::CountActiveApiKeys(db.get()).status());
   return std::unique_ptr<ApiKeys>(new ApiKeys(std::move(db)));
 }
 
@@ -119,43 +112,32 @@ Result<std::pair<ApiKeyInfo, std::string>> ApiKeys::Create(const std::string& te
   info.created_at = now;
   std::string key_text = std::string(kPrefix) + info.id + "_" + b64;
   sodium_memzero(b64, sizeof b64);
+  store::ApiKeyRow row;
+  row.id = info.id;
+  row.tenant = tenant;
+  row.users = users;
+  row.role = RoleName(role);
+  row.name = name;
+  row.hash = HashKey(key_text);
+  row.created_at = now;
   std::lock_guard<std::mutex> lock(mu_);
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st, db_->Prepare("INSERT INTO api_keys(id, tenant, users, role, name, hash, created_at) "
-                                   "VALUES(?, ?, ?, ?, ?, ?, ?)"));
-  ENGRAM_RETURN_IF_ERROR(st->Bind(1, info.id)
-                             .Bind(2, tenant)
-                             .Bind(3, nlohmann::json(users).dump())
-                             .Bind(4, RoleName(role))
-                             .Bind(5, name)
-                             .Bind(6, HashKey(key_text))
-                             .Bind(7, now)
-                             .Run());
+  ENGRAM_RETURN_IF_ERROR(store::InsertApiKey(db_.get(), row));
   return std::make_pair(std::move(info), std::move(key_text));
 }
 
 Result<std::vector<ApiKeyInfo>> ApiKeys::List(const std::string& tenant) {
   std::lock_guard<std::mutex> lock(mu_);
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db_->Prepare("SELECT id, tenant, users, role, name, created_at, revoked_at FROM api_keys "
-                                       "WHERE ?1 = '' OR tenant = ?1 ORDER BY created_at, id"));
-  st->Bind(1, tenant);
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<store::ApiKeyRow> rows, store::ListApiKeys(db_.get(), tenant));
   std::vector<ApiKeyInfo> out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    out.push_back(ReadRow(st));
-  }
-  st->Reset();
+  out.reserve(rows.size());
+  for (const auto& row : rows) out.push_back(InfoFrom(row));
   return out;
 }
 
 Status ApiKeys::Revoke(const std::string& id, TimeMs now) {
   std::lock_guard<std::mutex> lock(mu_);
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db_->Prepare("UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?"));
-  ENGRAM_RETURN_IF_ERROR(st->Bind(1, now).Bind(2, id).Run());
-  if (db_->Changes() == 0) return Status::NotFound("no API key with id \"" + id + "\"");
+  ENGRAM_ASSIGN_OR_RETURN(bool found, store::RevokeApiKey(db_.get(), id, now));
+  if (!found) return Status::NotFound("no API key with id \"" + id + "\"");
   return Status::Ok();
 }
 
@@ -164,32 +146,20 @@ Result<std::optional<Principal>> ApiKeys::Authenticate(const std::string& key_te
   const std::string presented = HashKey(key_text);  // computed for every key, so timing does not tell much
   if (id.empty()) return std::optional<Principal>();
   std::lock_guard<std::mutex> lock(mu_);
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db_->Prepare("SELECT id, tenant, users, role, name, created_at, revoked_at, hash "
-                                       "FROM api_keys WHERE id = ?"));
-  st->Bind(1, id);
-  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-  if (!row) {
-    st->Reset();
-    return std::optional<Principal>();
-  }
-  ApiKeyInfo info = ReadRow(st);
-  const std::string stored = st->Text(7);
-  st->Reset();
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<store::ApiKeyRow> row, store::FindApiKey(db_.get(), id));
+  if (!row) return std::optional<Principal>();
+  const std::string& stored = row->hash;
   if (stored.size() != presented.size() || sodium_memcmp(stored.data(), presented.data(), stored.size()) != 0 ||
-      info.revoked_at) {
+      row->revoked_at) {
     return std::optional<Principal>();
   }
+  ApiKeyInfo info = InfoFrom(*row);
   return std::optional<Principal>(Principal{info.id, info.tenant, info.users, info.role});
 }
 
 Result<std::int64_t> ApiKeys::CountActive() {
   std::lock_guard<std::mutex> lock(mu_);
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db_->Prepare("SELECT count(*) FROM api_keys WHERE revoked_at IS NULL"));
-  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-  std::int64_t n = row ? st->Int(0) : 0;
-  st->Reset();
-  return n;
+  return store::CountActiveApiKeys(db_.get());
 }
 
 }  // namespace engram::server

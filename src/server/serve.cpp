@@ -11,10 +11,12 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <thread>
 
 #include "core/clock.hpp"
 #include "server/api_keys.hpp"
+#include "store/db.hpp"
 
 namespace engram::server {
 
@@ -25,6 +27,12 @@ TimeMs NowMs() { return SystemClock::Default().NowMs(); }
 // Writes the key to `path` readable by the owner only (a new file renamed
 // into place, so a half-written key file never exists).
 Status WriteKeyFile(const std::string& path, const std::string& key) {
+  // The folder of a store file exists; a home folder used with a store that
+  // is not a file (PostgreSQL) may not yet.
+  if (const auto slash = path.find_last_of('/'); slash != std::string::npos && slash > 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(path.substr(0, slash), ec);
+  }
   const std::string tmp = path + ".tmp";
   ::unlink(tmp.c_str());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -40,41 +48,40 @@ Status WriteKeyFile(const std::string& path, const std::string& key) {
   return Status::Ok();
 }
 
-// Waits for SIGTERM/SIGINT (blocked in every thread) and stops the server.
-class SignalWatcher {
- public:
-  explicit SignalWatcher(HttpServer& server) : server_(server) {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGTERM);
-    sigaddset(&set_, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &set_, &old_);
-    thread_ = std::thread([this] { Loop(); });
-  }
-  ~SignalWatcher() {
-    done_ = true;
-    thread_.join();
-    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
-  }
-  bool signalled() const { return signalled_; }
-
- private:
-  void Loop() {
-    const timespec tick{0, 100 * 1000 * 1000};
-    while (!done_) {
-      int sig = sigtimedwait(&set_, nullptr, &tick);
-      if (sig == SIGTERM || sig == SIGINT) {
-        signalled_ = true;
-        server_.Stop();
-      }
-    }
-  }
-  HttpServer& server_;
-  sigset_t set_{}, old_{};
-  std::atomic<bool> done_{false}, signalled_{false};
-  std::thread thread_;
-};
-
 }  // namespace
+
+StopSignals::StopSignals(std::function<void()> on_signal) : on_signal_(std::move(on_signal)) {
+  sigemptyset(&set_);
+  sigaddset(&set_, SIGTERM);
+  sigaddset(&set_, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set_, &old_);
+  thread_ = std::thread([this] { Loop(); });
+}
+
+StopSignals::~StopSignals() {
+  done_ = true;
+  thread_.join();
+  pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+}
+
+void StopSignals::Wait() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return signalled_.load(); });
+}
+
+void StopSignals::Loop() {
+  const timespec tick{0, 100 * 1000 * 1000};
+  while (!done_) {
+    int sig = sigtimedwait(&set_, nullptr, &tick);
+    if (sig != SIGTERM && sig != SIGINT) continue;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      signalled_ = true;
+    }
+    if (on_signal_) on_signal_();
+    cv_.notify_all();
+  }
+}
 
 bool IsLoopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
@@ -123,7 +130,8 @@ int Serve(const ServeOptions& o, std::ostream& out) {
   });
   server.SetErrorResponder([&api](int status, const std::string& id) { return api.TransportError(status, id); });
 
-  SignalWatcher signals(server);  // before any other thread starts, so all of them block the signals
+  // Before any other thread starts, so that all of them block the signals.
+  StopSignals signals([&server] { server.Stop(); });
   auto port = server.Bind(o.host, o.port);
   if (!port.ok()) {
     out << "engram serve: " << port.status().message() << "\n";
@@ -165,7 +173,8 @@ int Serve(const ServeOptions& o, std::ostream& out) {
   }
   if (code == 0) {
     api.SetReady(engine->get(), keys.get(), o.chat_model && o.chat_model());
-    out << "engram serve: ready (store " << o.db_path << (o.auth ? "" : ", no authentication") << ")" << std::endl;
+    out << "engram serve: ready (store " << sql::RedactLocation(o.db_path) << (o.auth ? "" : ", no authentication")
+        << ")" << std::endl;
   } else {
     server.Stop();
   }

@@ -4,10 +4,16 @@
 // requests in flight and the current maintenance job, close the store).
 #pragma once
 
+#include <signal.h>
+
+#include <atomic>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <ostream>
 #include <string>
+#include <thread>
 
 #include "engram/engine.hpp"
 #include "server/api.hpp"
@@ -24,12 +30,40 @@ struct ServeOptions {
   std::string tenant = "default";  // of the first admin key, and of every request with --no-auth
   std::string db_path;
   std::string admin_key_file;      // where the first admin key is written (mode 0600)
-  // Opens the engine (with background maintenance); called after the socket
+  // Opens the engine (with background maintenance unless --no-worker); called after the socket
   // is bound, so /healthz answers while a large store is being checked.
   std::function<Result<std::unique_ptr<Engine>>()> open_engine;
   std::function<ModelCounters()> model_counters;
   // Whether open_engine configures a chat model (read after it returned).
   std::function<bool()> chat_model;
+};
+
+// Waits for SIGTERM or SIGINT: the constructor blocks both in the calling
+// thread (so construct it before starting any other thread: they inherit the
+// mask), and a thread of its own takes them with sigtimedwait, calls
+// `on_signal` (from that thread) and wakes Wait(). The destructor restores
+// the signal mask. Used by `engram serve` and `engram worker`.
+class StopSignals {
+ public:
+  explicit StopSignals(std::function<void()> on_signal = nullptr);
+  ~StopSignals();
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+  // Whether a SIGTERM or SIGINT arrived.
+  bool signalled() const { return signalled_; }
+  // Blocks until one arrives.
+  void Wait();
+
+ private:
+  void Loop();
+
+  std::function<void()> on_signal_;
+  sigset_t set_{}, old_{};
+  std::atomic<bool> done_{false}, signalled_{false};
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::thread thread_;
 };
 
 // "127.0.0.1:8420", "[::1]:8420", "localhost:0" -> host and port.

@@ -49,6 +49,10 @@ class Stmt {
   Stmt& Bind(int i, const char* v) { return Bind(i, std::string_view(v)); }
   Stmt& Bind(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
   virtual Stmt& BindBlob(int i, const void* data, int bytes) = 0;
+  // A vector as a BLOB / BYTEA of float32 (read back with Floats).
+  Stmt& BindFloats(int i, const std::vector<float>& v) {
+    return BindBlob(i, v.data(), static_cast<int>(v.size() * sizeof(float)));
+  }
   virtual Stmt& BindNull(int i) = 0;
 
   // Steps once: true when a row is available, false when done.

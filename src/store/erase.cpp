@@ -6,32 +6,29 @@ namespace {
 
 struct EraseStep {
   const char* table;
-  const char* sql;  // ?1 = scope id
-  bool sqlite_only;
+  const char* sql;  // ?1 = scope id; the same on both backends
 };
 
 // In dependency order: index rows and links before the rows they point at.
 constexpr EraseStep kSteps[] = {
-    {"turns_fts", "DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE scope_id = ?1)", true},
-    {"segments_fts", "DELETE FROM segments_fts WHERE rowid IN (SELECT id FROM segments WHERE scope_id = ?1)",
-     true},
-    {"facts_fts", "DELETE FROM facts_fts WHERE rowid IN (SELECT id FROM facts WHERE scope_id = ?1)", true},
-    {"fact_entities", "DELETE FROM fact_entities WHERE fact_id IN (SELECT id FROM facts WHERE scope_id = ?1)",
-     false},
-    {"entities", "DELETE FROM entities WHERE scope_id = ?1", false},
-    {"fact_links", "DELETE FROM fact_links WHERE scope_id = ?1", false},
-    {"fact_history", "DELETE FROM fact_history WHERE scope_id = ?1", false},
-    {"fact_requests", "DELETE FROM fact_requests WHERE scope_id = ?1", false},
-    {"turn_requests", "DELETE FROM turn_requests WHERE scope_id = ?1", false},
-    {"turns", "UPDATE turns SET page_id = NULL WHERE scope_id = ?1", false},
-    {"pages", "DELETE FROM pages WHERE scope_id = ?1", false},
-    {"segments", "DELETE FROM segments WHERE scope_id = ?1", false},
-    {"turns", "DELETE FROM turns WHERE scope_id = ?1", false},
-    {"facts", "DELETE FROM facts WHERE scope_id = ?1", false},
-    {"profile_slots", "DELETE FROM profile_slots WHERE scope_id = ?1", false},
-    {"scope_terms", "DELETE FROM scope_terms WHERE scope_id = ?1", false},
-    {"jobs", "DELETE FROM jobs WHERE scope_id = ?1", false},
-    {"scopes", "DELETE FROM scopes WHERE id = ?1", false},
+    {"turns_fts", "DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE scope_id = ?1)"},
+    {"segments_fts", "DELETE FROM segments_fts WHERE rowid IN (SELECT id FROM segments WHERE scope_id = ?1)"},
+    {"facts_fts", "DELETE FROM facts_fts WHERE rowid IN (SELECT id FROM facts WHERE scope_id = ?1)"},
+    {"fact_entities", "DELETE FROM fact_entities WHERE fact_id IN (SELECT id FROM facts WHERE scope_id = ?1)"},
+    {"entities", "DELETE FROM entities WHERE scope_id = ?1"},
+    {"fact_links", "DELETE FROM fact_links WHERE scope_id = ?1"},
+    {"fact_history", "DELETE FROM fact_history WHERE scope_id = ?1"},
+    {"fact_requests", "DELETE FROM fact_requests WHERE scope_id = ?1"},
+    {"turn_requests", "DELETE FROM turn_requests WHERE scope_id = ?1"},
+    {"turns", "UPDATE turns SET page_id = NULL WHERE scope_id = ?1"},
+    {"pages", "DELETE FROM pages WHERE scope_id = ?1"},
+    {"segments", "DELETE FROM segments WHERE scope_id = ?1"},
+    {"turns", "DELETE FROM turns WHERE scope_id = ?1"},
+    {"facts", "DELETE FROM facts WHERE scope_id = ?1"},
+    {"profile_slots", "DELETE FROM profile_slots WHERE scope_id = ?1"},
+    {"scope_terms", "DELETE FROM scope_terms WHERE scope_id = ?1"},
+    {"jobs", "DELETE FROM jobs WHERE scope_id = ?1"},
+    {"scopes", "DELETE FROM scopes WHERE id = ?1"},
 };
 
 }  // namespace
@@ -70,25 +67,20 @@ Result<std::int64_t> EraseScope(sql::Db* db, std::int64_t scope_id, const std::v
   count->Reset();
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * uncache, db->Prepare("DELETE FROM embed_cache WHERE text_hash = ?1"));
   for (auto h : cache_hashes) ENGRAM_RETURN_IF_ERROR(uncache->Bind(1, h).Run());
-  const bool sqlite = db->dialect() == sql::Dialect::kSqlite;
   for (const auto& step : kSteps) {
-    if (step.sqlite_only && !sqlite) continue;
     ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(step.sql));
     ENGRAM_RETURN_IF_ERROR(st->Bind(1, scope_id).Run());
   }
   return turns;
 }
 
-std::vector<std::string> ErasedTables(sql::Dialect dialect) {
+std::vector<std::string> ErasedTables() {
   std::vector<std::string> out{"embed_cache"};
-  for (const auto& step : kSteps) {
-    if (step.sqlite_only && dialect != sql::Dialect::kSqlite) continue;
-    out.push_back(step.table);
-  }
+  for (const auto& step : kSteps) out.push_back(step.table);
   return out;
 }
 
-std::vector<std::string> KeptTables(sql::Dialect) {
+std::vector<std::string> KeptTables() {
   // meta: store settings; receipts, receipt_days: content-free lineage;
   // api_keys: per tenant, revoked separately.
   return {"meta", "receipts", "receipt_days", "api_keys"};

@@ -33,7 +33,7 @@ Result<std::int64_t> EraseScope(sql::Db* db, std::int64_t scope_id, const std::v
 
 // The tables EraseScope clears, and the tables that are deliberately kept
 // (content-free or not per scope), for the schema test.
-std::vector<std::string> ErasedTables(sql::Dialect dialect);
-std::vector<std::string> KeptTables(sql::Dialect dialect);
+std::vector<std::string> ErasedTables();
+std::vector<std::string> KeptTables();
 
 }  // namespace engram::store

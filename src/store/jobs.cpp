@@ -1,6 +1,7 @@
 #include "store/jobs.hpp"
 
 #include <algorithm>
+#include <set>
 
 namespace engram::store {
 
@@ -70,18 +71,29 @@ Result<std::optional<JobRow>> LeaseNextJob(sql::Db* db, const std::string& holde
                   " FROM jobs WHERE status IN ('pending', 'leased') AND (?1 = 0 OR scope_id = ?1) "
                   "ORDER BY CASE kind WHEN 'promote' THEN 0 ELSE 1 END, id" + lock));
   pick->Bind(1, scope_id);
-  std::optional<JobRow> chosen;
+  std::vector<JobRow> rows;
   for (;;) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, pick->Step());
     if (!row) break;
-    JobRow j = JobFrom(pick);
+    rows.push_back(JobFrom(pick));
+  }
+  auto lease_live = [&](const JobRow& j) {
+    return j.status == "leased" && j.lease_expires > now &&
+           !(holder_gone && j.lease_holder != holder && holder_gone(j.lease_holder));
+  };
+  // One process maintains a scope at a time: a promotion and a consolidation
+  // of one scope in two processes would conflict at commit and pay for the
+  // model calls of the loser again.
+  std::set<std::int64_t> busy;
+  for (const auto& j : rows) {
+    if (lease_live(j)) busy.insert(j.scope_id);
+  }
+  std::optional<JobRow> chosen;
+  for (auto& j : rows) {
+    if (lease_live(j) || busy.count(j.scope_id)) continue;
     if (std::find(skip.begin(), skip.end(), j.id) != skip.end()) continue;
-    const bool free = j.status == "pending" || j.lease_expires <= now ||
-                      (holder_gone && j.lease_holder != holder && holder_gone(j.lease_holder));
-    if (free) {
-      chosen = std::move(j);
-      break;
-    }
+    chosen = std::move(j);
+    break;
   }
   pick->Reset();
   if (!chosen) return std::optional<JobRow>();

@@ -79,6 +79,7 @@ struct PgDb::Impl {
   std::string redacted;  // path()
   std::string password;  // scrubbed from every message
   bool read_only = false;
+  int busy_timeout_ms = 5000;
   std::unordered_map<std::string, std::unique_ptr<Stmt>> cache;
   int next_name = 0;
   std::uint64_t generation = 1;
@@ -103,6 +104,7 @@ Result<std::unique_ptr<PgDb>> PgDb::Open(const std::string& url, const OpenOptio
   auto impl = std::make_unique<Impl>();
   impl->redacted = Redact(url);
   impl->read_only = options.read_only;
+  impl->busy_timeout_ms = options.busy_timeout_ms;
   char* err = nullptr;
   PQconninfoOption* parsed = PQconninfoParse(url.c_str(), &err);
   if (!parsed) {
@@ -252,9 +254,16 @@ Status PgDb::BeginWrite() {
   // PostgreSQL only warns; SQLite refuses, and so do we.
   if (PQtransactionStatus(conn()) != PQTRANS_IDLE)
     return Status::IoError("begin: a transaction is already active");
-  return Simple(impl_->read_only ? "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY"
-                                 : "BEGIN ISOLATION LEVEL READ COMMITTED",
-                "begin");
+  if (impl_->read_only) return Simple("BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY", "begin");
+  ENGRAM_RETURN_IF_ERROR(Simple("BEGIN ISOLATION LEVEL READ COMMITTED", "begin"));
+  // The store's writer lock, as SQLite's BEGIN IMMEDIATE: one write
+  // transaction at a time across every process on this database, waited for
+  // up to the busy timeout (then Unavailable: retry). Reads never wait.
+  const std::string lock = "SET LOCAL lock_timeout = " + std::to_string(impl_->busy_timeout_ms) +
+                           "; SELECT pg_advisory_xact_lock(" + std::to_string(kWriterLockKey) + ")";
+  Status locked = Simple(lock.c_str(), "begin: writer lock");
+  if (!locked.ok()) (void)Rollback();
+  return locked;
 }
 
 Status PgDb::BeginRead() {

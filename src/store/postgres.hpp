@@ -38,6 +38,9 @@ namespace engram::sql {
 
 class PgStmt;
 
+// The key of the advisory lock that serialises write transactions ("ENGR").
+inline constexpr std::int64_t kWriterLockKey = 0x454e4752;
+
 class PgDb final : public Db {
  public:
   // Connects to `url` (postgresql://user[:password]@host[:port]/db?options;
@@ -60,8 +63,11 @@ class PgDb final : public Db {
   // 0 when none did. Safe inside a transaction (runs under a savepoint).
   std::int64_t LastInsertRowId() override;
   const std::string& path() const override;
-  // BEGIN (READ COMMITTED, READ WRITE); BEGIN ISOLATION LEVEL REPEATABLE READ
-  // READ ONLY for reads (one snapshot for every statement inside).
+  // Writes: BEGIN (READ COMMITTED), then the transaction-level advisory lock
+  // kWriterLockKey, waited for up to busy_timeout_ms (then Unavailable), so
+  // write transactions are serialised across processes as SQLite's BEGIN
+  // IMMEDIATE does and every read-then-write inside one is safe. Reads: BEGIN
+  // ISOLATION LEVEL REPEATABLE READ READ ONLY (one snapshot, never waits).
   // As in SQLite, Begin inside a transaction and Commit or Rollback outside
   // one are IoError (PostgreSQL itself only warns).
   Status BeginWrite() override;

@@ -363,15 +363,6 @@ Status SetMeta(sql::Db* db, std::string_view key, std::string_view value) {
   return st->Bind(1, key).Bind(2, value).Run();
 }
 
-Status EnsurePostgresSchema(sql::Db* db, std::int64_t) {
-  // The connection layer speaks PostgreSQL (store/postgres.hpp); the tiers'
-  // SQL is still being moved into dialect-aware repositories, so a store
-  // cannot live there yet. Refuse before creating anything.
-  return Status::FailedPrecondition(db->path() +
-                                    ": this build of engram cannot keep a store in PostgreSQL yet; "
-                                    "use a SQLite file (--db PATH)");
-}
-
 Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
   if (db->dialect() == sql::Dialect::kPostgres) return EnsurePostgresSchema(db, now_ms);
   ENGRAM_ASSIGN_OR_RETURN(std::int64_t app_id, QueryInt(db, "PRAGMA application_id"));

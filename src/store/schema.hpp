@@ -16,7 +16,8 @@ inline constexpr int kApplicationId = 0x454e4752;
 // to kSchemaVersion, in one transaction. A non-empty database that is not an
 // engram store gives FailedPrecondition and is left untouched.
 Status EnsureSchema(sql::Db* db, std::int64_t now_ms);
-// The same on PostgreSQL: FailedPrecondition until the tiers run there.
+// The same on PostgreSQL (schema_postgres.cpp): the schema of kSchemaVersion
+// in the connection's current schema, under the writer lock.
 Status EnsurePostgresSchema(sql::Db* db, std::int64_t now_ms);
 
 // Reads a meta value ("" when absent).

@@ -27,9 +27,12 @@ enum class FieldType { kText, kTime, kInt, kMeta };
 
 struct Field {
   FieldType type;
-  std::string expr;  // SQL expression
-  std::string path;  // JSON path for metadata
+  store::FactFilterField field;
 };
+
+using store::FactFilter;
+using store::FactFilterOp;
+using store::SqlArg;
 
 struct Compiler {
   int conditions = 0;
@@ -38,14 +41,15 @@ struct Compiler {
     if (IdentityKeys().count(key)) {
       return Status::InvalidArgument(where + ": identity keys are given by the scope, not by filters");
     }
+    using Kind = store::FactFilterField::Kind;
     static const std::set<std::string> text = {"kind", "role", "actor", "attributed_to", "status"};
     static const std::set<std::string> times = {"created_at", "updated_at", "event_time", "expires_at"};
-    if (text.count(key)) return Field{FieldType::kText, "f." + key, ""};
-    if (times.count(key)) return Field{FieldType::kTime, "f." + key, ""};
-    if (key == "version") return Field{FieldType::kInt, "f.version", ""};
+    if (text.count(key)) return Field{FieldType::kText, {Kind::kColumn, key, {}}};
+    if (times.count(key)) return Field{FieldType::kTime, {Kind::kColumn, key, {}}};
+    if (key == "version") return Field{FieldType::kInt, {Kind::kColumn, key, {}}};
     std::string k = key.rfind("metadata.", 0) == 0 ? key.substr(9) : key;
     if (k.empty()) return Status::InvalidArgument(where + ": empty metadata key");
-    std::string path = "$";
+    std::vector<std::string> path;
     std::size_t start = 0;
     for (std::size_t i = 0; i <= k.size(); ++i) {
       if (i < k.size() && k[i] != '.') continue;
@@ -56,10 +60,10 @@ struct Compiler {
           return Status::InvalidArgument(where + ": metadata keys may not contain quotes, backslashes or control characters");
         }
       }
-      path += ".\"" + part + "\"";
+      path.push_back(std::move(part));
       start = i + 1;
     }
-    return Field{FieldType::kMeta, "json_extract(f.metadata, ?)", path};
+    return Field{FieldType::kMeta, {Kind::kMetadata, "", std::move(path)}};
   }
 
   // One value as an SQL argument for a field.
@@ -87,126 +91,87 @@ struct Compiler {
     return Status::InvalidArgument(where + ": expected a string, number or boolean");
   }
 
-  // The field's expression with its path argument (metadata) prepended.
-  SqlCond Expr(const Field& f) {
-    SqlCond c;
-    c.sql = f.expr;
-    if (f.type == FieldType::kMeta) c.args.push_back(SqlArg::Text(f.path));
-    return c;
-  }
-
-  Result<SqlCond> Compare(const Field& f, const std::string& op, const json& v, const std::string& where) {
+  Result<FactFilter> Compare(const Field& f, const std::string& op, const json& v, const std::string& where) {
     if (++conditions > kMaxConditions) return Status::InvalidArgument("filters: more than 200 conditions");
-    SqlCond x = Expr(f);
-    SqlCond out;
-    auto with = [&](const std::string& sql, std::vector<SqlArg> tail) {
-      // `sql` uses "X" for the expression (each occurrence re-binds its args).
-      SqlCond c;
-      std::size_t pos = 0;
-      for (;;) {
-        std::size_t at = sql.find('X', pos);
-        c.sql += sql.substr(pos, at == std::string::npos ? std::string::npos : at - pos);
-        if (at == std::string::npos) break;
-        c.sql += x.sql;
-        c.args.insert(c.args.end(), x.args.begin(), x.args.end());
-        pos = at + 1;
-      }
-      c.args.insert(c.args.end(), tail.begin(), tail.end());
-      return c;
+    FactFilter out;
+    out.field = f.field;
+    auto with = [&](FactFilterOp o, std::vector<SqlArg> values) {
+      out.op = o;
+      out.values = std::move(values);
+      return out;
     };
     if (op == "eq" || op == "ne") {
-      if (v.is_string() && v.get<std::string>() == "*" && op == "eq") return with("X IS NOT NULL", {});
-      if (v.is_null()) return with(op == "eq" ? "X IS NULL" : "X IS NOT NULL", {});
+      if (v.is_string() && v.get<std::string>() == "*" && op == "eq") return with(FactFilterOp::kNotNull, {});
+      if (v.is_null()) return with(op == "eq" ? FactFilterOp::kIsNull : FactFilterOp::kNotNull, {});
       ENGRAM_ASSIGN_OR_RETURN(SqlArg a, Value(f, v, where));
-      return op == "eq" ? with("X = ?", {a}) : with("(X IS NULL OR X <> ?)", {a});
+      return with(op == "eq" ? FactFilterOp::kEq : FactFilterOp::kNe, {a});
     }
     if (op == "gt" || op == "gte" || op == "lt" || op == "lte") {
-      const std::string sym = op == "gt" ? ">" : op == "gte" ? ">=" : op == "lt" ? "<" : "<=";
-      if (f.type != FieldType::kMeta) {
+      const FactFilterOp o = op == "gt" ? FactFilterOp::kGt : op == "gte" ? FactFilterOp::kGte
+                             : op == "lt" ? FactFilterOp::kLt : FactFilterOp::kLte;
+      if (f.type != FieldType::kMeta || (v.is_number() && !v.is_boolean())) {
         ENGRAM_ASSIGN_OR_RETURN(SqlArg a, Value(f, v, where));
-        return with("X " + sym + " ?", {a});
-      }
-      if (v.is_number() && !v.is_boolean()) {
-        ENGRAM_ASSIGN_OR_RETURN(SqlArg a, Value(f, v, where));
-        SqlCond c;
-        c.sql = "json_type(f.metadata, ?) IN ('integer','real') AND json_extract(f.metadata, ?) " + sym + " ?";
-        c.args = {SqlArg::Text(f.path), SqlArg::Text(f.path), a};
-        return c;
+        return with(o, {a});
       }
       if (v.is_string()) {  // times, compared as instants
         auto t = ParseTime(v.get<std::string>());
         if (!t.ok()) return Status::InvalidArgument(where + ": expected a number or an ISO-8601 time");
-        return with("(julianday(X) - 2440587.5) * 86400000.0 " + sym + " ?",
-                     {SqlArg::Real(static_cast<double>(*t))});
+        out.as_instant = true;
+        return with(o, {SqlArg::Real(static_cast<double>(*t))});
       }
       return Status::InvalidArgument(where + ": expected a number or an ISO-8601 time");
     }
     if (op == "in" || op == "nin") {
       if (!v.is_array() || v.empty()) return Status::InvalidArgument(where + ": expected a non-empty array");
-      std::string list;
       std::vector<SqlArg> args;
       for (std::size_t i = 0; i < v.size(); ++i) {
         ENGRAM_ASSIGN_OR_RETURN(SqlArg a, Value(f, v[i], where + "[" + std::to_string(i) + "]"));
         args.push_back(std::move(a));
-        list += i ? ",?" : "?";
       }
-      return op == "in" ? with("X IN (" + list + ")", args) : with("(X IS NULL OR X NOT IN (" + list + "))", args);
+      return with(op == "in" ? FactFilterOp::kIn : FactFilterOp::kNin, std::move(args));
     }
     if (op == "contains" || op == "icontains") {
       if (!v.is_string()) return Status::InvalidArgument(where + ": expected a string");
-      const std::string s = v.get<std::string>();
-      const bool ci = op == "icontains";
-      const std::string test = ci ? "instr(lower(Y), lower(?)) > 0" : "instr(Y, ?) > 0";
-      if (f.type != FieldType::kMeta) {
-        std::string q = test;
-        q.replace(q.find('Y'), 1, "X");
-        return with(q, {SqlArg::Text(s)});
-      }
-      SqlCond c;  // arrays: any element; strings: substring
-      std::string elem = test, scalar = test;
-      elem.replace(elem.find('Y'), 1, "CAST(value AS TEXT)");
-      scalar.replace(scalar.find('Y'), 1, "CAST(json_extract(f.metadata, ?) AS TEXT)");
-      c.sql = "CASE WHEN json_type(f.metadata, ?) = 'array' THEN EXISTS (SELECT 1 FROM json_each(f.metadata, ?) "
-              "WHERE " + elem + ") ELSE coalesce(" + scalar + ", 0) END";
-      c.args = {SqlArg::Text(f.path), SqlArg::Text(f.path), SqlArg::Text(s), SqlArg::Text(f.path), SqlArg::Text(s)};
-      return c;
+      return with(op == "icontains" ? FactFilterOp::kIContains : FactFilterOp::kContains,
+                  {SqlArg::Text(v.get<std::string>())});
     }
     return Status::InvalidArgument(where + ": unknown operator \"" + op +
                                    "\" (eq ne gt gte lt lte in nin contains icontains)");
   }
 
-  Result<SqlCond> Node(const json& j, const std::string& where, int depth) {
+  // An object: every key's condition (none: true).
+  Result<FactFilter> Node(const json& j, const std::string& where, int depth) {
     if (depth > kMaxDepth) return Status::InvalidArgument(where + ": nested deeper than 16 levels");
     if (!j.is_object()) return Status::InvalidArgument(where + ": expected an object");
-    SqlCond all;
+    FactFilter all;  // kAll
     for (auto it = j.begin(); it != j.end(); ++it) {
       const std::string key = it.key();
       const std::string at = where + "." + key;
-      SqlCond c;
+      FactFilter c;
       if (key == "AND" || key == "OR") {
         if (!it->is_array() || it->empty()) return Status::InvalidArgument(at + ": expected a non-empty array");
+        c.op = key == "AND" ? FactFilterOp::kAll : FactFilterOp::kAny;
         for (std::size_t i = 0; i < it->size(); ++i) {
-          ENGRAM_ASSIGN_OR_RETURN(SqlCond sub, Node((*it)[i], at + "[" + std::to_string(i) + "]", depth + 1));
-          c.sql += (i ? (key == "AND" ? " AND " : " OR ") : "") + ("(" + sub.sql + ")");
-          c.args.insert(c.args.end(), sub.args.begin(), sub.args.end());
+          ENGRAM_ASSIGN_OR_RETURN(FactFilter sub, Node((*it)[i], at + "[" + std::to_string(i) + "]", depth + 1));
+          c.children.push_back(std::move(sub));
         }
       } else if (key == "NOT") {
-        SqlCond sub;
+        FactFilter sub;
         if (it->is_array()) {
           json both = {{"AND", *it}};
           ENGRAM_ASSIGN_OR_RETURN(sub, Node(both, at, depth + 1));
         } else {
           ENGRAM_ASSIGN_OR_RETURN(sub, Node(*it, at, depth + 1));
         }
-        c.sql = "NOT coalesce((" + sub.sql + "), 0)";
-        c.args = sub.args;
+        c.op = FactFilterOp::kNot;
+        c.children.push_back(std::move(sub));
       } else {
         ENGRAM_ASSIGN_OR_RETURN(Field f, Resolve(key, at));
         if (it->is_object()) {
           if (it->empty()) return Status::InvalidArgument(at + ": expected at least one operator");
-          for (auto op = it->begin(); op != it->end(); ++op) {
-            ENGRAM_ASSIGN_OR_RETURN(SqlCond one, Compare(f, op.key(), *op, at + "." + op.key()));
-            c.And(one);
+          for (auto op = it->begin(); op != it->end(); ++op) {  // c: kAll of the operators
+            ENGRAM_ASSIGN_OR_RETURN(FactFilter one, Compare(f, op.key(), *op, at + "." + op.key()));
+            c.children.push_back(std::move(one));
           }
         } else if (it->is_array()) {
           ENGRAM_ASSIGN_OR_RETURN(c, Compare(f, "in", *it, at));
@@ -214,21 +179,21 @@ struct Compiler {
           ENGRAM_ASSIGN_OR_RETURN(c, Compare(f, "eq", *it, at));
         }
       }
-      all.And(c);
+      all.children.push_back(std::move(c));
     }
-    if (all.sql.empty()) all.sql = "1";
     return all;
   }
 };
 
 }  // namespace
 
-Result<SqlCond> CompileFilter(const std::string& filters) {
-  if (filters.find_first_not_of(" \t\r\n") == std::string::npos) return SqlCond{};
+Result<std::optional<FactFilter>> ParseFilter(const std::string& filters) {
+  if (filters.find_first_not_of(" \t\r\n") == std::string::npos) return std::optional<FactFilter>();
   json j = json::parse(filters, nullptr, false);
   if (j.is_discarded()) return Status::InvalidArgument("filters: not valid JSON");
   Compiler c;
-  return c.Node(j, "filters", 0);
+  ENGRAM_ASSIGN_OR_RETURN(FactFilter f, c.Node(j, "filters", 0));
+  return std::optional<FactFilter>(std::move(f));
 }
 
 Result<std::string> CheckMetadata(const std::string& metadata) {

@@ -11,22 +11,13 @@
 #include "memory/facts/fact_store.hpp"
 #include "memory/facts/fact_text.hpp"
 #include "memory/scope_store.hpp"
+#include "store/facts_history.hpp"
 
 namespace engram::memory::facts {
 
 namespace {
 
 constexpr int kMaxLimit = 1000;
-
-Result<SqlCond> Conditions(const MemoryScope& scope, const std::string& filters, TimeMs now,
-                           bool include_expired) {
-  ENGRAM_RETURN_IF_ERROR(ValidateMemoryScope(scope, false));
-  ENGRAM_ASSIGN_OR_RETURN(SqlCond filter, CompileFilter(filters));
-  SqlCond c = ScopeCondition(scope);
-  c.And(VisibleCondition(now, include_expired));
-  c.And(filter);
-  return c;
-}
 
 std::string Cursor(const MemoryItem& m) { return std::to_string(m.created_at) + ":" + m.id; }
 
@@ -50,28 +41,17 @@ Status ParseCursor(const std::string& cursor, std::int64_t* at, std::string* id)
 Result<MemoryPage> ListMemories(sql::Db* db, const MemoryScope& scope, const MemoryListOptions& o,
                                 TimeMs now) {
   if (o.limit < 1 || o.limit > kMaxLimit) return Status::InvalidArgument("limit: must be 1..1000");
-  ENGRAM_ASSIGN_OR_RETURN(SqlCond c, Conditions(scope, o.filters, now, o.include_expired));
+  ENGRAM_RETURN_IF_ERROR(ValidateMemoryScope(scope, false));
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<store::FactFilter> filter, ParseFilter(o.filters));
+  const store::FactSelector sel = VisibleSelector(scope, now, o.include_expired, filter);
+  std::optional<store::FactCursor> after;
   if (!o.cursor.empty()) {
-    std::int64_t at = 0;
-    std::string id;
-    ENGRAM_RETURN_IF_ERROR(ParseCursor(o.cursor, &at, &id));
-    SqlCond after;
-    after.sql = "f.created_at < ? OR (f.created_at = ? AND f.memory_id < ?)";
-    after.args = {SqlArg::Int(at), SqlArg::Int(at), SqlArg::Text(id)};
-    c.And(after);
+    after.emplace();
+    ENGRAM_RETURN_IF_ERROR(ParseCursor(o.cursor, &after->created_at, &after->memory_id));
   }
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st, db->Prepare(std::string("SELECT ") + kFactColumns + " FROM facts f WHERE " + c.sql +
-                                  " ORDER BY f.created_at DESC, f.memory_id DESC LIMIT ?"));
-  BindArgs(st, c.args);
-  st->Bind(static_cast<int>(c.args.size()) + 1, o.limit + 1);
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<FactRow> rows, store::ListFactRows(db, sel, after, o.limit + 1));
   MemoryPage page;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    page.items.push_back(ReadRow(st, now).item);
-  }
-  st->Reset();
+  for (auto& r : rows) page.items.push_back(std::move(r.item));
   if (static_cast<int>(page.items.size()) > o.limit) {
     page.items.pop_back();
     page.next_cursor = Cursor(page.items.back());
@@ -79,18 +59,8 @@ Result<MemoryPage> ListMemories(sql::Db* db, const MemoryScope& scope, const Mem
   return page;
 }
 
-Result<std::vector<FactRow>> SelectFacts(sql::Db* db, const SqlCond& c, TimeMs now) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(std::string("SELECT ") + kFactColumns +
-                                                      " FROM facts f WHERE " + c.sql + " ORDER BY f.id"));
-  BindArgs(st, c.args);
-  std::vector<FactRow> rows;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool r, st->Step());
-    if (!r) break;
-    rows.push_back(ReadRow(st, now));
-  }
-  st->Reset();
-  return rows;
+Result<std::vector<FactRow>> SelectFacts(sql::Db* db, const store::FactSelector& selector) {
+  return store::SelectFactRows(db, selector);
 }
 
 Result<std::vector<MemoryHistoryEvent>> MemoryHistory(sql::Db* db, const MemoryScope& scope,
@@ -98,26 +68,20 @@ Result<std::vector<MemoryHistoryEvent>> MemoryHistory(sql::Db* db, const MemoryS
   ENGRAM_RETURN_IF_ERROR(ValidateMemoryScope(scope, false));
   ENGRAM_ASSIGN_OR_RETURN(auto row, FindMemory(db, scope, memory_id, now));
   if (!row) return Status::NotFound("memory " + memory_id + " (in this scope)");
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st, db->Prepare("SELECT version, event, old_text, new_text, actor, role, at FROM fact_history "
-                                  "WHERE memory_id = ? ORDER BY id"));
-  st->Bind(1, memory_id);
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<store::FactHistoryRow> rows, store::ListFactHistory(db, memory_id));
   std::vector<MemoryHistoryEvent> out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool r, st->Step());
-    if (!r) break;
+  for (auto& h : rows) {
     MemoryHistoryEvent e;
     e.id = memory_id;
-    e.version = st->Int(0);
-    e.event = st->Text(1);
-    if (!st->IsNull(2)) e.old_text = st->Text(2);
-    if (!st->IsNull(3)) e.new_text = st->Text(3);
-    e.actor = st->Text(4);
-    e.role = st->Text(5);
-    e.at = st->Int(6);
+    e.version = h.version;
+    e.event = std::move(h.event);
+    e.old_text = std::move(h.old_text);
+    e.new_text = std::move(h.new_text);
+    e.actor = std::move(h.actor);
+    e.role = std::move(h.role);
+    e.at = h.at;
     out.push_back(std::move(e));
   }
-  st->Reset();
   return out;
 }
 

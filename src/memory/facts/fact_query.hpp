@@ -21,8 +21,8 @@ namespace engram::memory::facts {
 Result<MemoryPage> ListMemories(sql::Db* db, const MemoryScope& scope, const MemoryListOptions& options,
                                 TimeMs now);
 
-// The facts rows matching a condition (on the alias "f"), oldest first.
-Result<std::vector<FactRow>> SelectFacts(sql::Db* db, const SqlCond& c, TimeMs now);
+// The facts rows the selector sees, oldest first.
+Result<std::vector<FactRow>> SelectFacts(sql::Db* db, const store::FactSelector& selector);
 
 // Events of a memory visible to the scope, oldest first; NotFound otherwise.
 Result<std::vector<MemoryHistoryEvent>> MemoryHistory(sql::Db* db, const MemoryScope& scope,
@@ -36,12 +36,12 @@ inline constexpr double kEntityWeight = 0.15;
 
 // Search (fact_search.cpp): candidates are the union of the best vector
 // matches, the FTS5 bm25 matches and the entity matches among the visible
-// memories that pass the filters (filters inside SQL); each candidate gets
+// memories that pass the filters (filters inside the query); each candidate gets
 // every component, the fused score, and is kept when score >= threshold; best
 // top_k, ties by newer. Vector candidates come from `source`'s snapshots
 // (the rows then fetched with the filter; widened once, then an exact
 // filtered scan, when the filter removes too many) or, without a source,
-// from an exact scan of the scope's embeddings in SQL.
+// from an exact scan of the scope's embeddings in the store.
 Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& scope,
                                                const std::string& query, const Vector& query_vector,
                                                const MemorySearchOptions& options, TimeMs now,

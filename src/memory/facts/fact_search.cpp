@@ -1,10 +1,11 @@
 // Search of the fact store (declared in fact_query.hpp): the best vector
 // matches from the in-memory snapshots (FactVectors) and the best FTS5 bm25
 // matches of the index, checked against the scope, visibility and filter
-// conditions inside SQL (`WHERE id IN (...) AND <conditions>`: the heads
-// first, then the rest when the filter removed too many, then the exact
-// filtered queries, so results are never short because of filters); entity
-// matches joined with the conditions; then ONE fetch of the candidate rows.
+// conditions inside the store's query (the ids among the candidates that pass:
+// the heads first, then the rest when the filter removed too many, then the
+// exact filtered queries, so results are never short because of filters);
+// entity matches joined with the conditions; then ONE fetch of the candidate
+// rows.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -17,6 +18,8 @@
 #include "memory/facts/fact_store.hpp"
 #include "memory/facts/fact_text.hpp"
 #include "memory/scope_store.hpp"
+#include "store/facts_entities.hpp"
+#include "store/facts_fts.hpp"
 
 namespace engram::memory::facts {
 
@@ -47,16 +50,7 @@ Result<std::vector<ScopeRow>> ScopeRowsOf(sql::Db* db, const MemoryScope& scope)
     if (row) out.push_back(std::move(*row));
     return out;
   }
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db->Prepare("SELECT id FROM scopes WHERE tenant = ? AND user_id = ? ORDER BY id"));
-  st->Bind(1, rs.tenant).Bind(2, rs.user);
-  std::vector<std::int64_t> ids;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    ids.push_back(st->Int(0));
-  }
-  st->Reset();
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<std::int64_t> ids, store::UserScopeIds(db, rs.tenant, rs.user));
   for (auto id : ids) {
     ENGRAM_ASSIGN_OR_RETURN(ScopeRow row, LoadScope(db, id));
     out.push_back(std::move(row));
@@ -64,51 +58,22 @@ Result<std::vector<ScopeRow>> ScopeRowsOf(sql::Db* db, const MemoryScope& scope)
   return out;
 }
 
-// A JSON array of ids (bound as one argument: one statement text for any count).
-std::string IdList(const std::vector<std::int64_t>& ids) {
-  std::string list = "[";
-  for (std::size_t i = 0; i < ids.size(); ++i) {
-    if (i) list += ',';
-    list += std::to_string(ids[i]);
-  }
-  return list + "]";
-}
-
-// The rows among `ids` that pass `c`. The id list drives the join (one rowid
-// lookup per id) whatever indexes the conditions could use.
-Result<Rows> Fetch(sql::Db* db, const SqlCond& c, const std::vector<std::int64_t>& ids, TimeMs now) {
+// The rows among `ids` that the selector sees.
+Result<Rows> Fetch(sql::Db* db, const store::FactSelector& sel, const std::vector<std::int64_t>& ids) {
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<FactRow> found, store::FetchFactRows(db, sel, ids));
   Rows rows;
-  if (ids.empty()) return rows;
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st, db->Prepare(std::string("SELECT ") + kFactColumns +
-                                  " FROM json_each(?) j CROSS JOIN facts f ON f.id = j.value WHERE " + c.sql));
-  st->Bind(1, IdList(ids));
-  BindArgs(st, c.args, 2);
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    FactRow r = ReadRow(st, now);
-    rows.emplace(r.id, std::move(r));
+  for (auto& r : found) {
+    const std::int64_t id = r.id;
+    rows.emplace(id, std::move(r));
   }
-  st->Reset();
   return rows;
 }
 
-// Adds to `pass` the ids among `ids` that pass `c`.
-Status AddPassing(sql::Db* db, const SqlCond& c, const std::vector<std::int64_t>& ids,
+// Adds to `pass` the ids among `ids` that the selector sees.
+Status AddPassing(sql::Db* db, const store::FactSelector& sel, const std::vector<std::int64_t>& ids,
                   std::unordered_set<std::int64_t>& pass) {
-  if (ids.empty()) return Status::Ok();
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("SELECT f.id FROM json_each(?) j CROSS JOIN facts f ON f.id = j.value WHERE " + c.sql));
-  st->Bind(1, IdList(ids));
-  BindArgs(st, c.args, 2);
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    pass.insert(st->Int(0));
-  }
-  st->Reset();
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<std::int64_t> passed, store::FilterFactIds(db, sel, ids));
+  pass.insert(passed.begin(), passed.end());
   return Status::Ok();
 }
 
@@ -122,58 +87,23 @@ Scored Take(const Scored& all, const std::unordered_set<std::int64_t>& pass, std
   return out;
 }
 
-// The exact filtered scan: the n best rows passing `c` by cosine (> 0).
-Result<Scored> ScanVectors(sql::Db* db, const SqlCond& c, const Vector& qv, std::size_t n) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare("SELECT f.id, f.embedding FROM facts f WHERE " + c.sql));
-  BindArgs(st, c.args);
+// The exact filtered scan: the n best rows the selector sees by cosine (> 0).
+Result<Scored> ScanVectors(sql::Db* db, const store::FactSelector& sel, const Vector& qv, std::size_t n) {
   Scored out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    Vector v = st->Floats(1);
-    float cos = v.size() == qv.size() && !qv.empty() ? Dot(v, qv) : 0.0f;
-    if (cos > 0) out.emplace_back(st->Int(0), cos);
-  }
-  st->Reset();
+  ENGRAM_RETURN_IF_ERROR(store::ScanFactVectors(db, sel, [&](store::FactVectorRow& row) {
+    float cos = row.embedding.size() == qv.size() && !qv.empty() ? Dot(row.embedding, qv) : 0.0f;
+    if (cos > 0) out.emplace_back(row.id, cos);
+    return true;
+  }));
   SortScored(out);
   if (out.size() > n) out.resize(n);
   return out;
 }
 
-// The best m FTS5 matches of the index alone: (id, bm25, higher is better).
-Result<Scored> FtsTop(sql::Db* db, const std::string& match, std::size_t m) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db->Prepare("SELECT rowid, bm25(facts_fts, 0.0, 1.0) AS s FROM facts_fts "
-                                      "WHERE facts_fts MATCH ? ORDER BY s LIMIT ?"));
-  st->Bind(1, match).Bind(2, static_cast<std::int64_t>(m));
+// Text matches as (id, -bm25): higher is better.
+Scored Lexical(const std::vector<store::FactTextHit>& hits) {
   Scored out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    out.emplace_back(st->Int(0), static_cast<float>(-st->Double(1)));
-  }
-  st->Reset();
-  return out;
-}
-
-// The exact lexical query: the n best matches among the rows passing `c`.
-// CROSS JOIN keeps the FTS match as the outer loop (else SQLite may probe the
-// match once per filtered row).
-Result<Scored> FtsJoined(sql::Db* db, const std::string& match, const SqlCond& c, std::size_t n) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("SELECT f.id, bm25(facts_fts, 0.0, 1.0) AS s FROM facts_fts CROSS JOIN facts f ON f.id = "
-                  "facts_fts.rowid WHERE facts_fts MATCH ? AND " + c.sql + " ORDER BY s LIMIT ?"));
-  st->Bind(1, match);
-  BindArgs(st, c.args, 2);
-  st->Bind(static_cast<int>(c.args.size()) + 2, static_cast<std::int64_t>(n));
-  Scored out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    out.emplace_back(st->Int(0), static_cast<float>(-st->Double(1)));
-  }
-  st->Reset();
+  for (const auto& h : hits) out.emplace_back(h.fact_id, static_cast<float>(-h.bm25));
   return out;
 }
 
@@ -185,11 +115,9 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   if (o.top_k < 1 || o.top_k > kMaxLimit) return Status::InvalidArgument("top_k: must be 1..1000");
   if (!(o.threshold >= 0.0 && o.threshold <= 1.0)) return Status::InvalidArgument("threshold: must be in [0, 1]");
   ENGRAM_RETURN_IF_ERROR(ValidateMemoryScope(scope, false));
-  ENGRAM_ASSIGN_OR_RETURN(SqlCond filter, CompileFilter(o.filters));
-  SqlCond c = ScopeCondition(scope);
-  c.And(VisibleCondition(now, o.include_expired));
-  c.And(filter);
-  const bool filtered = !filter.sql.empty();
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<store::FactFilter> filter, ParseFilter(o.filters));
+  const store::FactSelector c = VisibleSelector(scope, now, o.include_expired, filter);
+  const bool filtered = filter.has_value();
   const std::size_t n = static_cast<std::size_t>(std::max(4 * o.top_k, 60));
   std::map<std::int64_t, MemoryScoreDetails> cand;
 
@@ -198,7 +126,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   ENGRAM_ASSIGN_OR_RETURN(std::vector<ScopeRow> scope_rows, ScopeRowsOf(db, scope));
   if (scope_rows.empty()) return std::vector<MemoryItem>{};
   const std::string token = scope.include_narrower ? std::string() : ScopeToken(scope_rows.front().id);
-  const std::string match = LexicalMatch(query, token);
+  const std::vector<std::string> lexical_terms = LexicalTerms(query);
   std::vector<std::shared_ptr<const FactVectors>> snaps;
   if (source) {
     for (const auto& row : scope_rows) {
@@ -218,7 +146,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     return all;
   };
   // 2. The best vector (snapshot) and lexical (index alone) matches, checked
-  // against the conditions in SQL: the heads first, then (when the filter
+  // against the conditions in the store: the heads first, then (when the filter
   // removed too many) the rest, then the exact queries decide.
   const std::size_t cap_v = filtered ? kFilteredWide * n : n;
   const std::size_t cap_l = (filtered ? kFilteredWide : kFilteredFirst) * n;
@@ -226,8 +154,9 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   const std::size_t head_l = kFilteredFirst * n;
   Scored vec_all = source ? top(cap_v) : Scored{};
   Scored lex_all;
-  if (!match.empty()) {
-    ENGRAM_ASSIGN_OR_RETURN(lex_all, FtsTop(db, match, cap_l));
+  if (!lexical_terms.empty()) {
+    ENGRAM_ASSIGN_OR_RETURN(auto hits, store::FindFactText(db, lexical_terms, token, cap_l));
+    lex_all = Lexical(hits);
   }
   std::unordered_set<std::int64_t> pass;
   auto ids_of = [](const Scored& v, std::size_t from, std::size_t to, std::vector<std::int64_t>& out) {
@@ -252,7 +181,8 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     ENGRAM_ASSIGN_OR_RETURN(vec, ScanVectors(db, c, qv, n));
   }
   if (lex.size() < n && lex_all.size() == cap_l) {
-    ENGRAM_ASSIGN_OR_RETURN(lex, FtsJoined(db, match, c, n));
+    ENGRAM_ASSIGN_OR_RETURN(auto hits, store::FindFactTextWhere(db, lexical_terms, token, c, n));
+    lex = Lexical(hits);
   }
   for (const auto& [id, bm25] : lex) {
     auto& d = cand[id];
@@ -262,36 +192,22 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // 3. Entities the query names, linked to visible rows passing the filter.
   std::vector<std::string> names = QueryEntityNames(query);
   std::set<std::string> matched_names;
-  if (!names.empty()) {
-    std::string list;
-    for (std::size_t i = 0; i < names.size(); ++i) list += i ? ",?" : "?";
-    ENGRAM_ASSIGN_OR_RETURN(
-        sql::Stmt * st,
-        db->Prepare("SELECT fe.fact_id, e.name FROM entities e CROSS JOIN fact_entities fe ON fe.entity_id = e.id "
-                    "CROSS JOIN facts f ON f.id = fe.fact_id WHERE e.name IN (" + list + ") AND " + c.sql +
-                    " LIMIT " + std::to_string(kMaxEntityRows)));
-    std::vector<SqlArg> args;
-    for (const auto& nm : names) args.push_back(SqlArg::Text(nm));
-    args.insert(args.end(), c.args.begin(), c.args.end());
-    BindArgs(st, args);
-    for (;;) {
-      ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-      if (!row) break;
-      auto& d = cand[st->Int(0)];
-      d.from_entity = true;
-      d.entities.push_back(st->Text(1));
-      matched_names.insert(st->Text(1));
-    }
-    st->Reset();
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<store::EntityMatch> linked,
+                          store::FindEntityMatches(db, c, names, kMaxEntityRows));
+  for (const auto& e : linked) {
+    auto& d = cand[e.fact_id];
+    d.from_entity = true;
+    d.entities.push_back(e.name);
+    matched_names.insert(e.name);
   }
 
-  // 4. One fetch of every candidate row, the conditions applied again in SQL.
+  // 4. One fetch of every candidate row, the conditions applied again.
   std::vector<std::int64_t> ids;
   for (const auto& [id, d] : cand) ids.push_back(id);
   for (const auto& [id, s] : vec) {
     if (!cand.count(id)) ids.push_back(id);
   }
-  ENGRAM_ASSIGN_OR_RETURN(Rows rows, Fetch(db, c, ids, now));
+  ENGRAM_ASSIGN_OR_RETURN(Rows rows, Fetch(db, c, ids));
   for (const auto& [id, s] : vec) {
     if (rows.count(id)) cand[id].from_vector = true;
   }

@@ -9,6 +9,9 @@
 #include "memory/facts/fact_sql.hpp"
 #include "memory/facts/fact_text.hpp"
 #include "memory/scope_store.hpp"
+#include "store/facts_entities.hpp"
+#include "store/facts_fts.hpp"
+#include "store/facts_history.hpp"
 
 namespace engram::memory::facts {
 
@@ -25,11 +28,7 @@ Status ValidateId(const std::string& v, const char* field) {
   return Status::Ok();
 }
 
-std::string HashHex(std::uint64_t h) {
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
-}
+store::FactIds IdsOf(const WriteContext& c) { return store::FactIds{c.ids.user, c.ids.agent, c.ids.run}; }
 
 // The receipt of one fact transition (content-free: ids, versions, tiers).
 Status WriteReceipt(const WriteContext& c, std::int64_t fact_id, std::int64_t version, bool degraded,
@@ -54,65 +53,37 @@ Status WriteReceipt(const WriteContext& c, std::int64_t fact_id, std::int64_t ve
 Status History(const WriteContext& c, const std::string& memory_id, std::int64_t fact_id,
                std::int64_t version, const char* event, const std::string* old_text,
                const std::string* new_text, const std::string& role) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      c.db->Prepare("INSERT INTO fact_history(scope_id, memory_id, fact_id, version, event, old_text, "
-                    "new_text, actor, role, at, op_id) VALUES(?,?,?,?,?,?,?,?,?,?,?)"));
-  st->Bind(1, c.scope_id).Bind(2, memory_id).Bind(3, fact_id).Bind(4, version).Bind(5, event);
-  if (old_text) st->Bind(6, *old_text); else st->BindNull(6);
-  if (new_text) st->Bind(7, *new_text); else st->BindNull(7);
-  return st->Bind(8, c.actor).Bind(9, role).Bind(10, c.now).Bind(11, c.op_id).Run();
+  store::FactHistoryRow h;
+  h.scope_id = c.scope_id;
+  h.memory_id = memory_id;
+  h.fact_id = fact_id;
+  h.version = version;
+  h.event = event;
+  if (old_text) h.old_text = *old_text;
+  if (new_text) h.new_text = *new_text;
+  h.actor = c.actor;
+  h.role = role;
+  h.at = c.now;
+  h.op_id = c.op_id;
+  return store::InsertFactHistory(c.db, h);
 }
 
 Status IndexText(const WriteContext& c, std::int64_t fact_id, const std::string& text) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * fts,
-                          c.db->Prepare("INSERT INTO facts_fts(rowid, scope, terms) VALUES(?,?,?)"));
-  return fts->Bind(1, fact_id).Bind(2, ScopeToken(c.scope_id)).Bind(3, LexicalDocument(text)).Run();
-}
-
-Status UnindexText(sql::Db* db, std::int64_t fact_id) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare("DELETE FROM facts_fts WHERE rowid = ?"));
-  return st->Bind(1, fact_id).Run();
+  return store::IndexFactText(c.db, fact_id, ScopeToken(c.scope_id), LexicalDocument(text));
 }
 
 Status LinkEntities(const WriteContext& c, std::int64_t fact_id, const std::vector<EntityRef>& refs) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * ins,
-      c.db->Prepare("INSERT INTO entities(scope_id, name, type) VALUES(?,?,?) "
-                    "ON CONFLICT(scope_id, name) DO NOTHING"));
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * id,
-                          c.db->Prepare("SELECT id FROM entities WHERE scope_id = ? AND name = ?"));
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * link,
-      c.db->Prepare("INSERT OR IGNORE INTO fact_entities(fact_id, entity_id, relation) VALUES(?,?,?)"));
+  std::vector<store::FactEntity> entities;
   for (const auto& e : refs) {
     std::string name = NormalizeEntity(e.name);
-    if (name.empty()) continue;
-    ENGRAM_RETURN_IF_ERROR(ins->Bind(1, c.scope_id).Bind(2, name).Bind(3, e.type).Run());
-    id->Bind(1, c.scope_id).Bind(2, name);
-    ENGRAM_ASSIGN_OR_RETURN(bool row, id->Step());
-    std::int64_t eid = row ? id->Int(0) : 0;
-    id->Reset();
-    if (eid == 0) return Status::Internal("entity row missing after insert");
-    ENGRAM_RETURN_IF_ERROR(link->Bind(1, fact_id).Bind(2, eid).Bind(3, "mentions").Run());
+    if (!name.empty()) entities.push_back(store::FactEntity{std::move(name), e.type});
   }
-  return Status::Ok();
+  return store::LinkFactEntities(c.db, c.scope_id, fact_id, entities);
 }
 
 // The live row of exactly ctx.ids with this hash, if any.
 Result<std::optional<FactRow>> LiveByHash(const WriteContext& c, std::uint64_t hash) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      c.db->Prepare(std::string("SELECT ") + kFactColumns +
-                    " FROM facts f WHERE f.scope_id = ? AND f.user_id = ? AND f.agent_id = ? AND "
-                    "f.run_id = ? AND f.norm_hash = ? AND f.status = 'live'"));
-  st->Bind(1, c.scope_id).Bind(2, c.ids.user).Bind(3, c.ids.agent).Bind(4, c.ids.run)
-      .Bind(5, static_cast<std::int64_t>(hash));
-  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-  std::optional<FactRow> out;
-  if (row) out = ReadRow(st, c.now);
-  st->Reset();
-  return out;
+  return store::FindLiveFactByHash(c.db, c.scope_id, IdsOf(c), hash, c.now);
 }
 
 void RecordAdd(const WriteContext& c, std::int64_t id, const std::string& memory_id,
@@ -131,7 +102,8 @@ void RecordRemove(const WriteContext& c, std::int64_t id) {
 
 // The memory id of an unexpired live row of exactly ctx.ids whose embedding
 // reaches the near-duplicate cosine ("" when none): the best match of the
-// snapshot plus this operation's own changes, else a scan in SQL.
+// snapshot plus this operation's own changes, else the first such row of a
+// scan of the scope's embeddings.
 Result<std::string> NearDuplicate(const WriteContext& c, const Vector& emb) {
   if (c.vectors && c.vectors->scope_id == c.scope_id) {
     auto best = NearestAbove(*c.vectors, FactIdentity{c.ids.user, c.ids.agent, c.ids.run}, emb,
@@ -139,23 +111,15 @@ Result<std::string> NearDuplicate(const WriteContext& c, const Vector& emb) {
     if (!best) return std::string();
     return MemoryIdOf(*c.vectors, c.changes, best->first);
   }
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      c.db->Prepare("SELECT memory_id, embedding FROM facts WHERE scope_id = ? AND user_id = ? AND "
-                    "agent_id = ? AND run_id = ? AND status = 'live' AND "
-                    "(expires_at IS NULL OR expires_at > ?)"));
-  st->Bind(1, c.scope_id).Bind(2, c.ids.user).Bind(3, c.ids.agent).Bind(4, c.ids.run).Bind(5, c.now);
   std::string found;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    Vector other = st->Floats(1);
-    if (!emb.empty() && other.size() == emb.size() && Dot(other, emb) >= c.near_duplicate) {
-      found = st->Text(0);
-      break;
-    }
-  }
-  st->Reset();
+  ENGRAM_RETURN_IF_ERROR(store::ScanUnexpiredFactVectors(
+      c.db, c.scope_id, IdsOf(c), c.now, [&](store::FactVectorRow& row) {
+        if (!emb.empty() && row.embedding.size() == emb.size() && Dot(row.embedding, emb) >= c.near_duplicate) {
+          found = row.memory_id;
+          return false;
+        }
+        return true;
+      }));
   return found;
 }
 
@@ -182,7 +146,9 @@ Scope RowScope(const MemoryScope& s) {
 
 std::string NewMemoryId() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
-  return "m_" + HashHex(rng());
+  char buf[19];
+  std::snprintf(buf, sizeof buf, "m_%016llx", static_cast<unsigned long long>(rng()));
+  return buf;
 }
 
 Result<WriteOutcome> InsertFact(const WriteContext& c, const NewFact& f) {
@@ -202,22 +168,26 @@ Result<WriteOutcome> InsertFact(const WriteContext& c, const NewFact& f) {
   ENGRAM_ASSIGN_OR_RETURN(std::string near, NearDuplicate(c, f.embedding));
   if (!near.empty()) return WriteOutcome{"NOOP", near, 0, 0, f.text, "", 0};
 
-  const std::string memory_id = NewMemoryId();
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * ins,
-      c.db->Prepare("INSERT INTO facts(scope_id, memory_id, user_id, agent_id, run_id, kind, role, actor, "
-                    "attributed_to, text, norm_hash, embedding, metadata, source_pages, event_time, "
-                    "record_time, created_at, updated_at, expires_at, idempotency_key, version, status, "
-                    "degraded) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1,'live',?)"));
-  ins->Bind(1, c.scope_id).Bind(2, memory_id).Bind(3, c.ids.user).Bind(4, c.ids.agent).Bind(5, c.ids.run)
-      .Bind(6, f.kind).Bind(7, f.role).Bind(8, f.actor).Bind(9, f.attributed_to).Bind(10, f.text)
-      .Bind(11, static_cast<std::int64_t>(hash)).BindBlob(12, BlobData(f.embedding), BlobBytes(f.embedding))
-      .Bind(13, f.metadata.empty() ? std::string("{}") : f.metadata).Bind(14, IdsToJson(f.source_pages))
-      .Bind(15, f.event_time).Bind(16, c.now).Bind(17, c.now).Bind(18, c.now);
-  if (f.expires_at) ins->Bind(19, *f.expires_at); else ins->BindNull(19);
-  if (!f.idempotency_key.empty()) ins->Bind(20, f.idempotency_key); else ins->BindNull(20);
-  ENGRAM_RETURN_IF_ERROR(ins->Bind(21, f.degraded ? 1 : 0).Run());
-  const std::int64_t id = c.db->LastInsertRowId();
+  store::NewFactRow row;
+  row.scope_id = c.scope_id;
+  row.memory_id = NewMemoryId();
+  row.ids = IdsOf(c);
+  row.kind = f.kind;
+  row.role = f.role;
+  row.actor = f.actor;
+  row.attributed_to = f.attributed_to;
+  row.text = f.text;
+  row.norm_hash = hash;
+  row.embedding = &f.embedding;
+  row.metadata = f.metadata.empty() ? std::string("{}") : f.metadata;
+  row.source_pages = IdsToJson(f.source_pages);
+  row.event_time = f.event_time;
+  row.now = c.now;
+  row.expires_at = f.expires_at;
+  row.idempotency_key = f.idempotency_key;
+  row.degraded = f.degraded;
+  ENGRAM_ASSIGN_OR_RETURN(const std::int64_t id, store::InsertFactRow(c.db, row));
+  const std::string& memory_id = row.memory_id;
   ENGRAM_RETURN_IF_ERROR(IndexText(c, id, f.text));
   if (!f.entities.empty() || f.extract_entities) {
     ENGRAM_RETURN_IF_ERROR(LinkEntities(c, id, f.entities.empty() ? ExtractEntities(f.text) : f.entities));
@@ -242,53 +212,38 @@ Result<WriteOutcome> NewVersion(const WriteContext& c, const FactRow& cur, const
   }
   if (ch.text && !ch.embedding) return Status::Internal("new version text without an embedding");
   const Vector& emb = ch.text ? *ch.embedding : cur.embedding;
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * old, c.db->Prepare("UPDATE facts SET status = 'superseded', updated_at = ? "
-                                     "WHERE id = ? AND status = 'live'"));
-  ENGRAM_RETURN_IF_ERROR(old->Bind(1, c.now).Bind(2, cur.id).Run());
-  if (c.db->Changes() != 1) return Status::Aborted("memory " + cur.item.id + " changed concurrently");
-  ENGRAM_RETURN_IF_ERROR(UnindexText(c.db, cur.id));
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * ins,
-      c.db->Prepare("INSERT INTO facts(scope_id, memory_id, user_id, agent_id, run_id, kind, role, actor, "
-                    "attributed_to, text, norm_hash, embedding, metadata, source_pages, event_time, "
-                    "record_time, created_at, updated_at, expires_at, idempotency_key, version, status, "
-                    "degraded) SELECT scope_id, memory_id, user_id, agent_id, run_id, kind, role, actor, "
-                    "attributed_to, ?, ?, ?, ?, source_pages, event_time, ?, created_at, ?, ?, "
-                    "idempotency_key, version + 1, 'live', degraded FROM facts WHERE id = ?"));
-  std::optional<TimeMs> expiry = ch.expires_at ? *ch.expires_at : cur.item.expires_at;
-  ins->Bind(1, text).Bind(2, static_cast<std::int64_t>(hash)).BindBlob(3, BlobData(emb), BlobBytes(emb))
-      .Bind(4, ch.metadata ? *ch.metadata : cur.item.metadata).Bind(5, c.now).Bind(6, c.now);
-  if (expiry) ins->Bind(7, *expiry); else ins->BindNull(7);
-  ENGRAM_RETURN_IF_ERROR(ins->Bind(8, cur.id).Run());
-  const std::int64_t id = c.db->LastInsertRowId();
+  ENGRAM_ASSIGN_OR_RETURN(bool retired, store::RetireLiveFact(c.db, cur.id, "superseded", c.now));
+  if (!retired) return Status::Aborted("memory " + cur.item.id + " changed concurrently");
+  ENGRAM_RETURN_IF_ERROR(store::UnindexFactText(c.db, cur.id));
+  store::FactVersionRow next;
+  next.text = text;
+  next.norm_hash = hash;
+  next.embedding = &emb;
+  next.metadata = ch.metadata ? *ch.metadata : cur.item.metadata;
+  next.expires_at = ch.expires_at ? *ch.expires_at : cur.item.expires_at;
+  next.now = c.now;
+  ENGRAM_ASSIGN_OR_RETURN(const std::int64_t id, store::InsertFactVersion(c.db, cur.id, next));
   const std::int64_t version = cur.item.version + 1;
   ENGRAM_RETURN_IF_ERROR(IndexText(c, id, text));
   if (new_text) {
     ENGRAM_RETURN_IF_ERROR(LinkEntities(c, id, ch.entities.empty() ? ExtractEntities(text) : ch.entities));
   } else {
-    ENGRAM_ASSIGN_OR_RETURN(
-        sql::Stmt * copy, c.db->Prepare("INSERT OR IGNORE INTO fact_entities(fact_id, entity_id, relation) "
-                                        "SELECT ?, entity_id, relation FROM fact_entities WHERE fact_id = ?"));
-    ENGRAM_RETURN_IF_ERROR(copy->Bind(1, id).Bind(2, cur.id).Run());
+    ENGRAM_RETURN_IF_ERROR(store::CopyFactEntities(c.db, cur.id, id));
   }
   ENGRAM_RETURN_IF_ERROR(History(c, cur.item.id, id, version, ch.event.c_str(), &cur.item.memory, &text,
                                  cur.item.role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, id, version, cur.item.degraded));
   ENGRAM_RETURN_IF_ERROR(BumpDataVersion(c.db, c.scope_id));
   RecordRemove(c, cur.id);
-  RecordAdd(c, id, cur.item.id, expiry, emb);
+  RecordAdd(c, id, cur.item.id, next.expires_at, emb);
   return WriteOutcome{"UPDATE", cur.item.id, id, version, text, cur.item.memory, cur.item.version};
 }
 
 Status DeleteFact(const WriteContext& c, const FactRow& cur) {
   if (cur.item.status != "live") return Status::NotFound("memory " + cur.item.id);
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st, c.db->Prepare("UPDATE facts SET status = 'deleted', updated_at = ? "
-                                    "WHERE id = ? AND status = 'live'"));
-  ENGRAM_RETURN_IF_ERROR(st->Bind(1, c.now).Bind(2, cur.id).Run());
-  if (c.db->Changes() != 1) return Status::Aborted("memory " + cur.item.id + " changed concurrently");
-  ENGRAM_RETURN_IF_ERROR(UnindexText(c.db, cur.id));
+  ENGRAM_ASSIGN_OR_RETURN(bool retired, store::RetireLiveFact(c.db, cur.id, "deleted", c.now));
+  if (!retired) return Status::Aborted("memory " + cur.item.id + " changed concurrently");
+  ENGRAM_RETURN_IF_ERROR(store::UnindexFactText(c.db, cur.id));
   ENGRAM_RETURN_IF_ERROR(
       History(c, cur.item.id, cur.id, cur.item.version, "DELETE", &cur.item.memory, nullptr, cur.item.role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, cur.id, cur.item.version, false, "lpm", "deleted"));
@@ -297,76 +252,31 @@ Status DeleteFact(const WriteContext& c, const FactRow& cur) {
 }
 
 Status PurgeMemory(const WriteContext& c, const std::string& memory_id) {
-  sql::Db* db = c.db;
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * rows, db->Prepare("SELECT id, text, version, role FROM facts WHERE memory_id = ?"));
-  rows->Bind(1, memory_id);
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<store::FactVersionText> rows, store::ListFactVersions(c.db, memory_id));
   std::vector<std::int64_t> ids;
   std::vector<std::int64_t> hashes;
   std::int64_t version = 0;
   std::int64_t last_id = 0;
   std::string role;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, rows->Step());
-    if (!row) break;
-    ids.push_back(rows->Int(0));
-    std::string t = rows->Text(1);
-    if (!t.empty()) hashes.push_back(static_cast<std::int64_t>(text::ContentHash(t)));
-    if (rows->Int(2) >= version) version = rows->Int(2), last_id = rows->Int(0), role = rows->Text(3);
+  for (const auto& r : rows) {
+    ids.push_back(r.id);
+    if (!r.text.empty()) hashes.push_back(static_cast<std::int64_t>(text::ContentHash(r.text)));
+    if (r.version >= version) version = r.version, last_id = r.id, role = r.role;
   }
-  rows->Reset();
   if (ids.empty()) return Status::NotFound("memory " + memory_id);
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * uncache, db->Prepare("DELETE FROM embed_cache WHERE text_hash = ?"));
-  for (auto h : hashes) ENGRAM_RETURN_IF_ERROR(uncache->Bind(1, h).Run());
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * unlink,
-                          db->Prepare("DELETE FROM fact_entities WHERE fact_id = ? RETURNING entity_id"));
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * orphan, db->Prepare("DELETE FROM entities WHERE id = ? AND NOT EXISTS "
-                                      "(SELECT 1 FROM fact_entities WHERE entity_id = ?)"));
-  for (auto id : ids) {
-    ENGRAM_RETURN_IF_ERROR(UnindexText(db, id));
-    unlink->Bind(1, id);
-    std::vector<std::int64_t> entities;
-    for (;;) {
-      ENGRAM_ASSIGN_OR_RETURN(bool row, unlink->Step());
-      if (!row) break;
-      entities.push_back(unlink->Int(0));
-    }
-    unlink->Reset();
-    for (auto e : entities) ENGRAM_RETURN_IF_ERROR(orphan->Bind(1, e).Bind(2, e).Run());
-  }
-  static const char* kErase[] = {
-      "DELETE FROM fact_links WHERE (from_memory = ?1 OR to_memory = ?1) AND ?2 IS NOT NULL",
-      "UPDATE facts SET text = '', norm_hash = 0, embedding = x'', metadata = '{}', actor = '', "
-      "attributed_to = '', source_pages = '[]', idempotency_key = NULL, status = 'purged', "
-      "updated_at = ?2 WHERE memory_id = ?1",
-      "UPDATE fact_history SET old_text = NULL, new_text = NULL, actor = '' WHERE memory_id = ?1 AND ?2 IS NOT NULL",
-  };
-  for (const char* q : kErase) {
-    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
-    ENGRAM_RETURN_IF_ERROR(st->Bind(1, memory_id).Bind(2, c.now).Run());
-  }
+  for (auto id : ids) ENGRAM_RETURN_IF_ERROR(store::UnindexFactText(c.db, id));
+  ENGRAM_RETURN_IF_ERROR(store::EraseFactContent(c.db, memory_id, ids, hashes, c.now));
   ENGRAM_RETURN_IF_ERROR(History(c, memory_id, last_id, version, "PURGE", nullptr, nullptr, role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, last_id, version, false, "lpm", "purged"));
   for (auto id : ids) RecordRemove(c, id);
-  return BumpDataVersion(db, c.scope_id);
+  return BumpDataVersion(c.db, c.scope_id);
 }
 
 Result<std::optional<FactRow>> FindMemory(sql::Db* db, const MemoryScope& scope,
                                           const std::string& memory_id, TimeMs now) {
-  SqlCond cond;
-  cond.sql = "f.memory_id = ? AND f.status <> 'superseded'";
-  cond.args = {SqlArg::Text(memory_id)};
-  cond.And(ScopeCondition(scope));
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st, db->Prepare(std::string("SELECT ") + kFactColumns + " FROM facts f WHERE " + cond.sql +
-                                  " ORDER BY f.version DESC LIMIT 1"));
-  BindArgs(st, cond.args);
-  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-  std::optional<FactRow> out;
-  if (row) out = ReadRow(st, now);
-  st->Reset();
-  return out;
+  store::FactSelector sel = Selector(scope, store::FactStates::kCurrent, now);
+  sel.memory_id = memory_id;
+  return store::FindNewestFact(db, sel);
 }
 
 }  // namespace engram::memory::facts

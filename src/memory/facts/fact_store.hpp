@@ -15,6 +15,7 @@
 #include "engram/result.hpp"
 #include "memory/facts/fact_vectors.hpp"
 #include "models/embedder.hpp"
+#include "store/facts.hpp"
 #include "store/sqlite.hpp"
 
 namespace engram::memory::facts {
@@ -86,17 +87,8 @@ struct WriteOutcome {
   std::int64_t superseded_version = 0;
 };
 
-// One facts row.
-struct FactRow {
-  std::int64_t id = 0;
-  std::int64_t scope_id = 0;
-  MemoryItem item;
-  std::uint64_t norm_hash = 0;
-  Vector embedding;
-  std::string source_pages;
-  std::string idempotency_key;
-  TimeMs record_time = 0;
-};
+// One facts row (store/facts.hpp).
+using FactRow = store::FactRow;
 
 // A fresh public id: "m_" + 16 random hex digits.
 std::string NewMemoryId();
@@ -138,8 +130,9 @@ Status PurgeMemory(const WriteContext& ctx, const std::string& memory_id);
 Result<std::optional<FactRow>> FindMemory(sql::Db* db, const MemoryScope& scope,
                                           const std::string& memory_id, TimeMs now);
 
-// Columns of a facts row as ReadRow expects them ("f" is the facts alias).
-extern const char* const kFactColumns;
-FactRow ReadRow(sql::Stmt* st, TimeMs now);
+// The facts columns and row reader of store/facts.hpp, under the names the
+// export (engine_queries.cpp) uses.
+using store::kFactColumns;
+inline FactRow ReadRow(sql::Stmt* st, TimeMs now) { return store::ReadFactRow(st, now); }
 
 }  // namespace engram::memory::facts

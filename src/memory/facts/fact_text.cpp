@@ -99,16 +99,6 @@ std::string LexicalDocument(std::string_view text) {
   return out;
 }
 
-std::string LexicalMatch(std::string_view query, const std::string& scope_token) {
-  std::string terms;
-  for (const auto& t : LexicalTerms(query)) {
-    if (!terms.empty()) terms += " OR ";
-    terms += "terms:\"" + t + "\"";
-  }
-  if (terms.empty()) return {};
-  return scope_token.empty() ? terms : "scope:" + scope_token + " AND (" + terms + ")";
-}
-
 std::string NormalizeEntity(std::string_view name) {
   std::string out;
   bool space = false;

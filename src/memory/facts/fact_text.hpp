@@ -17,9 +17,6 @@ namespace engram::memory::facts {
 std::vector<std::string> LexicalTerms(std::string_view text);
 // LexicalTerms joined by spaces (the facts_fts `terms` column).
 std::string LexicalDocument(std::string_view text);
-// An FTS5 MATCH expression: any of the query's LexicalTerms, within the scope
-// token when not empty. "" when the query has no terms.
-std::string LexicalMatch(std::string_view query, const std::string& scope_token);
 
 // Built-in entities of a text: runs of capitalised words (proper names; a
 // sentence's first word only when it is not a common word), quoted spans, and

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "store/facts.hpp"
+
 namespace engram::memory::facts {
 
 namespace {
@@ -49,27 +51,20 @@ std::size_t FactVectors::MemoryBytes() const {
 Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int64_t scope_id,
                                                            std::int64_t data_version, const Scope& row_scope) {
   auto base = std::make_shared<FactVectorBase>();
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("SELECT id, memory_id, user_id, agent_id, run_id, expires_at, embedding FROM facts "
-                  "WHERE scope_id = ? AND status = 'live' ORDER BY id"));
-  st->Bind(1, scope_id);
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    FactIdentity ident{st->Text(2), st->Text(3), st->Text(4)};
+  ENGRAM_RETURN_IF_ERROR(store::ScanLiveFactVectors(db, scope_id, [&](store::FactVectorRow& row) {
+    FactIdentity ident{std::move(row.ids.user), std::move(row.ids.agent), std::move(row.ids.run)};
     FactGroup& g = base->groups[ident];
-    FactVecRow r{st->Int(0), st->Text(1), st->IsNull(5) ? kNoExpiry : st->Int(5)};
-    Vector emb = st->Floats(6);
-    if (!g.index.Add(r.id, emb)) continue;  // another dimension: never a vector match
+    FactVecRow r{row.id, std::move(row.memory_id), row.expires_at ? *row.expires_at : kNoExpiry};
+    const Vector& emb = row.embedding;
+    if (!g.index.Add(r.id, emb)) return true;  // another dimension: never a vector match
     const std::size_t p = std::min<std::size_t>(emb.size(), FactGroup::kPrefixDims);
     g.prefix.insert(g.prefix.end(), emb.begin(), emb.begin() + static_cast<std::ptrdiff_t>(p));
     g.tail_norm.push_back(TailNorm(emb, p));
     if (r.expires_at != kNoExpiry) g.expiring.emplace_back(r.id, r.expires_at);
     g.rows.emplace(r.id, std::move(r));
     ++base->rows;
-  }
-  st->Reset();
+    return true;
+  }));
   auto v = std::make_shared<FactVectors>();
   v->scope_id = scope_id;
   v->data_version = data_version;

@@ -2,10 +2,10 @@
 // one scope row (ids + FlatIndex per exact identity), keyed by the scope's
 // data_version (every fact write bumps it). Search takes its vector
 // candidates from it and the add path its near-duplicate check, instead of
-// reading and scoring every embedding of the scope from SQLite.
+// reading and scoring every embedding of the scope from the store.
 //
-// A snapshot is a shared base (loaded from SQL) plus a small delta (rows added
-// and removed by the writes since): a writer publishes the next version by
+// A snapshot is a shared base (loaded from the store) plus a small delta (rows
+// added and removed by the writes since): a writer publishes the next version by
 // Apply() in O(delta), and the delta is folded into a fresh base (one reload)
 // once it grows past a share of the base. Expiry is evaluated at query time
 // (an expiry passing does not bump data_version), from expires_at kept per row.
@@ -132,7 +132,7 @@ std::optional<std::pair<std::int64_t, float>> NearestAbove(const FactVectors& v,
 std::string MemoryIdOf(const FactVectors& v, const FactChanges* overlay, std::int64_t fact_id);
 
 // Where searches and writes get the snapshot of a scope row (the engine's
-// cache, else LoadFactVectors); may be empty (then SQL scans are used).
+// cache, else LoadFactVectors); may be empty (then the store scans the rows).
 using FactVectorSource =
     std::function<Result<std::shared_ptr<const FactVectors>>(sql::Db* db, const ScopeRow& row)>;
 

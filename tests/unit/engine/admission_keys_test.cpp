@@ -6,6 +6,7 @@
 #include "core/clock.hpp"
 #include "engram/engine.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -14,7 +15,7 @@ class AdmissionKeys : public ::testing::Test {
  protected:
   void SetUp() override {
     EngineOptions o;
-    o.db_path = dir_.File("e.db");
+    o.db_path = testing::StoreAt(dir_.File("e.db"));
     o.clock = &clock_;
     auto e = Engine::Open(o);
     ASSERT_TRUE(e.ok()) << e.status().ToString();

@@ -12,6 +12,7 @@
 #include "testing/dialogue.hpp"
 #include "testing/fakes.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -21,18 +22,18 @@ using testing::CountingEmbedder;
 class CachingEmbedderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto db = sql::Db::Open(path(), {});
+    auto db = sql::Db::Open(testing::StoreAt(path()), {});
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE(store::EnsureSchema(db->get(), 0).ok());
   }
   std::string path() const { return dir_.File("engram.db"); }
   std::shared_ptr<CachingEmbedder> Wrap(std::shared_ptr<Embedder> inner) {
-    auto c = CachingEmbedder::Open(std::move(inner), path());
+    auto c = CachingEmbedder::Open(std::move(inner), testing::StoreAt(path()));
     EXPECT_TRUE(c.ok()) << c.status().ToString();
     return c.ok() ? *c : nullptr;
   }
   std::int64_t Rows() {
-    auto db = sql::Db::Open(path(), {});
+    auto db = sql::Db::Open(testing::StoreAt(path()), {});
     auto st = (*db)->Prepare("SELECT count(*) FROM embed_cache");
     EXPECT_TRUE((*st)->Step().ok());
     return (*st)->Int(0);
@@ -111,7 +112,7 @@ TEST_F(CachingEmbedderTest, FailuresAndEmptyTextsAreNotCached) {
 TEST_F(CachingEmbedderTest, HoldsVectorsAndHashesOnly) {
   auto c = Wrap(std::make_shared<CountingEmbedder>());
   ASSERT_TRUE(c->Embed({"the secret code is tangerine"}).ok());
-  auto db = sql::Db::Open(path(), {});
+  auto db = sql::Db::Open(testing::StoreAt(path()), {});
   auto st = (*db)->Prepare("SELECT group_concat(name) FROM pragma_table_info('embed_cache')");
   ASSERT_TRUE((*st)->Step().ok());
   EXPECT_EQ((*st)->Text(0), "model,text_hash,dim,vector");
@@ -145,7 +146,7 @@ TEST(CachingEmbedderEngine, AReopenedEngineEmbedsNothingTwice) {
   FakeClock clock{MakeTimeMs(2025, 3, 1)};
   Scope s{"default", "alice", "assistant"};
   EngineOptions o;
-  o.db_path = dir.File("engram.db");
+  o.db_path = testing::StoreAt(dir.File("engram.db"));
   o.clock = &clock;
   {
     auto inner = std::make_shared<CountingEmbedder>();
@@ -156,7 +157,7 @@ TEST(CachingEmbedderEngine, AReopenedEngineEmbedsNothingTwice) {
     ASSERT_TRUE((*e)->Maintain(&s).ok());
     ASSERT_TRUE((*e)->Retrieve(s, "Which instrument am I learning?", {}).ok());
     EXPECT_GE(inner->texts, 21);  // 10 pages, the query and 10 STM turns
-    EXPECT_EQ(testing::CountRows(dir.File("engram.db"),
+    EXPECT_EQ(testing::CountStoreRows(dir.File("engram.db"),
                                  "SELECT count(*) FROM embed_cache"), 10);  // pages only
   }
   auto inner = std::make_shared<CountingEmbedder>();

@@ -8,6 +8,7 @@
 #include "testing/dialogue.hpp"
 #include "testing/fakes.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -16,7 +17,7 @@ class ChatTest : public ::testing::Test {
  protected:
   void SetUp() override {
     EngineOptions o;
-    o.db_path = dir_.File("e.db");
+    o.db_path = testing::StoreAt(dir_.File("e.db"));
     o.clock = &clock_;
     o.llm = llm_;
     auto e = Engine::Open(o);
@@ -25,19 +26,7 @@ class ChatTest : public ::testing::Test {
     ASSERT_TRUE(engine_->AddTurns(scope_, testing::SyntheticDialogue(30)).ok());
     ASSERT_TRUE(engine_->Maintain(&scope_).ok());
   }
-  std::string Query(const char* sql) {
-    sqlite3* db = nullptr;
-    sqlite3_open_v2(dir_.File("e.db").c_str(), &db, SQLITE_OPEN_READONLY, nullptr);
-    sqlite3_stmt* st = nullptr;
-    std::string v;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, nullptr) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
-      auto* t = sqlite3_column_text(st, 0);
-      v = t ? reinterpret_cast<const char*>(t) : "";
-    }
-    sqlite3_finalize(st);
-    sqlite3_close(db);
-    return v;
-  }
+  std::string Query(const std::string& sql) { return testing::StoreText(dir_.File("e.db"), sql); }
   testing::TempDir dir_;
   FakeClock clock_{MakeTimeMs(2025, 3, 1)};
   std::shared_ptr<testing::ScriptedLlm> llm_ = std::make_shared<testing::ScriptedLlm>();
@@ -67,7 +56,7 @@ TEST_F(ChatTest, AnswerIsGroundedAndAdmittedWithItsDependencies) {
   std::string deps = Query("SELECT depends_on_version FROM receipts WHERE memory_kind = 'generation'");
   EXPECT_NE(deps.find("page:"), std::string::npos) << deps;
   const std::string same_run = "SELECT count(*) FROM receipts WHERE run_id = '" + r->run_id + "'";
-  EXPECT_EQ(Query(same_run.c_str()), "2");  // the admission and the generation share the run
+  EXPECT_EQ(Query(same_run), "2");  // the admission and the generation share the run
 }
 
 TEST_F(ChatTest, ProviderFailureAdmitsNothing) {
@@ -87,7 +76,7 @@ TEST_F(ChatTest, ProviderFailureAdmitsNothing) {
 TEST(ChatWithoutModel, SaysHowToConfigureOne) {
   testing::TempDir dir;
   EngineOptions o;
-  o.db_path = dir.File("e.db");
+  o.db_path = testing::StoreAt(dir.File("e.db"));
   auto e = Engine::Open(o);
   ASSERT_TRUE(e.ok());
   auto r = (*e)->Chat({"default", "u", "a"}, "hi", {});

@@ -7,6 +7,7 @@
 #include "engram/engine.hpp"
 #include "testing/dialogue.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 TEST(Concurrency, ReadersWritersAndTheWorkerTogether) {
   testing::TempDir dir;
   EngineOptions o;
-  o.db_path = dir.File("e.db");
+  o.db_path = testing::StoreAt(dir.File("e.db"));
   o.background_maintenance = true;
   auto opened = Engine::Open(o);
   ASSERT_TRUE(opened.ok());

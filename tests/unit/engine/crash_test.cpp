@@ -14,6 +14,7 @@
 #include "engram/engine.hpp"
 #include "testing/dialogue.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -25,7 +26,7 @@ void CrashAt(const char* name) {
 }
 
 std::int64_t Count(const std::string& db_path, const std::string& sql) {
-  return testing::CountRows(db_path, sql);
+  return testing::CountStoreRows(db_path, sql);
 }
 
 class CrashTest : public ::testing::TestWithParam<const char*> {};
@@ -36,7 +37,7 @@ TEST_P(CrashTest, KilledMaintenanceLosesAndDuplicatesNothing) {
   Scope scope{"default", "crash", "a"};
   constexpr int kTurns = 45;
   EngineOptions o;
-  o.db_path = path;
+  o.db_path = testing::StoreAt(path);
   o.heat_threshold = 3.0;
   o.promote_batch_max = 8;
   {
@@ -67,12 +68,12 @@ TEST_P(CrashTest, KilledMaintenanceLosesAndDuplicatesNothing) {
                           "(SELECT 1 FROM pages p WHERE p.id = t.page_id AND p.turn_id = t.id)"),
               0);
     EXPECT_EQ(Count(path, "SELECT count(*) FROM pages p JOIN turns t ON t.id = p.turn_id "
-                          "WHERE t.page_id IS NOT p.id"),
+                          "WHERE t.page_id IS DISTINCT FROM p.id"),
               0);
     EXPECT_EQ(Count(path, "SELECT count(*) FROM pages"), Count(path, "SELECT count(DISTINCT turn_id) FROM pages"));
     EXPECT_EQ(Count(path, "SELECT coalesce(sum(page_count), 0) FROM segments"), Count(path, "SELECT count(*) FROM pages"));
     EXPECT_EQ(Count(path, "SELECT count(*) FROM (SELECT 1 FROM facts WHERE status = 'live' "
-                          "GROUP BY scope_id, kind, norm_hash HAVING count(*) > 1)"),
+                          "GROUP BY scope_id, kind, norm_hash HAVING count(*) > 1) AS dup"),
               0);
   };
   check();

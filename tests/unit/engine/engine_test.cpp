@@ -8,6 +8,7 @@
 #include "testing/dialogue.hpp"
 #include "testing/fakes.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -25,7 +26,7 @@ Scope UserScope(const std::string& user, const std::string& assistant = "assista
 class EngineTest : public ::testing::Test {
  protected:
   std::unique_ptr<Engine> Open(EngineOptions o = {}) {
-    o.db_path = dir_.File("engram.db");
+    o.db_path = testing::StoreAt(dir_.File("engram.db"));
     if (!o.clock) o.clock = &clock_;
     auto e = Engine::Open(std::move(o));
     EXPECT_TRUE(e.ok()) << e.status().ToString();
@@ -166,7 +167,12 @@ TEST_F(EngineTest, ForgetUserErasesContentEverywhere) {
     auto sb = e->GetStats(&b);
     EXPECT_EQ(sb->turns_admitted, 12);
   }
-  // Nothing of the marker remains in the database file or its WAL.
+  // Nothing of the marker remains in any table (PostgreSQL), or in the
+  // database file or its WAL (SQLite).
+  if (testing::OnPostgres()) {
+    EXPECT_EQ(testing::PgOccurrences(testing::StoreAt(dir_.File("engram.db")), marker), 0);
+    return;
+  }
   for (const char* f : {"engram.db", "engram.db-wal"}) {
     std::string bytes = testing::ReadFile(dir_.File(f));
     EXPECT_EQ(bytes.find(marker), std::string::npos) << f;
@@ -185,7 +191,7 @@ TEST_F(EngineTest, ForgetUserRemovesTheEmbeddingCacheEntriesOfItsContent) {
   ASSERT_TRUE(e->AddTurns(b, bob_turns).ok());
   ASSERT_TRUE(e->Maintain(nullptr).ok());
   ASSERT_TRUE(e->Retrieve(a, "a question that is never cached", {}).ok());
-  auto count = [&] { return testing::CountRows(dir_.File("engram.db"), "SELECT count(*) FROM embed_cache"); };
+  auto count = [&] { return testing::CountStoreRows(dir_.File("engram.db"), "SELECT count(*) FROM embed_cache"); };
   const std::int64_t before = count();
   EXPECT_GE(before, 20);  // alice's and bob's pages (and facts)
   ASSERT_TRUE(e->ForgetUser("default", "alice").ok());

@@ -16,6 +16,7 @@
 #include "testing/dialogue.hpp"
 #include "testing/fakes.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -28,7 +29,7 @@ void CrashAt(const char* name) {
 class LineageTest : public ::testing::Test {
  protected:
   std::unique_ptr<Engine> Open(EngineOptions o = {}) {
-    o.db_path = path();
+    o.db_path = testing::StoreAt(path());
     if (!o.clock) o.clock = &clock_;
     auto e = Engine::Open(std::move(o));
     EXPECT_TRUE(e.ok()) << e.status().ToString();
@@ -232,7 +233,7 @@ class ReconcileTest : public LineageTest, public ::testing::WithParamInterface<c
 
 TEST_P(ReconcileTest, InterruptedPromotionIsReconciledBeforeRetry) {
   EngineOptions o;
-  o.db_path = path();
+  o.db_path = testing::StoreAt(path());
   o.promote_batch_max = 8;
   {
     auto e = Engine::Open(o);

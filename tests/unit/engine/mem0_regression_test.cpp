@@ -10,6 +10,7 @@
 #include "engram/engine.hpp"
 #include "testing/fakes.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -32,7 +33,7 @@ MemoryAddOptions Raw() {
 class Mem0Regression : public ::testing::Test {
  protected:
   std::unique_ptr<Engine> Open(EngineOptions o = {}) {
-    o.db_path = dir_.File("engram.db");
+    o.db_path = testing::StoreAt(dir_.File("engram.db"));
     if (!o.clock) o.clock = &clock_;
     auto e = Engine::Open(std::move(o));
     EXPECT_TRUE(e.ok()) << e.status().ToString();
@@ -44,7 +45,7 @@ class Mem0Regression : public ::testing::Test {
     if (!r.ok() || r->results.empty()) return "";
     return r->results.front().id;
   }
-  std::int64_t Count(const std::string& sql) { return testing::CountRows(dir_.File("engram.db"), sql); }
+  std::int64_t Count(const std::string& sql) { return testing::CountStoreRows(dir_.File("engram.db"), sql); }
   TempDir dir_;
   FakeClock clock_{MakeTimeMs(2025, 3, 1)};
 };

@@ -12,6 +12,7 @@
 #include "testing/dialogue.hpp"
 #include "testing/fakes.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -27,7 +28,7 @@ MemoryScope User(const std::string& u) {
 class MemoryApiTest : public ::testing::Test {
  protected:
   std::unique_ptr<Engine> Open(EngineOptions o = {}) {
-    o.db_path = dir_.File("engram.db");
+    o.db_path = testing::StoreAt(dir_.File("engram.db"));
     if (!o.clock) o.clock = &clock_;
     auto e = Engine::Open(std::move(o));
     EXPECT_TRUE(e.ok()) << e.status().ToString();
@@ -139,6 +140,7 @@ TEST_F(MemoryApiTest, PaginationIsStableWhileMemoriesChange) {
 
 // Scans every table of the store and the file bytes for a text.
 std::int64_t Occurrences(const std::string& db_path, const std::string& needle) {
+  if (testing::OnPostgres()) return testing::PgOccurrences(testing::StoreAt(db_path), needle);
   sqlite3* db = nullptr;
   std::int64_t hits = 0;
   if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return -1;
@@ -331,7 +333,7 @@ TEST(ProceduralMemory, AnAgentsHistoryBecomesOneProceduralFact) {
   auto llm = std::make_shared<testing::ScriptedLlm>();
   llm->Say(R"({"summary": "Task: fix the build. 1. ran cmake: configure ok. 2. ran ninja: error in foo.cpp line 3 (missing include). 3. added #include <vector>: build ok. State: done."})");
   EngineOptions o;
-  o.db_path = dir.File("e.db");
+  o.db_path = testing::StoreAt(dir.File("e.db"));
   o.llm = llm;
   auto e = Engine::Open(o);
   ASSERT_TRUE(e.ok()) << e.status().ToString();

@@ -12,6 +12,7 @@
 #include "engram/engine.hpp"
 #include "testing/dialogue.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -35,7 +36,7 @@ std::string Word(std::mt19937& rng) {
 class MemorySearchIndexTest : public ::testing::Test {
  protected:
   std::unique_ptr<Engine> Open(EngineOptions o = {}) {
-    o.db_path = dir_.File("engram.db");
+    o.db_path = testing::StoreAt(dir_.File("engram.db"));
     o.clock = &clock_;
     auto e = Engine::Open(std::move(o));
     EXPECT_TRUE(e.ok()) << e.status().ToString();

@@ -15,6 +15,7 @@
 #include "testing/dialogue.hpp"
 #include "testing/fakes.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -29,7 +30,7 @@ class ReembedTest : public ::testing::Test {
   std::string path() const { return dir_.File("engram.db"); }
   EngineOptions Options(std::shared_ptr<Embedder> embedder, bool migrate = false) {
     EngineOptions o;
-    o.db_path = path();
+    o.db_path = testing::StoreAt(path());
     o.clock = &clock_;
     o.heat_threshold = 0.0;  // consolidate every segment: the store gets facts
     o.embedder = std::move(embedder);
@@ -51,7 +52,7 @@ class ReembedTest : public ::testing::Test {
     ASSERT_GT(Int("SELECT count(*) FROM facts"), 0);
   }
   std::int64_t Int(const std::string& q) {
-    auto db = sql::Db::Open(path(), {});
+    auto db = sql::Db::Open(testing::StoreAt(path()), {});
     if (!db.ok()) return -1;
     auto st = (*db)->Prepare(q);
     if (!st.ok()) return -1;
@@ -59,7 +60,8 @@ class ReembedTest : public ::testing::Test {
     return row.ok() && *row ? (*st)->Int(0) : -1;
   }
   std::string Meta(const std::string& key) {
-    auto db = sql::Db::Open(path(), {});
+    auto db = sql::Db::Open(testing::StoreAt(path()), {});
+    if (!db.ok()) return "<no store>";
     auto st = (*db)->Prepare("SELECT value FROM meta WHERE key = ?");
     (*st)->Bind(1, key);
     auto row = (*st)->Step();
@@ -74,8 +76,8 @@ class ReembedTest : public ::testing::Test {
     EXPECT_EQ(Int("SELECT count(*) FROM segments WHERE length(embedding) != " + std::to_string(bytes) +
                   " OR length(emb_sum) != " + std::to_string(bytes)),
               0);
-    EXPECT_EQ(Int("SELECT count(*) FROM pragma_table_info('pages') WHERE name = 'embedding_next'"), 0);
-    EXPECT_EQ(Int("SELECT count(*) FROM pragma_table_info('facts') WHERE name = 'embedding_next'"), 0);
+    EXPECT_FALSE(testing::StoreHasColumn(path(), "pages", "embedding_next"));
+    EXPECT_FALSE(testing::StoreHasColumn(path(), "facts", "embedding_next"));
     EXPECT_EQ(Meta("reembed_target"), "");
   }
   testing::TempDir dir_;
@@ -115,7 +117,7 @@ TEST_F(ReembedTest, BuiltinToAnotherEmbedderMigratesEveryVector) {
   auto turns = e->ListTurns(kAlice, 0, 1);
   ASSERT_TRUE(turns.ok() && !turns->empty());
   const Vector want = CountingEmbedder().Embed({memory::RenderExchange(turns->front())})->front();
-  auto db = sql::Db::Open(path(), {});
+  auto db = sql::Db::Open(testing::StoreAt(path()), {});
   auto st = (*db)->Prepare("SELECT embedding FROM pages WHERE turn_id = ?");
   (*st)->Bind(1, turns->front().id);
   ASSERT_TRUE(*(*st)->Step());

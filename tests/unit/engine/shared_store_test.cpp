@@ -11,6 +11,7 @@
 #include "models/builtin/extractive_maintainer.hpp"
 #include "testing/dialogue.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -40,7 +41,7 @@ class CountingMaintainer final : public Maintainer {
 
 EngineOptions Options(const std::string& path, std::shared_ptr<Maintainer> m) {
   EngineOptions o;
-  o.db_path = path;
+  o.db_path = testing::StoreAt(path);
   o.stm_capacity = 4;
   o.promote_batch_max = 6;
   o.maintainer = std::move(m);

@@ -6,6 +6,7 @@
 #include "engram/engine.hpp"
 #include "testing/dialogue.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram {
 namespace {
@@ -32,7 +33,7 @@ std::vector<std::string> Answers(Engine& e, const Scope& s) {
 TEST(Snapshot, IncrementalBuildsAnswerLikeFullBuilds) {
   testing::TempDir dir;
   EngineOptions o;
-  o.db_path = dir.File("e.db");
+  o.db_path = testing::StoreAt(dir.File("e.db"));
   o.mtm_capacity = 3;  // segments get archived as pages arrive: old pages change tier
   auto first = Engine::Open(o);
   ASSERT_TRUE(first.ok());

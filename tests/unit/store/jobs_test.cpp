@@ -1,5 +1,5 @@
 // The jobs repository (store/jobs.hpp): leases, take-over, re-arming and
-// fenced outcomes, on a real store.
+// fenced outcomes, on a real store of each backend (SQLite, PostgreSQL).
 #include "store/jobs.hpp"
 
 #include <gtest/gtest.h>
@@ -7,16 +7,19 @@
 #include "store/open.hpp"
 #include "store/scopes.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram::store {
 namespace {
 
 constexpr TimeMs kLease = 1000;
 
-class JobsTest : public ::testing::Test {
+class JobsTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    auto db = OpenWriter(dir_.File("s.db"), {});
+    const std::string where = testing::FreshStore(GetParam(), dir_.path());
+    ASSERT_FALSE(where.empty());
+    auto db = OpenWriter(where, {});
     ASSERT_TRUE(db.ok()) << db.status().ToString();
     db_ = std::move(*db);
     auto txn = sql::Txn::Begin(db_.get());
@@ -56,13 +59,13 @@ class JobsTest : public ::testing::Test {
   std::int64_t scope_ = 0;
 };
 
-TEST_F(JobsTest, ArmingTwiceKeepsOneOpenJob) {
+TEST_P(JobsTest, ArmingTwiceKeepsOneOpenJob) {
   ASSERT_TRUE(Arm(1).ok());
   ASSERT_TRUE(Arm(2).ok());
   EXPECT_EQ(Rows({"pending", "leased"}).size(), 1u);
 }
 
-TEST_F(JobsTest, ALeaseExcludesOthersUntilItExpires) {
+TEST_P(JobsTest, ALeaseExcludesOthersUntilItExpires) {
   ASSERT_TRUE(Arm(1).ok());
   auto a = Lease("A", 10);
   ASSERT_TRUE(a);
@@ -88,7 +91,7 @@ TEST_F(JobsTest, ALeaseExcludesOthersUntilItExpires) {
 
 // The lost wake-up: turns admitted while a promotion runs (after its last
 // commit, before the job is marked done) must leave a pending job.
-TEST_F(JobsTest, ArmingDuringALeaseLeavesThePendingJobAfterSuccess) {
+TEST_P(JobsTest, ArmingDuringALeaseLeavesThePendingJobAfterSuccess) {
   ASSERT_TRUE(Arm(1).ok());
   auto a = Lease("A", 10);
   ASSERT_TRUE(a);
@@ -108,7 +111,7 @@ TEST_F(JobsTest, ArmingDuringALeaseLeavesThePendingJobAfterSuccess) {
 // The defect seen beside a live server: a finished attempt made its job
 // pending while another pending job of the scope and kind existed (UNIQUE
 // constraint failed). Every interleaving now keeps one open job.
-TEST_F(JobsTest, FailedAttemptsAndAdmissionsNeverCollide) {
+TEST_P(JobsTest, FailedAttemptsAndAdmissionsNeverCollide) {
   ASSERT_TRUE(Arm(1).ok());
   auto a = Lease("A", 10);
   ASSERT_TRUE(a);
@@ -130,7 +133,23 @@ TEST_F(JobsTest, FailedAttemptsAndAdmissionsNeverCollide) {
   EXPECT_TRUE(Rows({"failed"}).empty());
 }
 
-TEST_F(JobsTest, SkippedJobsAndReleasedLeases) {
+// A promotion and a consolidation of one scope in two processes would
+// conflict at commit: while one job of a scope is leased, the scope's other
+// jobs wait.
+TEST_P(JobsTest, OneProcessMaintainsAScopeAtATime) {
+  ASSERT_TRUE(Arm(1).ok());
+  ASSERT_TRUE(InTxn([&] { return ArmJob(db_.get(), scope_, "consolidate", 1); }).ok());
+  auto a = Lease("A", 10);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->kind, "promote") << "promotions first";
+  EXPECT_FALSE(Lease("B", 11)) << "the scope is busy";
+  ASSERT_TRUE(Finish(*a, "A", Status::Ok(), true, 12).ok());
+  auto b = Lease("B", 13);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->kind, "consolidate");
+}
+
+TEST_P(JobsTest, SkippedJobsAndReleasedLeases) {
   ASSERT_TRUE(Arm(1).ok());
   auto a = Lease("A", 10);
   ASSERT_TRUE(a);
@@ -140,7 +159,7 @@ TEST_F(JobsTest, SkippedJobsAndReleasedLeases) {
   ASSERT_TRUE(b) << "released leases are free at once";
 }
 
-TEST_F(JobsTest, RetryingFailedJobsArmsThemAgain) {
+TEST_P(JobsTest, RetryingFailedJobsArmsThemAgain) {
   ASSERT_TRUE(Arm(1).ok());
   auto a = Lease("A", 10);
   ASSERT_TRUE(a);
@@ -159,6 +178,8 @@ TEST_F(JobsTest, RetryingFailedJobsArmsThemAgain) {
   ASSERT_TRUE(counted.ok());
   EXPECT_EQ(*counted, 1);
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, JobsTest, ::testing::Values("sqlite", "postgres"));
 
 }  // namespace
 }  // namespace engram::store

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "testing/pg_cluster.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram::sql {
 namespace {
@@ -72,25 +73,12 @@ TEST(PgRewriteTest, LeavesLiteralsIdentifiersAndCommentsAlone) {
 
 // --- Against a server --------------------------------------------------------
 
+// A fresh database on the run's shared server (testing/test_postgres.hpp).
 class PgTest : public ::testing::Test {
  protected:
-  static std::unique_ptr<PgCluster>& Cluster() {
-    static std::unique_ptr<PgCluster> cluster;
-    return cluster;
-  }
-  // Started by the first test (a failure in SetUpTestSuite would only skip
-  // the tests), stopped after the last.
-  static void TearDownTestSuite() { Cluster().reset(); }
-
   void SetUp() override {
-    if (!Cluster()) Cluster() = std::make_unique<PgCluster>();
-    ASSERT_TRUE(Cluster() && Cluster()->ok())
-        << "the PostgreSQL test cluster did not start: " << (Cluster() ? Cluster()->error() : "");
-    std::string name = "t_";
-    for (char c : std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()))
-      name.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-    url_ = Cluster()->CreateDatabase(name.substr(0, 60));
-    ASSERT_FALSE(url_.empty());
+    url_ = engram::testing::FreshPgDatabase();
+    ASSERT_FALSE(url_.empty()) << "no PostgreSQL server for the test";
   }
 
   std::unique_ptr<Db> Open(const OpenOptions& options = {}) {
@@ -560,7 +548,7 @@ TEST_F(PgTest, FailedStatementInTransactionThenRollback) {
 TEST_F(PgTest, UnreachableServerIsUnavailableQuicklyWithoutPassword) {
   const auto start = std::chrono::steady_clock::now();
   const std::vector<std::string> urls = {
-      "postgresql://engram:s3cret@/engram?host=" + Cluster()->dir() + "/nowhere",
+      "postgresql://engram:s3cret@/engram?host=/tmp/nowhere-engram-socket",
       "postgresql://engram:s3cret@127.0.0.1:1/engram",
       "postgresql://engram@/engram?host=/tmp/nowhere-engram&password=s3cret"};
   for (const std::string& url : urls) {
@@ -617,7 +605,19 @@ TEST_F(PgTest, TextMustBeUtf8WithoutNulAndUnicodeRoundTrips) {
   EXPECT_FALSE(*(*sel)->Step());
 }
 
-TEST_F(PgTest, LostConnectionIsUnavailableThenReconnects) {
+// Restarts a server: its own cluster, never the run's shared one.
+class PgRestartTest : public PgTest {
+ protected:
+  void SetUp() override {
+    cluster_ = std::make_unique<PgCluster>();
+    ASSERT_TRUE(cluster_->ok()) << "the PostgreSQL test cluster did not start: " << cluster_->error();
+    url_ = cluster_->url();
+  }
+  PgCluster* Cluster() { return cluster_.get(); }
+  std::unique_ptr<PgCluster> cluster_;
+};
+
+TEST_F(PgRestartTest, LostConnectionIsUnavailableThenReconnects) {
   auto db = Open();
   auto in_txn = Open();
   ASSERT_TRUE(db && in_txn);
@@ -654,6 +654,39 @@ TEST_F(PgTest, LostConnectionIsUnavailableThenReconnects) {
   Status commit = in_txn->Commit();
   EXPECT_EQ(commit.code(), StatusCode::kUnavailable) << commit.ToString();
   EXPECT_EQ(Scalar(in_txn.get(), "SELECT count(*) FROM t"), 1);
+}
+
+}  // namespace
+}  // namespace engram::sql
+
+namespace engram::sql {
+namespace {
+
+// The writer lock: one write transaction at a time across connections (as
+// SQLite's BEGIN IMMEDIATE), waited for up to the busy timeout; reads never wait.
+TEST_F(PgTest, WriteTransactionsAreSerialisedAcrossConnections) {
+  auto a = Open();
+  OpenOptions quick;
+  quick.busy_timeout_ms = 200;
+  auto b = Open(quick);
+  auto reader = Open();
+  ASSERT_TRUE(a && b && reader);
+  ASSERT_OK(a->Exec("CREATE TABLE t (n INT)"));
+  ASSERT_OK(a->BeginWrite());
+  ASSERT_OK(a->Exec("INSERT INTO t VALUES (1)"));
+  const auto start = std::chrono::steady_clock::now();
+  Status busy = b->BeginWrite();
+  EXPECT_EQ(busy.code(), StatusCode::kUnavailable) << busy.ToString();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  EXPECT_EQ(Scalar(b.get(), "SELECT count(*) FROM t"), 0) << "the refused transaction was rolled back";
+  ASSERT_OK(reader->BeginRead());
+  EXPECT_EQ(Scalar(reader.get(), "SELECT count(*) FROM t"), 0);
+  ASSERT_OK(reader->Commit());
+  ASSERT_OK(a->Commit());
+  ASSERT_OK(b->BeginWrite());
+  ASSERT_OK(b->Exec("INSERT INTO t VALUES (2)"));
+  ASSERT_OK(b->Commit());
+  EXPECT_EQ(Scalar(a.get(), "SELECT count(*) FROM t"), 2);
 }
 
 }  // namespace

@@ -5,11 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "store/erase.hpp"
 #include "store/open.hpp"
+#include "store/schema.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram::store {
 namespace {
@@ -29,9 +32,12 @@ Status Erase(sql::Db* db, std::int64_t id) {
 
 // SQLite gave a deleted scope's id (the largest) to the next new scope, in
 // any tenant, so a cache keyed by scope id could serve erased content.
-TEST(ScopesTest, AnErasedScopesIdIsNeverGivenAgain) {
+class ScopesTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ScopesTest, AnErasedScopesIdIsNeverGivenAgain) {
   testing::TempDir dir;
-  const std::string path = dir.File("s.db");
+  const std::string path = testing::FreshStore(GetParam(), dir.path());
+  ASSERT_FALSE(path.empty());
   std::int64_t erased = 0;
   {
     auto db = OpenWriter(path, {});
@@ -58,9 +64,9 @@ TEST(ScopesTest, AnErasedScopesIdIsNeverGivenAgain) {
   EXPECT_GT(*d, erased);
 }
 
-TEST(ScopesTest, GenerationAndVersionMoveOnWithAnErasure) {
+TEST_P(ScopesTest, GenerationAndVersionMoveOnWithAnErasure) {
   testing::TempDir dir;
-  auto db = OpenWriter(dir.File("s.db"), {});
+  auto db = OpenWriter(testing::FreshStore(GetParam(), dir.path()), {});
   ASSERT_TRUE(db.ok());
   auto id = Create(db->get(), {"t", "u", "a"});
   ASSERT_TRUE(id.ok());
@@ -78,30 +84,88 @@ TEST(ScopesTest, GenerationAndVersionMoveOnWithAnErasure) {
   EXPECT_FALSE(*gone);
 }
 
-// Every table of the schema is either cleared by EraseScope or listed as
-// deliberately kept: a new table fails here until it is classified.
-TEST(EraseTest, EveryTableIsErasedOrDeliberatelyKept) {
-  testing::TempDir dir;
-  auto db = OpenWriter(dir.File("s.db"), {});
-  ASSERT_TRUE(db.ok());
-  auto st = (*db)->Prepare(
-      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-      "AND name NOT LIKE '%_fts_%' ORDER BY name");
-  ASSERT_TRUE(st.ok());
-  std::set<std::string> tables;
+INSTANTIATE_TEST_SUITE_P(Backends, ScopesTest, ::testing::Values("sqlite", "postgres"));
+
+// The tables of a store and their columns, in order, from the catalog.
+std::map<std::string, std::vector<std::string>> Columns(sql::Db* db) {
+  const bool pg = db->dialect() == sql::Dialect::kPostgres;
+  auto st = db->Prepare(
+      pg ? "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = "
+           "current_schema() AND column_name <> 'tsv' ORDER BY table_name, ordinal_position"
+         : "SELECT m.name, p.name FROM sqlite_schema m JOIN pragma_table_info(m.name) p "
+           "WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE '%_fts_%' "
+           "ORDER BY m.name, p.cid");
+  EXPECT_TRUE(st.ok()) << st.status().ToString();
+  std::map<std::string, std::vector<std::string>> out;
+  if (!st.ok()) return out;
   for (;;) {
     auto row = (*st)->Step();
-    ASSERT_TRUE(row.ok());
-    if (!*row) break;
-    tables.insert((*st)->Text(0));
+    EXPECT_TRUE(row.ok());
+    if (!row.ok() || !*row) break;
+    out[(*st)->Text(0)].push_back((*st)->Text(1));
   }
+  (*st)->Reset();
+  return out;
+}
+
+// Every table of the schema is either cleared by EraseScope or listed as
+// deliberately kept: a new table fails here until it is classified.
+TEST_P(ScopesTest, EveryTableIsErasedOrDeliberatelyKept) {
+  testing::TempDir dir;
+  auto db = OpenWriter(testing::FreshStore(GetParam(), dir.path()), {});
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  std::set<std::string> tables;
+  for (const auto& [t, cols] : Columns(db->get())) tables.insert(t);
   std::set<std::string> covered;
-  for (const auto& t : ErasedTables(sql::Dialect::kSqlite)) covered.insert(t);
-  for (const auto& t : KeptTables(sql::Dialect::kSqlite)) {
+  for (const auto& t : ErasedTables()) covered.insert(t);
+  for (const auto& t : KeptTables()) {
     EXPECT_FALSE(covered.count(t)) << t << " is both erased and kept";
     covered.insert(t);
   }
   EXPECT_EQ(tables, covered);
+}
+
+// The two backends' schemas have the same tables with the same columns in
+// the same order (PostgreSQL adds only the generated tsvector of the
+// full-text tables), so one SQL text serves both.
+TEST(SchemaTest, BothBackendsHaveTheSameTablesAndColumns) {
+  testing::TempDir dir;
+  auto lite = OpenWriter(testing::FreshStore("sqlite", dir.path()), {});
+  auto pg = OpenWriter(testing::FreshStore("postgres", dir.path()), {});
+  ASSERT_TRUE(lite.ok()) << lite.status().ToString();
+  ASSERT_TRUE(pg.ok()) << pg.status().ToString();
+  auto a = Columns(lite->get());
+  auto b = Columns(pg->get());
+  // SQLite's rowid is implicit (FTS5 tables, profile_slots); PostgreSQL
+  // names it as a column.
+  for (auto& [t, cols] : b) {
+    if (!cols.empty() && cols[0] == "rowid") cols.erase(cols.begin());
+  }
+  EXPECT_EQ(a, b);
+  // Opening again checks and keeps the schema; a newer one is refused.
+  ASSERT_TRUE(OpenWriter(testing::FreshStore("postgres", dir.path()), {}).ok());
+}
+
+TEST(SchemaTest, PostgresRefusesForeignAndNewerSchemas) {
+  testing::TempDir dir;
+  const std::string foreign = testing::FreshStore("postgres", dir.path());
+  {
+    auto raw = sql::Db::Open(foreign, {});
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE((*raw)->Exec("CREATE TABLE customers(id INT)").ok());
+  }
+  auto refused = OpenWriter(foreign, {});
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition) << refused.status().ToString();
+  EXPECT_NE(refused.status().message().find("not an engram store"), std::string::npos);
+  const std::string newer = testing::FreshStore("postgres", dir.path());
+  {
+    auto db = OpenWriter(newer, {});
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE(SetMeta(db->get(), "schema_version", "99").ok());
+  }
+  auto too_new = OpenWriter(newer, {});
+  EXPECT_EQ(too_new.status().code(), StatusCode::kFailedPrecondition) << too_new.status().ToString();
+  EXPECT_NE(too_new.status().message().find("newer than this engram"), std::string::npos);
 }
 
 TEST(LocationTest, UrlsAreNeverTakenForPaths) {

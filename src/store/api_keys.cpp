@@ -1,0 +1,83 @@
+#include "store/api_keys.hpp"
+
+#include "core/json_lists.hpp"
+
+namespace engram::store {
+
+namespace {
+
+constexpr const char* kKeyCols = "id, tenant, users, role, name, created_at, revoked_at";
+
+ApiKeyRow KeyFrom(sql::Stmt* st) {
+  ApiKeyRow k;
+  k.id = st->Text(0);
+  k.tenant = st->Text(1);
+  k.users = json_lists::StringsFromJson(st->Text(2));  // a JSON array; [] = every user
+  k.role = st->Text(3);
+  k.name = st->Text(4);
+  k.created_at = st->Int(5);
+  if (!st->IsNull(6)) k.revoked_at = st->Int(6);
+  return k;
+}
+
+}  // namespace
+
+Status InsertApiKey(sql::Db* db, const ApiKeyRow& key) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                          db->Prepare("INSERT INTO api_keys(id, tenant, users, role, name, hash, created_at) "
+                                      "VALUES(?, ?, ?, ?, ?, ?, ?)"));
+  return st->Bind(1, key.id)
+      .Bind(2, key.tenant)
+      .Bind(3, json_lists::StringsToJson(key.users))
+      .Bind(4, key.role)
+      .Bind(5, key.name)
+      .Bind(6, key.hash)
+      .Bind(7, key.created_at)
+      .Run();
+}
+
+Result<std::optional<ApiKeyRow>> FindApiKey(sql::Db* db, const std::string& id) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                          db->Prepare(std::string("SELECT ") + kKeyCols + ", hash FROM api_keys WHERE id = ?"));
+  st->Bind(1, id);
+  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+  std::optional<ApiKeyRow> out;
+  if (row) {
+    out = KeyFrom(st);
+    out->hash = st->Text(7);
+  }
+  st->Reset();
+  return out;
+}
+
+Result<std::vector<ApiKeyRow>> ListApiKeys(sql::Db* db, const std::string& tenant) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(std::string("SELECT ") + kKeyCols +
+                                                      " FROM api_keys WHERE ?1 = '' OR tenant = ?1 "
+                                                      "ORDER BY created_at, id"));
+  st->Bind(1, tenant);
+  std::vector<ApiKeyRow> out;
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    out.push_back(KeyFrom(st));
+  }
+  st->Reset();
+  return out;
+}
+
+Result<bool> RevokeApiKey(sql::Db* db, const std::string& id, TimeMs now) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                          db->Prepare("UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?"));
+  ENGRAM_RETURN_IF_ERROR(st->Bind(1, now).Bind(2, id).Run());
+  return db->Changes() > 0;
+}
+
+Result<std::int64_t> CountActiveApiKeys(sql::Db* db) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare("SELECT count(*) FROM api_keys WHERE revoked_at IS NULL"));
+  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+  std::int64_t n = row ? st->Int(0) : 0;
+  st->Reset();
+  return n;
+}
+
+}  // namespace engram::store

@@ -1,0 +1,126 @@
+#include "store/fulltext.hpp"
+
+#include <algorithm>
+
+#include "core/text.hpp"
+
+namespace engram::store {
+
+namespace {
+
+const char* TableName(FullText t) {
+  switch (t) {
+    case FullText::kTurns:
+      return "turns_fts";
+    case FullText::kSegments:
+      return "segments_fts";
+    case FullText::kFacts:
+      return "facts_fts";
+  }
+  return "turns_fts";
+}
+
+// FTS5: scope:"s42" AND (terms:"a" OR terms:"b"); every term is quoted (terms
+// hold no double quote: FtsTerm drops them).
+std::string Fts5MatchImpl(const std::string& scope_token, const std::vector<std::string>& terms) {
+  std::string any;
+  for (const auto& t : terms) {
+    if (!any.empty()) any += " OR ";
+    any += "terms:\"" + t + "\"";
+  }
+  if (scope_token.empty()) return any;
+  return "scope:" + scope_token + " AND (" + any + ")";
+}
+
+// tsquery: 'a' | 'b' (terms hold no single quote: FtsTerm maps it to '_').
+std::string TsQueryImpl(const std::vector<std::string>& terms) {
+  std::string q;
+  for (const auto& t : terms) {
+    if (!q.empty()) q += " | ";
+    q += "'" + t + "'";
+  }
+  return q;
+}
+
+}  // namespace
+
+std::string ScopeToken(std::int64_t scope_id) { return "s" + std::to_string(scope_id); }
+
+std::string FtsDocument(const std::string& s) {
+  std::string out;
+  for (const auto& t : text::Terms(s)) {
+    std::string f = text::FtsTerm(t);
+    if (f.empty()) continue;
+    if (!out.empty()) out.push_back(' ');
+    out += f;
+  }
+  return out;
+}
+
+std::vector<std::string> QueryTerms(const std::string& query) {
+  std::vector<std::string> out;
+  for (const auto& t : text::Terms(query)) {
+    std::string f = text::FtsTerm(t);
+    if (f.empty() || std::find(out.begin(), out.end(), f) != out.end()) continue;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+Status IndexText(sql::Db* db, FullText table, std::int64_t rowid, std::int64_t scope_id, const std::string& doc) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(std::string("INSERT INTO ") + TableName(table) +
+                                                      "(rowid, scope, terms) VALUES(?1, ?2, ?3)"));
+  return st->Bind(1, rowid).Bind(2, ScopeToken(scope_id)).Bind(3, doc).Run();
+}
+
+Status ReindexText(sql::Db* db, FullText table, std::int64_t rowid, std::int64_t scope_id, const std::string& doc) {
+  ENGRAM_RETURN_IF_ERROR(UnindexText(db, table, rowid));
+  return IndexText(db, table, rowid, scope_id, doc);
+}
+
+Status UnindexText(sql::Db* db, FullText table, std::int64_t rowid) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                          db->Prepare(std::string("DELETE FROM ") + TableName(table) + " WHERE rowid = ?1"));
+  return st->Bind(1, rowid).Run();
+}
+
+Result<std::vector<TextHit>> SearchText(sql::Db* db, FullText table, const std::string& scope_token,
+                                        const std::vector<std::string>& terms, int limit) {
+  std::vector<TextHit> out;
+  if (terms.empty()) return out;
+  const std::string t = TableName(table);
+  sql::Stmt* st = nullptr;
+  if (db->dialect() == sql::Dialect::kSqlite) {
+    // bm25 is lower-is-better; column weights: scope 0, terms 1.
+    ENGRAM_ASSIGN_OR_RETURN(st, db->Prepare("SELECT rowid, -bm25(" + t + ", 0.0, 1.0) AS s FROM " + t +
+                                            " WHERE " + t + " MATCH ?1 ORDER BY s DESC LIMIT ?2"));
+    st->Bind(1, Fts5MatchImpl(scope_token, terms)).Bind(2, std::int64_t{limit});
+  } else {
+    ENGRAM_ASSIGN_OR_RETURN(
+        st, db->Prepare("SELECT rowid, ts_rank(tsv, q) AS s FROM " + t +
+                        ", to_tsquery('simple', ?1) q WHERE (?2 = '' OR scope = ?2) AND tsv @@ q "
+                        "ORDER BY s DESC, rowid LIMIT ?3"));
+    st->Bind(1, TsQueryImpl(terms)).Bind(2, scope_token).Bind(3, std::int64_t{limit});
+  }
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    out.push_back({st->Int(0), st->Double(1)});
+  }
+  st->Reset();
+  return out;
+}
+
+std::string Fts5MatchText(const std::string& scope_token, const std::vector<std::string>& terms) {
+  return Fts5MatchImpl(scope_token, terms);
+}
+
+std::string TsQueryText(const std::vector<std::string>& terms) { return TsQueryImpl(terms); }
+
+Status OptimizeText(sql::Db* db, FullText table) {
+  if (db->dialect() != sql::Dialect::kSqlite) return Status::Ok();
+  const std::string t = TableName(table);
+  return db->Exec("INSERT INTO " + t + "(" + t + ") VALUES('optimize')");
+}
+
+}  // namespace engram::store

@@ -1,0 +1,108 @@
+#include "store/snapshot_reads.hpp"
+
+namespace engram::store {
+
+namespace {
+
+// A nullable page link: NULL is 0 (no page).
+std::int64_t LinkAt(const sql::Stmt* st, int col) { return st->IsNull(col) ? 0 : st->Int(col); }
+
+}  // namespace
+
+Status ScanSegmentVectors(sql::Db* db, std::int64_t scope_id,
+                          const std::function<void(SegmentVectorRow&)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare(
+          "SELECT id, embedding, archived_at FROM segments WHERE scope_id = ? ORDER BY id"));
+  st->Bind(1, scope_id);
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    SegmentVectorRow r;
+    r.id = st->Int(0);
+    r.embedding = st->Floats(1);
+    r.archived = !st->IsNull(2);
+    sink(r);
+  }
+  st->Reset();
+  return Status::Ok();
+}
+
+Result<std::vector<PageLinkRow>> LoadPageLinks(sql::Db* db, std::int64_t scope_id) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare("SELECT p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page FROM turns t "
+                  "JOIN pages p ON p.id = t.page_id WHERE t.scope_id = ? ORDER BY t.seq"));
+  st->Bind(1, scope_id);
+  std::vector<PageLinkRow> out;
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    out.push_back({st->Int(0), st->Int(1), st->Int(2), LinkAt(st, 3), LinkAt(st, 4)});
+  }
+  st->Reset();
+  return out;
+}
+
+Status ScanSnapshotPages(sql::Db* db, std::int64_t scope_id, std::int64_t after_seq,
+                         const std::function<void(SnapshotPageRow&)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare(
+          "SELECT p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page, p.embedding, "
+          "p.chain_summary, t.seq, t.event_time, t.user_name, t.user_text, "
+          "t.assistant_name, t.assistant_text, t.source_ref, t.user_source_ref, "
+          "t.assistant_source_ref FROM turns t JOIN pages p ON p.id = t.page_id "
+          "WHERE t.scope_id = ? AND t.seq > ? ORDER BY t.seq"));  // walks UNIQUE(scope_id, seq)
+  st->Bind(1, scope_id).Bind(2, after_seq);
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    SnapshotPageRow r;
+    r.link = {st->Int(0), st->Int(1), st->Int(2), LinkAt(st, 3), LinkAt(st, 4)};
+    r.embedding = st->Floats(5);
+    r.chain_summary = st->Text(6);
+    r.seq = st->Int(7);
+    r.event_time = st->Int(8);
+    r.user_name = st->Text(9);
+    r.user_text = st->Text(10);
+    r.assistant_name = st->Text(11);
+    r.assistant_text = st->Text(12);
+    r.source_ref = st->Text(13);
+    r.user_source_ref = st->Text(14);
+    r.assistant_source_ref = st->Text(15);
+    sink(r);
+  }
+  st->Reset();
+  return Status::Ok();
+}
+
+Status ScanSnapshotFacts(sql::Db* db, std::int64_t scope_id,
+                         const std::function<void(SnapshotFactRow&)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare(
+          "SELECT id, kind, embedding, text, version, event_time, source_pages, expires_at "
+          "FROM facts WHERE scope_id = ? AND status = 'live' AND kind IN ('user','assistant') "
+          "ORDER BY id"));
+  st->Bind(1, scope_id);
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    SnapshotFactRow r;
+    r.id = st->Int(0);
+    r.kind = st->Text(1);
+    r.embedding = st->Floats(2);
+    r.text = st->Text(3);
+    r.version = st->Int(4);
+    r.event_time = st->Int(5);
+    r.source_pages = st->Text(6);
+    if (!st->IsNull(7)) r.expires_at = st->Int(7);
+    sink(r);
+  }
+  st->Reset();
+  return Status::Ok();
+}
+
+}  // namespace engram::store

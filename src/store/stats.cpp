@@ -1,0 +1,90 @@
+#include "store/stats.hpp"
+
+namespace engram::store {
+
+Result<ContentCounts> CountContents(sql::Db* db, std::int64_t scope_id) {
+  // One statement of scalar subqueries; ?1 = 0 selects every scope.
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare(
+          "SELECT "
+          "(SELECT count(*) FROM turns WHERE ?1 = 0 OR scope_id = ?1), "
+          "(SELECT count(*) FROM turns WHERE page_id IS NULL AND (?1 = 0 OR scope_id = ?1)), "
+          "(SELECT count(*) FROM pages p JOIN segments g ON g.id = p.segment_id "
+          " WHERE g.archived_at IS NULL AND (?1 = 0 OR p.scope_id = ?1)), "
+          "(SELECT count(*) FROM pages p JOIN segments g ON g.id = p.segment_id "
+          " WHERE g.archived_at IS NOT NULL AND (?1 = 0 OR p.scope_id = ?1)), "
+          "(SELECT count(*) FROM segments "
+          " WHERE archived_at IS NULL AND (?1 = 0 OR scope_id = ?1)), "
+          "(SELECT count(*) FROM segments "
+          " WHERE archived_at IS NOT NULL AND (?1 = 0 OR scope_id = ?1)), "
+          "(SELECT count(*) FROM facts "
+          " WHERE kind = 'user' AND status = 'live' AND (?1 = 0 OR scope_id = ?1)), "
+          "(SELECT count(*) FROM facts "
+          " WHERE kind = 'assistant' AND status = 'live' AND (?1 = 0 OR scope_id = ?1)), "
+          "(SELECT count(*) FROM profile_slots WHERE ?1 = 0 OR scope_id = ?1), "
+          "(SELECT count(*) FROM pages WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?1)) + "
+          "(SELECT count(*) FROM facts "
+          " WHERE degraded = 1 AND status = 'live' AND (?1 = 0 OR scope_id = ?1)) + "
+          "(SELECT count(*) FROM profile_slots WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?1))"));
+  st->Bind(1, scope_id);
+  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+  ContentCounts c;
+  if (row) {
+    c.turns = st->Int(0);
+    c.stm_turns = st->Int(1);
+    c.mtm_pages = st->Int(2);
+    c.archived_pages = st->Int(3);
+    c.mtm_segments = st->Int(4);
+    c.archived_segments = st->Int(5);
+    c.user_facts = st->Int(6);
+    c.assistant_facts = st->Int(7);
+    c.profile_slots = st->Int(8);
+    c.degraded_items = st->Int(9);
+  }
+  st->Reset();
+  return c;
+}
+
+Status ScanExportPages(sql::Db* db, std::int64_t scope_id,
+                       const std::function<void(const ExportPageRow&)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare("SELECT id, turn_id, segment_id, prev_page, next_page, chain_summary, keywords, "
+                  "analyzed FROM pages WHERE scope_id = ? ORDER BY id"));
+  st->Bind(1, scope_id);
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    ExportPageRow r;
+    r.id = st->Int(0);
+    r.turn_id = st->Int(1);
+    r.segment_id = st->Int(2);
+    if (!st->IsNull(3)) r.prev_page = st->Int(3);
+    if (!st->IsNull(4)) r.next_page = st->Int(4);
+    r.chain_summary = st->Text(5);
+    r.keywords = st->Text(6);
+    r.analyzed = st->Int(7) != 0;
+    sink(r);
+  }
+  st->Reset();
+  return Status::Ok();
+}
+
+Status ScanExportFacts(sql::Db* db, std::int64_t scope_id, TimeMs now,
+                       const std::function<void(const FactRow&)>& sink) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare(std::string("SELECT ") + kFactColumns +
+                  " FROM facts f WHERE f.scope_id = ? AND f.status = 'live' ORDER BY f.id"));
+  st->Bind(1, scope_id);
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    sink(ReadFactRow(st, now));
+  }
+  st->Reset();
+  return Status::Ok();
+}
+
+}  // namespace engram::store
