@@ -40,10 +40,11 @@ struct Options {
 };
 
 constexpr const char* kUsage =
-    "usage: engram-http-load [--url http://127.0.0.1:PORT] [--key KEY | --key-file FILE]\n"
+    "usage: engram-http-load [--url http://127.0.0.1:PORT[,http://...]] [--key KEY | --key-file FILE]\n"
     "  [--connections N] [--duration S] [--warmup S] [--mix admit=20,retrieve=50,search=30,add=0]\n"
     "  [--users N] [--prefill TURNS] [--seed N] [--corpus locomo10.json] [--json]\n"
-    "--prefill: before the run, admit TURNS turns and TURNS/10 memories per user, then POST /v1/maintain.\n";
+    "--prefill: before the run, admit TURNS turns and TURNS/10 memories per user, then POST /v1/maintain.\n"
+    "--url: several servers of one store, comma-separated: connection i uses server i mod n.\n";
 
 // Texts: the utterances and questions of a LoCoMo file (user i gets conversation i mod count),
 // or sentences drawn from a small built-in vocabulary.
@@ -123,8 +124,20 @@ json Body(Op op, int user, const Texts& texts, std::mt19937_64& rng) {
   }
 }
 
-std::unique_ptr<httplib::Client> Connect(const Options& o) {
-  auto c = std::make_unique<httplib::Client>(o.url);
+// --url may list several servers (comma-separated, all on one store):
+// connection i talks to server i mod n.
+std::string UrlOf(const Options& o, int i) {
+  std::vector<std::string> urls;
+  std::stringstream in(o.url);
+  for (std::string u; std::getline(in, u, ',');) {
+    if (!u.empty()) urls.push_back(u);
+  }
+  if (urls.empty()) return o.url;
+  return urls[static_cast<std::size_t>(i) % urls.size()];
+}
+
+std::unique_ptr<httplib::Client> Connect(const Options& o, int i = 0) {
+  auto c = std::make_unique<httplib::Client>(UrlOf(o, i));
   c->set_keep_alive(true);
   c->set_tcp_nodelay(true);  // headers and body are separate writes: no Nagle delay
   c->set_connection_timeout(5);
@@ -148,7 +161,7 @@ void LogError(const std::string& what) {  // the first few failures, for diagnos
 
 void Worker(const Options& o, const Texts& texts, int id, Clock::time_point start, Clock::time_point end,
             Stats* st) {
-  auto cli = Connect(o);
+  auto cli = Connect(o, id);
   std::mt19937_64 rng(o.seed * 1000003ULL + static_cast<unsigned long long>(id));
   std::discrete_distribution<int> pick(o.mix.begin(), o.mix.end());
   std::uniform_int_distribution<int> pick_user(0, o.users - 1);

@@ -22,6 +22,10 @@ void RegisterBenchCommands(CLI::App& app, Cli& cli, int& code) {
   bench->add_option("--facts-scales", facts_scales,
                     "Memories in the fact-memory scope, comma-separated (\"\" skips the section)");
   bench->add_option("--queries", queries, "Retrievals measured per scale")->check(CLI::Range(1, 100000));
+  static std::string pg;
+  bench->add_option("--pg", pg,
+                    "A postgresql:// URL: run every store of the benchmark as a new database on that server "
+                    "(dropped at the end) instead of SQLite files");
   bench->callback([&] {
     eval::BenchOptions o;
     o.scales.clear();
@@ -54,6 +58,7 @@ void RegisterBenchCommands(CLI::App& app, Cli& cli, int& code) {
       return;
     }
     o.work_dir = tmpl;
+    o.pg_url = pg;
     if (isatty(2)) o.progress = [](const std::string& s) { std::cerr << "bench: " << s << "...\n"; };
     auto r = eval::RunEngineBench(o);
     std::error_code ec;

@@ -15,6 +15,8 @@
 #include "index/flat_index.hpp"
 #include "models/builtin/hash_embedder.hpp"
 
+#include "store/open.hpp"
+
 namespace engram::eval {
 
 namespace {
@@ -187,10 +189,22 @@ std::vector<std::string> SyntheticQueries(int n, unsigned seed) {
   return out;
 }
 
+Result<std::string> BenchStore(const BenchOptions& opt, const std::string& name) {
+  if (opt.pg_url.empty()) return (std::filesystem::path(opt.work_dir) / (name + ".db")).string();
+  const std::string db = "engram_bench_" + std::to_string(getpid()) + "_" + name;
+  return store::CreatePostgresDatabase(opt.pg_url, db);
+}
+
+void DropBenchStore(const BenchOptions& opt, const std::string& name) {
+  if (opt.pg_url.empty()) return;
+  (void)store::DropPostgresDatabase(opt.pg_url, "engram_bench_" + std::to_string(getpid()) + "_" + name);
+}
+
 Result<nlohmann::json> RunEngineBench(const BenchOptions& opt) {
   namespace fs = std::filesystem;
   nlohmann::json doc;
   doc["machine"] = Machine();
+  doc["backend"] = opt.pg_url.empty() ? "sqlite" : "postgres";
   auto say = [&](const std::string& s) {
     if (opt.progress) opt.progress(s);
   };
@@ -200,7 +214,7 @@ Result<nlohmann::json> RunEngineBench(const BenchOptions& opt) {
   {
     say("admission");
     EngineOptions eo;
-    eo.db_path = (fs::path(opt.work_dir) / "admission.db").string();
+    ENGRAM_ASSIGN_OR_RETURN(eo.db_path, BenchStore(opt, "admission"));
     ENGRAM_ASSIGN_OR_RETURN(auto engine, Engine::Open(eo));
     Scope scope{"bench", "admission", "a"};
     auto turns = SyntheticTurns(opt.single_admissions, 11, start);
@@ -220,13 +234,16 @@ Result<nlohmann::json> RunEngineBench(const BenchOptions& opt) {
                         {"single_turns_per_s", static_cast<double>(turns.size()) / single_s},
                         {"batched_turns", many.size()},
                         {"batched_turns_per_s", static_cast<double>(many.size()) / batch_s}};
+    engine.reset();
+    DropBenchStore(opt, "admission");
   }
 
   doc["scales"] = nlohmann::json::array();
   for (int n : opt.scales) {
     say("scale " + std::to_string(n));
     EngineOptions eo;
-    eo.db_path = (fs::path(opt.work_dir) / ("scale-" + std::to_string(n) + ".db")).string();
+    const std::string store_name = "scale_" + std::to_string(n);
+    ENGRAM_ASSIGN_OR_RETURN(eo.db_path, BenchStore(opt, store_name));
     ENGRAM_ASSIGN_OR_RETURN(auto engine, Engine::Open(eo));
     Scope scope{"bench", "scale", "a"};
     auto turns = SyntheticTurns(n, 21, start);
@@ -261,9 +278,8 @@ Result<nlohmann::json> RunEngineBench(const BenchOptions& opt) {
     t0 = Clock::now();
     ENGRAM_RETURN_IF_ERROR(engine->Retrieve(scope, queries.front(), {}).status());
     const double update_ms = Ms(Clock::now() - t0);
-    std::error_code ec;
-    double db_bytes = static_cast<double>(fs::file_size(eo.db_path, ec)) +
-                      static_cast<double>(fs::file_size(eo.db_path + "-wal", ec));
+    ENGRAM_ASSIGN_OR_RETURN(std::int64_t store_bytes, store::StoreBytes(eo.db_path));
+    const double db_bytes = static_cast<double>(store_bytes);
     double pages = static_cast<double>(std::max<std::int64_t>(1, st.mtm_pages + st.archived_pages));
     nlohmann::json ann = nullptr;
     if (static_cast<std::size_t>(n) >= FlatIndex::kApproxMinRows) {
@@ -281,6 +297,8 @@ Result<nlohmann::json> RunEngineBench(const BenchOptions& opt) {
                              {"index_update_ms", update_ms},
                              {"index_rss_bytes_per_page", (rss1 - rss0) * 1024.0 / pages},
                              {"db_bytes_per_page", db_bytes / pages}});
+    engine.reset();
+    DropBenchStore(opt, store_name);
   }
   doc["facts"] = nlohmann::json::array();
   if (!opt.facts_scales.empty()) {

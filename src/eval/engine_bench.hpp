@@ -20,6 +20,9 @@ struct BenchOptions {
   std::vector<int> facts_scales{1000, 10000};    // memories in the fact-memory scope (empty: skipped)
   int facts_queries = 300;                       // searches measured per fact scale (and filter)
   std::string work_dir;                          // where the temporary stores go
+  // A PostgreSQL server (any database URL on it): every store of the run is
+  // a new database there, dropped at the end. Empty: SQLite files in work_dir.
+  std::string pg_url;
   std::function<void(const std::string& stage)> progress;
 };
 
@@ -29,6 +32,11 @@ struct BenchOptions {
 //  "index_load_ms","db_bytes_per_page","index_bytes_per_page"}...],
 //  "facts":[see RunFactBench]}
 Result<nlohmann::json> RunEngineBench(const BenchOptions& options);
+
+// The store a bench section uses (a file in work_dir, or a new PostgreSQL
+// database), and its removal.
+Result<std::string> BenchStore(const BenchOptions& options, const std::string& name);
+void DropBenchStore(const BenchOptions& options, const std::string& name);
 
 // The fact memory (fact_bench.cpp), per facts_scales entry N, one scope:
 // {"memories", "raw_add_per_s" (N adds, one operation each, infer=false),

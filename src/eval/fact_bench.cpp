@@ -50,12 +50,12 @@ Result<std::vector<double>> TimeSearches(Engine& e, const MemoryScope& s, const 
 }  // namespace
 
 Result<nlohmann::json> RunFactBench(const BenchOptions& opt) {
-  namespace fs = std::filesystem;
   nlohmann::json out = nlohmann::json::array();
   for (int n : opt.facts_scales) {
     if (opt.progress) opt.progress("facts " + std::to_string(n));
     EngineOptions eo;
-    eo.db_path = (fs::path(opt.work_dir) / ("facts-" + std::to_string(n) + ".db")).string();
+    const std::string store_name = "facts_" + std::to_string(n);
+    ENGRAM_ASSIGN_OR_RETURN(eo.db_path, BenchStore(opt, store_name));
     MemoryScope scope;
     scope.tenant = "bench";
     scope.user = "facts";
@@ -112,6 +112,7 @@ Result<nlohmann::json> RunFactBench(const BenchOptions& opt) {
       ENGRAM_RETURN_IF_ERROR(engine->SearchMemories(scope, "what did I say about it?", {}).status());
       row["first_search_ms"] = Ms(Clock::now() - t0);
     }
+    DropBenchStore(opt, store_name);
     out.push_back(std::move(row));
   }
   return out;

@@ -112,6 +112,62 @@ Result<bool> Exists(const std::string& location) {
   return exists;
 }
 
+namespace {
+
+Status CheckDatabaseName(const std::string& name) {
+  if (name.empty() || name.size() > 60) return Status::InvalidArgument("database name: 1 to 60 characters");
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
+      return Status::InvalidArgument("database name: only a-z, 0-9 and '_'");
+    }
+  }
+  return Status::Ok();
+}
+
+// `url` with its database name replaced: postgresql://auth@host/DB?options.
+Result<std::string> WithDatabase(const std::string& url, const std::string& name) {
+  const auto start = url.find("://");
+  const auto slash = start == std::string::npos ? std::string::npos : url.find('/', start + 3);
+  if (slash == std::string::npos) return Status::InvalidArgument("db: no database name in " + sql::RedactLocation(url));
+  const auto query = url.find('?', slash);
+  return url.substr(0, slash + 1) + name + (query == std::string::npos ? "" : url.substr(query));
+}
+
+}  // namespace
+
+Result<std::string> CreatePostgresDatabase(const std::string& server_url, const std::string& name) {
+  ENGRAM_RETURN_IF_ERROR(CheckDatabaseName(name));
+  ENGRAM_ASSIGN_OR_RETURN(auto db, sql::Db::Open(server_url, {}));
+  if (db->dialect() != sql::Dialect::kPostgres) return Status::InvalidArgument("db: not a PostgreSQL URL");
+  ENGRAM_RETURN_IF_ERROR(db->Exec("CREATE DATABASE " + name));
+  return WithDatabase(server_url, name);
+}
+
+Status DropPostgresDatabase(const std::string& server_url, const std::string& name) {
+  ENGRAM_RETURN_IF_ERROR(CheckDatabaseName(name));
+  ENGRAM_ASSIGN_OR_RETURN(auto db, sql::Db::Open(server_url, {}));
+  return db->Exec("DROP DATABASE IF EXISTS " + name);
+}
+
+Result<std::int64_t> StoreBytes(const std::string& location) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Location loc, sql::ParseLocation(location));
+  if (loc.dialect == sql::Dialect::kSqlite) {
+    std::error_code ec;
+    std::int64_t bytes = 0;
+    for (const char* suffix : {"", "-wal"}) {
+      const auto n = fs::file_size(loc.target + suffix, ec);
+      if (!ec) bytes += static_cast<std::int64_t>(n);
+    }
+    return bytes;
+  }
+  ENGRAM_ASSIGN_OR_RETURN(auto db, sql::Db::Open(location, {}));
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare("SELECT pg_database_size(current_database())"));
+  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+  const std::int64_t bytes = row ? st->Int(0) : 0;
+  st->Reset();
+  return bytes;
+}
+
 Status ScrubAfterErase(sql::Db* db) {
   if (db->dialect() != sql::Dialect::kSqlite) return Status::Ok();
   for (const char* t : {"turns_fts", "segments_fts", "facts_fts"}) {

@@ -29,6 +29,15 @@ bool IsInMemory(const std::string& location);
 // database with the engram schema). Creates nothing.
 Result<bool> Exists(const std::string& location);
 
+// A new database `name` (letters, digits, '_') on the PostgreSQL server of
+// `server_url` (connected to as given): the URL of the new database.
+Result<std::string> CreatePostgresDatabase(const std::string& server_url, const std::string& name);
+// Drops it again (and every connection to it must be closed first).
+Status DropPostgresDatabase(const std::string& server_url, const std::string& name);
+// Bytes the store occupies: the SQLite file and its WAL; the PostgreSQL
+// database (pg_database_size).
+Result<std::int64_t> StoreBytes(const std::string& location);
+
 // After an erasure: makes deleted content unrecoverable from the files
 // (SQLite: merges the full-text indexes and truncates the WAL into the
 // secure-deleted main file). Outside any transaction.
