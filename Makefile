@@ -38,9 +38,10 @@ bench: build
 	@$(BUILD_DIR)/engram bench
 
 # Mixed HTTP load on loopback (docs/PERFORMANCE.md): the release build when present
-# (make build PRESET=release), else $(BUILD_DIR). Settings: see scripts/bench-http.
+# (make build PRESET=release), else $(BUILD_DIR), on SQLite, on PostgreSQL and with two servers on
+# one PostgreSQL (scripts/bench-http-backends). Settings: see scripts/bench-http.
 bench-http: build
-	@scripts/bench-http
+	@scripts/bench-http-backends
 
 clean:
 	rm -rf build build-release build-asan build-tsan
