@@ -14,6 +14,7 @@ void RegisterCommands(CLI::App& app, Cli& cli, int& code) {
   RegisterMcpCommands(app, cli, code);
   RegisterServeCommands(app, cli, code);
   RegisterWorkerCommands(app, cli, code);
+  RegisterStoreCommands(app, cli, code);
 }
 
 }  // namespace engram::cli

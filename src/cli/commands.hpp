@@ -22,6 +22,7 @@ void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterMcpCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterServeCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterWorkerCommands(CLI::App& app, Cli& cli, int& code);
+void RegisterStoreCommands(CLI::App& app, Cli& cli, int& code);
 // --job-lease SECONDS (EngineOptions::job_lease_seconds) on serve, worker, maintain.
 void AddJobLeaseOption(CLI::App* command, int& seconds);
 

@@ -8,6 +8,7 @@
 #include "cli/canary.hpp"
 #include "cli/commands.hpp"
 #include "core/time.hpp"
+#include "store/db.hpp"
 
 namespace engram::cli {
 
@@ -120,9 +121,9 @@ void RegisterHealthCommands(CLI::App& app, Cli& cli, int& code) {
       return;
     }
     if (cli.g.json) {
-      PrintJson(ReportJson(*r, cli.DbPath(), verified));
+      PrintJson(ReportJson(*r, sql::RedactLocation(cli.DbPath()), verified));
     } else {
-      PrintText(*r, cli.DbPath(), verified, max_lines);
+      PrintText(*r, sql::RedactLocation(cli.DbPath()), verified, max_lines);
     }
     code = r->green() ? 0 : kNotGreen;
   });
@@ -153,10 +154,10 @@ void RegisterHealthCommands(CLI::App& app, Cli& cli, int& code) {
     CanaryRun run = RunCanary(*cli.engine, restart);
     if (cli.g.json) {
       auto j = run.ToJson();
-      j["db"] = cli.DbPath();
+      j["db"] = sql::RedactLocation(cli.DbPath());
       PrintJson(j);
     } else {
-      std::cout << "canary " << run.id << " (tenant engram-canary) on " << cli.DbPath() << "\n";
+      std::cout << "canary " << run.id << " (tenant engram-canary) on " << sql::RedactLocation(cli.DbPath()) << "\n";
       int passed = 0;
       for (const auto& c : run.checks) {
         passed += c.ok ? 1 : 0;

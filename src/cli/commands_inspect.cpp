@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "core/time.hpp"
+#include "store/db.hpp"
 
 namespace engram::cli {
 
@@ -75,11 +76,11 @@ void RegisterInspectCommands(CLI::App& app, Cli& cli, int& code) {
       auto j = ToJson(*s);
       j["embedder"] = cli.engine->EmbedderName();
       j["maintainer"] = cli.engine->MaintainerName();
-      j["db"] = cli.DbPath();
+      j["db"] = sql::RedactLocation(cli.DbPath());
       PrintJson(j);
       return;
     }
-    std::cout << "store            " << cli.DbPath() << "\n"
+    std::cout << "store            " << sql::RedactLocation(cli.DbPath()) << "\n"
               << "turns admitted   " << s->turns_admitted << "\n"
               << "  in STM         " << s->stm_turns << "\n"
               << "  in MTM pages   " << s->mtm_pages << " (" << s->mtm_segments << " segments)\n"

@@ -8,6 +8,7 @@
 
 #include "cli/commands.hpp"
 #include "mcp/server.hpp"
+#include "store/db.hpp"
 
 namespace engram::cli {
 
@@ -32,7 +33,7 @@ void RegisterMcpCommands(CLI::App& app, Cli& cli, int& code) {
         "after answering. Use add_fact for explicit facts or preferences, search_memories/list_memories to "
         "find memories, update_memory/delete_memory to correct them.";
     std::cerr << "engram mcp: serving " << scope.tenant << "/" << scope.user << "/" << scope.assistant << " from "
-              << cli.DbPath() << " (" << cli.engine->EmbedderName() << ", " << cli.engine->MaintainerName()
+              << sql::RedactLocation(cli.DbPath()) << " (" << cli.engine->EmbedderName() << ", " << cli.engine->MaintainerName()
               << ") on stdio\n";
     mcp::Server server(tools, info, std::cerr);
     code = server.Serve(std::cin, std::cout);

@@ -10,7 +10,6 @@
 // running the command again with the same target.
 #include <unistd.h>
 
-#include <filesystem>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -19,6 +18,8 @@
 #include "models/openai/openai_client.hpp"
 #include "models/openai/openai_embedder.hpp"
 #include "models/openai/provider_config.hpp"
+#include "store/db.hpp"
+#include "store/open.hpp"
 
 namespace engram::cli {
 
@@ -71,8 +72,11 @@ int RunReembed(Cli& cli, bool builtin) {
     return Fail(2, "reembed: --builtin conflicts with --embed-base-url/--embed-model");
   }
   const std::string path = cli.DbPath();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return Fail(1, "reembed: no store at " + path + "; nothing to migrate");
+  // A SQLite file that is there, or a PostgreSQL database with the engram
+  // schema (a URL is never taken for a path).
+  auto exists = store::Exists(path);
+  if (!exists.ok()) return Fail(exists.status());
+  if (!*exists) return Fail(1, "reembed: no store at " + sql::RedactLocation(path) + "; nothing to migrate");
   auto target = TargetEmbedder(cli, builtin);
   if (!target.ok()) return Fail(target.status());
 

@@ -43,13 +43,35 @@ Result<Location> ParseLocation(const std::string& text) {
 std::string RedactLocation(const std::string& text) {
   const std::string scheme = SchemeOf(text);
   if (scheme.empty()) return text;
-  const auto start = text.find("://") + 3;
-  const auto at = text.find('@', start);
-  const auto slash = text.find('/', start);
-  if (at == std::string::npos || (slash != std::string::npos && slash < at)) return text;
-  const auto colon = text.find(':', start);
-  if (colon == std::string::npos || colon > at) return text;
-  return text.substr(0, colon + 1) + "***" + text.substr(at);
+  std::string out = text;
+  // user:password@host: the user information ends at the first '@' before
+  // any '/' (as libpq reads it), the password at its first ':'.
+  auto start = out.find("://") + 3;
+  const auto at = out.find('@', start);
+  const auto slash = out.find('/', start);
+  if (at != std::string::npos && (slash == std::string::npos || at < slash)) {
+    const auto colon = out.find(':', start);
+    if (colon != std::string::npos && colon < at) out = out.substr(0, colon + 1) + "***" + out.substr(at);
+    start = out.find('@', start) + 1;
+  }
+  // ?...&password=...&...: the value of every `password` parameter.
+  const auto query = out.find('?', start);
+  if (query == std::string::npos) return out;
+  std::string redacted = out.substr(0, query + 1);
+  std::size_t pos = query + 1;
+  while (pos <= out.size()) {
+    auto end = out.find('&', pos);
+    if (end == std::string::npos) end = out.size();
+    const std::string param = out.substr(pos, end - pos);
+    const auto eq = param.find('=');
+    std::string key = param.substr(0, eq);
+    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    redacted += eq != std::string::npos && key == "password" ? param.substr(0, eq + 1) + "***" : param;
+    if (end == out.size()) break;
+    redacted += '&';
+    pos = end + 1;
+  }
+  return redacted;
 }
 
 Result<std::unique_ptr<Db>> Db::Open(const std::string& location, const OpenOptions& options) {

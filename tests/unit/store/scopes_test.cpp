@@ -193,6 +193,18 @@ TEST(LocationTest, UrlsAreNeverTakenForPaths) {
   EXPECT_EQ(sql::ParseLocation("").status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(sql::RedactLocation("postgresql://u:secret@h/db"), "postgresql://u:***@h/db");
   EXPECT_EQ(sql::RedactLocation("postgresql://u@h/db"), "postgresql://u@h/db");
+  // A password in the query is hidden too (any case), the other parameters stay.
+  EXPECT_EQ(sql::RedactLocation("postgresql://u@h/db?password=x&sslmode=require"),
+            "postgresql://u@h/db?password=***&sslmode=require");
+  EXPECT_EQ(sql::RedactLocation("postgres://u:secret@h:5432/db?sslmode=require&Password=x%26y"),
+            "postgres://u:***@h:5432/db?sslmode=require&Password=***");
+  EXPECT_EQ(sql::RedactLocation("postgresql:///db?host=/run/pg&password=s3cret&password=again"),
+            "postgresql:///db?host=/run/pg&password=***&password=***");
+  EXPECT_EQ(sql::RedactLocation("postgresql://u:p?w@h/db"), "postgresql://u:***@h/db");
+  EXPECT_EQ(sql::RedactLocation("postgresql://u@h/db?passwordless=1&application_name=x"),
+            "postgresql://u@h/db?passwordless=1&application_name=x");
+  // File paths are never rewritten.
+  EXPECT_EQ(sql::RedactLocation("/srv/a:b@c/x.db?password=y"), "/srv/a:b@c/x.db?password=y");
 }
 
 }  // namespace
