@@ -184,7 +184,10 @@ Result<MaintainReport> RunPendingJobs(const WriterDb& w, std::int64_t scope_id,
         lost = true;
         break;
       }
-      if (!begun.ok()) return Release(w, job, deps), begun;
+      if (!begun.ok()) {
+        Release(w, job, deps);
+        return begun;
+      }
       st = job.kind == "promote" ? RunPromote(w, job, config, deps, run_id, &report)
                                  : RunConsolidate(w, job, config, deps, run_id, &report);
       if (store::IsLeaseLost(st)) {
@@ -197,7 +200,10 @@ Result<MaintainReport> RunPendingJobs(const WriterDb& w, std::int64_t scope_id,
         lost = true;
         break;
       }
-      if (!finished.ok()) return Release(w, job, deps), finished;
+      if (!finished.ok()) {
+        Release(w, job, deps);
+        return finished;
+      }
       if (st.ok()) break;
     }
     if (lost) {
