@@ -35,7 +35,10 @@ struct CanaryRun {
 // batches is a new process).
 struct CanaryRestart {
   std::string exe = "/proc/self/exe";
-  std::vector<std::string> global_args;  // --db, --home and model flags of this run
+  std::vector<std::string> global_args;  // --home and model flags of this run
+  // The store, passed to the child in ENGRAM_DB rather than on its command
+  // line, where any user of the machine could read a password in it.
+  std::string db;
 };
 
 // Runs every check (pin, capacity, degraded path, scope isolation, restart,

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <random>
 
@@ -125,6 +126,15 @@ int RunChild(const CanaryRestart& restart, const std::vector<std::string>& tail,
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // The environment of this process, with ENGRAM_DB naming the store.
+  std::vector<std::string> env_text;
+  for (char** e = environ; e && *e; ++e) {
+    if (std::strncmp(*e, "ENGRAM_DB=", 10) != 0) env_text.emplace_back(*e);
+  }
+  if (!restart.db.empty()) env_text.push_back("ENGRAM_DB=" + restart.db);
+  std::vector<char*> envp;
+  for (auto& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) return -1;
   std::cout.flush();
@@ -132,7 +142,7 @@ int RunChild(const CanaryRestart& restart, const std::vector<std::string>& tail,
   pid_t pid = fork();
   if (pid == 0) {
     dup2(fds[1], 1);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   close(fds[1]);

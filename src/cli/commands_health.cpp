@@ -144,7 +144,8 @@ void RegisterHealthCommands(CLI::App& app, Cli& cli, int& code) {
       return;
     }
     CanaryRestart restart;
-    restart.global_args = {"--home", cli.HomeDir(), "--db", cli.DbPath()};
+    restart.global_args = {"--home", cli.HomeDir()};
+    restart.db = cli.DbPath();
     for (const auto& [flag, value] : {std::pair{"--llm-base-url", &cli.g.llm_base_url},
                                       {"--llm-model", &cli.g.llm_model},
                                       {"--embed-base-url", &cli.g.embed_base_url},
