@@ -7,6 +7,7 @@
 #include "mcp/protocol.hpp"
 #include "mcp/server.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram::mcp {
 namespace {
@@ -40,7 +41,7 @@ TEST(McpProtocol, LineReaderDropsOversizedLinesAndKeepsGoing) {
 class McpServerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto e = Engine::Open({.db_path = dir_.File("mcp.db")});
+    auto e = Engine::Open({.db_path = testing::StoreAt(dir_.File("mcp.db"))});
     ASSERT_TRUE(e.ok()) << e.status().ToString();
     engine_ = std::move(e).value();
     tools_ = std::make_unique<Tools>(*engine_, Scope{"default", "u", "a"});

@@ -6,6 +6,7 @@
 #include "server/metrics.hpp"
 #include "server/serve.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace engram::server {
 namespace {
@@ -13,10 +14,10 @@ namespace {
 class ApiKeysTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto e = Engine::Open({.db_path = dir_.File("engram.db")});
+    auto e = Engine::Open({.db_path = testing::StoreAt(dir_.File("engram.db"))});
     ASSERT_TRUE(e.ok()) << e.status().ToString();
     engine_ = std::move(*e);
-    auto k = ApiKeys::Open(dir_.File("engram.db"));
+    auto k = ApiKeys::Open(testing::StoreAt(dir_.File("engram.db")));
     ASSERT_TRUE(k.ok()) << k.status().ToString();
     keys_ = std::move(*k);
   }
@@ -39,8 +40,13 @@ TEST_F(ApiKeysTest, CreatedKeyAuthenticatesWithItsRightsAndIsStoredOnlyAsAHash) 
   EXPECT_FALSE((*who)->AllowsUser("carol"));
   EXPECT_TRUE((*who)->Can(Role::kRead));
   EXPECT_FALSE((*who)->Can(Role::kAdmin));
-  const std::string rows = testing::ReadFile(dir_.File("engram.db")) + testing::ReadFile(dir_.File("engram.db-wal"));
-  EXPECT_EQ(rows.find(key.substr(18)), std::string::npos);  // the secret part is nowhere in the files
+  // The secret part is nowhere in the store (its files, or any PostgreSQL table).
+  if (testing::OnPostgres()) {
+    EXPECT_EQ(testing::PgOccurrences(testing::StoreAt(dir_.File("engram.db")), key.substr(18)), 0);
+  } else {
+    const std::string rows = testing::ReadFile(dir_.File("engram.db")) + testing::ReadFile(dir_.File("engram.db-wal"));
+    EXPECT_EQ(rows.find(key.substr(18)), std::string::npos);
+  }
 }
 
 TEST_F(ApiKeysTest, WrongMalformedAndRevokedKeysAreRefused) {
