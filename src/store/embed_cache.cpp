@@ -31,4 +31,10 @@ Status PutCachedEmbedding(sql::Db* db, const std::string& model, std::int64_t te
       .Run();
 }
 
+Status DeleteCachedEmbeddings(sql::Db* db, const std::vector<std::int64_t>& text_hashes) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare("DELETE FROM embed_cache WHERE text_hash = ?1"));
+  for (auto h : text_hashes) ENGRAM_RETURN_IF_ERROR(st->Bind(1, h).Run());
+  return Status::Ok();
+}
+
 }  // namespace engram::store

@@ -29,4 +29,8 @@ Result<std::optional<CachedEmbedding>> FindCachedEmbedding(sql::Db* db, const st
 Status PutCachedEmbedding(sql::Db* db, const std::string& model, std::int64_t text_hash,
                           const std::vector<float>& vector);
 
+// Removes every model's vector for each text hash (erasure of the texts).
+// REQUIRES: inside a write transaction.
+Status DeleteCachedEmbeddings(sql::Db* db, const std::vector<std::int64_t>& text_hashes);
+
 }  // namespace engram::store

@@ -1,5 +1,7 @@
 #include "store/erase.hpp"
 
+#include "store/embed_cache.hpp"
+
 namespace engram::store {
 
 namespace {
@@ -65,8 +67,7 @@ Result<std::int64_t> EraseScope(sql::Db* db, std::int64_t scope_id, const std::v
   ENGRAM_ASSIGN_OR_RETURN(bool row, count->Step());
   const std::int64_t turns = row ? count->Int(0) : 0;
   count->Reset();
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * uncache, db->Prepare("DELETE FROM embed_cache WHERE text_hash = ?1"));
-  for (auto h : cache_hashes) ENGRAM_RETURN_IF_ERROR(uncache->Bind(1, h).Run());
+  ENGRAM_RETURN_IF_ERROR(DeleteCachedEmbeddings(db, cache_hashes));
   for (const auto& step : kSteps) {
     ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(step.sql));
     ENGRAM_RETURN_IF_ERROR(st->Bind(1, scope_id).Run());

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "store/embed_cache.hpp"
+
 namespace engram::store {
 
 namespace {
@@ -297,8 +299,7 @@ Result<std::vector<FactVersionText>> ListFactVersions(sql::Db* db, const std::st
 
 Status EraseFactContent(sql::Db* db, const std::string& memory_id, const std::vector<std::int64_t>& fact_ids,
                         const std::vector<std::int64_t>& cache_hashes, TimeMs now) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * uncache, db->Prepare("DELETE FROM embed_cache WHERE text_hash = ?"));
-  for (auto h : cache_hashes) ENGRAM_RETURN_IF_ERROR(uncache->Bind(1, h).Run());
+  ENGRAM_RETURN_IF_ERROR(DeleteCachedEmbeddings(db, cache_hashes));
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * unlink,
                           db->Prepare("DELETE FROM fact_entities WHERE fact_id = ? RETURNING entity_id"));
   ENGRAM_ASSIGN_OR_RETURN(

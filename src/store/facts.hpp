@@ -145,7 +145,7 @@ Result<std::vector<FactVersionText>> ListFactVersions(sql::Db* db, const std::st
 // entries with `cache_hashes`, the entity links of `fact_ids` (and entities
 // no row names any more), its links, and the texts, metadata, actor,
 // embeddings and keys of its rows (status purged, updated at `now`) and of
-// its history. The full-text rows are facts_fts's (UnindexFactText).
+// its history. The full-text rows are facts_fts's (store::UnindexText, FullText::kFacts).
 // REQUIRES: inside a write transaction.
 Status EraseFactContent(sql::Db* db, const std::string& memory_id, const std::vector<std::int64_t>& fact_ids,
                         const std::vector<std::int64_t>& cache_hashes, TimeMs now);

@@ -19,17 +19,6 @@ Result<std::vector<FactTextHit>> Collect(sql::Stmt* st) {
 
 }  // namespace
 
-Status IndexFactText(sql::Db* db, std::int64_t fact_id, const std::string& scope_token,
-                     const std::string& document) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare("INSERT INTO facts_fts(rowid, scope, terms) VALUES(?,?,?)"));
-  return st->Bind(1, fact_id).Bind(2, scope_token).Bind(3, document).Run();
-}
-
-Status UnindexFactText(sql::Db* db, std::int64_t fact_id) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare("DELETE FROM facts_fts WHERE rowid = ?"));
-  return st->Bind(1, fact_id).Run();
-}
-
 Result<std::vector<FactTextHit>> FindFactText(sql::Db* db, const std::vector<std::string>& terms,
                                               const std::string& scope_token, std::size_t limit) {
   if (terms.empty()) return std::vector<FactTextHit>{};

@@ -1,6 +1,7 @@
 // The full-text index of facts (facts_fts): one document per live facts row
 // (rowid = facts.id), holding the scope token (store::ScopeToken) and the
-// row's index terms (memory/facts/fact_text.hpp LexicalDocument). SQLite
+// row's index terms (memory/facts/fact_text.hpp LexicalDocument), written
+// through store/fulltext.hpp (IndexText / UnindexText, FullText::kFacts). SQLite
 // ranks matches with FTS5's bm25; PostgreSQL with ts_rank over the generated
 // tsvector (store/fulltext.hpp), reported negated so that lower is better on
 // both. Scores are comparable within one search only.
@@ -16,14 +17,6 @@
 #include "store/facts_filter_sql.hpp"
 
 namespace engram::store {
-
-// Indexes a live facts row. REQUIRES: inside a write transaction.
-Status IndexFactText(sql::Db* db, std::int64_t fact_id, const std::string& scope_token,
-                     const std::string& document);
-
-// Removes a row's document (none: nothing happens). REQUIRES: inside a write
-// transaction.
-Status UnindexFactText(sql::Db* db, std::int64_t fact_id);
 
 // A match: bm25 as FTS5 computes it over the terms column (SQLite), or
 // -ts_rank (PostgreSQL): lower is better.

@@ -12,6 +12,7 @@
 #include "store/facts_entities.hpp"
 #include "store/facts_fts.hpp"
 #include "store/facts_history.hpp"
+#include "store/fulltext.hpp"
 
 namespace engram::memory::facts {
 
@@ -69,7 +70,7 @@ Status History(const WriteContext& c, const std::string& memory_id, std::int64_t
 }
 
 Status IndexText(const WriteContext& c, std::int64_t fact_id, const std::string& text) {
-  return store::IndexFactText(c.db, fact_id, ScopeToken(c.scope_id), LexicalDocument(text));
+  return store::IndexText(c.db, store::FullText::kFacts, fact_id, c.scope_id, LexicalDocument(text));
 }
 
 Status LinkEntities(const WriteContext& c, std::int64_t fact_id, const std::vector<EntityRef>& refs) {
@@ -214,7 +215,7 @@ Result<WriteOutcome> NewVersion(const WriteContext& c, const FactRow& cur, const
   const Vector& emb = ch.text ? *ch.embedding : cur.embedding;
   ENGRAM_ASSIGN_OR_RETURN(bool retired, store::RetireLiveFact(c.db, cur.id, "superseded", c.now));
   if (!retired) return Status::Aborted("memory " + cur.item.id + " changed concurrently");
-  ENGRAM_RETURN_IF_ERROR(store::UnindexFactText(c.db, cur.id));
+  ENGRAM_RETURN_IF_ERROR(store::UnindexText(c.db, store::FullText::kFacts, cur.id));
   store::FactVersionRow next;
   next.text = text;
   next.norm_hash = hash;
@@ -243,7 +244,7 @@ Status DeleteFact(const WriteContext& c, const FactRow& cur) {
   if (cur.item.status != "live") return Status::NotFound("memory " + cur.item.id);
   ENGRAM_ASSIGN_OR_RETURN(bool retired, store::RetireLiveFact(c.db, cur.id, "deleted", c.now));
   if (!retired) return Status::Aborted("memory " + cur.item.id + " changed concurrently");
-  ENGRAM_RETURN_IF_ERROR(store::UnindexFactText(c.db, cur.id));
+  ENGRAM_RETURN_IF_ERROR(store::UnindexText(c.db, store::FullText::kFacts, cur.id));
   ENGRAM_RETURN_IF_ERROR(
       History(c, cur.item.id, cur.id, cur.item.version, "DELETE", &cur.item.memory, nullptr, cur.item.role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, cur.id, cur.item.version, false, "lpm", "deleted"));
@@ -264,7 +265,7 @@ Status PurgeMemory(const WriteContext& c, const std::string& memory_id) {
     if (r.version >= version) version = r.version, last_id = r.id, role = r.role;
   }
   if (ids.empty()) return Status::NotFound("memory " + memory_id);
-  for (auto id : ids) ENGRAM_RETURN_IF_ERROR(store::UnindexFactText(c.db, id));
+  for (auto id : ids) ENGRAM_RETURN_IF_ERROR(store::UnindexText(c.db, store::FullText::kFacts, id));
   ENGRAM_RETURN_IF_ERROR(store::EraseFactContent(c.db, memory_id, ids, hashes, c.now));
   ENGRAM_RETURN_IF_ERROR(History(c, memory_id, last_id, version, "PURGE", nullptr, nullptr, role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, last_id, version, false, "lpm", "purged"));
