@@ -4,7 +4,7 @@ PRESET ?= dev
 BUILD_DIR := $(if $(filter dev,$(PRESET)),build,build-$(PRESET))
 JOBS ?= 2
 
-.PHONY: all bootstrap configure build run test bench bench-http clean mcp-client-deps
+.PHONY: all bootstrap configure build run test bench bench-http clean client-deps
 
 all: build
 
@@ -20,18 +20,20 @@ build: configure
 run: build
 	@scripts/demo $(BUILD_DIR)/engram
 
-# The MCP SDK client test's dependencies (only when node and npm exist; skipped
-# when node_modules is up to date with package-lock.json).
-MCP_CLIENT := tests/mcp-client
-mcp-client-deps:
-	@if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then \
-	  if [ ! -f $(MCP_CLIENT)/node_modules/.package-lock.json ] || \
-	     [ $(MCP_CLIENT)/package-lock.json -nt $(MCP_CLIENT)/node_modules/.package-lock.json ]; then \
-	    npm ci --prefix $(MCP_CLIENT) --no-audit --no-fund --loglevel=error; \
+# The npm packages of the real-client tests (the MCP SDK; the mem0ai and
+# openai clients), from their lockfiles; `npm ci` runs only when node_modules
+# is older than package-lock.json. Without node and npm the tests cannot run:
+# scripts/bootstrap installs them.
+NPM_TEST_DIRS := tests/mcp-client tests/clients
+client-deps:
+	@for d in $(NPM_TEST_DIRS); do \
+	  if [ ! -f $$d/node_modules/.package-lock.json ] || \
+	     [ $$d/package-lock.json -nt $$d/node_modules/.package-lock.json ]; then \
+	    npm ci --prefix $$d --no-audit --no-fund --loglevel=error || exit 1; \
 	  fi; \
-	else echo "make: node/npm not found; the MCP SDK client test will be skipped" >&2; fi
+	done
 
-test: build mcp-client-deps
+test: build client-deps
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS) --timeout 600
 
 bench: build

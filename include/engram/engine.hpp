@@ -68,6 +68,13 @@ class Engine {
   // fails, the error is returned and nothing is admitted.
   virtual Result<ChatReply> Chat(const Scope& scope, const std::string& query,
                                  const ChatOptions& options) = 0;
+  // Admits an exchange answered outside the engine (the memory proxy of
+  // `engram serve`) with its generation receipt, as Chat does: `used` are the
+  // memory items that entered the prompt, `answered_by` names the model, and
+  // `run_id` joins the receipt ("" = a new one). One transaction.
+  virtual Result<AdmitResult> AdmitAnswer(const Scope& scope, const TurnInput& turn,
+                                          const std::vector<RetrievedItem>& used, const std::string& answered_by,
+                                          const std::string& run_id) = 0;
 
   virtual Result<Profile> GetProfile(const Scope& scope) = 0;
   virtual Result<std::vector<Fact>> ListFacts(const Scope& scope, const std::string& kind) = 0;
@@ -169,6 +176,13 @@ class Engine {
   // Events of a memory (deleted and purged ones too), oldest first.
   virtual Result<std::vector<MemoryHistoryEvent>> MemoryHistory(const MemoryScope& scope,
                                                                 const std::string& id) = 0;
+
+  // For clients that name a memory by id alone: the scope of the live memory
+  // `id` of `tenant` (its own user, agent and run). NotFound when the tenant
+  // has no live memory with that id.
+  virtual Result<MemoryScope> LocateMemory(const std::string& tenant, const std::string& id) = 0;
+  // Every user, agent and run id of `tenant` that holds live memories.
+  virtual Result<std::vector<MemoryEntity>> ListMemoryEntities(const std::string& tenant) = 0;
 
   // Name of the embedder and maintenance engine in use.
   virtual std::string EmbedderName() const = 0;

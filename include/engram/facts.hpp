@@ -149,6 +149,14 @@ struct MemoryHistoryEvent {
   TimeMs at = 0;
 };
 
+// A user, agent or run id that holds live memories (tenant-wide listing).
+struct MemoryEntity {
+  std::string type;  // "user", "agent" or "run"
+  std::string name;
+  std::int64_t memories = 0;
+  TimeMs first_at = 0, last_at = 0;  // oldest creation, newest update of its memories
+};
+
 struct MemoryPurgeResult {
   std::int64_t memories = 0;  // memories erased
   std::int64_t rows = 0;      // versions erased

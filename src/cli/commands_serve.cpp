@@ -53,10 +53,15 @@ std::string AdminKeyFile(const Cli& cli) {
 void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
   auto* serve = app.add_subcommand("serve", "Run the HTTP server (REST API under /v1, docs/openapi.yaml)");
   static std::string listen = "127.0.0.1:8420";
-  static int threads = 8, max_body_mb = 32;
+  static int threads = 8, max_body_mb = 32, max_connections = 512;
   static bool no_auth = false, access_log = false;
   serve->add_option("--listen", listen, "HOST:PORT to listen on (port 0: any free port)");
-  serve->add_option("--threads", threads, "Worker threads; each open connection holds one")->check(CLI::Range(1, 1024));
+  serve->add_option("--threads", threads, "Requests served by the engine at once (connections are not limited by it)")
+      ->check(CLI::Range(1, 1024));
+  // Connection threads are cheap; the cap stays below select()'s 1024 descriptors.
+  serve->add_option("--max-connections", max_connections,
+                    "Open connections; a new one beyond is answered 503 and closed")
+      ->check(CLI::Range(1, 900));
   serve->add_option("--max-body", max_body_mb, "Largest request body in MiB")->check(CLI::Range(1, 4096));
   serve->add_flag("--no-auth", no_auth, "No API keys (refused unless listening on loopback)");
   serve->add_flag("--access-log", access_log, "Print one line per request (method, path, status, time, request id)");
@@ -65,6 +70,19 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
   serve->add_flag("--no-worker", no_worker,
                   "Serve only: no background maintenance (admissions leave jobs pending for engram worker)");
   AddJobLeaseOption(serve, job_lease);
+  // The memory proxy (/v1/chat/completions): how memory enters the prompt.
+  static server::ApiOptions::Proxy proxy;
+  serve->add_option("--proxy-budget", proxy.budget_tokens, "Memory tokens the chat-completions proxy adds at most")
+      ->check(CLI::Range(50, 32000));
+  serve->add_option("--proxy-position", proxy.position,
+                    "Where the proxy's memory message goes: first (after the caller's system messages) or last "
+                    "(just before the last message)")
+      ->check(CLI::IsMember({"first", "last"}));
+  serve->add_option("--proxy-template", proxy.template_text,
+                    "The proxy's memory message; {memory} is replaced by the retrieved context")
+      ->check([](const std::string& t) {
+        return t.find("{memory}") == std::string::npos ? std::string("must contain {memory}") : std::string();
+      });
   serve->callback([&] {
     server::ServeOptions o;
     if (Status st = server::ParseListen(listen, &o.host, &o.port); !st.ok()) {
@@ -72,6 +90,7 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
       return;
     }
     o.http.threads = threads;
+    o.http.max_connections = max_connections;
     o.http.max_body_bytes = static_cast<std::size_t>(max_body_mb) << 20;
     o.auth = !no_auth;
     o.access_log = access_log;
@@ -101,6 +120,8 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
       return m;
     };
     o.chat_model = [&cli] { return cli.llm_client != nullptr; };
+    o.upstream = [&cli]() -> ChatPassthrough* { return cli.llm_client.get(); };
+    o.proxy = proxy;
     code = server::Serve(o, std::cout);
   });
 

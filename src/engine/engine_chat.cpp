@@ -69,44 +69,52 @@ Result<ChatReply> EngineImpl::Chat(const Scope& scope, const std::string& query,
   reply.run_id = lineage::NewRunId();
   if (!options.admit) return reply;
 
-  // The exchange and its dependency record commit together.
   TurnInput turn;
   turn.user_text = query;
   turn.assistant_text = answer.content;
   turn.event_time = asked;
   turn.user_name = options.user_name;
   turn.assistant_name = options.assistant_name;
+  ENGRAM_ASSIGN_OR_RETURN(AdmitResult admitted,
+                          AdmitAnswer(scope, turn, memory.items, options_.llm->Name(), reply.run_id));
+  reply.turn_id = admitted.turn_id;
+  return reply;
+}
+
+Result<AdmitResult> EngineImpl::AdmitAnswer(const Scope& scope, const TurnInput& turn,
+                                            const std::vector<RetrievedItem>& used, const std::string& answered_by,
+                                            const std::string& run_id) {
+  ENGRAM_RETURN_IF_ERROR(ValidateScope(scope));
   ENGRAM_RETURN_IF_ERROR(memory::ValidateTurn(turn));
-  bool pending = false;
+  const std::string run = run_id.empty() ? lineage::NewRunId() : run_id;
+  AdmitResult admitted;
+  // The exchange and its dependency record commit together.
   {
     std::lock_guard<std::mutex> lock(writer_mu_);
     TimeMs now = deps_.clock->NowMs();
     ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(writer_.get()));
     ENGRAM_ASSIGN_OR_RETURN(std::int64_t scope_id, memory::EnsureScope(writer_.get(), scope, now));
     ENGRAM_ASSIGN_OR_RETURN(memory::ScopeRow row, memory::LoadScope(writer_.get(), scope_id));
-    ENGRAM_ASSIGN_OR_RETURN(AdmitResult admitted,
-                            memory::AdmitTurn(writer_.get(), row, turn, now, config_, reply.run_id));
+    ENGRAM_ASSIGN_OR_RETURN(admitted, memory::AdmitTurn(writer_.get(), row, turn, now, config_, run));
     lineage::Receipt r;
-    r.run_id = reply.run_id;
+    r.run_id = run;
     r.tenant = scope.tenant;
     r.user_scope = scope.user;
     r.assistant_scope = scope.assistant;
     r.memory_kind = "generation";
     r.memory_id = admitted.turn_id;
-    r.source_version = config_.source_version + ";answer=" + options_.llm->Name();
+    r.source_version = config_.source_version + ";answer=" + answered_by;
     r.from_tier = "retrieval";
     r.to_tier = "answer";
     r.status = "committed";
     r.at_utc = now;
-    r.depends_on_version = DependsOn(memory.items);
+    r.depends_on_version = DependsOn(used);
     r.outcome_receipt = "turns.id=" + std::to_string(admitted.turn_id);
     ENGRAM_RETURN_IF_ERROR(lineage::Write(writer_.get(), r));
     ENGRAM_RETURN_IF_ERROR(txn->Commit());
-    reply.turn_id = admitted.turn_id;
-    pending = admitted.promotion_pending;
   }
-  if (pending) Wake();
-  return reply;
+  if (admitted.promotion_pending) Wake();
+  return admitted;
 }
 
 }  // namespace engram

@@ -6,6 +6,7 @@
 #include "memory/facts/fact_query.hpp"
 #include "memory/facts/fact_store.hpp"
 #include "memory/scope_store.hpp"
+#include "store/fact_lookup.hpp"
 #include "store/scopes.hpp"
 
 namespace engram {
@@ -117,6 +118,29 @@ Result<std::vector<MemoryHistoryEvent>> EngineImpl::MemoryHistory(const MemorySc
   sql::Db* db = lease->db();
   ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
   return facts::MemoryHistory(db, scope, id, deps_.clock->NowMs());
+}
+
+Result<MemoryScope> EngineImpl::LocateMemory(const std::string& tenant, const std::string& id) {
+  if (tenant.empty()) return Status::InvalidArgument("tenant: must not be empty");
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<store::FactIds> ids, store::LocateLiveFact(lease->db(), tenant, id));
+  if (!ids) return Status::NotFound("memory " + id);
+  MemoryScope scope;
+  scope.tenant = tenant;
+  scope.user = std::move(ids->user);
+  scope.agent = std::move(ids->agent);
+  scope.run = std::move(ids->run);
+  return scope;
+}
+
+Result<std::vector<MemoryEntity>> EngineImpl::ListMemoryEntities(const std::string& tenant) {
+  if (tenant.empty()) return Status::InvalidArgument("tenant: must not be empty");
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  ENGRAM_ASSIGN_OR_RETURN(auto rows, store::ListFactEntities(lease->db(), tenant));
+  std::vector<MemoryEntity> out;
+  out.reserve(rows.size());
+  for (auto& r : rows) out.push_back(MemoryEntity{std::move(r.type), std::move(r.name), r.memories, r.first_at, r.last_at});
+  return out;
 }
 
 }  // namespace engram

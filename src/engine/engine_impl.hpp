@@ -36,6 +36,8 @@ class EngineImpl final : public Engine {
                                    const RetrieveOptions& options) override;
   Result<ChatReply> Chat(const Scope& scope, const std::string& query,
                          const ChatOptions& options) override;
+  Result<AdmitResult> AdmitAnswer(const Scope& scope, const TurnInput& turn, const std::vector<RetrievedItem>& used,
+                                  const std::string& answered_by, const std::string& run_id) override;
   Result<Profile> GetProfile(const Scope& scope) override;
   Result<std::vector<Fact>> ListFacts(const Scope& scope, const std::string& kind) override;
   Result<std::vector<Turn>> ListTurns(const Scope& scope, std::int64_t after_seq, int limit) override;
@@ -71,6 +73,8 @@ class EngineImpl final : public Engine {
   Result<MemoryPurgeResult> PurgeMemory(const MemoryScope& scope, const std::string& id) override;
   Result<MemoryPurgeResult> PurgeMemories(const MemoryScope& scope) override;
   Result<std::vector<MemoryHistoryEvent>> MemoryHistory(const MemoryScope& scope, const std::string& id) override;
+  Result<MemoryScope> LocateMemory(const std::string& tenant, const std::string& id) override;
+  Result<std::vector<MemoryEntity>> ListMemoryEntities(const std::string& tenant) override;
 
   // engine_reembed.cpp
   Result<ReembedReport> Reembed(std::shared_ptr<Embedder> target,

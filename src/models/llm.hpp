@@ -48,4 +48,34 @@ class Llm {
   [[nodiscard]] virtual Result<ChatResult> Chat(const ChatRequest& request) = 0;
 };
 
+// One chat-completions request passed through unchanged (the memory proxy of
+// `engram serve`): the caller's JSON body goes to the endpoint as it is, and
+// the reply comes back as it is, streamed chunk by chunk when asked.
+struct PassthroughRequest {
+  std::string body;  // the whole request body (JSON text)
+  bool stream = false;
+  // Streaming: each chunk of a 2xx reply's body as it arrives; false cancels
+  // the exchange (Forward returns kAborted).
+  std::function<bool(std::string_view chunk)> on_chunk;
+};
+
+struct PassthroughReply {
+  int status = 0;             // the endpoint's HTTP status
+  std::string content_type;   // of the reply
+  std::string body;           // non-streamed replies and every non-2xx reply
+  ChatResult result;          // the assistant text (and usage) of a 2xx reply
+  bool tool_calls = false;    // the answer calls tools
+  bool complete = false;      // a 2xx reply that ended properly (a finish_reason, or [DONE])
+};
+
+class ChatPassthrough {
+ public:
+  virtual ~ChatPassthrough() = default;
+  // The model a request without "model" gets.
+  virtual std::string DefaultModel() const = 0;
+  // One exchange, without retries (the caller's client retries). Transport
+  // failures are statuses (kUnavailable; "timed out" for timeouts).
+  [[nodiscard]] virtual Result<PassthroughReply> Forward(const PassthroughRequest& request) = 0;
+};
+
 }  // namespace engram

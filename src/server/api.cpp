@@ -1,10 +1,13 @@
 #include "server/api.hpp"
 
+#include <strings.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <set>
 
+#include "core/json_limits.hpp"
 #include "wire/args.hpp"
 #include "wire/json.hpp"
 
@@ -46,8 +49,75 @@ json QueryJson(const HttpRequest& req) {
   return j;
 }
 
+// The top-level key of the JSON object `text` under which the nesting first
+// goes deeper than the limit ("" when there is none or it is not a plain
+// name). The container is always the value of the last string seen at depth
+// 1, its key.
+std::string DeepField(std::string_view text) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  std::size_t start = 0;
+  std::string_view last;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+        if (depth == 1) last = text.substr(start, i - start);
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      start = i + 1;
+    } else if (c == '[' || c == '{') {
+      if (++depth > json_limits::kMaxDepth) {
+        const bool plain = !last.empty() && last.size() <= 100 && last.find('\\') == std::string_view::npos;
+        return plain ? std::string(last) : std::string();
+      }
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return "";
+}
+
+// About how many values (objects, arrays, scalars) the JSON `text` holds,
+// counted without parsing; stops once past `stop_above`.
+std::size_t CountValues(std::string_view text, std::size_t stop_above) {
+  std::size_t n = 1;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == ',' || c == '[' || c == '{') {
+      if (++n > stop_above) return n;
+    }
+  }
+  return n;
+}
+
 json ParseBody(const HttpRequest& req) {
-  if (req.body.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
+  const auto start = req.body.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos) return json::object();
+  // Checked on the text, before any tree is built: the shape, the depth (the
+  // parsed tree is destroyed recursively) and the number of values (the tree
+  // may be some 30 times the size of the text).
+  if (req.body[start] != '{') Throw(400, "invalid_json", "body: expected a JSON object");
+  CheckJsonDepth(req.body, "", "invalid_json");
+  if (CountValues(req.body, kMaxBodyValues) > kMaxBodyValues) {
+    Throw(413, "payload_too_large", "body: more than " + std::to_string(kMaxBodyValues) + " JSON values");
+  }
   json j;
   try {
     j = json::parse(req.body);
@@ -63,13 +133,31 @@ json ParseBody(const HttpRequest& req) {
   return j;
 }
 
+// The API key of the request: `Authorization: Bearer <key>` (or `Token
+// <key>` as Mem0's clients send it; the scheme in any case, RFC 9110 11.1) or
+// `X-API-Key: <key>`. Credentials that could mean two keys are refused
+// rather than guessed: a header sent twice, or both headers with different
+// keys.
 std::string PresentedKey(const HttpRequest& req) {
-  std::string auth = req.Header("authorization");
-  if (auth.size() > 7 && (auth.compare(0, 7, "Bearer ") == 0 || auth.compare(0, 7, "bearer ") == 0)) {
-    const auto start = auth.find_first_not_of(' ', 7);
-    return start == std::string::npos ? std::string() : auth.substr(start);
+  if (req.Repeated("authorization")) {
+    Throw(400, "invalid_argument", "Authorization: sent more than once; send one API key");
   }
-  return req.Header("x-api-key");
+  if (req.Repeated("x-api-key")) Throw(400, "invalid_argument", "X-API-Key: sent more than once; send one API key");
+  std::string from_auth;
+  const std::string auth = req.Header("authorization");
+  const auto space = auth.find_first_of(" \t");
+  if (space != std::string::npos) {
+    const std::string scheme = auth.substr(0, space);
+    if (::strcasecmp(scheme.c_str(), "bearer") == 0 || ::strcasecmp(scheme.c_str(), "token") == 0) {
+      const auto begin = auth.find_first_not_of(" \t", space);
+      if (begin != std::string::npos) from_auth = auth.substr(begin, auth.find_last_not_of(" \t") + 1 - begin);
+    }
+  }
+  const std::string api_key = req.Header("x-api-key");
+  if (!from_auth.empty() && !api_key.empty() && from_auth != api_key) {
+    Throw(400, "invalid_argument", "Authorization and X-API-Key carry different keys; send one API key");
+  }
+  return from_auth.empty() ? api_key : from_auth;
 }
 
 }  // namespace
@@ -101,7 +189,15 @@ ApiError FromStatus(const Status& st) {
 
 [[noreturn]] void ThrowStatus(const Status& st) { throw FromStatus(st); }
 
+void CheckJsonDepth(std::string_view text, const std::string& field, const std::string& code) {
+  if (json_limits::WithinDepth(text)) return;
+  const std::string at = field.empty() ? DeepField(text) : field;
+  Throw(400, code, (at.empty() ? std::string("body") : at) + ": " + json_limits::TooDeepMessage(), at);
+}
+
 const json& Params(const Call& c) { return c.body; }
+
+json ParseJsonBody(const HttpRequest& req) { return ParseBody(req); }
 
 void CheckArgs(const wire::Args& a) {
   if (!a.ok()) Throw(400, "invalid_argument", a.error(), a.field());
@@ -167,7 +263,7 @@ void Api::SetReady(Engine* engine, ApiKeys* keys, bool chat_model) {
   engine_.store(engine);
 }
 
-HttpResponse Api::TransportError(int status, const std::string& request_id) const {
+HttpResponse Api::TransportError(int status, const std::string& request_id, const std::string& detail) const {
   switch (status) {
     case 404: return ErrorResponse({404, "no_route", "no such route; see docs/openapi.yaml", ""}, request_id);
     case 405:
@@ -176,16 +272,27 @@ HttpResponse Api::TransportError(int status, const std::string& request_id) cons
                             ""},
                            request_id);
     case 413:
-      return ErrorResponse({413, "payload_too_large", "body: larger than the server's limit (--max-body)", ""},
+      return ErrorResponse({413, "payload_too_large",
+                            detail.empty() ? "body: larger than the server's limit (--max-body)" : detail, ""},
                            request_id);
     case 500: return ErrorResponse({500, "internal", "internal error; the server log has the details", ""}, request_id);
+    case 503: {
+      HttpResponse r = ErrorResponse({503, "overloaded", detail.empty() ? "the server is busy; retry shortly" : detail, ""},
+                                     request_id);
+      r.headers.emplace_back("Retry-After", "1");
+      return r;
+    }
     default:
-      return ErrorResponse({status, "bad_request", "the request could not be read (malformed HTTP or body)", ""},
-                           request_id);
+      return ErrorResponse(
+          {status, "bad_request", detail.empty() ? "the request could not be read (malformed HTTP or body)" : detail, ""},
+          request_id);
   }
 }
 
-void Api::Add(HttpServer& s, const char* method, const char* path, Role role, Body json_body, Handler h) {
+void Api::Add(HttpServer& s, const char* method, const char* path, Role role, Body json_body, Handler h,
+              std::size_t max_body) {
+  RouteOptions route;
+  route.max_body_bytes = max_body;
   s.Route(method, path, [this, role, json_body, h = std::move(h)](const HttpRequest& req) {
     try {
       if (!engine_.load()) Throw(503, "not_ready", "the store is still opening; retry shortly");
@@ -214,17 +321,21 @@ void Api::Add(HttpServer& s, const char* method, const char* path, Role role, Bo
     } catch (const ApiError& e) {
       return ErrorResponse(e, req.request_id);
     }
-  });
+  }, route);
 }
 
 void Api::Register(HttpServer& s) {
-  s.Route("GET", "/healthz", [](const HttpRequest&) { return Json(200, {{"status", "ok"}}); });
+  // These answer without the engine's permits: they stay served while every
+  // engine slot is busy.
+  RouteOptions light;
+  light.light = true;
+  s.Route("GET", "/healthz", [](const HttpRequest&) { return Json(200, {{"status", "ok"}}); }, light);
   s.Route("GET", "/readyz", [this](const HttpRequest& req) {
     if (!engine_.load()) {
       return ErrorResponse({503, "not_ready", "the store is still opening", ""}, req.request_id);
     }
     return Json(200, {{"status", "ready"}});
-  });
+  }, light);
   s.Route("GET", "/v1/version", [this](const HttpRequest&) {
     json j = {{"version", Version()}, {"api", "v1"}};
     if (Engine* e = engine_.load()) {
@@ -232,11 +343,13 @@ void Api::Register(HttpServer& s) {
       j["maintainer"] = e->MaintainerName();
     }
     return Json(200, j);
-  });
+  }, light);
   Add(s, "GET", "/metrics", Role::kAdmin, false, [this](Call& c) { return MetricsText(c); });
   RegisterTurns(s);
   RegisterMemories(s);
   RegisterAdmin(s);
+  RegisterMem0(s);
+  RegisterProxy(s);
 }
 
 std::vector<Scope> Api::VisibleScopes(const Call& c, const std::string& user) {

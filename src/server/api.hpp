@@ -8,18 +8,33 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 #include "engram/engine.hpp"
+#include "models/llm.hpp"
 #include "server/api_keys.hpp"
 #include "server/http_server.hpp"
 #include "server/metrics.hpp"
 #include "wire/args.hpp"
 
 namespace engram::server {
+
+// Body limits of the routes, each also capped by --max-body. Reads and
+// operations take a query and options; one memory or chat message carries
+// texts of up to 256 KiB (a turn's limit) with metadata; batches of turns
+// and imports may be as large as --max-body (32 MiB by default).
+inline constexpr std::size_t kQueryBodyBytes = 64u << 10;
+inline constexpr std::size_t kWriteBodyBytes = 2u << 20;
+inline constexpr std::size_t kBulkBodyBytes = 0;  // --max-body
+// The most JSON values (objects, arrays, scalars) one JSON body may hold:
+// the parsed tree costs up to about 100 bytes a value, whatever their size
+// in the text ("[{},{},...]" is 3 bytes a value), so this bounds it.
+inline constexpr std::size_t kMaxBodyValues = 500000;
 
 // Counters of the configured model clients (for /metrics).
 struct ModelCounters {
@@ -33,6 +48,20 @@ struct ApiOptions {
   bool auth = true;
   std::string no_auth_tenant = "default";
   std::function<ModelCounters()> model_counters;  // null when no model is configured
+  // The memory proxy (/v1/chat/completions): the model endpoint it forwards
+  // to (null, or returning null: no model configured, the route answers 503;
+  // asked per request, since models are configured when the store opens), and how memory
+  // enters the prompt: a system message rendered from `template_text`
+  // ({memory} = the retrieved context) after the caller's leading system
+  // messages ("first") or just before the last message ("last").
+  std::function<ChatPassthrough*()> upstream;
+  struct Proxy {
+    int budget_tokens = 1000;
+    std::string template_text =
+        "Relevant memory of earlier conversations with this user (use it when it helps; it may be "
+        "incomplete):\n{memory}";
+    std::string position = "first";
+  } proxy;
 };
 
 // A failed request: the HTTP status and the envelope's fields.
@@ -60,20 +89,26 @@ class Api {
   // outlive the server's Run). `chat_model`: a model that answers chat is
   // configured.
   void SetReady(Engine* engine, ApiKeys* keys, bool chat_model);
-  // The envelope for a status the transport produced itself.
-  HttpResponse TransportError(int status, const std::string& request_id) const;
+  // The envelope for a status the transport produced itself (`detail`: its
+  // message, when the transport gave one).
+  HttpResponse TransportError(int status, const std::string& request_id, const std::string& detail = "") const;
 
  private:
   using Body = bool;  // whether a route reads a JSON body
   using Handler = std::function<HttpResponse(Call&)>;
   // Wraps a handler: readiness, authentication, role, JSON body; an ApiError
   // thrown inside becomes its envelope (caught here, never crosses layers).
-  void Add(HttpServer& s, const char* method, const char* path, Role role, Body json_body, Handler h);
+  // `max_body`: the route's body limit (kQueryBodyBytes for reads and
+  // operations, kWriteBodyBytes for one write, kBulkBodyBytes for batches).
+  void Add(HttpServer& s, const char* method, const char* path, Role role, Body json_body, Handler h,
+           std::size_t max_body = kWriteBodyBytes);
 
   // Route groups (api_turns.cpp, api_memories.cpp, api_admin.cpp).
   void RegisterTurns(HttpServer& s);
   void RegisterMemories(HttpServer& s);
   void RegisterAdmin(HttpServer& s);
+  void RegisterMem0(HttpServer& s);   // api_mem0.cpp: Mem0's client routes under /mem0
+  void RegisterProxy(HttpServer& s);  // api_proxy.cpp: the OpenAI-compatible memory proxy
 
   // Turns and dialogue.
   HttpResponse AddTurns(Call& c);
@@ -113,6 +148,9 @@ class Api {
   std::atomic<Engine*> engine_{nullptr};
   std::atomic<ApiKeys*> keys_{nullptr};
   std::atomic<bool> chat_model_{false};
+  // Memory proxy counters (/metrics).
+  std::atomic<std::int64_t> proxy_calls_{0}, proxy_memory_tokens_{0}, proxy_upstream_failures_{0};
+  std::atomic<std::int64_t> proxy_skipped_{0}, proxy_admit_failures_{0};
   Engine& engine() const { return *engine_.load(); }
 };
 
@@ -137,11 +175,17 @@ inline void Check(const Status& st) {
 }
 // 400 with the first argument problem, if any.
 void CheckArgs(const wire::Args& a);
+// 400 (`code`) when the JSON `text` nests deeper than json_limits::kMaxDepth,
+// naming `field`, or when it is "" the top-level field where it does. Called
+// on every JSON text from a client before it is parsed.
+void CheckJsonDepth(std::string_view text, const std::string& field, const std::string& code);
 
 // The request's parameters as one JSON object: the body of a request with a
 // JSON body, else the query parameters (as strings, numbers and booleans
 // converted where they parse as such).
 const nlohmann::json& Params(const Call& c);
+// The request's body as a JSON object ({} when empty); 400 when it is not one.
+nlohmann::json ParseJsonBody(const HttpRequest& req);
 // The turn scope {tenant of the key, user (required), assistant (default
 // "assistant")} from the parameters; 403 for a user outside the key's
 // allowance.

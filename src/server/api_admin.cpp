@@ -42,9 +42,11 @@ void Api::RegisterAdmin(HttpServer& s) {
   Add(s, "GET", "/v1/profile", Role::kRead, false, [this](Call& c) { return Profile(c); });
   Add(s, "GET", "/v1/stats", Role::kRead, false, [this](Call& c) { return Stats(c); });
   Add(s, "GET", "/v1/health", Role::kRead, false, [this](Call& c) { return Health(c); });
-  Add(s, "POST", "/v1/health/verify", Role::kAdmin, true, [this](Call& c) { return VerifyHealth(c); });
+  Add(s, "POST", "/v1/health/verify", Role::kAdmin, true, [this](Call& c) { return VerifyHealth(c); },
+      kQueryBodyBytes);
   Add(s, "GET", "/v1/jobs", Role::kRead, false, [this](Call& c) { return Jobs(c); });
-  Add(s, "POST", "/v1/jobs/retry", Role::kAdmin, true, [this](Call& c) { return RetryJobs(c); });
+  Add(s, "POST", "/v1/jobs/retry", Role::kAdmin, true, [this](Call& c) { return RetryJobs(c); },
+      kQueryBodyBytes);
 }
 
 HttpResponse Api::Profile(Call& c) {
@@ -161,6 +163,16 @@ HttpResponse Api::MetricsText(Call& c) {
                "direction=\"prompt\"", static_cast<double>(m.prompt_tokens));
   AppendSample(out, "engram_model_tokens_total", "", "counter", "direction=\"completion\"",
                static_cast<double>(m.completion_tokens));
+  AppendSample(out, "engram_proxy_calls_total", "Chat completions answered through the memory proxy.", "counter", "",
+               static_cast<double>(proxy_calls_.load()));
+  AppendSample(out, "engram_proxy_memory_tokens_total", "Memory tokens the proxy added to prompts.", "counter", "",
+               static_cast<double>(proxy_memory_tokens_.load()));
+  AppendSample(out, "engram_proxy_upstream_failures_total",
+               "Proxied calls whose model endpoint failed or answered an error.", "counter", "",
+               static_cast<double>(proxy_upstream_failures_.load()));
+  AppendSample(out, "engram_proxy_not_admitted_total",
+               "Proxied answers with a user that were not admitted (no text, cut off, or the admission failed).",
+               "counter", "", static_cast<double>(proxy_skipped_.load() + proxy_admit_failures_.load()));
   HttpResponse r;
   r.content_type = "text/plain; version=0.0.4; charset=utf-8";
   r.body = std::move(out);

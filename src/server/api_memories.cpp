@@ -19,7 +19,9 @@ std::string Filters(const Call& c, wire::Args& a) {
   auto it = c.body.find("filters");
   if (it == c.body.end() || it->is_null()) return "";
   if (it->is_string()) {
-    json f = json::parse(it->get<std::string>(), nullptr, false);
+    const std::string& text = it->get_ref<const std::string&>();
+    CheckJsonDepth(text, "filters", "invalid_argument");
+    json f = json::parse(text, nullptr, false);
     if (!f.is_object()) Throw(400, "invalid_argument", "parameter 'filters' must be a JSON object", "filters");
     return f.dump();
   }
@@ -37,16 +39,20 @@ json Results(const std::vector<MemoryItem>& items) {
 }  // namespace
 
 void Api::RegisterMemories(HttpServer& s) {
-  Add(s, "POST", "/v1/memories", Role::kWrite, true, [this](Call& c) { return AddMemory(c); });
-  Add(s, "POST", "/v1/memories/search", Role::kRead, true, [this](Call& c) { return SearchMemories(c); });
+  Add(s, "POST", "/v1/memories", Role::kWrite, true, [this](Call& c) { return AddMemory(c); }, kWriteBodyBytes);
+  Add(s, "POST", "/v1/memories/search", Role::kRead, true, [this](Call& c) { return SearchMemories(c); },
+      kQueryBodyBytes);
   Add(s, "GET", "/v1/memories", Role::kRead, false, [this](Call& c) { return ListMemories(c); });
   Add(s, "DELETE", "/v1/memories", Role::kWrite, false, [this](Call& c) { return DeleteAllMemories(c); });
-  Add(s, "POST", "/v1/memories/purge", Role::kAdmin, true, [this](Call& c) { return PurgeMemories(c); });
+  Add(s, "POST", "/v1/memories/purge", Role::kAdmin, true, [this](Call& c) { return PurgeMemories(c); },
+      kQueryBodyBytes);
   Add(s, "GET", "/v1/memories/{id}", Role::kRead, false, [this](Call& c) { return GetMemory(c); });
-  Add(s, "PATCH", "/v1/memories/{id}", Role::kWrite, true, [this](Call& c) { return UpdateMemory(c); });
+  Add(s, "PATCH", "/v1/memories/{id}", Role::kWrite, true, [this](Call& c) { return UpdateMemory(c); },
+      kWriteBodyBytes);
   Add(s, "DELETE", "/v1/memories/{id}", Role::kWrite, false, [this](Call& c) { return DeleteMemory(c); });
   Add(s, "GET", "/v1/memories/{id}/history", Role::kRead, false, [this](Call& c) { return MemoryHistory(c); });
-  Add(s, "POST", "/v1/memories/{id}/purge", Role::kAdmin, true, [this](Call& c) { return PurgeMemory(c); });
+  Add(s, "POST", "/v1/memories/{id}/purge", Role::kAdmin, true, [this](Call& c) { return PurgeMemory(c); },
+      kQueryBodyBytes);
 }
 
 HttpResponse Api::AddMemory(Call& c) {

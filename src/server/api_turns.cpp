@@ -75,14 +75,16 @@ std::string Event(const char* name, const json& data) {
 }  // namespace
 
 void Api::RegisterTurns(HttpServer& s) {
-  Add(s, "POST", "/v1/turns", Role::kWrite, true, [this](Call& c) { return AddTurns(c); });
+  // Body limits: batches and imports up to --max-body, a chat message like
+  // one write, the others a query.
+  Add(s, "POST", "/v1/turns", Role::kWrite, true, [this](Call& c) { return AddTurns(c); }, kBulkBodyBytes);
   Add(s, "GET", "/v1/turns", Role::kRead, false, [this](Call& c) { return ListTurns(c); });
-  Add(s, "POST", "/v1/retrieve", Role::kRead, true, [this](Call& c) { return Retrieve(c); });
-  Add(s, "POST", "/v1/chat", Role::kWrite, true, [this](Call& c) { return Chat(c); });
-  Add(s, "POST", "/v1/import", Role::kWrite, false, [this](Call& c) { return Import(c); });
+  Add(s, "POST", "/v1/retrieve", Role::kRead, true, [this](Call& c) { return Retrieve(c); }, kQueryBodyBytes);
+  Add(s, "POST", "/v1/chat", Role::kWrite, true, [this](Call& c) { return Chat(c); }, kWriteBodyBytes);
+  Add(s, "POST", "/v1/import", Role::kWrite, false, [this](Call& c) { return Import(c); }, kBulkBodyBytes);
   Add(s, "GET", "/v1/export", Role::kRead, false, [this](Call& c) { return Export(c); });
-  Add(s, "POST", "/v1/maintain", Role::kWrite, true, [this](Call& c) { return Maintain(c); });
-  Add(s, "POST", "/v1/forget", Role::kAdmin, true, [this](Call& c) { return Forget(c); });
+  Add(s, "POST", "/v1/maintain", Role::kWrite, true, [this](Call& c) { return Maintain(c); }, kQueryBodyBytes);
+  Add(s, "POST", "/v1/forget", Role::kAdmin, true, [this](Call& c) { return Forget(c); }, kQueryBodyBytes);
 }
 
 HttpResponse Api::AddTurns(Call& c) {
@@ -200,7 +202,9 @@ HttpResponse Api::Import(Call& c) {
   const Scope base = TurnScope(c);
   auto format = ParseDialogueFormatName(format_name.empty() ? "auto" : format_name);
   if (!format.ok()) Throw(400, "invalid_argument", "format: " + format.status().message(), "format");
-  // Everything is read and checked before anything is written.
+  // Everything is read and checked before anything is written; nothing is
+  // parsed that nests deeper than the limit.
+  CheckJsonDepth(c.req.body, "", "invalid_json");
   auto dialogues = Check(ParseDialogueText(c.req.body, *format));
   std::vector<wire::ExportedMemory> memories;
   if (*format == DialogueFormat::kAuto || *format == DialogueFormat::kJsonl) {

@@ -114,6 +114,8 @@ int Serve(const ServeOptions& o, std::ostream& out) {
   api_options.auth = o.auth;
   api_options.no_auth_tenant = o.tenant;
   api_options.model_counters = o.model_counters;
+  api_options.upstream = o.upstream;
+  api_options.proxy = o.proxy;
   Api api(api_options, metrics);
   HttpServer server(o.http);
   api.Register(server);
@@ -128,7 +130,9 @@ int Serve(const ServeOptions& o, std::ostream& out) {
     out << "engram serve: " << r.method << " " << r.path << " " << r.status << " " << ms << " ms " << r.request_id
         << "\n" << std::flush;
   });
-  server.SetErrorResponder([&api](int status, const std::string& id) { return api.TransportError(status, id); });
+  server.SetErrorResponder([&api](int status, const std::string& id, const std::string& detail) {
+    return api.TransportError(status, id, detail);
+  });
 
   // Before any other thread starts, so that all of them block the signals.
   StopSignals signals([&server] { server.Stop(); });

@@ -36,6 +36,9 @@ struct ServeOptions {
   std::function<ModelCounters()> model_counters;
   // Whether open_engine configures a chat model (read after it returned).
   std::function<bool()> chat_model;
+  // The memory proxy's model endpoint (null when none) and its options.
+  std::function<ChatPassthrough*()> upstream;
+  ApiOptions::Proxy proxy;
 };
 
 // Waits for SIGTERM or SIGINT: the constructor blocks both in the calling

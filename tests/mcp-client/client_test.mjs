@@ -3,19 +3,18 @@
 // the results (the SDK validates structuredContent against each outputSchema),
 // checks tool-level and protocol-level errors, then closes stdin and expects
 // the server to exit 0. Usage: node client_test.mjs /path/to/engram
-// Exits 0 on success, 1 on failure, 77 (skip) when node_modules is missing.
+// Exits 0 on success, 1 on failure (also when node_modules is missing: run make test).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-const SKIP = 77;
 let Client, StdioClientTransport;
 try {
   ({ Client } = await import("@modelcontextprotocol/sdk/client/index.js"));
   ({ StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js"));
 } catch (e) {
-  console.error(`SKIP: @modelcontextprotocol/sdk is not installed (run: npm ci --prefix tests/mcp-client): ${e.message}`);
-  process.exit(SKIP);
+  console.error(`FAIL: @modelcontextprotocol/sdk is not installed (run: npm ci --prefix tests/mcp-client): ${e.message}`);
+  process.exit(1);
 }
 
 const binary = process.argv[2] || process.env.ENGRAM_BINARY;

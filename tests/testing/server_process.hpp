@@ -10,7 +10,10 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -75,6 +78,25 @@ class ServerProcess {
 
   bool started() const { return started_; }
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  // Whether the process is still running (not exited, not a zombie).
+  bool alive() {
+    ReadSome(0);
+    return pid_ > 0 && !exited_;
+  }
+  // A memory figure of the process from /proc/PID/status in KiB ("VmRSS",
+  // "VmHWM": the peak resident size); -1 when unknown.
+  std::int64_t MemoryKb(const std::string& field) const {
+    std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind(field + ":", 0) != 0) continue;
+      std::istringstream value(line.substr(field.size() + 1));
+      std::int64_t kb = -1;
+      value >> kb;
+      return kb;
+    }
+    return -1;
+  }
   // The first admin key (written by the server at its first start).
   const std::string& admin_key() const { return key_; }
   // Everything the server printed so far.

@@ -181,6 +181,55 @@ Result<HttpResponse> OpenAiClient::Exchange(const Endpoint& ep, const std::funct
   }
 }
 
+Result<PassthroughReply> OpenAiClient::Forward(const PassthroughRequest& request) {
+  if (config_.llm_base_url.empty()) return Status::InvalidArgument("llm endpoint: not configured (base URL is needed)");
+  if (!http_) return Status::Internal("llm endpoint: no HTTP client");
+  ++chat_calls_;
+  try {
+    const Endpoint ep{"llm endpoint", config_.llm_base_url + "/chat/completions", &config_.llm_api_key};
+    HttpRequest req = BaseRequest(ep, request.body);
+    PassthroughReply out;
+    std::unique_ptr<openai_wire::SseChatStream> sse;
+    if (request.stream) {
+      req.headers.emplace_back("Accept", "text/event-stream");
+      sse = std::make_unique<openai_wire::SseChatStream>(nullptr);
+      req.on_chunk = [&](std::string_view chunk) {
+        if (!out.tool_calls && chunk.find("\"tool_calls\"") != std::string_view::npos) out.tool_calls = true;
+        sse->Feed(chunk);
+        return !request.on_chunk || request.on_chunk(chunk);
+      };
+    }
+    Result<HttpResponse> r = http_->Post(req);
+    if (!r.ok()) {
+      if (r.status().code() != StatusCode::kAborted) ++failures_;
+      return Status(r.status().code(), Scrub("llm endpoint: " + r.status().message()));
+    }
+    out.status = r->status;
+    out.content_type = r->Header("content-type");
+    out.body = std::move(r->body);
+    if (out.status < 200 || out.status >= 300) {
+      ++failures_;
+      return out;
+    }
+    if (sse) {
+      out.complete = sse->Finish().ok();
+      out.result = sse->result();
+    } else {
+      Result<ChatResult> parsed = openai_wire::ParseChatReply(out.body);
+      out.complete = parsed.ok();
+      if (parsed.ok()) out.result = std::move(parsed).value();
+      out.tool_calls = openai_wire::ReplyCallsTools(out.body);
+    }
+    out.result.content = StripThinkBlocks(out.result.content);
+    prompt_tokens_ += out.result.prompt_tokens;
+    completion_tokens_ += out.result.completion_tokens;
+    return out;
+  } catch (const std::exception&) {
+    ++failures_;
+    return Status::Internal("llm endpoint: unexpected failure");
+  }
+}
+
 Result<ChatResult> OpenAiClient::Chat(const ChatRequest& request) {
   if (config_.llm_base_url.empty() || config_.llm_model.empty())
     return Status::InvalidArgument("llm endpoint: not configured (base URL and model are needed)");

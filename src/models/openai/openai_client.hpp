@@ -58,7 +58,7 @@ bool IsReasoningModelName(std::string_view model);
 
 // The Llm seam over an OpenAI-compatible endpoint, plus embeddings (used by
 // OpenAiEmbedder). Thread-safe: Chat and Embed may run concurrently.
-class OpenAiClient final : public Llm {
+class OpenAiClient final : public Llm, public ChatPassthrough {
  public:
   static constexpr int kMaxEmbedBatch = 64;
 
@@ -86,6 +86,11 @@ class OpenAiClient final : public Llm {
   // ("embed endpoint: ..."), plus kUnavailable for a reply whose vectors are
   // missing, duplicated or of unequal dimension.
   [[nodiscard]] Result<std::vector<Vector>> Embed(const std::vector<std::string>& texts);
+
+  // The memory proxy's exchange: POST {llm_base_url}/chat/completions with
+  // the caller's body, no retries and no adaptations; counted as a chat call.
+  [[nodiscard]] Result<PassthroughReply> Forward(const PassthroughRequest& request) override;
+  std::string DefaultModel() const override { return config_.llm_model; }
 
   ClientStats Stats() const;
   const ProviderConfig& config() const { return config_; }

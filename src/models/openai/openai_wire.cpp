@@ -90,6 +90,17 @@ Result<ChatResult> ParseChatReply(const std::string& body) {
   }
 }
 
+bool ReplyCallsTools(const std::string& body) {
+  const Json j = Json::parse(body, nullptr, false);
+  if (!j.is_object()) return false;
+  auto choices = j.find("choices");
+  if (choices == j.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object()) return false;
+  auto message = (*choices)[0].find("message");
+  if (message == (*choices)[0].end() || !message->is_object()) return false;
+  auto calls = message->find("tool_calls");
+  return calls != message->end() && calls->is_array() && !calls->empty();
+}
+
 Result<std::string> BuildEmbedBody(const std::string& model, const std::vector<std::string>& inputs,
                                    std::size_t begin, std::size_t end) {
   try {

@@ -31,6 +31,9 @@ struct ChatBodyOptions {
 // Errors are short texts such as "malformed reply (no choices)".
 [[nodiscard]] Result<ChatResult> ParseChatReply(const std::string& body);
 
+// True when the first choice of a non-streamed reply calls tools.
+bool ReplyCallsTools(const std::string& body);
+
 // The JSON body of an embeddings request for inputs[begin, end).
 [[nodiscard]] Result<std::string> BuildEmbedBody(const std::string& model, const std::vector<std::string>& inputs,
                                                  std::size_t begin, std::size_t end);

@@ -1,0 +1,242 @@
+// The OpenAI-compatible memory proxy: POST /v1/chat/completions and GET
+// /v1/models in OpenAI's format, so that any OpenAI client gets memory by
+// changing its base URL. For a request that names a user (the `user` field,
+// or X-Engram-User), the context retrieved for the last user message is added
+// as a system message; the request goes to the configured model endpoint
+// otherwise untouched (tools, response_format, temperature, reasoning
+// parameters), and the answer comes back as it is, streamed as it arrives or
+// not. Only a complete answer with text is admitted, with a generation
+// receipt naming the memory versions that were in the prompt.
+#include <string>
+#include <vector>
+
+#include "server/api.hpp"
+#include "wire/json.hpp"
+
+namespace engram::server {
+
+using nlohmann::json;
+
+namespace {
+
+// OpenAI's error shape, {"error": {"message", "type", "code", "param"}},
+// with engram's request id alongside.
+HttpResponse OpenAiError(const Call& c, int status, const std::string& type, const std::string& code,
+                         const std::string& message, const std::string& param = "") {
+  json err = {{"message", message},
+              {"type", type},
+              {"code", code},
+              {"param", param.empty() ? json(nullptr) : json(param)},
+              {"request_id", c.req.request_id}};
+  return Json(status, {{"error", err}});
+}
+
+constexpr const char* kNoModel =
+    "no model endpoint is configured: set ENGRAM_LLM_BASE_URL and ENGRAM_LLM_MODEL, or the [llm] table of engram.toml";
+
+// The text of a message's content: a string, or the text parts of an array.
+std::string ContentText(const json& content) {
+  if (content.is_string()) return content.get<std::string>();
+  std::string out;
+  if (content.is_array()) {
+    for (const auto& part : content) {
+      if (part.is_object() && part.contains("type") && part["type"] == "text" && part.contains("text") &&
+          part["text"].is_string()) {
+        if (!out.empty()) out += "\n";
+        out += part["text"].get<std::string>();
+      }
+    }
+  }
+  return out;
+}
+
+std::string Render(const std::string& tmpl, const std::string& memory) {
+  std::string out = tmpl;
+  const std::string mark = "{memory}";
+  for (std::size_t at = 0; (at = out.find(mark, at)) != std::string::npos; at += memory.size()) {
+    out.replace(at, mark.size(), memory);
+  }
+  return out;
+}
+
+std::string ItemIds(const std::vector<RetrievedItem>& items) {
+  std::string out;
+  for (const auto& i : items) {
+    if (!out.empty()) out += ",";
+    out += std::string(ItemKindName(i.kind)) + ":" + std::to_string(i.id) + "@" + std::to_string(i.version);
+  }
+  return out;
+}
+
+}  // namespace
+
+void Api::RegisterProxy(HttpServer& s) {
+  Add(s, "GET", "/v1/models", Role::kRead, false, [this](Call& c) {
+    ChatPassthrough* upstream = options_.upstream ? options_.upstream() : nullptr;
+    if (!upstream) {
+      return OpenAiError(c, 409, "invalid_request_error", "failed_precondition", kNoModel);
+    }
+    json model = {{"id", upstream->DefaultModel()}, {"object", "model"}, {"created", 0},
+                  {"owned_by", "engram"}};
+    return Json(200, {{"object", "list"}, {"data", json::array({model})}});
+  });
+
+  Add(s, "POST", "/v1/chat/completions", Role::kWrite, true, [this](Call& c) -> HttpResponse {
+    ChatPassthrough* upstream = options_.upstream ? options_.upstream() : nullptr;
+    if (!upstream) {
+      return OpenAiError(c, 409, "invalid_request_error", "failed_precondition", kNoModel);
+    }
+    json body = c.body;
+    auto messages = body.find("messages");
+    if (messages == body.end() || !messages->is_array() || messages->empty()) {
+      return OpenAiError(c, 400, "invalid_request_error", "invalid_value", "messages: a non-empty array is required",
+                         "messages");
+    }
+    for (std::size_t i = 0; i < messages->size(); ++i) {
+      const json& m = (*messages)[i];
+      if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) {
+        return OpenAiError(c, 400, "invalid_request_error", "invalid_value",
+                           "messages[" + std::to_string(i) + "]: an object with a string role is required", "messages");
+      }
+    }
+    if (body.contains("stream") && !body["stream"].is_boolean()) {
+      return OpenAiError(c, 400, "invalid_request_error", "invalid_type", "stream: must be a boolean", "stream");
+    }
+    if (body.contains("user") && !body["user"].is_string()) {
+      return OpenAiError(c, 400, "invalid_request_error", "invalid_type", "user: must be a string", "user");
+    }
+    if (!body.contains("model")) body["model"] = upstream->DefaultModel();
+    const bool stream = body.value("stream", false);
+
+    // Who: the header, else the request's `user` field; the tenant from the key.
+    std::string user = c.req.Header("x-engram-user");
+    if (user.empty() && body.contains("user") && body["user"].is_string()) user = body["user"].get<std::string>();
+    std::string assistant = c.req.Header("x-engram-assistant");
+    if (assistant.empty()) assistant = "assistant";
+    std::vector<std::pair<std::string, std::string>> headers;
+    Scope scope;
+    std::string question;
+    RetrievalResult memory;
+    const bool with_memory = !user.empty();
+    if (!with_memory) {
+      headers.emplace_back("X-Engram-Memory", "off (no user: send the user field or X-Engram-User)");
+    } else {
+      scope = Scope{c.who.tenant, user, assistant};
+      if (Status st = Engine::ValidateScope(scope); !st.ok()) {
+        return OpenAiError(c, 400, "invalid_request_error", "invalid_value", st.message(), "user");
+      }
+      if (!c.who.AllowsUser(user)) {
+        return OpenAiError(c, 403, "permission_error", "forbidden", "this API key may not access user '" + user + "'",
+                           "user");
+      }
+      // The last user message is the question.
+      for (auto it = messages->rbegin(); it != messages->rend(); ++it) {
+        if ((*it)["role"] == "user") {
+          question = ContentText(it->value("content", json()));
+          break;
+        }
+      }
+      if (question.find_first_not_of(" \t\r\n") != std::string::npos) {
+        RetrieveOptions ro;
+        ro.budget_tokens = options_.proxy.budget_tokens;
+        auto r = engine().Retrieve(scope, question, ro);
+        if (!r.ok()) {
+          const ApiError e = FromStatus(r.status());
+          return OpenAiError(c, e.status, "invalid_request_error", e.code, e.message);
+        }
+        memory = std::move(r).value();
+      }
+      if (!memory.context.empty()) {
+        json note = {{"role", "system"}, {"content", Render(options_.proxy.template_text, memory.context)}};
+        if (options_.proxy.position == "last") {
+          messages->insert(messages->end() - 1, note);  // just before the last message
+        } else {
+          auto at = messages->begin();  // after the caller's leading system messages
+          while (at != messages->end() && ((*at)["role"] == "system" || (*at)["role"] == "developer")) {
+            ++at;
+          }
+          messages->insert(at, note);
+        }
+      }
+      headers.emplace_back("X-Engram-Memory", memory.context.empty() ? "none found" : "added");
+      headers.emplace_back("X-Engram-Memory-Tokens", std::to_string(memory.context.empty() ? 0 : memory.context_tokens));
+      headers.emplace_back("X-Engram-Memory-Items", ItemIds(memory.items));
+      proxy_memory_tokens_ += memory.context.empty() ? 0 : memory.context_tokens;
+    }
+    ++proxy_calls_;
+
+    // After a complete answer with text: the exchange and its receipt.
+    auto admit = [this, with_memory, scope, question, items = memory.items, upstream](const PassthroughReply& reply) {
+      if (!with_memory) return;
+      if (!reply.complete || question.find_first_not_of(" \t\r\n") == std::string::npos ||
+          reply.result.content.find_first_not_of(" \t\r\n") == std::string::npos) {
+        ++proxy_skipped_;  // tool calls without text, empty answers, cut-off streams
+        return;
+      }
+      TurnInput turn;
+      turn.user_text = question;
+      turn.assistant_text = reply.result.content;
+      auto r = engine().AdmitAnswer(scope, turn, items, "proxy:" + upstream->DefaultModel(), "");
+      if (!r.ok()) ++proxy_admit_failures_;
+    };
+
+    PassthroughRequest req;
+    req.body = wire::Dump(body);
+    req.stream = stream;
+    if (!stream) {
+      auto reply = upstream->Forward(req);
+      if (!reply.ok()) {
+        ++proxy_upstream_failures_;
+        const bool timeout = reply.status().message().find("timed out") != std::string::npos;
+        return OpenAiError(c, timeout ? 504 : 502, "server_error", timeout ? "upstream_timeout" : "upstream_unavailable",
+                           reply.status().message());
+      }
+      HttpResponse out;
+      out.status = reply->status;
+      out.content_type = reply->content_type.empty() ? "application/json" : reply->content_type;
+      out.body = reply->body;
+      out.headers = headers;
+      if (reply->status < 200 || reply->status >= 300) {
+        ++proxy_upstream_failures_;
+        if (!json::accept(out.body)) {
+          return OpenAiError(c, 502, "server_error", "upstream_error",
+                             "the model endpoint answered HTTP " + std::to_string(reply->status));
+        }
+        return out;
+      }
+      admit(*reply);
+      return out;
+    }
+    // Streamed: the endpoint's chunks are relayed as they arrive; a client
+    // that goes away cancels the exchange, and nothing is admitted.
+    HttpResponse out;
+    out.content_type = "text/event-stream";
+    out.headers = headers;
+    out.headers.emplace_back("Cache-Control", "no-cache");
+    out.stream = [this, req, admit, upstream](const StreamWriter& write) mutable {
+      bool client_gone = false;
+      req.on_chunk = [&](std::string_view chunk) {
+        if (!write(chunk)) client_gone = true;
+        return !client_gone;
+      };
+      auto reply = upstream->Forward(req);
+      if (client_gone) return;
+      std::string error;
+      if (!reply.ok()) {
+        error = reply.status().message();
+      } else if (reply->status < 200 || reply->status >= 300) {
+        error = "the model endpoint answered HTTP " + std::to_string(reply->status);
+      }
+      if (!error.empty()) {
+        ++proxy_upstream_failures_;
+        json e = {{"error", {{"message", error}, {"type", "server_error"}, {"code", "upstream_error"}}}};
+        write("data: " + wire::Dump(e) + "\n\n");
+        return;
+      }
+      admit(*reply);
+    };
+    return out;
+  });
+}
+
+}  // namespace engram::server

@@ -1,0 +1,386 @@
+// `engram serve` against hostile or careless clients, on the real binary:
+// JSON nested without end, bodies larger than their route takes (and bodies
+// that would parse into trees many times their size), ambiguous credentials,
+// a second server on a port in use, slow and malformed clients, and more
+// connections than the server takes. Times appear only as generous bounds
+// that fail when the server is starved or stuck, never as measurements.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/server_process.hpp"
+#include "testing/subprocess.hpp"
+#include "testing/temp_dir.hpp"
+
+namespace et = engram::testing;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// A connected loopback socket (-1 on failure).
+int Connect(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool SendAll(int fd, const std::string& data) {
+  for (std::size_t sent = 0; sent < data.size();) {
+    const ssize_t n = send(fd, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    sent += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// What arrives on `fd` until the peer closes it or `wait` passes; *closed
+// says whether the peer closed it (end of stream or reset).
+std::string ReadUntilClose(int fd, std::chrono::seconds wait, bool* closed = nullptr) {
+  std::string out;
+  const auto deadline = Clock::now() + wait;
+  bool ended = false;
+  while (!ended && Clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    char buf[16384];
+    const ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n > 0) out.append(buf, static_cast<std::size_t>(n));
+    else ended = true;
+  }
+  if (closed) *closed = ended;
+  return out;
+}
+
+// The body of a raw response as JSON (null when there is none).
+json RawBody(const std::string& response) {
+  const auto at = response.find("\r\n\r\n");
+  return at == std::string::npos ? json() : json::parse(response.substr(at + 4), nullptr, false);
+}
+
+// "[[[ ... ]]]" nested `depth` deep.
+std::string Deep(int depth) {
+  return std::string(static_cast<std::size_t>(depth), '[') + std::string(static_cast<std::size_t>(depth), ']');
+}
+
+class ServerHardeningTest : public ::testing::Test {
+ protected:
+  void Start(const std::vector<std::string>& extra = {}) {
+    server_ = std::make_unique<et::ServerProcess>(ENGRAM_BINARY, dir_.path(), extra, et::kNoModelEnv);
+    ASSERT_TRUE(server_->started()) << server_->output();
+    key_ = server_->admin_key();
+  }
+  static json Body(const httplib::Result& r) { return r ? json::parse(r->body, nullptr, false) : json(); }
+  static std::string Error(const httplib::Result& r, const std::string& what) {
+    json j = Body(r);
+    return j.is_object() && j.contains("error") && j["error"].contains(what) ? j["error"][what].get<std::string>() : "";
+  }
+  httplib::Result Post(const std::string& path, const std::string& body,
+                       const std::string& type = "application/json") {
+    return server_->Client(key_)->Post(path.c_str(), body, type.c_str());
+  }
+  // /healthz answers 200 (the server is alive and serving).
+  void ExpectHealthy() {
+    ASSERT_TRUE(server_->alive()) << server_->output();
+    auto c = server_->Client();
+    c->set_read_timeout(10, 0);
+    auto h = c->Get("/healthz");
+    ASSERT_TRUE(h) << "no answer from /healthz";
+    EXPECT_EQ(h->status, 200);
+  }
+  std::string CreateKey(const std::string& role) {
+    auto r = et::RunProcess({ENGRAM_BINARY, "--home", dir_.path(), "keys", "create", "--role", role, "--json"}, "",
+                            et::kNoModelEnv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out, nullptr, false).value("key", "");
+  }
+
+  et::TempDir dir_;
+  std::unique_ptr<et::ServerProcess> server_;
+  std::string key_;
+};
+
+TEST_F(ServerHardeningTest, JsonNestedBeyondTheLimitIsRefusedNamingItsFieldAndTheServerStaysUp) {
+  Start();
+  const std::string deep = Deep(100000);
+  auto turn = Post("/v1/turns", R"({"user": "alice", "user_text": "hi", "assistant_text": "hello", "metadata": {"a": )" +
+                                    deep + "}}");
+  ASSERT_TRUE(turn) << "no answer: " << server_->output().substr(0, 2000);
+  EXPECT_EQ(turn->status, 400) << turn->body.substr(0, 300);
+  EXPECT_EQ(Error(turn, "code"), "invalid_json");
+  EXPECT_EQ(Error(turn, "field"), "metadata");
+  EXPECT_NE(Error(turn, "message").find("128"), std::string::npos) << turn->body;
+  ExpectHealthy();
+
+  auto batch = Post("/v1/turns", R"({"user": "alice", "turns": [{"user_text": "hi", "metadata": )" + deep + "}]}");
+  ASSERT_TRUE(batch);
+  EXPECT_EQ(batch->status, 400);
+  EXPECT_EQ(Error(batch, "field"), "turns");
+  ExpectHealthy();
+
+  auto memory = Post("/v1/memories", R"({"user": "alice", "text": "x", "infer": false, "metadata": )" + deep + "}");
+  ASSERT_TRUE(memory);
+  EXPECT_EQ(memory->status, 400);
+  EXPECT_EQ(Error(memory, "field"), "metadata");
+  ExpectHealthy();
+
+  auto imported = Post("/v1/import?user=alice", R"({"user": "hi", "assistant": "hello", "metadata": )" + deep + "}\n",
+                       "application/x-ndjson");
+  ASSERT_TRUE(imported);
+  EXPECT_EQ(imported->status, 400);
+  EXPECT_NE(Error(imported, "message").find("128"), std::string::npos) << imported->body.substr(0, 300);
+  ExpectHealthy();
+
+  // Filters: in a body, and as JSON text in a query parameter.
+  auto search = Post("/v1/memories/search", R"({"user": "alice", "query": "x", "filters": )" + Deep(1000) + "}");
+  ASSERT_TRUE(search);
+  EXPECT_EQ(search->status, 400);
+  EXPECT_EQ(Error(search, "field"), "filters");
+  std::string encoded;
+  for (int i = 0; i < 200; ++i) encoded += "%5B";
+  for (int i = 0; i < 200; ++i) encoded += "%5D";
+  auto listed = server_->Client(key_)->Get(("/v1/memories?user=alice&filters=" + encoded).c_str());
+  ASSERT_TRUE(listed);
+  EXPECT_EQ(listed->status, 400);
+  EXPECT_EQ(Error(listed, "field"), "filters");
+  EXPECT_NE(Error(listed, "message").find("128"), std::string::npos) << listed->body;
+
+  // JSON as deep as the limit is fine.
+  auto at_limit = Post("/v1/turns", R"({"user": "alice", "user_text": "hi", "assistant_text": "hello", "metadata": {"a": )" +
+                                        Deep(126) + "}}");
+  ASSERT_TRUE(at_limit);
+  EXPECT_EQ(at_limit->status, 201) << at_limit->body;
+  ExpectHealthy();
+  EXPECT_EQ(Body(server_->Client(key_)->Get("/v1/stats"))["turns_admitted"], 1);
+}
+
+TEST_F(ServerHardeningTest, BodiesOverTheirRoutesLimitAre413AndParsingDoesNotAmplify) {
+  Start();
+  // Declared larger than the route takes: refused from the headers, before
+  // any of the body is sent.
+  int fd = Connect(server_->port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(SendAll(fd, "POST /v1/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key_ +
+                              "\r\nContent-Type: application/json\r\nContent-Length: 33554432\r\n\r\n"));
+  const std::string declared = ReadUntilClose(fd, std::chrono::seconds(10));
+  close(fd);
+  EXPECT_EQ(declared.rfind("HTTP/1.1 413", 0), 0u) << declared;
+  EXPECT_EQ(RawBody(declared)["error"]["code"], "payload_too_large") << declared;
+  EXPECT_NE(declared.find("64 KiB"), std::string::npos) << declared;
+
+  // 32 MiB of "[{},{},...]" chunked to /v1/retrieve: cut off at the limit.
+  fd = Connect(server_->port());
+  ASSERT_GE(fd, 0);
+  std::thread sender([fd, this] {
+    std::string head = "POST /v1/retrieve HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key_ +
+                       "\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+    if (!SendAll(fd, head + "1\r\n[\r\n")) return;
+    std::string piece;
+    while (piece.size() < (64u << 10)) piece += "{},";
+    char size[32];
+    std::snprintf(size, sizeof size, "%zx\r\n", piece.size());
+    const std::string chunk = size + piece + "\r\n";
+    for (std::size_t sent = 0; sent < (32u << 20); sent += piece.size()) {
+      if (!SendAll(fd, chunk)) return;
+    }
+    SendAll(fd, "2\r\n{}\r\n1\r\n]\r\n0\r\n\r\n");
+  });
+  const std::string chunked = ReadUntilClose(fd, std::chrono::seconds(30));
+  sender.join();
+  close(fd);
+  EXPECT_EQ(chunked.rfind("HTTP/1.1 413", 0), 0u) << chunked.substr(0, 500);
+  ExpectHealthy();
+
+  // A bulk route takes 30 MiB, but not as a tree of millions of values.
+  std::string many = "[";
+  while (many.size() < (30u << 20)) many += "{},";
+  many += "{}]";
+  auto array = Post("/v1/turns", many);
+  ASSERT_TRUE(array);
+  EXPECT_EQ(array->status, 400);
+  EXPECT_NE(Error(array, "message").find("expected a JSON object"), std::string::npos) << array->body;
+  auto values = Post("/v1/turns", R"({"user": "alice", "turns": )" + many + "}");
+  ASSERT_TRUE(values);
+  EXPECT_EQ(values->status, 413) << values->body;
+  EXPECT_EQ(Error(values, "code"), "payload_too_large");
+  EXPECT_NE(Error(values, "message").find("JSON values"), std::string::npos) << values->body;
+  ExpectHealthy();
+
+  // The server never grew anywhere near the tree's size (about 1.2 GB for
+  // 32 MiB of "{},"): its peak resident memory stays modest.
+  const std::int64_t peak_kb = server_->MemoryKb("VmHWM");
+  ASSERT_GT(peak_kb, 0);
+  EXPECT_LT(peak_kb, 300 * 1024) << "peak resident memory " << peak_kb << " KiB";
+}
+
+TEST_F(ServerHardeningTest, AmbiguousCredentialsAre400AndTheSchemeIsCaseInsensitive) {
+  Start();
+  const std::string other = CreateKey("read");
+  ASSERT_FALSE(other.empty());
+  auto c = server_->Client();
+  auto twice = c->Get("/v1/stats", {{"Authorization", "Bearer " + key_}, {"Authorization", "Bearer " + other}});
+  ASSERT_TRUE(twice);
+  EXPECT_EQ(twice->status, 400) << twice->body;
+  EXPECT_NE(Error(twice, "message").find("more than once"), std::string::npos) << twice->body;
+  auto same_twice = c->Get("/v1/stats", {{"Authorization", "Bearer " + key_}, {"authorization", "Bearer " + key_}});
+  EXPECT_EQ(same_twice->status, 400) << same_twice->body;
+  auto api_twice = c->Get("/v1/stats", {{"X-API-Key", key_}, {"X-API-Key", other}});
+  EXPECT_EQ(api_twice->status, 400) << api_twice->body;
+  auto both = c->Get("/v1/stats", {{"Authorization", "Bearer " + key_}, {"X-API-Key", other}});
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->status, 400) << both->body;
+  EXPECT_NE(Error(both, "message").find("different keys"), std::string::npos) << both->body;
+  EXPECT_EQ(Error(both, "code"), "invalid_argument");
+  // The same key in both headers is not ambiguous.
+  EXPECT_EQ(c->Get("/v1/stats", {{"Authorization", "Bearer " + key_}, {"X-API-Key", key_}})->status, 200);
+  for (const std::string scheme : {"Bearer", "BEARER", "bearer", "bEaReR"}) {
+    auto r = c->Get("/v1/stats", {{"Authorization", scheme + " " + key_}});
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200) << scheme << ": " << r->body;
+  }
+  // Another scheme is no key.
+  EXPECT_EQ(c->Get("/v1/stats", {{"Authorization", "Basic " + key_}})->status, 401);
+}
+
+TEST_F(ServerHardeningTest, ASecondServerOnAPortInUseRefusesToStart) {
+  Start();
+  const std::string port = std::to_string(server_->port());
+  et::TempDir other;
+  auto second = et::RunProcess({ENGRAM_BINARY, "--home", other.path(), "serve", "--listen", "127.0.0.1:" + port}, "",
+                               et::kNoModelEnv, std::chrono::seconds(20));
+  EXPECT_FALSE(second.timed_out) << "the second server started: " << second.out;
+  EXPECT_EQ(second.exit_code, 1) << second.out << second.err;
+  const std::string said = second.out + second.err;
+  EXPECT_NE(said.find("already in use"), std::string::npos) << said;
+  EXPECT_NE(said.find("127.0.0.1:" + port), std::string::npos) << said;
+  EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << "one line: " << said;
+  // The first server still has the port, and every request.
+  for (int i = 0; i < 20; ++i) ExpectHealthy();
+  EXPECT_EQ(server_->Client(key_)->Get("/v1/stats")->status, 200);
+}
+
+TEST_F(ServerHardeningTest, SlowClientsDoNotStarveTheServer) {
+  Start();
+  constexpr int kSlow = 100;
+  std::vector<int> slow;
+  for (int i = 0; i < kSlow; ++i) {
+    const int fd = Connect(server_->port());
+    ASSERT_GE(fd, 0) << "connection " << i;
+    slow.push_back(fd);
+  }
+  // Each slow client sends its request one byte a second (until the end of
+  // the test, however it ends).
+  std::atomic<bool> stop{false};
+  std::thread trickle([&] {
+    const std::string request = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: " + std::string(200, 'p') + "\r\n\r\n";
+    for (std::size_t i = 0; i < request.size() && !stop; ++i) {
+      for (int fd : slow) (void)send(fd, &request[i], 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+      for (int t = 0; t < 10 && !stop; ++t) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  });
+  struct Finish {
+    std::atomic<bool>& stop;
+    std::thread& thread;
+    std::vector<int>& fds;
+    ~Finish() {
+      stop = true;
+      thread.join();
+      for (int fd : fds) close(fd);
+    }
+  } finish{stop, trickle, slow};
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  // Normal clients are answered meanwhile: 10 s without an answer is starvation.
+  for (int round = 0; round < 3; ++round) {
+    auto c = server_->Client(key_);
+    c->set_connection_timeout(10, 0);
+    c->set_read_timeout(10, 0);
+    auto health = c->Get("/healthz");
+    ASSERT_TRUE(health) << "/healthz starved by " << kSlow << " slow clients";
+    EXPECT_EQ(health->status, 200);
+    auto retrieve = c->Post("/v1/retrieve", json({{"user", "alice"}, {"query", "anything"}}).dump(), "application/json");
+    ASSERT_TRUE(retrieve) << "an authenticated request starved by " << kSlow << " slow clients";
+    EXPECT_EQ(retrieve->status, 200) << retrieve->body;
+  }
+  // The server itself ends each slow request (its headers are overdue long
+  // before 30 s).
+  int closed_by_server = 0;
+  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  for (int fd : slow) {
+    bool closed = false;
+    const auto left = std::chrono::duration_cast<std::chrono::seconds>(deadline - Clock::now());
+    ReadUntilClose(fd, std::max(std::chrono::seconds(1), left), &closed);
+    closed_by_server += closed ? 1 : 0;
+  }
+  EXPECT_EQ(closed_by_server, kSlow);
+  ExpectHealthy();
+}
+
+TEST_F(ServerHardeningTest, MalformedFramingIsAPrompt400AndTheConnectionCloses) {
+  Start();
+  const std::string post = "POST /v1/retrieve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
+  const std::vector<std::string> requests = {
+      post + "Content-Length: -1\r\n\r\n",
+      post + "Content-Length: 12abc\r\n\r\n",
+      post + "Content-Length: 5\r\nContent-Length: 6\r\n\r\nhello",
+      post + "Transfer-Encoding: gzip\r\n\r\n",
+      post + "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\nhello",
+      post + "Transfer-Encoding: chunked\r\n\r\nzz\r\n",
+      post + "Transfer-Encoding: chunked\r\n\r\n" + std::string(10000, '1'),
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+  };
+  for (const auto& request : requests) {
+    const int fd = Connect(server_->port());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(SendAll(fd, request));
+    bool closed = false;
+    const std::string response = ReadUntilClose(fd, std::chrono::seconds(10), &closed);
+    close(fd);
+    const std::string shown = request.substr(0, 160);
+    EXPECT_EQ(response.rfind("HTTP/1.1 400", 0), 0u) << shown << "\n-> " << response;
+    EXPECT_TRUE(closed) << "the connection stayed open after: " << shown;
+    EXPECT_TRUE(RawBody(response).contains("error")) << response;
+  }
+  ExpectHealthy();
+}
+
+TEST_F(ServerHardeningTest, ConnectionsBeyondTheCapAreRefusedAtOnce) {
+  Start({"--max-connections", "4"});
+  std::vector<int> idle;
+  for (int i = 0; i < 4; ++i) idle.push_back(Connect(server_->port()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  const int fd = Connect(server_->port());
+  ASSERT_GE(fd, 0);
+  bool closed = false;
+  const std::string refused = ReadUntilClose(fd, std::chrono::seconds(10), &closed);
+  close(fd);
+  EXPECT_EQ(refused.rfind("HTTP/1.1 503", 0), 0u) << refused;
+  EXPECT_EQ(RawBody(refused)["error"]["code"], "overloaded") << refused;
+  EXPECT_TRUE(closed);
+  for (int i : idle) close(i);
+  // Once they are gone the server takes connections again.
+  int status = 0;
+  for (int i = 0; i < 100 && status != 200; ++i) {
+    auto h = server_->Client()->Get("/healthz");
+    status = h ? h->status : 0;
+    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(status, 200);
+}
+
+}  // namespace
