@@ -11,12 +11,20 @@ namespace engram::cli {
 int Main(int argc, char** argv) {
   Cli cli;
   CLI::App app{"engram: a memory operating system for AI agents", "engram"};
+  cli.app = &app;
   app.require_subcommand(1);
   app.fallthrough();  // global options may follow the subcommand
   app.set_version_flag("--version", std::string("engram ") + Version());
   app.option_defaults()->always_capture_default();
-  app.add_option("--home", cli.g.home, "Data directory (default $ENGRAM_HOME or ~/.local/share/engram)");
-  app.add_option("--db", cli.g.db, "Store file (default $ENGRAM_DB or <home>/engram.db)");
+  // An empty --home or --db is a usage error, never "use the default".
+  const CLI::Validator non_empty(
+      [](std::string& value) {
+        return value.empty() ? std::string("must not be empty (omit the option to use the default)") : std::string();
+      },
+      "", "non-empty");
+  app.add_option("--home", cli.g.home, "Data directory (default $ENGRAM_HOME or ~/.local/share/engram)")
+      ->check(non_empty);
+  app.add_option("--db", cli.g.db, "Store file (default $ENGRAM_DB or <home>/engram.db)")->check(non_empty);
   app.add_option("--tenant", cli.g.tenant, "Tenant id");
   app.add_option("--user", cli.g.user, "User id (default $ENGRAM_USER or \"default\")");
   app.add_option("--assistant", cli.g.assistant, "Assistant id");

@@ -94,9 +94,10 @@ void RegisterInspectCommands(CLI::App& app, Cli& cli, int& code) {
   });
 
   // engram export [--all]
-  auto* exp = app.add_subcommand("export", "Write everything as JSON lines (re-importable turns)");
+  auto* exp = app.add_subcommand(
+      "export", "Write the current scope (--all: the whole store) as JSON lines; engram import restores them");
   static bool all = false;
-  exp->add_flag("--all", all, "Every scope in the store (default: the current scope)");
+  exp->add_flag("--all", all, "Every scope of every tenant: a backup (default: the current scope)");
   exp->callback([&] {
     if ((code = cli.OpenEngine())) return;
     Scope scope = cli.CurrentScope();

@@ -77,6 +77,7 @@ bool Messages(std::vector<MemoryMessage>* out, int& code) {
       }
       ss << in.rdbuf();
     }
+    if ((code = CheckJsonDepth("--messages", ss.str()))) return false;
     json j = json::parse(ss.str(), nullptr, false);
     if (j.is_object()) j = json::array({j});
     if (!j.is_array()) {
@@ -132,6 +133,7 @@ void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code) {
   add->add_option("--actor", f.actor, "Who performs the operation (history)");
   AddScopeOptions(add);
   add->callback([&, done] {
+    if ((code = CheckJsonDepth("--metadata", f.metadata))) return;
     std::vector<MemoryMessage> msgs;
     if (!Messages(&msgs, code)) return;
     MemoryAddOptions o;
@@ -162,6 +164,7 @@ void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code) {
   search->add_flag("--explain", f.explain, "Show the score components");
   AddScopeOptions(search);
   search->callback([&, done] {
+    if ((code = CheckJsonDepth("--filters", f.filters))) return;
     if ((code = cli.OpenEngine())) return;
     MemorySearchOptions o{f.top_k, f.threshold, f.filters, f.include_expired, f.explain};
     auto r = cli.engine->SearchMemories(ScopeOf(cli), f.text, o);
@@ -192,6 +195,7 @@ void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code) {
   list->add_flag("--include-expired", f.include_expired, "Include expired memories");
   AddScopeOptions(list);
   list->callback([&, done] {
+    if ((code = CheckJsonDepth("--filters", f.filters))) return;
     if ((code = cli.OpenEngine())) return;
     MemoryListOptions o{f.filters, f.cursor, f.limit, f.include_expired};
     auto r = cli.engine->ListMemories(ScopeOf(cli), o);
@@ -215,6 +219,7 @@ void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code) {
   update->add_option("--actor", f.actor, "Who performs the operation (history)");
   AddScopeOptions(update);
   update->callback([&, done] {
+    if ((code = CheckJsonDepth("--metadata", f.metadata))) return;
     MemoryUpdate u;
     if (!f.text.empty()) u.text = f.text;
     if (!f.metadata.empty()) u.metadata = f.metadata;

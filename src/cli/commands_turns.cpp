@@ -63,6 +63,7 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
   add->add_option("--metadata", metadata, "A JSON object stored with the turn");
   add->add_option("--source-ref", source_ref, "Your reference for this turn");
   add->callback([&] {
+    if ((code = CheckJsonDepth("--metadata", metadata))) return;
     TurnInput t;
     t.user_text = user_text;
     t.assistant_text = assistant_text;
@@ -91,7 +92,10 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
   });
 
   // engram import FILE [--format F] [--conversations a,b]
-  auto* imp = app.add_subcommand("import", "Admit a dialogue file (jsonl, memoryos, locomo)");
+  // The lines of an engram export (turns and memories) are restored into the
+  // scopes they name; --tenant/--user/--assistant place the records that name
+  // none, and given with an export they must match it (never a silent merge).
+  auto* imp = app.add_subcommand("import", "Admit a dialogue file (jsonl, memoryos, locomo) or restore an engram export");
   static std::string file, format = "auto", conversations;
   imp->add_option("FILE", file, "The file to import")->required();
   imp->add_option("--format", format, "auto, jsonl, memoryos or locomo");
@@ -106,7 +110,9 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
       code = Fail(Status::IoError("cannot read dialogue file \"" + file + "\": is a directory"));
       return;
     }
-    auto parsed = ParseDialogueFile(file, *fmt);  // everything is validated before anything is written
+    DialogueParseOptions parse_options;
+    parse_options.export_scopes = true;  // an export restores every scope it holds
+    auto parsed = ParseDialogueFile(file, *fmt, parse_options);  // everything is validated before anything is written
     if (!parsed.ok()) {
       code = Fail(parsed.status().code() == StatusCode::kInvalidArgument ? 2 : 1,
                   parsed.status().ToString());
@@ -138,7 +144,32 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
       code = Fail(2, "--conversations: some ids are not in " + file);
       return;
     }
+    // An export names its scopes: a scope flag given on the command line
+    // must agree with every scope of the file (it never moves an export).
+    auto conflict = [&](const char* flag, const std::string& given, const std::string& in_file, int line,
+                        const char* what) {
+      if (!cli.Given(flag) || given == in_file) return false;
+      code = Fail(2, std::string(flag) + " " + given + ": " + file + " line " + std::to_string(line) + " holds " +
+                         what + " exported from " + std::string(flag).substr(2) + " \"" + in_file +
+                         "\"; an export is restored into the scopes it names (import it without " + flag + ")");
+      return true;
+    };
+    for (const auto& d : dialogues) {
+      if (!d.scope) continue;
+      if (conflict("--tenant", cli.g.tenant, d.scope->tenant, d.first_line, "turns") ||
+          conflict("--user", cli.g.user, d.scope->user, d.first_line, "turns") ||
+          conflict("--assistant", cli.g.assistant, d.scope->assistant, d.first_line, "turns")) {
+        return;
+      }
+    }
+    for (const auto& m : memories) {
+      if (conflict("--tenant", cli.g.tenant, m.scope.tenant, m.line, "a memory") ||
+          conflict("--user", cli.g.user, m.scope.user, m.line, "a memory")) {
+        return;
+      }
+    }
     auto scope_of = [&](const ParsedDialogue& d) {
+      if (d.scope) return *d.scope;
       Scope scope = cli.CurrentScope();
       // Several dialogues never share a scope: each gets its own user id.
       if (!d.id.empty() && (cli.g.user.empty() || dialogues.size() > 1)) {
@@ -150,7 +181,7 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
     // first, so that a bad turn late in the file admits nothing.
     for (const auto& d : dialogues) {
       if (Status st = Engine::ValidateScope(scope_of(d)); !st.ok()) {
-        code = Fail(st);
+        code = d.scope ? Fail(2, file + ": line " + std::to_string(d.first_line) + ": " + st.message()) : Fail(st);
         return;
       }
       for (std::size_t i = 0; i < d.turns.size(); ++i) {
@@ -167,7 +198,9 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
     Progress progress(total, "importing");
     std::size_t done = 0;
     nlohmann::json scopes = nlohmann::json::array();
+    std::size_t scopes_admitted = 0;
     for (const auto& d : dialogues) {
+      if (d.turns.empty()) continue;  // e.g. the plain records of an export that holds only memories
       Scope scope = scope_of(d);
       for (std::size_t i = 0; i < d.turns.size(); i += kImportBatch) {
         std::vector<TurnInput> batch(d.turns.begin() + static_cast<std::ptrdiff_t>(i),
@@ -181,8 +214,9 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
         done += batch.size();
         progress.Update(done);
       }
-      scopes.push_back({{"user", scope.user}, {"assistant", scope.assistant}, {"turns", d.turns.size()},
-                        {"source_utterances", d.source_utterances}});
+      scopes.push_back({{"tenant", scope.tenant}, {"user", scope.user}, {"assistant", scope.assistant},
+                        {"turns", d.turns.size()}, {"source_utterances", d.source_utterances}});
+      ++scopes_admitted;
     }
     std::size_t memories_added = 0;
     for (const auto& m : memories) {
@@ -199,7 +233,7 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
       PrintJson({{"turns_admitted", done}, {"scopes", scopes}, {"memories_added", memories_added},
                  {"memories_read", memories.size()}, {"pending_jobs", stats.ok() ? stats->pending_jobs : 0}});
     } else {
-      std::cout << "admitted " << done << " turns into " << dialogues.size() << " scope(s)";
+      std::cout << "admitted " << done << " turns into " << scopes_admitted << " scope(s)";
       if (!memories.empty()) std::cout << "; added " << memories_added << " of " << memories.size() << " memories";
       if (stats.ok() && stats->pending_jobs > 0) {
         std::cout << "; " << stats->pending_jobs << " maintenance job(s) pending: run engram maintain";

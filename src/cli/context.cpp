@@ -1,14 +1,20 @@
 #include "cli/context.hpp"
 
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
 
+#include "core/json_limits.hpp"
 #include "models/http/http_client.hpp"
 #include "models/llm/llm_maintainer.hpp"
 #include "models/openai/openai_client.hpp"
 #include "models/openai/openai_embedder.hpp"
 #include "models/openai/provider_config.hpp"
+#include "store/db.hpp"
+#include "store/open.hpp"
 
 namespace engram::cli {
 
@@ -23,7 +29,8 @@ std::string Cli::HomeDir() const {
 std::string Cli::DbPath() const {
   if (!g.db.empty()) return g.db;
   if (const char* e = std::getenv("ENGRAM_DB"); e && *e) return e;
-  return HomeDir() + "/engram.db";
+  const std::string home = HomeDir();
+  return home + (!home.empty() && home.back() == '/' ? "" : "/") + "engram.db";  // "/" -> "/engram.db"
 }
 
 Scope Cli::CurrentScope() const {
@@ -63,14 +70,57 @@ Status Cli::ConfigureModels(EngineOptions& opts) {
   return Status::Ok();
 }
 
+std::string Cli::CommandPath() const {
+  std::string path;
+  for (const CLI::App* at = app; at;) {
+    const auto subs = at->get_subcommands();  // the ones given on the command line
+    at = subs.empty() ? nullptr : subs.front();
+    if (at) path += (path.empty() ? "" : " ") + at->get_name();
+  }
+  return path;
+}
+
+bool Cli::ReadOnlyCommand() const {
+  static constexpr std::array<std::string_view, 10> kReadOnly = {
+      "stats", "retrieve", "profile", "export", "health", "memory search", "memory get", "memory list",
+      "memory history", "keys list"};
+  const std::string path = CommandPath();
+  return std::find(kReadOnly.begin(), kReadOnly.end(), path) != kReadOnly.end();
+}
+
+bool Cli::Given(const std::string& name) const {
+  const CLI::Option* opt = app ? app->get_option_no_throw(name) : nullptr;
+  return opt != nullptr && opt->count() > 0;
+}
+
+int Cli::RequireExistingStore() const {
+  const std::string location = DbPath();
+  auto where = sql::ParseLocation(location);
+  if (!where.ok()) return Fail(where.status());
+  if (store::IsInMemory(location)) return 0;
+  auto exists = store::Exists(location);
+  if (!exists.ok()) return Fail(exists.status());
+  if (*exists) return 0;
+  if (where->dialect == sql::Dialect::kSqlite) return Fail(1, "no store at " + where->target + " (nothing was created)");
+  return Fail(1, "no engram store in " + sql::RedactLocation(location) + " (nothing was created)");
+}
+
 int Cli::OpenEngine(EngineOptions extra) {
   if (engine) return 0;
+  if (ReadOnlyCommand()) {
+    if (int code = RequireExistingStore()) return code;
+  }
   if (Status st = ConfigureModels(extra); !st.ok()) return Fail(st);
   extra.db_path = DbPath();
   auto e = Engine::Open(std::move(extra));
   if (!e.ok()) return Fail(e.status());
   engine = std::move(e).value();
   return 0;
+}
+
+int CheckJsonDepth(const std::string& flag, std::string_view text) {
+  if (json_limits::WithinDepth(text)) return 0;
+  return Fail(2, flag + ": " + json_limits::TooDeepMessage());
 }
 
 std::vector<std::string> SplitCsv(const std::string& s) {

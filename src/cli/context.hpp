@@ -5,12 +5,17 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "engram/engine.hpp"
 #include "wire/json.hpp"
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace engram {
 class OpenAiClient;
@@ -32,6 +37,8 @@ struct GlobalOptions {
 // Thrown nowhere: commands return an exit code.
 struct Cli {
   GlobalOptions g;
+  // The root command (set by Main): which subcommand runs, which options were given.
+  const CLI::App* app = nullptr;
   std::unique_ptr<Engine> engine;
   // The configured model clients (null when none); their counters give model
   // calls and tokens.
@@ -50,9 +57,26 @@ struct Cli {
   // embed_client. Ok (nothing set) when no model is configured.
   Status ConfigureModels(EngineOptions& opts);
   // Opens the engine once (exit code 0 when ok), with the model endpoints of
-  // the configuration when there are any (else the built-in engine).
+  // the configuration when there are any (else the built-in engine). For a
+  // read-only command (ReadOnlyCommand) a missing store is exit 1 with one
+  // line, and nothing is created (no file, no folder, no schema).
   int OpenEngine(EngineOptions extra = {});
+
+  // The subcommand being run, e.g. "memory search" ("" before parsing).
+  std::string CommandPath() const;
+  // True for the commands that only read the store: stats, retrieve,
+  // profile, export, health, memory search|get|list|history, keys list.
+  bool ReadOnlyCommand() const;
+  // True when the global option `name` (e.g. "--user") was given.
+  bool Given(const std::string& name) const;
+  // Exit 0 when the store exists (or is ":memory:"), else 1 with "no store at
+  // PATH (nothing was created)" / "no engram store in DATABASE (...)".
+  int RequireExistingStore() const;
 };
+
+// Exit 0 when `text` (JSON given in `flag`) nests no deeper than
+// json_limits::kMaxDepth; else 2 with one line naming the flag and the limit.
+int CheckJsonDepth(const std::string& flag, std::string_view text);
 
 // Prints "engram: <message>" on stderr and returns the exit code for it
 // (2 for invalid arguments, 1 otherwise).

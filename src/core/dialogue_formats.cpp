@@ -7,13 +7,16 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <system_error>
+#include <tuple>
 #include <utility>
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_limits.hpp"
 #include "core/time.hpp"
 
 namespace engram {
@@ -50,13 +53,50 @@ bool ValidUtf8(std::string_view s, size_t* bad_at) {
   return true;
 }
 
-// Parses JSON without letting an exception escape.
+// Parses JSON without letting an exception escape. Nesting deeper than the
+// limit is refused before parsing (printing and copying such a document would
+// exhaust the stack).
 Result<Json> ParseJson(std::string_view text) {
+  if (!json_limits::WithinDepth(text)) return Bad(json_limits::TooDeepMessage());
   try {
     return Json::parse(text.begin(), text.end());
   } catch (const std::exception& e) {
     return Bad(std::string("invalid JSON: ") + e.what());
   }
+}
+
+// Where a whole-file document first nests deeper than the limit: its 1-based
+// line and the 0-based index of the top-level array element it is in (-1 when
+// the document is not an array). Call only when the document is too deep.
+struct DeepSpot {
+  size_t line = 1;
+  long element = -1;
+};
+
+DeepSpot LocateTooDeep(std::string_view text) {
+  DeepSpot spot;
+  int depth = 0;
+  bool in_string = false, escaped = false, array = false;
+  for (const char c : text) {
+    if (c == '\n') ++spot.line;
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (depth == 0 && c == '[') array = true, spot.element = 0;
+      if (++depth > json_limits::kMaxDepth) return spot;
+    } else if (c == ']' || c == '}') {
+      if (depth > 0) --depth;
+    } else if (c == ',' && depth == 1 && array) {
+      ++spot.element;
+    }
+  }
+  return spot;
 }
 
 std::string_view StripBom(std::string_view s) {
@@ -111,6 +151,7 @@ Result<std::string> MetadataField(const Json& obj, const char* key) {
   if (it->is_string()) {
     const auto& s = it->get_ref<const std::string&>();
     if (s.empty()) return std::string();
+    if (!json_limits::WithinDepth(s)) return Bad("field " + Quote(key) + ": " + json_limits::TooDeepMessage());
     auto parsed = ParseJson(s);
     if (parsed.ok() && parsed->is_object()) return Dump(*parsed);
   }
@@ -142,8 +183,22 @@ Status ReadJsonlRecord(const Json& obj, bool export_form, TurnInput& turn) {
   return Status::Ok();
 }
 
-Result<std::vector<ParsedDialogue>> ParseJsonl(std::string_view content) {
-  std::vector<ParsedDialogue> out(1);
+// The scope an export line names ("user", optional "tenant" and
+// "assistant"); nullopt when it names none.
+Result<std::optional<Scope>> ExportScope(const Json& obj) {
+  if (auto user = obj.find("user"); user == obj.end() || user->is_null()) return std::optional<Scope>();
+  Scope scope;
+  ENGRAM_ASSIGN_OR_RETURN(scope.user, StringField(obj, "user"));
+  ENGRAM_ASSIGN_OR_RETURN(std::string tenant, StringField(obj, "tenant"));
+  ENGRAM_ASSIGN_OR_RETURN(std::string assistant, StringField(obj, "assistant"));
+  if (!tenant.empty()) scope.tenant = std::move(tenant);
+  if (!assistant.empty()) scope.assistant = std::move(assistant);
+  return std::optional<Scope>(std::move(scope));
+}
+
+Result<std::vector<ParsedDialogue>> ParseJsonl(std::string_view content, const DialogueParseOptions& options) {
+  std::vector<ParsedDialogue> out(1);  // [0]: the records that name no scope
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> scoped;  // scope -> index in out
   int line_no = 0;
   size_t pos = 0;
   while (pos <= content.size()) {
@@ -165,10 +220,26 @@ Result<std::vector<ParsedDialogue>> ParseJsonl(std::string_view content) {
       if (!(type->is_string() && type->get_ref<const std::string&>() == "turn")) continue;
       export_form = true;
     }
-    Status st = ReadJsonlRecord(obj, export_form, out[0].turns.emplace_back());
+    ParsedDialogue* d = &out[0];
+    if (export_form && options.export_scopes) {
+      auto scope = ExportScope(obj);
+      if (!scope.ok()) return Prefixed(where, scope.status());
+      if (*scope) {
+        const Scope& sc = **scope;
+        auto [it, added] = scoped.try_emplace({sc.tenant, sc.user, sc.assistant}, out.size());
+        if (added) {
+          ParsedDialogue& fresh = out.emplace_back();
+          fresh.scope = sc;
+          fresh.first_line = line_no;
+        }
+        d = &out[it->second];
+      }
+    }
+    Status st = ReadJsonlRecord(obj, export_form, d->turns.emplace_back());
     if (!st.ok()) return Prefixed(where, st);
-    ++out[0].source_utterances;
+    ++d->source_utterances;
   }
+  if (out.size() > 1 && out[0].turns.empty()) out.erase(out.begin());
   return out;
 }
 
@@ -342,20 +413,30 @@ Status ReadQuestion(const Json& q, LocomoQuestion& out) {
   return Status::Ok();
 }
 
-Result<Json> ParseWholeJson(std::string_view content) {
+// A whole-file document; `unit` names its top-level elements in errors
+// ("element", "sample").
+Result<Json> ParseWholeJson(std::string_view content, const char* unit) {
   size_t bad = 0;
   if (!ValidUtf8(content, &bad)) return Bad("invalid UTF-8 at byte " + std::to_string(bad));
+  if (!json_limits::WithinDepth(content)) {
+    const DeepSpot spot = LocateTooDeep(content);
+    return Bad((spot.element >= 0 ? std::string(unit) + " " + std::to_string(spot.element) + " (line " +
+                                        std::to_string(spot.line) + ")"
+                                  : "line " + std::to_string(spot.line)) +
+               ": " + json_limits::TooDeepMessage());
+  }
   return ParseJson(content);
 }
 
-Result<std::vector<ParsedDialogue>> ParseText(std::string_view content, DialogueFormat format) {
+Result<std::vector<ParsedDialogue>> ParseText(std::string_view content, DialogueFormat format,
+                                              const DialogueParseOptions& options) {
   content = StripBom(content);
-  if (format == DialogueFormat::kJsonl) return ParseJsonl(content);
+  if (format == DialogueFormat::kJsonl) return ParseJsonl(content, options);
   if (format == DialogueFormat::kAuto) {
     const size_t first = content.find_first_not_of(" \t\r\n");
-    if (first == std::string_view::npos || content[first] != '[') return ParseJsonl(content);
+    if (first == std::string_view::npos || content[first] != '[') return ParseJsonl(content, options);
   }
-  ENGRAM_ASSIGN_OR_RETURN(Json doc, ParseWholeJson(content));
+  ENGRAM_ASSIGN_OR_RETURN(Json doc, ParseWholeJson(content, format == DialogueFormat::kLocomo ? "sample" : "element"));
   if (format == DialogueFormat::kMemoryOs) return ParseMemoryOs(doc);
   if (format == DialogueFormat::kLocomo) return ParseLocomo(doc);
   // kAuto with a JSON array: decide by the first element.
@@ -379,16 +460,18 @@ Result<DialogueFormat> ParseDialogueFormatName(std::string_view name) {
 }
 
 Result<std::vector<ParsedDialogue>> ParseDialogueText(std::string_view content,
-                                                      DialogueFormat format) {
+                                                      DialogueFormat format,
+                                                      const DialogueParseOptions& options) {
   try {
-    return ParseText(content, format);
+    return ParseText(content, format, options);
   } catch (const std::exception& e) {
     return Status::Internal(std::string("dialogue parsing failed: ") + e.what());
   }
 }
 
 Result<std::vector<ParsedDialogue>> ParseDialogueFile(const std::string& path,
-                                                      DialogueFormat format) {
+                                                      DialogueFormat format,
+                                                      const DialogueParseOptions& options) {
   std::string content;
   try {
     std::error_code ec;
@@ -402,14 +485,14 @@ Result<std::vector<ParsedDialogue>> ParseDialogueFile(const std::string& path,
   } catch (const std::exception& e) {
     return Status::IoError("cannot read dialogue file " + Quote(path) + ": " + e.what());
   }
-  auto r = ParseDialogueText(content, format);
+  auto r = ParseDialogueText(content, format, options);
   if (!r.ok()) return Prefixed(path, r.status());
   return r;
 }
 
 Result<std::vector<std::vector<LocomoQuestion>>> ParseLocomoQuestions(std::string_view content) {
   try {
-    ENGRAM_ASSIGN_OR_RETURN(Json doc, ParseWholeJson(StripBom(content)));
+    ENGRAM_ASSIGN_OR_RETURN(Json doc, ParseWholeJson(StripBom(content), "sample"));
     if (!doc.is_array()) return Bad("locomo: expected a JSON array");
     std::vector<std::vector<LocomoQuestion>> out;
     for (size_t i = 0; i < doc.size(); ++i) {

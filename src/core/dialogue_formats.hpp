@@ -3,6 +3,7 @@
 // All functions are pure and thread-safe; no exceptions escape.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,6 +25,21 @@ struct ParsedDialogue {
   std::string assistant_name;  // LoCoMo speaker_b; "" otherwise
   std::vector<TurnInput> turns;
   int source_utterances = 0;   // utterances read (LoCoMo), or turn records read
+  // With DialogueParseOptions::export_scopes: the scope the turns were
+  // exported from (the tenant, user and assistant of their export lines), and
+  // the 1-based line where it first appears. Absent for other records.
+  std::optional<Scope> scope;
+  int first_line = 0;
+};
+
+struct DialogueParseOptions {
+  // jsonl: export lines ({"type": "turn"}) that name their scope ("user", and
+  // optionally "tenant" and "assistant", which default to "default" and
+  // "assistant") give one dialogue per scope, in the order of first
+  // appearance, with `scope` set; the other records form one dialogue without
+  // a scope (left out when empty and there are scoped ones). Off: every
+  // record goes into one dialogue and the scope ids are ignored.
+  bool export_scopes = false;
 };
 
 // Parses dialogue text. A leading UTF-8 byte order mark is ignored.
@@ -40,7 +56,8 @@ struct ParsedDialogue {
 //   or an export line {"type": "turn", "user_text", "assistant_text",
 //   "event_time", "metadata", "source_ref", "user_name"?, "assistant_name"?,
 //   "user_source_ref"?, "assistant_source_ref"?};
-//   lines whose "type" is anything else are skipped. A missing text counts as
+//   lines whose "type" is anything else are skipped (see DialogueParseOptions
+//   for the scope ids of export lines). A missing text counts as
 //   "", both empty is an error. Unknown fields are ignored. Errors (wrong
 //   type, bad JSON, invalid UTF-8, unparsable time) are InvalidArgument
 //   naming the 1-based line and the field: `line 3: field "user": expected a string`.
@@ -65,13 +82,21 @@ struct ParsedDialogue {
 //   metadata is {"session":N}; user_name/assistant_name are the speakers.
 //   An utterance by a speaker who is neither speaker_a nor speaker_b is an
 //   error naming the sample and dia_id.
+//
+// Every format: JSON nested deeper than json_limits::kMaxDepth (128) is
+// refused before it is parsed, InvalidArgument naming the limit and where:
+// `line 3: JSON nested deeper than 128 levels` (jsonl), `element 2: ...` or
+// `sample 2: ...` with the line (whole-file formats), `field "metadata": ...`
+// for metadata given as a string holding JSON.
 Result<std::vector<ParsedDialogue>> ParseDialogueText(std::string_view content,
-                                                      DialogueFormat format);
+                                                      DialogueFormat format,
+                                                      const DialogueParseOptions& options = {});
 
 // Reads the whole file and calls ParseDialogueText. NotFound when the file does
 // not exist, IoError when it cannot be read; parse errors are prefixed with the path.
 Result<std::vector<ParsedDialogue>> ParseDialogueFile(const std::string& path,
-                                                      DialogueFormat format);
+                                                      DialogueFormat format,
+                                                      const DialogueParseOptions& options = {});
 
 struct LocomoQuestion {
   std::string question;

@@ -4,6 +4,7 @@
 #include <istream>
 #include <ostream>
 
+#include "core/json_limits.hpp"
 #include "mcp/protocol.hpp"
 
 namespace engram::mcp {
@@ -88,6 +89,13 @@ std::optional<json> Server::Handle(std::string_view line) {
   try {
     if (line.find_first_not_of(" \t\r") == std::string_view::npos) return std::nullopt;
     if (!IsValidUtf8(line)) return ErrorResponse(nullptr, kParseError, "Parse error: the message is not valid UTF-8");
+    // Refused before parsing: copying or printing such a document would
+    // exhaust the stack. The id is not read, so the response's id is null.
+    if (!json_limits::WithinDepth(line)) {
+      log_ << "engram mcp: refused a message with " << json_limits::TooDeepMessage() << "\n";
+      return ErrorResponse(nullptr, kInvalidRequest, "Invalid Request: " + json_limits::TooDeepMessage(),
+                           {{"limit", json_limits::kMaxDepth}});
+    }
     json msg = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
     if (msg.is_discarded()) return ErrorResponse(nullptr, kParseError, "Parse error: the message is not valid JSON");
     if (msg.is_array()) return ErrorResponse(nullptr, kInvalidRequest, "Invalid Request: batches are not supported");

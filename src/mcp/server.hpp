@@ -28,7 +28,9 @@ class Server {
   Server(Tools& tools, ServerInfo info, std::ostream& log) : tools_(tools), info_(std::move(info)), log_(log) {}
 
   // The response to one message line, or nullopt when none is due (a
-  // notification, a client's response, a blank line). Never throws.
+  // notification, a client's response, a blank line). Never throws. A line
+  // nested deeper than json_limits::kMaxDepth is refused unparsed (-32600,
+  // data {"limit": 128}, id null).
   std::optional<nlohmann::json> Handle(std::string_view line);
   // Reads messages until EOF, writing one response line per request.
   // Returns 0 at EOF, 1 when the output fails.

@@ -3,6 +3,7 @@
 // {tenant, user, agent = assistant}).
 #include "core/time.hpp"
 #include "mcp/tools.hpp"
+#include "wire/json.hpp"
 
 namespace engram::mcp {
 
@@ -13,12 +14,11 @@ using nlohmann::json;
 constexpr const char* kFindIds = "Call search_memories or list_memories to find the id of the memory";
 
 json MemoryJson(const MemoryItem& m, bool with_score) {
-  json meta = json::parse(m.metadata.empty() ? "{}" : m.metadata, nullptr, false);
   json j = {{"id", m.id},
             {"memory", m.memory},
             {"kind", m.kind},
             {"version", m.version},
-            {"metadata", meta.is_object() ? meta : json::object()},
+            {"metadata", wire::MetadataJson(m.metadata)},
             {"created_at", FormatIso8601(m.created_at)},
             {"updated_at", FormatIso8601(m.updated_at)},
             {"event_time", FormatIso8601(m.event_time)},

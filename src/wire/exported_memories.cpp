@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_limits.hpp"
 #include "core/time.hpp"
 #include "engram/engine.hpp"
 
@@ -69,12 +70,15 @@ Result<std::vector<ExportedMemory>> ParseExportedMemories(std::string_view conte
     const auto first = line.find_first_not_of(" \t\r");
     if (first == std::string_view::npos) continue;
     if (n == 1 && line[first] == '[') return out;  // a JSON array, not JSONL
+    const std::string at = label + ": line " + std::to_string(n) + ": ";
+    if (!json_limits::WithinDepth(line)) return Status::InvalidArgument(at + json_limits::TooDeepMessage());
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (!j.is_object() || j.value("type", nlohmann::json()) != "fact") continue;
     const auto kind = j.value("kind", nlohmann::json());
     if (kind != "memory" && kind != "procedural") continue;
-    auto m = ReadMemory(j, label + ": line " + std::to_string(n) + ": ");
+    auto m = ReadMemory(j, at);
     if (!m.ok()) return m.status();
+    m->line = static_cast<int>(n);
     out.push_back(std::move(*m));
   }
   return out;

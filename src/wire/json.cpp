@@ -1,5 +1,6 @@
 #include "wire/json.hpp"
 
+#include "core/json_limits.hpp"
 #include "core/time.hpp"
 
 namespace engram::wire {
@@ -19,6 +20,7 @@ json Counts(const std::array<std::int64_t, kHealthStateCount>& c) {
 std::string Dump(const json& j, int indent) { return j.dump(indent, ' ', false, json::error_handler_t::replace); }
 
 json MetadataJson(const std::string& text) {
+  if (!json_limits::WithinDepth(text)) return json::object();  // unreadable: printing it would exhaust the stack
   auto j = json::parse(text.empty() ? "{}" : text, nullptr, false);
   return j.is_object() ? j : json::object();
 }

@@ -14,7 +14,8 @@ namespace engram::wire {
 // Serialises untrusted text safely (invalid UTF-8 replaced, never throws);
 // indent < 0: compact.
 std::string Dump(const nlohmann::json& j, int indent = -1);
-// A stored metadata JSON object text as JSON ({} when empty or unreadable).
+// A stored metadata JSON object text as JSON ({} when empty or unreadable,
+// nesting deeper than json_limits::kMaxDepth included).
 nlohmann::json MetadataJson(const std::string& text);
 
 nlohmann::json ToJson(const Stats& s);

@@ -13,8 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "store/open.hpp"
 #include "testing/subprocess.hpp"
 #include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
 
 namespace {
 
@@ -30,10 +32,11 @@ const std::string kDialogue = kSourceDir + "/samples/dialogue.jsonl";
 // environment (ENGRAM_DB, ENGRAM_USER) leaks in.
 class Home {
  public:
-  et::ProcessResult Run(std::vector<std::string> args) const {
+  et::ProcessResult Run(std::vector<std::string> args, const std::string& input = "") const {
     args.insert(args.begin(), ENGRAM_BINARY);
-    return et::RunProcess(args, "", {"ENGRAM_HOME=" + dir_.path(), "ENGRAM_DB=", "ENGRAM_USER="});
+    return et::RunProcess(args, input, {"ENGRAM_HOME=" + dir_.path(), "ENGRAM_DB=", "ENGRAM_USER="});
   }
+  const std::string& Dir() const { return dir_.path(); }
   std::string File(const std::string& name) const { return dir_.File(name); }
 
  private:
@@ -297,6 +300,8 @@ TEST(Cli, ImportOfAMissingFileExitsOneAndNamesIt) {
 
 TEST(Cli, ImportWithABadLineAdmitsNothing) {
   Home home;
+  // (A store with one turn of another user: stats on a missing store is an error.)
+  ASSERT_EQ(home.Run({"turn", "add", "zero", "0", "--user", "other"}).exit_code, 0);
   const std::string path = home.File("bad.jsonl");
   et::WriteFile(path,
                 "{\"user\": \"one\", \"assistant\": \"1\"}\n"
@@ -304,7 +309,7 @@ TEST(Cli, ImportWithABadLineAdmitsNothing) {
                 "{\"user\": \"three\" \"assistant\": \"3\"}\n"
                 "{\"user\": \"four\", \"assistant\": \"4\"}\n");
   ExpectError(home.Run({"import", path}), 2, "line 3");
-  EXPECT_EQ(TurnsAdmitted(home), 0);
+  EXPECT_EQ(TurnsAdmitted(home), 1);
 
   // A turn the parser accepts but admission refuses (blank texts), after more
   // than one import batch of good turns: still nothing admitted.
@@ -313,7 +318,7 @@ TEST(Cli, ImportWithABadLineAdmitsNothing) {
   text += "{\"user\": \"  \", \"assistant\": \"\"}\n";
   et::WriteFile(path, text);
   ExpectError(home.Run({"import", path}), 2, "turn 701");
-  EXPECT_EQ(TurnsAdmitted(home), 0);
+  EXPECT_EQ(TurnsAdmitted(home), 1);
 }
 
 TEST(Cli, JsonOutputIsExactlyOneDocument) {
@@ -389,6 +394,147 @@ TEST(Cli, ProfileJsonAfterMaintain) {
   EXPECT_EQ(s["profile_slots"], p["profile"].size());
   EXPECT_EQ(s["user_facts"], p["user_facts"].size());
   EXPECT_EQ(s["assistant_facts"], p["assistant_facts"].size());
+}
+
+// JSON nested deeper than 128 levels is refused where it enters, before it
+// is parsed: an import file with 100,000-deep metadata crashed `engram import`
+// (the recursive printing of the metadata). Each is exit 2 with one line
+// naming the limit (and the line of the file); nothing is written.
+TEST(Cli, DeeplyNestedJsonIsRefusedAndNothingIsWritten) {
+  Home home;
+  ASSERT_EQ(home.Run({"turn", "add", "I live in Porto.", "Noted.", "--user", "alice"}).exit_code, 0);
+  auto before = home.Run({"export", "--all"});
+  ASSERT_EQ(before.exit_code, 0) << Describe(before);
+  auto nested = [](int depth) {
+    return std::string(static_cast<std::size_t>(depth), '[') + std::string(static_cast<std::size_t>(depth), ']');
+  };
+  const std::string deep = nested(100000);
+
+  const std::string jsonl = home.File("deep.jsonl");
+  et::WriteFile(jsonl, "{\"user\": \"fine\", \"assistant\": \"ok\"}\n"
+                       "{\"user\": \"deep\", \"assistant\": \"x\", \"metadata\": {\"k\": " + deep + "}}\n");
+  ExpectError(home.Run({"import", jsonl}), 2, "line 2: JSON nested deeper than 128 levels");
+  ExpectError(home.Run({"import", jsonl, "--format", "jsonl", "--user", "alice"}), 2, "nested deeper than 128");
+  const std::string memoryos = home.File("deep.json");
+  et::WriteFile(memoryos, "[{\"user_input\": \"a\", \"agent_response\": \"b\"},\n {\"user_input\": " + deep + "}]");
+  ExpectError(home.Run({"import", memoryos}), 2, "element 1 (line 2): JSON nested deeper than 128 levels");
+  ExpectError(home.Run({"import", memoryos, "--format", "locomo"}), 2, "sample 1 (line 2): JSON nested deeper");
+  // An export's memory line.
+  et::WriteFile(jsonl, "{\"type\": \"fact\", \"kind\": \"memory\", \"user_id\": \"alice\", \"text\": \"t\", "
+                       "\"metadata\": {\"k\": " + deep + "}}\n");
+  ExpectError(home.Run({"import", jsonl}), 2, "line 1: JSON nested deeper than 128 levels");
+
+  // Arguments and stdin (an argument is at most 128 KiB: 50,000 levels).
+  const std::string arg = "{\"k\": " + nested(50000) + "}";
+  ExpectError(home.Run({"turn", "add", "a", "b", "--metadata", arg}), 2, "--metadata: JSON nested deeper than 128");
+  ExpectError(home.Run({"memory", "add", "x", "--no-infer", "--user", "alice", "--metadata", arg}), 2,
+              "--metadata: JSON nested deeper than 128");
+  ExpectError(home.Run({"memory", "add", "--user", "alice", "--messages", "-"}, "[{\"content\": \"x\", \"k\": " + deep + "}]"),
+              2, "--messages: JSON nested deeper than 128");
+  ExpectError(home.Run({"memory", "search", "porto", "--user", "alice", "--filters", arg}), 2,
+              "--filters: JSON nested deeper than 128");
+  ExpectError(home.Run({"memory", "list", "--user", "alice", "--filters", arg}), 2, "--filters: JSON nested");
+  ExpectError(home.Run({"memory", "update", "m_0123456789abcdef", "--user", "alice", "--metadata", arg}), 2,
+              "--metadata: JSON nested");
+
+  auto after = home.Run({"export", "--all"});
+  ASSERT_EQ(after.exit_code, 0) << Describe(after);
+  EXPECT_EQ(after.out, before.out) << "the store changed";
+  // 128 levels in all are accepted.
+  const std::string at_limit = "{\"k\": " + nested(127) + "}";
+  auto ok = home.Run({"turn", "add", "a", "b", "--metadata", at_limit, "--user", "alice"});
+  EXPECT_EQ(ok.exit_code, 0) << Describe(ok);
+}
+
+// `--home ""` silently used the default home: an empty --home or --db is a
+// usage error, and nothing is created anywhere.
+TEST(Cli, EmptyHomeOrDbIsAUsageError) {
+  Home home;
+  ExpectError(home.Run({"--home", "", "stats"}), 2, "--home");
+  ExpectError(home.Run({"stats", "--home", ""}), 2, "must not be empty");
+  ExpectError(home.Run({"stats", "--home="}), 2, "--home");
+  ExpectError(home.Run({"--db", "", "turn", "add", "a", "b"}), 2, "--db");
+  EXPECT_TRUE(std::filesystem::is_empty(home.Dir())) << "something was created in the default home";
+}
+
+// The commands that only read the store. `engram --home / stats` created
+// /engram.db: on a missing store they say so (exit 1, one line) and create
+// nothing, neither the file nor the home directory.
+const std::vector<std::vector<std::string>> kReadOnlyCommands = {
+    {"stats"},
+    {"stats", "--json"},
+    {"retrieve", "where do I live?"},
+    {"profile"},
+    {"export"},
+    {"export", "--all"},
+    {"health"},
+    {"health", "--verify"},
+    {"memory", "search", "porto", "--user", "alice"},
+    {"memory", "get", "m_0123456789abcdef", "--user", "alice"},
+    {"memory", "list", "--user", "alice"},
+    {"memory", "history", "m_0123456789abcdef", "--user", "alice"},
+    {"keys", "list"},
+    {"keys", "list", "--all-tenants"}};
+
+std::string Joined(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+TEST(Cli, ReadOnlyCommandsOnAMissingStoreCreateNothing) {
+  Home home;
+  et::TempDir dir;
+  const std::string missing_home = dir.File("no/such/home");
+  for (const auto& cmd : kReadOnlyCommands) {
+    SCOPED_TRACE(Joined(cmd));
+    // A home that does not exist: neither it nor its parents appear.
+    std::vector<std::string> args = {"--home", missing_home};
+    args.insert(args.end(), cmd.begin(), cmd.end());
+    ExpectError(home.Run(args), 1, "no store at " + missing_home + "/engram.db (nothing was created)");
+    EXPECT_FALSE(std::filesystem::exists(dir.File("no")));
+    // A home that exists (like `--home /`): no store file appears in it.
+    args = {"--home", dir.path()};
+    args.insert(args.end(), cmd.begin(), cmd.end());
+    ExpectError(home.Run(args), 1, "no store at " + dir.path() + "/engram.db");
+    // --db naming a file that is not there.
+    args = {"--db", dir.File("other.db")};
+    args.insert(args.end(), cmd.begin(), cmd.end());
+    ExpectError(home.Run(args), 1, "no store at " + dir.File("other.db"));
+    EXPECT_TRUE(std::filesystem::is_empty(dir.path())) << "something was created";
+    // The default home ($ENGRAM_HOME) too.
+    ExpectError(home.Run(cmd), 1, "no store at " + home.File("engram.db"));
+    EXPECT_TRUE(std::filesystem::is_empty(home.Dir())) << "something was created in the home";
+  }
+  // Once the store exists they work.
+  ASSERT_EQ(home.Run({"turn", "add", "I live in Porto.", "Noted.", "--user", "alice"}).exit_code, 0);
+  for (const auto& cmd : kReadOnlyCommands) {
+    if (cmd[0] == "memory" && (cmd[1] == "get" || cmd[1] == "history")) continue;  // no such memory: exit 1
+    auto r = home.Run(cmd);
+    EXPECT_TRUE(r.exit_code == 0 || (cmd[0] == "health" && r.exit_code == 3)) << Joined(cmd) << ": " << Describe(r);
+  }
+}
+
+// On PostgreSQL a read-only command must not create the schema in a database
+// that has none.
+TEST(Cli, ReadOnlyCommandsOnAnEmptyPostgresDatabaseCreateNoSchema) {
+  const std::string url = et::FreshPgDatabase();
+  ASSERT_FALSE(url.empty());
+  Home home;
+  for (const auto& cmd : kReadOnlyCommands) {
+    SCOPED_TRACE(Joined(cmd));
+    std::vector<std::string> args = {"--db", url};
+    args.insert(args.end(), cmd.begin(), cmd.end());
+    ExpectError(home.Run(args), 1, "no engram store in " + engram::sql::RedactLocation(url) + " (nothing was created)");
+    auto exists = engram::store::Exists(url);
+    ASSERT_TRUE(exists.ok()) << exists.status().ToString();
+    EXPECT_FALSE(*exists) << "the schema was created";
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(home.Dir()));
+  ASSERT_EQ(home.Run({"--db", url, "turn", "add", "I live in Porto.", "Noted."}).exit_code, 0);
+  auto r = home.Run({"--db", url, "stats", "--json"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(OneJson(r).value("turns_admitted", -1), 1) << r.out;
 }
 
 }  // namespace

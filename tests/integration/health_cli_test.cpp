@@ -37,6 +37,11 @@ json Doc(const et::ProcessResult& r) { return json::parse(r.out, nullptr, false)
 
 TEST(HealthCli, ExitCodeFollowsTheStates) {
   Home home;
+  // A missing store is an error and is not created; an empty one is healthy.
+  auto missing = home.Run({"health"});
+  EXPECT_EQ(missing.exit_code, 1) << Describe(missing);
+  EXPECT_NE(missing.err.find("no store at"), std::string::npos) << Describe(missing);
+  ASSERT_EQ(home.Run({"maintain"}).exit_code, 0);  // creates the empty store
   auto empty = home.Run({"health"});
   EXPECT_EQ(empty.exit_code, 0) << Describe(empty);
   EXPECT_NE(empty.out.find("memory health: healthy"), std::string::npos) << Describe(empty);

@@ -126,6 +126,40 @@ TEST(McpGolden, EveryToolThenEditById) {
   EXPECT_EQ(edit.responses[3]["result"]["structuredContent"]["id"], id);
 }
 
+// A line nested 100,000 deep (here in an add_memory's meta_data) crashed
+// `engram mcp`: it is answered with -32600 naming the limit, nothing is
+// admitted, and the next requests are served.
+TEST(McpServer, DeepNestingIsRefusedAndTheServerKeepsServing) {
+  et::TempDir home;
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  const std::string in =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})" "\n"
+      R"({"jsonrpc":"2.0","method":"notifications/initialized"})" "\n"
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add_memory","arguments":{"user_input":"deep","meta_data":{"k":)" +
+      deep + "}}}}\n" +
+      R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add_memory","arguments":{"user_input":"I live in Porto.","agent_response":"Noted."}}})" "\n"
+      R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"retrieve_memory","arguments":{"query":"where do I live?"}}})" "\n";
+  auto run = et::RunProcess({ENGRAM_BINARY, "mcp", "--user", "alice"}, in,
+                            {"ENGRAM_HOME=" + home.path(), "ENGRAM_DB=", "ENGRAM_USER="});
+  ASSERT_EQ(run.exit_code, 0) << (run.timed_out ? "timed out" : "") << " signal " << run.signal << "\nstderr: " << run.err;
+  std::vector<json> responses;
+  std::istringstream out(run.out);
+  for (std::string line; std::getline(out, line);) responses.push_back(json::parse(line, nullptr, false));
+  ASSERT_EQ(responses.size(), 4u) << run.out;
+  EXPECT_EQ(responses[0]["id"], 1);
+  EXPECT_EQ(responses[1]["error"]["code"], -32600) << responses[1];
+  EXPECT_NE(responses[1]["error"].value("message", "").find("nested deeper than 128 levels"), std::string::npos)
+      << responses[1];
+  EXPECT_EQ(responses[1]["error"]["data"]["limit"], 128);
+  EXPECT_EQ(responses[2]["id"], 3);
+  EXPECT_EQ(responses[2]["result"]["isError"], false) << responses[2];
+  EXPECT_EQ(responses[2]["result"]["structuredContent"]["seq"], 1) << "the refused line admitted nothing";
+  EXPECT_EQ(responses[3]["id"], 4);
+  EXPECT_NE(responses[3]["result"]["structuredContent"].value("context", "").find("Porto"), std::string::npos)
+      << responses[3];
+  EXPECT_NE(run.err.find("nested deeper than 128 levels"), std::string::npos) << run.err;
+}
+
 TEST(McpServer, StdoutCarriesProtocolMessagesOnlyAndToolsAreDescribed) {
   et::TempDir home;
   Transcript t = RunTranscript(home, "tools_add");

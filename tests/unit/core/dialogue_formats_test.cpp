@@ -318,5 +318,102 @@ TEST(SharedDataTest, MemoryOsSample) {
   for (const auto& t : r->front().turns) EXPECT_TRUE(t.event_time.has_value());
 }
 
+// JSON nested 100,000 deep crashed `engram import` (the recursive printing
+// of the metadata): every format refuses nesting past 128 before parsing,
+// naming the limit and where.
+std::string Nested(int depth, const std::string& inner = "1") {
+  return std::string(static_cast<size_t>(depth), '[') + inner + std::string(static_cast<size_t>(depth), ']');
+}
+
+TEST(JsonDepthTest, EveryFormatRefusesDeepNestingNamingWhere) {
+  const std::string ok = "{\"user\":\"a\",\"assistant\":\"b\"}\n";
+  const std::string deep_meta = "{\"user\":\"a\",\"metadata\":{\"k\":" + Nested(100000) + "}}";
+  EXPECT_EQ(Error(ok + deep_meta + "\n", DialogueFormat::kJsonl), "line 2: JSON nested deeper than 128 levels");
+  EXPECT_EQ(Error(ok + ok + deep_meta, DialogueFormat::kAuto), "line 3: JSON nested deeper than 128 levels");
+  // Metadata given as a string holding JSON.
+  EXPECT_EQ(Error("{\"user\":\"a\",\"metadata\":\"{\\\"k\\\":" + Nested(200) + "}\"}", DialogueFormat::kJsonl),
+            "line 1: field \"metadata\": JSON nested deeper than 128 levels");
+  // Whole-file formats name the element (sample) and its line.
+  const std::string memoryos = "[\n {\"user_input\":\"a\",\"agent_response\":\"b\"},\n {\"user_input\":\"c\",\"x\":" +
+                               Nested(1000) + "}\n]";
+  for (DialogueFormat f : {DialogueFormat::kAuto, DialogueFormat::kMemoryOs}) {
+    EXPECT_EQ(Error(memoryos, f), "element 1 (line 3): JSON nested deeper than 128 levels");
+  }
+  const std::string locomo = "[{\"sample_id\":\"s\",\"conversation\":" + Nested(129) + "}]";
+  EXPECT_EQ(Error(locomo, DialogueFormat::kLocomo), "sample 0 (line 1): JSON nested deeper than 128 levels");
+  auto qs = ParseLocomoQuestions(locomo);
+  ASSERT_FALSE(qs.ok());
+  EXPECT_EQ(qs.status().message(), "sample 0 (line 1): JSON nested deeper than 128 levels");
+  EXPECT_EQ(Error("{\"a\":" + Nested(128) + "}", DialogueFormat::kMemoryOs),
+            "line 1: JSON nested deeper than 128 levels");  // not an array: the line only
+
+  // 128 levels in all are accepted (the line's object is one of them).
+  auto fine = ParseDialogueText("{\"user\":\"a\",\"metadata\":{\"k\":" + Nested(126) + "}}", DialogueFormat::kJsonl);
+  ASSERT_TRUE(fine.ok()) << fine.status().ToString();
+  EXPECT_EQ(fine->front().turns.size(), 1u);
+  EXPECT_EQ(Error("{\"user\":\"a\",\"metadata\":{\"k\":" + Nested(127) + "}}", DialogueFormat::kJsonl),
+            "line 1: JSON nested deeper than 128 levels");
+  // Brackets inside strings are text, not nesting.
+  auto text = ParseDialogueText("{\"user\":\"" + std::string(1000, '[') + "\"}", DialogueFormat::kJsonl);
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+}
+
+// `engram export --all` holds many scopes; with export_scopes each scope's
+// turns form their own dialogue (a restore), in file order.
+TEST(JsonlTest, ExportScopesGiveOneDialoguePerScope) {
+  const std::string content =
+      R"({"type":"scope","tenant":"acme","user":"alice","assistant":"bot","chain_summary":""})" "\n"
+      R"({"type":"turn","tenant":"acme","user":"alice","assistant":"bot","seq":1,"user_text":"a1","assistant_text":"r1"})" "\n"
+      R"({"user":"plain record","assistant":"no scope"})" "\n"
+      R"({"type":"turn","user":"bob","seq":1,"user_text":"b1","assistant_text":""})" "\n"
+      R"({"type":"turn","tenant":"acme","user":"alice","assistant":"bot","seq":2,"user_text":"a2","assistant_text":"r2"})" "\n"
+      R"({"type":"turn","user_text":"no ids","assistant_text":"x"})" "\n";
+  DialogueParseOptions o;
+  o.export_scopes = true;
+  auto r = ParseDialogueText(content, DialogueFormat::kAuto, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 3u);
+  const ParsedDialogue& plain = (*r)[0];
+  EXPECT_FALSE(plain.scope.has_value());
+  ASSERT_EQ(plain.turns.size(), 2u);
+  EXPECT_EQ(plain.turns[0].user_text, "plain record");
+  EXPECT_EQ(plain.turns[1].user_text, "no ids");
+  const ParsedDialogue& alice = (*r)[1];
+  ASSERT_TRUE(alice.scope.has_value());
+  EXPECT_EQ(alice.scope->tenant, "acme");
+  EXPECT_EQ(alice.scope->user, "alice");
+  EXPECT_EQ(alice.scope->assistant, "bot");
+  EXPECT_EQ(alice.first_line, 2);
+  ASSERT_EQ(alice.turns.size(), 2u);
+  EXPECT_EQ(alice.turns[0].user_text, "a1");
+  EXPECT_EQ(alice.turns[1].user_text, "a2");
+  EXPECT_EQ(alice.source_utterances, 2);
+  const ParsedDialogue& bob = (*r)[2];
+  ASSERT_TRUE(bob.scope.has_value());
+  EXPECT_EQ(bob.scope->tenant, "default");
+  EXPECT_EQ(bob.scope->user, "bob");
+  EXPECT_EQ(bob.scope->assistant, "assistant");
+  EXPECT_EQ(bob.first_line, 4);
+
+  // Only scoped lines: no empty unscoped dialogue.
+  auto only = ParseDialogueText(
+      R"({"type":"turn","user":"bob","user_text":"b1"})" "\n", DialogueFormat::kJsonl, o);
+  ASSERT_TRUE(only.ok());
+  ASSERT_EQ(only->size(), 1u);
+  EXPECT_EQ(only->front().scope->user, "bob");
+  // Wrong types of the ids are errors naming the line and field.
+  EXPECT_EQ(ParseDialogueText(R"({"type":"turn","user":"bob","tenant":7,"user_text":"b1"})", DialogueFormat::kJsonl, o)
+                .status()
+                .message(),
+            "line 1: field \"tenant\": expected a string");
+
+  // Without the option (the default): one dialogue, ids ignored.
+  auto merged = ParseDialogueText(content, DialogueFormat::kAuto);
+  ASSERT_TRUE(merged.ok());
+  ASSERT_EQ(merged->size(), 1u);
+  EXPECT_FALSE(merged->front().scope.has_value());
+  EXPECT_EQ(merged->front().turns.size(), 5u);
+}
+
 }  // namespace
 }  // namespace engram

@@ -71,6 +71,29 @@ TEST_F(McpServerTest, Dispatch) {
   EXPECT_EQ(r["result"]["protocolVersion"], "2025-11-25");
 }
 
+// A line nested 100,000 deep crashed `engram mcp` (recursive copy and
+// printing): refused unparsed with -32600 naming the limit; the next line is
+// served.
+TEST_F(McpServerTest, DeepNestingIsAnInvalidRequestAndServingGoesOn) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  json r = Handle(R"({"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add_memory","arguments":{"user_input":"x","meta_data":{"k":)" +
+                  deep + "}}}}");
+  EXPECT_EQ(r["error"]["code"], kInvalidRequest) << r;
+  EXPECT_EQ(r["error"]["message"], "Invalid Request: JSON nested deeper than 128 levels");
+  EXPECT_EQ(r["error"]["data"]["limit"], 128);
+  EXPECT_TRUE(r["id"].is_null());
+  EXPECT_NE(log_.str().find("nested deeper than 128"), std::string::npos) << log_.str();
+  EXPECT_EQ(Handle(R"({"jsonrpc":"2.0","id":8,"method":"ping"})")["result"], json::object());
+  // 128 levels are served (params and _meta count too).
+  std::string at_limit = R"({"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":)" + std::string(126, '[') +
+                         std::string(126, ']') + "}}";
+  EXPECT_EQ(Handle(at_limit)["result"], json::object()) << Handle(at_limit);
+  // Nothing was admitted by the refused line.
+  auto stats = engine_->GetStats(nullptr);
+  ASSERT_TRUE(stats.ok()) << stats.status().ToString();
+  EXPECT_EQ(stats->turns_admitted, 0);
+}
+
 TEST_F(McpServerTest, ToolCallsReturnStructuredContentOrIsError) {
   json r = Handle(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_fact","arguments":{"text":"Likes tea"}}})");
   EXPECT_EQ(r["result"]["isError"], false);

@@ -138,6 +138,32 @@ TEST(ExportedMemoriesTest, ErrorsNameLabelAndLine) {
   EXPECT_TRUE(arr->empty());
 }
 
+TEST(ExportedMemoriesTest, DeepNestingIsRefusedNamingTheLine) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  std::string content = "{\"type\":\"fact\",\"kind\":\"memory\",\"user_id\":\"alice\",\"text\":\"ok\"}\n"
+                        "{\"type\":\"fact\",\"kind\":\"memory\",\"user_id\":\"alice\",\"text\":\"x\",\"metadata\":{\"k\":" +
+                        deep + "}}\n";
+  auto r = ParseExportedMemories(content, "export.jsonl");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(r.status().message(), "export.jsonl: line 2: JSON nested deeper than 128 levels");
+  // A line of another type too: the whole line is refused before it is read.
+  r = ParseExportedMemories("{\"type\":\"page\",\"x\":" + deep + "}", "body");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "body: line 1: JSON nested deeper than 128 levels");
+  // Each memory knows its line.
+  auto ok = ParseExportedMemories("\n" + content.substr(0, content.find('\n') + 1), "x");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  ASSERT_EQ(ok->size(), 1u);
+  EXPECT_EQ(ok->front().line, 2);
+}
+
+TEST(MetadataJsonTest, DeepStoredMetadataReadsAsEmpty) {
+  EXPECT_EQ(MetadataJson("{\"a\":[1]}"), json({{"a", {1}}}));
+  EXPECT_EQ(MetadataJson("{\"a\":" + std::string(200, '[') + std::string(200, ']') + "}"), json::object());
+  EXPECT_EQ(MetadataJson(""), json::object());
+}
+
 TEST(ToJsonTest, MemoryItemFieldNames) {
   MemoryItem m;
   m.id = "m1";
