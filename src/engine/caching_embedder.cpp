@@ -19,6 +19,27 @@ std::int64_t EmptyKey() {
 
 }  // namespace
 
+// One tenant's face of the cache: an Embedder whose Embed is EmbedFor(tenant).
+class CachingEmbedder::TenantView final : public Embedder {
+ public:
+  TenantView(CachingEmbedder* cache, std::string tenant) : cache_(cache), tenant_(std::move(tenant)) {}
+  std::string Name() const override { return cache_->Name(); }
+  int Dimension() const override { return cache_->Dimension(); }
+  bool IsBuiltin() const override { return cache_->IsBuiltin(); }
+  Result<std::vector<Vector>> Embed(const std::vector<std::string>& texts) override {
+    return cache_->EmbedFor(tenant_, texts);
+  }
+
+ private:
+  CachingEmbedder* cache_;
+  const std::string tenant_;
+};
+
+CachingEmbedder::CachingEmbedder(std::shared_ptr<Embedder> inner, std::unique_ptr<sql::Db> db)
+    : inner_(std::move(inner)), db_(std::move(db)) {}
+
+CachingEmbedder::~CachingEmbedder() = default;
+
 Result<std::shared_ptr<CachingEmbedder>> CachingEmbedder::Open(std::shared_ptr<Embedder> inner,
                                                                const std::string& db_path) {
   if (!inner) return Status::InvalidArgument("CachingEmbedder: inner embedder is null");
@@ -32,18 +53,30 @@ Result<std::shared_ptr<CachingEmbedder>> CachingEmbedder::Open(std::shared_ptr<E
     ENGRAM_ASSIGN_OR_RETURN(db, sql::Db::Open(db_path, o));
   }
   // Fails early (and clearly) when the table is missing.
-  ENGRAM_RETURN_IF_ERROR(store::FindCachedEmbedding(db.get(), inner->Name(), EmptyKey()).status());
+  ENGRAM_RETURN_IF_ERROR(store::FindCachedEmbedding(db.get(), "", inner->Name(), EmptyKey()).status());
   return std::shared_ptr<CachingEmbedder>(new CachingEmbedder(std::move(inner), std::move(db)));
 }
 
-void CachingEmbedder::Lookup(const std::vector<std::int64_t>& keys, std::vector<Vector>& out,
-                             std::vector<bool>& found) {
+Embedder* CachingEmbedder::ForTenant(const std::string& tenant) {
+  std::lock_guard<std::mutex> lock(views_mu_);
+  auto& view = views_[tenant];
+  if (!view) view = std::make_unique<TenantView>(this, tenant);
+  return view.get();
+}
+
+Embedder* EmbedderForTenant(Embedder* embedder, const std::string& tenant) {
+  auto* cache = dynamic_cast<CachingEmbedder*>(embedder);
+  return cache ? cache->ForTenant(tenant) : embedder;
+}
+
+void CachingEmbedder::Lookup(const std::string& tenant, const std::vector<std::int64_t>& keys,
+                             std::vector<Vector>& out, std::vector<bool>& found) {
   const std::string model = inner_->Name();
   const int want_dim = inner_->Dimension();
   std::lock_guard<std::mutex> lock(mu_);
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (keys[i] == EmptyKey()) continue;
-    auto hit = store::FindCachedEmbedding(db_.get(), model, keys[i]);
+    auto hit = store::FindCachedEmbedding(db_.get(), tenant, model, keys[i]);
     if (!hit.ok() || !*hit) continue;  // a failed read is a miss
     const std::int64_t dim = (*hit)->dim;
     Vector& v = (*hit)->vector;
@@ -54,26 +87,33 @@ void CachingEmbedder::Lookup(const std::vector<std::int64_t>& keys, std::vector<
   }
 }
 
-void CachingEmbedder::Store(const std::vector<std::int64_t>& keys, const std::vector<Vector>& vectors) {
+void CachingEmbedder::Store(const std::string& tenant, const std::vector<std::int64_t>& keys,
+                            const std::vector<Vector>& vectors) {
   const std::string model = inner_->Name();
   std::lock_guard<std::mutex> lock(mu_);
   auto txn = sql::Txn::Begin(db_.get());
   if (!txn.ok()) return;  // busy: the vectors stay uncached
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (keys[i] == EmptyKey() || vectors[i].empty()) continue;
-    if (!store::PutCachedEmbedding(db_.get(), model, keys[i], vectors[i]).ok()) return;  // rolled back by ~Txn
+    if (!store::PutCachedEmbedding(db_.get(), tenant, model, keys[i], vectors[i]).ok()) return;  // rolled back by ~Txn
   }
   (void)(*txn)->Commit();
 }
 
 Result<std::vector<Vector>> CachingEmbedder::Embed(const std::vector<std::string>& texts) {
+  misses_ += static_cast<std::int64_t>(texts.size());
+  return inner_->Embed(texts);
+}
+
+Result<std::vector<Vector>> CachingEmbedder::EmbedFor(const std::string& tenant,
+                                                      const std::vector<std::string>& texts) {
   std::vector<std::int64_t> keys(texts.size());
   for (std::size_t i = 0; i < texts.size(); ++i) {
     keys[i] = static_cast<std::int64_t>(text::ContentHash(texts[i]));
   }
   std::vector<Vector> out(texts.size());
   std::vector<bool> found(texts.size(), false);
-  Lookup(keys, out, found);
+  Lookup(tenant, keys, out, found);
 
   // Misses: each distinct key once (an uncacheable text always on its own).
   std::vector<std::string> miss_texts;
@@ -103,7 +143,7 @@ Result<std::vector<Vector>> CachingEmbedder::Embed(const std::vector<std::string
                             std::to_string(computed.size()) + " vectors for " +
                             std::to_string(miss_texts.size()) + " texts");
   }
-  Store(miss_keys, computed);
+  Store(tenant, miss_keys, computed);
   for (std::size_t i = 0; i < texts.size(); ++i) {
     if (!found[i]) out[i] = computed[slot[i]];
   }

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
+#include "engine/caching_embedder.hpp"
 #include "engine/engine_impl.hpp"
 #include "store/facts.hpp"
 #include "store/facts_entities.hpp"
@@ -163,7 +164,7 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
   std::vector<std::string> texts;
   for (const auto& f : news) texts.push_back(f.text);
   if (!texts.empty()) {
-    ENGRAM_ASSIGN_OR_RETURN(auto vecs, embedder_->Embed(texts));
+    ENGRAM_ASSIGN_OR_RETURN(auto vecs, EmbedderForTenant(embedder_.get(), scope.tenant)->Embed(texts));
     if (vecs.size() != texts.size()) return Status::Internal("embedder returned a wrong count");
     for (std::size_t i = 0; i < news.size(); ++i) news[i].embedding = std::move(vecs[i]);
   }
@@ -254,7 +255,7 @@ Result<MemoryItem> EngineImpl::UpdateMemory(const MemoryScope& scope, const std:
     ENGRAM_RETURN_IF_ERROR(CheckText(*u.text, "text"));
     text = Trim(*u.text);
     ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
-    ENGRAM_ASSIGN_OR_RETURN(auto v, embedder_->Embed({*text}));
+    ENGRAM_ASSIGN_OR_RETURN(auto v, EmbedderForTenant(embedder_.get(), scope.tenant)->Embed({*text}));
     emb = std::move(v.front());
   }
   if (u.metadata) {

@@ -4,6 +4,7 @@
 
 #include "core/process.hpp"
 #include "core/version.hpp"
+#include "engine/caching_embedder.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/lpm.hpp"
 #include "memory/scope_store.hpp"
@@ -89,6 +90,7 @@ Status EngineImpl::Init() {
   config_.heat_tau_hours = options_.heat_tau_hours;
   config_.source_version = SourceVersion(options_, *embedder_, *maintainer_);
   deps_.embedder = embedder_.get();
+  deps_.embedder_for = [e = embedder_.get()](const std::string& tenant) { return EmbedderForTenant(e, tenant); };
   deps_.maintainer = maintainer_.get();
   deps_.clock = clock;
   deps_.fault_point = options_.fault_point;

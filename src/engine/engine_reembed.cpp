@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -52,7 +53,27 @@ using Progress = store::ShadowProgress;
 struct Row {
   std::int64_t id = 0;
   std::string text;
+  std::string tenant;  // the embedding cache is kept per tenant
 };
+
+// One vector per row, in order: the rows of each tenant in one call of its
+// embedder (the cache's view for the tenant; `embedder` itself when uncached).
+Result<std::vector<Vector>> EmbedByTenant(Embedder& embedder, const std::vector<Row>& rows) {
+  std::vector<Vector> out(rows.size());
+  std::map<std::string, std::vector<std::size_t>> by_tenant;
+  for (std::size_t i = 0; i < rows.size(); ++i) by_tenant[rows[i].tenant].push_back(i);
+  for (const auto& [tenant, slots] : by_tenant) {
+    std::vector<std::string> texts;
+    for (std::size_t i : slots) texts.push_back(rows[i].text);
+    ENGRAM_ASSIGN_OR_RETURN(auto vectors, EmbedderForTenant(&embedder, tenant)->Embed(texts));
+    if (vectors.size() != texts.size()) {
+      return Status::Internal("embedder " + embedder.Name() + " returned " + std::to_string(vectors.size()) +
+                              " vectors for " + std::to_string(texts.size()) + " texts");
+    }
+    for (std::size_t k = 0; k < slots.size(); ++k) out[slots[k]] = std::move(vectors[k]);
+  }
+  return out;
+}
 
 using ProgressFn = std::function<void(std::int64_t, std::int64_t)>;
 
@@ -72,24 +93,18 @@ Status EmbedRows(const memory::WriterDb& w, const memory::MemoryDeps& deps, Embe
         // The page text is what promotion embeds: the rendered exchange of its turn.
         ENGRAM_ASSIGN_OR_RETURN(auto found, store::PagesWithoutShadow(w.db, cursor, kBatch));
         for (const auto& p : found) {
-          rows.push_back(
-              {p.id, memory::RenderExchange(p.user_name, p.user_text, p.assistant_name, p.assistant_text)});
+          rows.push_back({p.id, memory::RenderExchange(p.user_name, p.user_text, p.assistant_name, p.assistant_text),
+                          p.tenant});
         }
       } else {
         ENGRAM_ASSIGN_OR_RETURN(auto found, store::FactsWithoutShadow(w.db, cursor, kBatch));
-        for (auto& f : found) rows.push_back({f.id, std::move(f.text)});
+        for (auto& f : found) rows.push_back({f.id, std::move(f.text), std::move(f.tenant)});
       }
     }
     if (rows.empty()) return Status::Ok();
     cursor = rows.back().id;
 
-    std::vector<std::string> texts;
-    for (const auto& r : rows) texts.push_back(r.text);
-    ENGRAM_ASSIGN_OR_RETURN(auto vectors, embedder.Embed(texts));  // outside any transaction
-    if (vectors.size() != rows.size()) {
-      return Status::Internal("embedder " + embedder.Name() + " returned " + std::to_string(vectors.size()) +
-                              " vectors for " + std::to_string(rows.size()) + " texts");
-    }
+    ENGRAM_ASSIGN_OR_RETURN(auto vectors, EmbedByTenant(embedder, rows));  // outside any transaction
     for (const auto& v : vectors) {
       if (static_cast<int>(v.size()) != dim) {
         return Status::Unavailable("embedder " + embedder.Name() + " returned a vector of dimension " +

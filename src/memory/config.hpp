@@ -27,6 +27,9 @@ struct MemoryConfig {
 
 struct MemoryDeps {
   Embedder* embedder = nullptr;
+  // The embedder of one tenant's memory content (the persistent embedding
+  // cache is kept per tenant: engine/caching_embedder.hpp); `embedder` when unset.
+  std::function<Embedder*(const std::string& tenant)> embedder_for;
   Maintainer* maintainer = nullptr;
   const Clock* clock = nullptr;
   void (*fault_point)(const char* name) = nullptr;
@@ -35,6 +38,10 @@ struct MemoryDeps {
   // before their leases expire).
   std::string job_holder;
   std::function<bool(const std::string&)> holder_gone;
+
+  Embedder* EmbedderFor(const std::string& tenant) const {
+    return embedder_for ? embedder_for(tenant) : embedder;
+  }
 
   void Fault(const char* name) const {
     if (fault_point) fault_point(name);

@@ -110,7 +110,7 @@ Result<ConsolidationResult> ConsolidateBatch(const WriterDb& w, std::int64_t sco
   for (const auto& f : c.assistant_facts) texts.push_back(f.text);
   std::vector<Vector> vecs;
   if (!texts.empty()) {
-    ENGRAM_ASSIGN_OR_RETURN(vecs, deps.embedder->Embed(texts));
+    ENGRAM_ASSIGN_OR_RETURN(vecs, deps.EmbedderFor(scope.scope.tenant)->Embed(texts));
     if (vecs.size() != texts.size()) return Status::Internal("embedder returned a wrong count");
   }
   deps.Fault("consolidate.after_compute");

@@ -176,7 +176,7 @@ Result<PromotionResult> PromoteBatch(const WriterDb& w, std::int64_t scope_id,
     drafts.push_back(DraftFrom(t));
     texts.push_back(RenderExchange(t));
   }
-  ENGRAM_ASSIGN_OR_RETURN(auto vectors, deps.embedder->Embed(texts));
+  ENGRAM_ASSIGN_OR_RETURN(auto vectors, deps.EmbedderFor(snap.scope.scope.tenant)->Embed(texts));
   if (vectors.size() != drafts.size()) return Status::Internal("embedder returned a wrong count");
   for (std::size_t i = 0; i < drafts.size(); ++i) drafts[i].embedding = std::move(vectors[i]);
   IdfFn idf = snap.idf.AsFn();

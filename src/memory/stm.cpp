@@ -1,5 +1,7 @@
 #include "memory/stm.hpp"
 
+#include "core/json_limits.hpp"
+
 #include <algorithm>
 
 #include <nlohmann/json.hpp>
@@ -48,6 +50,9 @@ Status ValidateTurn(const TurnInput& turn) {
     return Status::InvalidArgument("user_text, assistant_text: at least one must be non-empty");
   }
   if (!turn.metadata.empty()) {
+    if (!json_limits::WithinDepth(turn.metadata)) {
+      return Status::InvalidArgument("metadata: " + json_limits::TooDeepMessage());
+    }
     auto j = nlohmann::json::parse(turn.metadata, nullptr, false);
     if (j.is_discarded() || !j.is_object()) {
       return Status::InvalidArgument("metadata: must be a JSON object");

@@ -23,17 +23,24 @@ ApiKeyRow KeyFrom(sql::Stmt* st) {
 }  // namespace
 
 Status InsertApiKey(sql::Db* db, const ApiKeyRow& key) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db->Prepare("INSERT INTO api_keys(id, tenant, users, role, name, hash, created_at) "
-                                      "VALUES(?, ?, ?, ?, ?, ?, ?)"));
-  return st->Bind(1, key.id)
-      .Bind(2, key.tenant)
-      .Bind(3, json_lists::StringsToJson(key.users))
-      .Bind(4, key.role)
-      .Bind(5, key.name)
-      .Bind(6, key.hash)
-      .Bind(7, key.created_at)
-      .Run();
+  // A key is found by its id alone (before its tenant is known), so ids are
+  // unique in the store, not only per tenant as the primary key (tenant, id)
+  // of PostgreSQL says: the insert happens only when no key has the id.
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare("INSERT INTO api_keys(id, tenant, users, role, name, hash, created_at) "
+                  "SELECT ?1, ?2, ?3, ?4, ?5, ?6, CAST(?7 AS BIGINT) "
+                  "WHERE NOT EXISTS (SELECT 1 FROM api_keys WHERE id = ?1)"));
+  ENGRAM_RETURN_IF_ERROR(st->Bind(1, key.id)
+                             .Bind(2, key.tenant)
+                             .Bind(3, json_lists::StringsToJson(key.users))
+                             .Bind(4, key.role)
+                             .Bind(5, key.name)
+                             .Bind(6, key.hash)
+                             .Bind(7, key.created_at)
+                             .Run());
+  if (db->Changes() != 1) return Status::AlreadyExists("api key " + key.id + " exists");
+  return Status::Ok();
 }
 
 Result<std::optional<ApiKeyRow>> FindApiKey(sql::Db* db, const std::string& id) {

@@ -24,6 +24,8 @@ namespace {
 // scope, turns and segments before pages). Columns are "name:k" with k = i
 // (integer), t (text), b (bytes); the same on both backends (compare
 // schema.cpp and schema_postgres.cpp; the test checks it against both).
+// Every table that holds a tenant's data has its tenant column (version 3),
+// copied as it is.
 struct Spec {
   const char* name;
   const char* columns;
@@ -38,38 +40,40 @@ constexpr Spec kSpecs[] = {
      "id", "id"},
     {"turns",
      "id:i scope_id:i seq:i user_text:t assistant_text:t user_name:t assistant_name:t event_time:i ingest_time:i "
-     "metadata:t source_ref:t user_source_ref:t assistant_source_ref:t page_id:i",
+     "metadata:t source_ref:t user_source_ref:t assistant_source_ref:t page_id:i tenant:t",
      "id", "id"},
-    {"turns_fts", "rowid:i scope:t terms:t", "rowid", ""},
+    {"turns_fts", "rowid:i scope:t terms:t tenant:t", "rowid", ""},
     {"segments",
      "id:i scope_id:i summary:t keywords:t embedding:b emb_sum:b page_count:i interaction:i visits:i last_access:i "
-     "created_at:i updated_at:i version:i archived_at:i degraded:i",
+     "created_at:i updated_at:i version:i archived_at:i degraded:i tenant:t",
      "id", "id"},
-    {"segments_fts", "rowid:i scope:t terms:t", "rowid", ""},
+    {"segments_fts", "rowid:i scope:t terms:t tenant:t", "rowid", ""},
     {"pages",
      "id:i scope_id:i turn_id:i segment_id:i prev_page:i next_page:i chain_summary:t keywords:t embedding:b "
-     "analyzed:i created_at:i degraded:i",
+     "analyzed:i created_at:i degraded:i tenant:t",
      "id", "id"},
-    {"scope_terms", "scope_id:i term:t df:i", "scope_id, term", ""},
-    {"profile_slots", "rowid:i scope_id:i dimension:t value:t evidence:t updated_at:i version:i degraded:i", "rowid",
+    {"scope_terms", "scope_id:i term:t df:i tenant:t", "scope_id, term", ""},
+    {"profile_slots",
+     "rowid:i scope_id:i dimension:t value:t evidence:t updated_at:i version:i degraded:i tenant:t", "rowid",
      "rowid"},
     {"facts",
      "id:i scope_id:i memory_id:t user_id:t agent_id:t run_id:t kind:t role:t actor:t attributed_to:t text:t "
      "norm_hash:i embedding:b metadata:t source_pages:t event_time:i record_time:i created_at:i updated_at:i "
-     "expires_at:i idempotency_key:t version:i status:t degraded:i",
+     "expires_at:i idempotency_key:t version:i status:t degraded:i tenant:t",
      "id", "id"},
-    {"facts_fts", "rowid:i scope:t terms:t", "rowid", ""},
+    {"facts_fts", "rowid:i scope:t terms:t tenant:t", "rowid", ""},
     {"fact_history",
-     "id:i scope_id:i memory_id:t fact_id:i version:i event:t old_text:t new_text:t actor:t role:t at:i op_id:t", "id",
-     "id"},
-    {"entities", "id:i scope_id:i name:t type:t", "id", "id"},
-    {"fact_entities", "fact_id:i entity_id:i relation:t", "fact_id, entity_id", ""},
-    {"fact_links", "id:i scope_id:i from_memory:t to_memory:t relation:t created_at:i", "id", "id"},
-    {"fact_requests", "scope_id:i user_id:t agent_id:t run_id:t idempotency_key:t events:t created_at:i",
+     "id:i scope_id:i memory_id:t fact_id:i version:i event:t old_text:t new_text:t actor:t role:t at:i op_id:t "
+     "tenant:t",
+     "id", "id"},
+    {"entities", "id:i scope_id:i name:t type:t tenant:t", "id", "id"},
+    {"fact_entities", "fact_id:i entity_id:i relation:t tenant:t", "fact_id, entity_id", ""},
+    {"fact_links", "id:i scope_id:i from_memory:t to_memory:t relation:t created_at:i tenant:t", "id", "id"},
+    {"fact_requests", "scope_id:i user_id:t agent_id:t run_id:t idempotency_key:t events:t created_at:i tenant:t",
      "scope_id, user_id, agent_id, run_id, idempotency_key", ""},
     {"jobs",
      "id:i scope_id:i kind:t status:t attempts:i last_error:t run_id:t lease_holder:t lease_expires:i rearmed:i "
-     "created_at:i updated_at:i",
+     "created_at:i updated_at:i tenant:t",
      "id", "id"},
     {"receipts",
      "id:i run_id:t tenant:t user_scope:t assistant_scope:t memory_kind:t memory_id:i version:i source_version:t "
@@ -79,9 +83,9 @@ constexpr Spec kSpecs[] = {
      "day:i tenant:t user_scope:t assistant_scope:t memory_kind:t from_tier:t to_tier:t status:t receipts:i "
      "first_at:i last_at:i",
      "day, tenant, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status", ""},
-    {"embed_cache", "model:t text_hash:i dim:i vector:b", "model, text_hash", ""},
+    {"embed_cache", "tenant:t model:t text_hash:i dim:i vector:b", "tenant, model, text_hash", ""},
     {"api_keys", "id:t tenant:t users:t role:t name:t hash:t created_at:i revoked_at:i", "id", ""},
-    {"turn_requests", "scope_id:i idempotency_key:t fingerprint:i first_seq:i turns:i created_at:i",
+    {"turn_requests", "scope_id:i idempotency_key:t fingerprint:i first_seq:i turns:i created_at:i tenant:t",
      "scope_id, idempotency_key", ""},
 };
 

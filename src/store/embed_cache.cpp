@@ -2,11 +2,12 @@
 
 namespace engram::store {
 
-Result<std::optional<CachedEmbedding>> FindCachedEmbedding(sql::Db* db, const std::string& model,
-                                                           std::int64_t text_hash) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db->Prepare("SELECT dim, vector FROM embed_cache WHERE model = ? AND text_hash = ?"));
-  st->Bind(1, model).Bind(2, text_hash);
+Result<std::optional<CachedEmbedding>> FindCachedEmbedding(sql::Db* db, const std::string& tenant,
+                                                           const std::string& model, std::int64_t text_hash) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare("SELECT dim, vector FROM embed_cache WHERE tenant = ? AND model = ? AND text_hash = ?"));
+  st->Bind(1, tenant).Bind(2, model).Bind(3, text_hash);
   auto row = st->Step();
   if (!row.ok()) {
     st->Reset();
@@ -18,22 +19,24 @@ Result<std::optional<CachedEmbedding>> FindCachedEmbedding(sql::Db* db, const st
   return out;
 }
 
-Status PutCachedEmbedding(sql::Db* db, const std::string& model, std::int64_t text_hash,
+Status PutCachedEmbedding(sql::Db* db, const std::string& tenant, const std::string& model, std::int64_t text_hash,
                           const std::vector<float>& vector) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
-      db->Prepare("INSERT INTO embed_cache(model, text_hash, dim, vector) VALUES(?,?,?,?) "
-                  "ON CONFLICT(model, text_hash) DO UPDATE SET dim = excluded.dim, vector = excluded.vector"));
-  return st->Bind(1, model)
-      .Bind(2, text_hash)
-      .Bind(3, static_cast<std::int64_t>(vector.size()))
-      .BindBlob(4, vector.data(), static_cast<int>(vector.size() * sizeof(float)))
+      db->Prepare("INSERT INTO embed_cache(tenant, model, text_hash, dim, vector) VALUES(?,?,?,?,?) "
+                  "ON CONFLICT(tenant, model, text_hash) DO UPDATE SET dim = excluded.dim, vector = excluded.vector"));
+  return st->Bind(1, tenant)
+      .Bind(2, model)
+      .Bind(3, text_hash)
+      .Bind(4, static_cast<std::int64_t>(vector.size()))
+      .BindBlob(5, vector.data(), static_cast<int>(vector.size() * sizeof(float)))
       .Run();
 }
 
-Status DeleteCachedEmbeddings(sql::Db* db, const std::vector<std::int64_t>& text_hashes) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare("DELETE FROM embed_cache WHERE text_hash = ?1"));
-  for (auto h : text_hashes) ENGRAM_RETURN_IF_ERROR(st->Bind(1, h).Run());
+Status DeleteCachedEmbeddings(sql::Db* db, const std::string& tenant, const std::vector<std::int64_t>& text_hashes) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                          db->Prepare("DELETE FROM embed_cache WHERE tenant = ?1 AND text_hash = ?2"));
+  for (auto h : text_hashes) ENGRAM_RETURN_IF_ERROR(st->Bind(1, tenant).Bind(2, h).Run());
   return Status::Ok();
 }
 

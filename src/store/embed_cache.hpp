@@ -1,7 +1,8 @@
-// The embedding cache repository: one vector per (embedder name, hash of the
-// normalised text) in `embed_cache` (engine/caching_embedder.hpp decides what
-// is cached). Holds vectors and 64-bit hashes only, never text. Erasure of a
-// scope's entries is store::EraseScope's.
+// The embedding cache repository: one vector per (tenant, embedder name, hash
+// of the normalised text) in `embed_cache` (engine/caching_embedder.hpp
+// decides what is cached). Kept per tenant: a vector cached for one tenant's
+// text is never served to another. Holds vectors and 64-bit hashes only,
+// never text. Erasure of a scope's entries is store::EraseScope's.
 #pragma once
 
 #include <cstdint>
@@ -19,18 +20,18 @@ struct CachedEmbedding {
   std::vector<float> vector;  // as stored
 };
 
-// The cached entry of `model` for `text_hash`; nullopt when there is none.
-// Fails when the store has no cache table.
-Result<std::optional<CachedEmbedding>> FindCachedEmbedding(sql::Db* db, const std::string& model,
-                                                           std::int64_t text_hash);
+// The tenant's cached entry of `model` for `text_hash`; nullopt when there is
+// none. Fails when the store has no cache table.
+Result<std::optional<CachedEmbedding>> FindCachedEmbedding(sql::Db* db, const std::string& tenant,
+                                                           const std::string& model, std::int64_t text_hash);
 
-// Stores (or replaces) the vector of `model` for `text_hash`, with its
-// length as the dimension. REQUIRES: inside a write transaction.
-Status PutCachedEmbedding(sql::Db* db, const std::string& model, std::int64_t text_hash,
+// Stores (or replaces) the tenant's vector of `model` for `text_hash`, with
+// its length as the dimension. REQUIRES: inside a write transaction.
+Status PutCachedEmbedding(sql::Db* db, const std::string& tenant, const std::string& model, std::int64_t text_hash,
                           const std::vector<float>& vector);
 
-// Removes every model's vector for each text hash (erasure of the texts).
-// REQUIRES: inside a write transaction.
-Status DeleteCachedEmbeddings(sql::Db* db, const std::vector<std::int64_t>& text_hashes);
+// Removes the tenant's vectors (of every model) for each text hash (erasure
+// of the texts); other tenants' entries stay. REQUIRES: inside a write transaction.
+Status DeleteCachedEmbeddings(sql::Db* db, const std::string& tenant, const std::vector<std::int64_t>& text_hashes);
 
 }  // namespace engram::store

@@ -8,29 +8,35 @@ namespace {
 
 struct EraseStep {
   const char* table;
-  const char* sql;  // ?1 = scope id; the same on both backends
+  const char* sql;  // ?1 = scope id, ?2 = its tenant; the same on both backends
 };
 
 // In dependency order: index rows and links before the rows they point at.
+// Every statement names the tenant, so it stays on the tenant's shard of a
+// distributed PostgreSQL (and uses its keys, which lead with tenant).
 constexpr EraseStep kSteps[] = {
-    {"turns_fts", "DELETE FROM turns_fts WHERE rowid IN (SELECT id FROM turns WHERE scope_id = ?1)"},
-    {"segments_fts", "DELETE FROM segments_fts WHERE rowid IN (SELECT id FROM segments WHERE scope_id = ?1)"},
-    {"facts_fts", "DELETE FROM facts_fts WHERE rowid IN (SELECT id FROM facts WHERE scope_id = ?1)"},
-    {"fact_entities", "DELETE FROM fact_entities WHERE fact_id IN (SELECT id FROM facts WHERE scope_id = ?1)"},
-    {"entities", "DELETE FROM entities WHERE scope_id = ?1"},
-    {"fact_links", "DELETE FROM fact_links WHERE scope_id = ?1"},
-    {"fact_history", "DELETE FROM fact_history WHERE scope_id = ?1"},
-    {"fact_requests", "DELETE FROM fact_requests WHERE scope_id = ?1"},
-    {"turn_requests", "DELETE FROM turn_requests WHERE scope_id = ?1"},
-    {"turns", "UPDATE turns SET page_id = NULL WHERE scope_id = ?1"},
-    {"pages", "DELETE FROM pages WHERE scope_id = ?1"},
-    {"segments", "DELETE FROM segments WHERE scope_id = ?1"},
-    {"turns", "DELETE FROM turns WHERE scope_id = ?1"},
-    {"facts", "DELETE FROM facts WHERE scope_id = ?1"},
-    {"profile_slots", "DELETE FROM profile_slots WHERE scope_id = ?1"},
-    {"scope_terms", "DELETE FROM scope_terms WHERE scope_id = ?1"},
-    {"jobs", "DELETE FROM jobs WHERE scope_id = ?1"},
-    {"scopes", "DELETE FROM scopes WHERE id = ?1"},
+    {"turns_fts",
+     "DELETE FROM turns_fts WHERE tenant = ?2 AND rowid IN (SELECT id FROM turns WHERE tenant = ?2 AND scope_id = ?1)"},
+    {"segments_fts", "DELETE FROM segments_fts WHERE tenant = ?2 AND rowid IN "
+                     "(SELECT id FROM segments WHERE tenant = ?2 AND scope_id = ?1)"},
+    {"facts_fts",
+     "DELETE FROM facts_fts WHERE tenant = ?2 AND rowid IN (SELECT id FROM facts WHERE tenant = ?2 AND scope_id = ?1)"},
+    {"fact_entities", "DELETE FROM fact_entities WHERE tenant = ?2 AND fact_id IN "
+                      "(SELECT id FROM facts WHERE tenant = ?2 AND scope_id = ?1)"},
+    {"entities", "DELETE FROM entities WHERE tenant = ?2 AND scope_id = ?1"},
+    {"fact_links", "DELETE FROM fact_links WHERE tenant = ?2 AND scope_id = ?1"},
+    {"fact_history", "DELETE FROM fact_history WHERE tenant = ?2 AND scope_id = ?1"},
+    {"fact_requests", "DELETE FROM fact_requests WHERE tenant = ?2 AND scope_id = ?1"},
+    {"turn_requests", "DELETE FROM turn_requests WHERE tenant = ?2 AND scope_id = ?1"},
+    {"turns", "UPDATE turns SET page_id = NULL WHERE tenant = ?2 AND scope_id = ?1"},
+    {"pages", "DELETE FROM pages WHERE tenant = ?2 AND scope_id = ?1"},
+    {"segments", "DELETE FROM segments WHERE tenant = ?2 AND scope_id = ?1"},
+    {"turns", "DELETE FROM turns WHERE tenant = ?2 AND scope_id = ?1"},
+    {"facts", "DELETE FROM facts WHERE tenant = ?2 AND scope_id = ?1"},
+    {"profile_slots", "DELETE FROM profile_slots WHERE tenant = ?2 AND scope_id = ?1"},
+    {"scope_terms", "DELETE FROM scope_terms WHERE tenant = ?2 AND scope_id = ?1"},
+    {"jobs", "DELETE FROM jobs WHERE tenant = ?2 AND scope_id = ?1"},
+    {"scopes", "DELETE FROM scopes WHERE tenant = ?2 AND id = ?1"},
 };
 
 }  // namespace
@@ -62,15 +68,22 @@ Status ForEachCachedText(sql::Db* db, std::int64_t scope_id, const std::function
 }
 
 Result<std::int64_t> EraseScope(sql::Db* db, std::int64_t scope_id, const std::vector<std::int64_t>& cache_hashes) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * count, db->Prepare("SELECT count(*) FROM turns WHERE scope_id = ?1"));
-  count->Bind(1, scope_id);
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * owner, db->Prepare("SELECT tenant FROM scopes WHERE id = ?1"));
+  owner->Bind(1, scope_id);
+  ENGRAM_ASSIGN_OR_RETURN(bool found, owner->Step());
+  const std::string tenant = found ? owner->Text(0) : std::string();
+  owner->Reset();
+  if (!found) return std::int64_t{0};  // gone already: nothing of it is left
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * count,
+                          db->Prepare("SELECT count(*) FROM turns WHERE tenant = ?2 AND scope_id = ?1"));
+  count->Bind(1, scope_id).Bind(2, tenant);
   ENGRAM_ASSIGN_OR_RETURN(bool row, count->Step());
   const std::int64_t turns = row ? count->Int(0) : 0;
   count->Reset();
-  ENGRAM_RETURN_IF_ERROR(DeleteCachedEmbeddings(db, cache_hashes));
+  ENGRAM_RETURN_IF_ERROR(DeleteCachedEmbeddings(db, tenant, cache_hashes));
   for (const auto& step : kSteps) {
     ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(step.sql));
-    ENGRAM_RETURN_IF_ERROR(st->Bind(1, scope_id).Run());
+    ENGRAM_RETURN_IF_ERROR(st->Bind(1, scope_id).Bind(2, tenant).Run());
   }
   return turns;
 }

@@ -27,7 +27,8 @@ Status ForEachCachedText(sql::Db* db, std::int64_t scope_id, const std::function
 // Deletes every row of the scope (turns, pages, segments, facts and their
 // history, entities and links, profile, term statistics, jobs, idempotency
 // records, full-text rows) and the scope row itself, and the embedding-cache
-// entries with the given text hashes. Returns the number of turns erased.
+// entries of the scope's tenant with the given text hashes. Returns the
+// number of turns erased (0 when the scope does not exist).
 // REQUIRES: inside a write transaction.
 Result<std::int64_t> EraseScope(sql::Db* db, std::int64_t scope_id, const std::vector<std::int64_t>& cache_hashes);
 

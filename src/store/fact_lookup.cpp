@@ -5,8 +5,8 @@ namespace engram::store {
 Result<std::optional<FactIds>> LocateLiveFact(sql::Db* db, const std::string& tenant, const std::string& memory_id) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
-      db->Prepare("SELECT f.user_id, f.agent_id, f.run_id, f.status FROM facts f JOIN scopes s ON s.id = f.scope_id "
-                  "WHERE s.tenant = ?1 AND f.memory_id = ?2 AND f.status <> 'superseded' "
+      db->Prepare("SELECT f.user_id, f.agent_id, f.run_id, f.status FROM facts f "
+                  "WHERE f.tenant = ?1 AND f.memory_id = ?2 AND f.status <> 'superseded' "
                   "ORDER BY f.version DESC LIMIT 1"));
   st->Bind(1, tenant).Bind(2, memory_id);
   ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
@@ -20,7 +20,8 @@ Result<std::vector<FactEntityRow>> ListFactEntities(sql::Db* db, const std::stri
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
       db->Prepare("WITH live AS (SELECT f.user_id, f.agent_id, f.run_id, f.created_at, f.updated_at "
-                  "FROM facts f JOIN scopes s ON s.id = f.scope_id WHERE s.tenant = ?1 AND f.status = 'live') "
+                  "FROM scopes s JOIN facts f ON f.tenant = s.tenant AND f.scope_id = s.id "
+                  "WHERE s.tenant = ?1 AND f.status = 'live') "
                   "SELECT 'agent', agent_id, count(*), min(created_at), max(updated_at) FROM live "
                   "WHERE agent_id <> '' GROUP BY agent_id "
                   "UNION ALL SELECT 'run', run_id, count(*), min(created_at), max(updated_at) FROM live "

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "store/embed_cache.hpp"
+#include "store/schema.hpp"
 
 namespace engram::store {
 
@@ -91,7 +92,7 @@ const char* const kFactColumns =
     "f.id, f.scope_id, f.memory_id, f.user_id, f.agent_id, f.run_id, f.kind, f.role, f.actor, "
     "f.attributed_to, f.text, f.norm_hash, f.embedding, f.metadata, f.source_pages, f.event_time, "
     "f.record_time, f.created_at, f.updated_at, f.expires_at, f.idempotency_key, f.version, f.status, "
-    "f.degraded, (SELECT tenant FROM scopes WHERE id = f.scope_id)";
+    "f.degraded, f.tenant";
 
 FactRow ReadFactRow(sql::Stmt* st, TimeMs now) {
   FactRow r;
@@ -134,7 +135,8 @@ Result<std::int64_t> InsertFactRow(sql::Db* db, const NewFactRow& f) {
       db->Prepare("INSERT INTO facts(scope_id, memory_id, user_id, agent_id, run_id, kind, role, actor, "
                   "attributed_to, text, norm_hash, embedding, metadata, source_pages, event_time, "
                   "record_time, created_at, updated_at, expires_at, idempotency_key, version, status, "
-                  "degraded) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1,'live',?) RETURNING id"));
+                  "degraded, tenant) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,1,'live',?," +
+                  ScopeTenantSql(1) + ") RETURNING id"));
   ins->Bind(1, f.scope_id).Bind(2, f.memory_id).Bind(3, f.ids.user).Bind(4, f.ids.agent).Bind(5, f.ids.run)
       .Bind(6, f.kind).Bind(7, f.role).Bind(8, f.actor).Bind(9, f.attributed_to).Bind(10, f.text)
       .Bind(11, static_cast<std::int64_t>(f.norm_hash))
@@ -158,9 +160,9 @@ Result<std::int64_t> InsertFactVersion(sql::Db* db, std::int64_t from_fact_id, c
       db->Prepare("INSERT INTO facts(scope_id, memory_id, user_id, agent_id, run_id, kind, role, actor, "
                   "attributed_to, text, norm_hash, embedding, metadata, source_pages, event_time, "
                   "record_time, created_at, updated_at, expires_at, idempotency_key, version, status, "
-                  "degraded) SELECT scope_id, memory_id, user_id, agent_id, run_id, kind, role, actor, "
+                  "degraded, tenant) SELECT scope_id, memory_id, user_id, agent_id, run_id, kind, role, actor, "
                   "attributed_to, ?, ?, ?, ?, source_pages, event_time, ?, created_at, ?, ?, "
-                  "idempotency_key, version + 1, 'live', degraded FROM facts WHERE id = ? RETURNING id"));
+                  "idempotency_key, version + 1, 'live', degraded, tenant FROM facts WHERE id = ? RETURNING id"));
   ins->Bind(1, v.text).Bind(2, static_cast<std::int64_t>(v.norm_hash))
       .BindFloats(3, *v.embedding).Bind(4, v.metadata).Bind(5, v.now)
       .Bind(6, v.now);
@@ -299,7 +301,13 @@ Result<std::vector<FactVersionText>> ListFactVersions(sql::Db* db, const std::st
 
 Status EraseFactContent(sql::Db* db, const std::string& memory_id, const std::vector<std::int64_t>& fact_ids,
                         const std::vector<std::int64_t>& cache_hashes, TimeMs now) {
-  ENGRAM_RETURN_IF_ERROR(DeleteCachedEmbeddings(db, cache_hashes));
+  // The memory's tenant: only its cache entries go.
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * owner, db->Prepare("SELECT tenant FROM facts WHERE memory_id = ? LIMIT 1"));
+  owner->Bind(1, memory_id);
+  ENGRAM_ASSIGN_OR_RETURN(bool found, owner->Step());
+  const std::string tenant = found ? owner->Text(0) : std::string();
+  owner->Reset();
+  if (found) ENGRAM_RETURN_IF_ERROR(DeleteCachedEmbeddings(db, tenant, cache_hashes));
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * unlink,
                           db->Prepare("DELETE FROM fact_entities WHERE fact_id = ? RETURNING entity_id"));
   ENGRAM_ASSIGN_OR_RETURN(

@@ -262,14 +262,16 @@ class Renderer {
 
 SqlCond ScopeSql(const FactScopeKey& k) {
   if (!k.narrower) {
-    return Frag("f.scope_id = (SELECT id FROM scopes WHERE tenant = ? AND user_id = ? AND assistant_id = ?) "
-                "AND f.user_id = ? AND f.agent_id = ? AND f.run_id = ?",
-                {SqlArg::Text(k.row.tenant), SqlArg::Text(k.row.user), SqlArg::Text(k.row.assistant),
-                 SqlArg::Text(k.user), SqlArg::Text(k.agent), SqlArg::Text(k.run)});
+    return Frag("f.tenant = ? AND f.scope_id = (SELECT id FROM scopes WHERE tenant = ? AND user_id = ? AND "
+                "assistant_id = ?) AND f.user_id = ? AND f.agent_id = ? AND f.run_id = ?",
+                {SqlArg::Text(k.row.tenant), SqlArg::Text(k.row.tenant), SqlArg::Text(k.row.user),
+                 SqlArg::Text(k.row.assistant), SqlArg::Text(k.user), SqlArg::Text(k.agent), SqlArg::Text(k.run)});
   }
   // Narrower: the user id stays exact; an absent agent or run id matches any.
-  SqlCond c = Frag("f.scope_id IN (SELECT id FROM scopes WHERE tenant = ? AND user_id = ?) AND f.user_id = ?",
-                   {SqlArg::Text(k.row.tenant), SqlArg::Text(k.row.user), SqlArg::Text(k.user)});
+  SqlCond c = Frag("f.tenant = ? AND f.scope_id IN (SELECT id FROM scopes WHERE tenant = ? AND user_id = ?) AND "
+                   "f.user_id = ?",
+                   {SqlArg::Text(k.row.tenant), SqlArg::Text(k.row.tenant), SqlArg::Text(k.row.user),
+                    SqlArg::Text(k.user)});
   if (!k.agent.empty()) {
     c.sql += " AND f.agent_id = ?";
     c.args.push_back(SqlArg::Text(k.agent));

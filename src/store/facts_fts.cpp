@@ -48,13 +48,14 @@ Result<std::vector<FactTextHit>> FindFactTextWhere(sql::Db* db, const std::vecto
     // the match once per filtered row).
     ENGRAM_ASSIGN_OR_RETURN(
         st, db->Prepare("SELECT f.id, bm25(facts_fts, 0.0, 1.0) AS s FROM facts_fts CROSS JOIN facts f ON f.id = "
-                        "facts_fts.rowid WHERE facts_fts MATCH ? AND " + c.sql + " ORDER BY s LIMIT ?"));
+                        "facts_fts.rowid AND f.tenant = facts_fts.tenant WHERE facts_fts MATCH ? AND " + c.sql +
+                        " ORDER BY s LIMIT ?"));
     st->Bind(1, Fts5MatchText(scope_token, terms));
     next = 2;
   } else {
     ENGRAM_ASSIGN_OR_RETURN(
         st, db->Prepare("SELECT f.id, -ts_rank(x.tsv, q) AS s FROM facts_fts x CROSS JOIN to_tsquery('simple', ?) q "
-                        "JOIN facts f ON f.id = x.rowid WHERE x.tsv @@ q AND (? = '' OR x.scope = ?) AND " +
+                        "JOIN facts f ON f.id = x.rowid AND f.tenant = x.tenant WHERE x.tsv @@ q AND (? = '' OR x.scope = ?) AND " +
                         c.sql + " ORDER BY s, f.id LIMIT ?"));
     st->Bind(1, TsQueryText(terms)).Bind(2, scope_token).Bind(3, scope_token);
     next = 4;

@@ -1,12 +1,15 @@
 #include "store/facts_history.hpp"
 
+#include "store/schema.hpp"
+
 namespace engram::store {
 
 Status InsertFactHistory(sql::Db* db, const FactHistoryRow& h) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
       db->Prepare("INSERT INTO fact_history(scope_id, memory_id, fact_id, version, event, old_text, "
-                  "new_text, actor, role, at, op_id) VALUES(?,?,?,?,?,?,?,?,?,?,?)"));
+                  "new_text, actor, role, at, op_id, tenant) VALUES(?,?,?,?,?,?,?,?,?,?,?," + ScopeTenantSql(1) +
+                  ")"));
   st->Bind(1, h.scope_id).Bind(2, h.memory_id).Bind(3, h.fact_id).Bind(4, h.version).Bind(5, h.event);
   if (h.old_text) st->Bind(6, *h.old_text); else st->BindNull(6);
   if (h.new_text) st->Bind(7, *h.new_text); else st->BindNull(7);
@@ -41,7 +44,8 @@ Result<std::optional<std::string>> FindFactRequest(sql::Db* db, const Scope& row
                                                    const std::string& key) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st, db->Prepare("SELECT r.events FROM fact_requests r JOIN scopes s ON s.id = r.scope_id "
-                                  "WHERE s.tenant = ? AND s.user_id = ? AND s.assistant_id = ? AND "
+                                  "AND s.tenant = r.tenant WHERE r.tenant = ?1 AND s.tenant = ?1 AND "
+                                  "s.user_id = ? AND s.assistant_id = ? AND "
                                   "r.user_id = ? AND r.agent_id = ? AND r.run_id = ? AND r.idempotency_key = ?"));
   st->Bind(1, row.tenant).Bind(2, row.user).Bind(3, row.assistant).Bind(4, ids.user).Bind(5, ids.agent)
       .Bind(6, ids.run).Bind(7, key);
@@ -56,7 +60,8 @@ Status InsertFactRequest(sql::Db* db, std::int64_t scope_id, const FactIds& ids,
                          const std::string& events, TimeMs now) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st, db->Prepare("INSERT INTO fact_requests(scope_id, user_id, agent_id, run_id, "
-                                  "idempotency_key, events, created_at) VALUES(?,?,?,?,?,?,?)"));
+                                  "idempotency_key, events, created_at, tenant) VALUES(?,?,?,?,?,?,?," +
+                                  ScopeTenantSql(1) + ")"));
   return st->Bind(1, scope_id).Bind(2, ids.user).Bind(3, ids.agent).Bind(4, ids.run).Bind(5, key)
       .Bind(6, events).Bind(7, now).Run();
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/text.hpp"
+#include "store/schema.hpp"
 
 namespace engram::store {
 
@@ -69,8 +70,9 @@ std::vector<std::string> QueryTerms(const std::string& query) {
 
 Status IndexText(sql::Db* db, FullText table, std::int64_t rowid, std::int64_t scope_id, const std::string& doc) {
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(std::string("INSERT INTO ") + TableName(table) +
-                                                      "(rowid, scope, terms) VALUES(?1, ?2, ?3)"));
-  return st->Bind(1, rowid).Bind(2, ScopeToken(scope_id)).Bind(3, doc).Run();
+                                                      "(rowid, scope, terms, tenant) VALUES(?1, ?2, ?3, " +
+                                                      ScopeTenantSql(4) + ")"));
+  return st->Bind(1, rowid).Bind(2, ScopeToken(scope_id)).Bind(3, doc).Bind(4, scope_id).Run();
 }
 
 Status ReindexText(sql::Db* db, FullText table, std::int64_t rowid, std::int64_t scope_id, const std::string& doc) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "store/schema.hpp"
+
 namespace engram::store {
 
 namespace {
@@ -51,9 +53,9 @@ bool IsLeaseLost(const Status& status) {
 Status ArmJob(sql::Db* db, std::int64_t scope_id, std::string_view kind, TimeMs now) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
-      db->Prepare("INSERT INTO jobs(scope_id, kind, status, created_at, updated_at) "
-                  "VALUES(?1, ?2, 'pending', ?3, ?3) "
-                  "ON CONFLICT(scope_id, kind) WHERE status IN ('pending', 'leased') "
+      db->Prepare("INSERT INTO jobs(scope_id, kind, status, created_at, updated_at, tenant) "
+                  "VALUES(?1, ?2, 'pending', ?3, ?3, " + ScopeTenantSql(1) + ") "
+                  "ON CONFLICT" + TenantKey(db, "scope_id, kind") + " WHERE status IN ('pending', 'leased') "
                   "DO UPDATE SET rearmed = 1"));
   return st->Bind(1, scope_id).Bind(2, kind).Bind(3, now).Run();
 }
@@ -214,7 +216,7 @@ Result<std::vector<JobListing>> ListOpenJobs(sql::Db* db, const std::string& sta
       sql::Stmt * st,
       db->Prepare("SELECT j.id, j.scope_id, j.kind, j.status, j.attempts, j.last_error, j.created_at, "
                   "j.updated_at, j.lease_holder, j.lease_expires, s.tenant, s.user_id, s.assistant_id "
-                  "FROM jobs j JOIN scopes s ON s.id = j.scope_id "
+                  "FROM jobs j JOIN scopes s ON s.id = j.scope_id AND s.tenant = j.tenant "
                   "WHERE j.status IN ('pending', 'leased', 'failed') AND (?1 = '' OR j.status = ?1 OR "
                   "(?1 = 'pending' AND j.status = 'leased')) "
                   "AND (?2 = '' OR s.tenant = ?2) AND (?3 = '' OR s.user_id = ?3) ORDER BY j.id LIMIT ?4"));

@@ -187,7 +187,7 @@ Result<bool> CommitRowHolds(sql::Db* db, const std::string& memory_kind, std::in
   const char* sql = nullptr;
   std::int64_t second = version;
   if (memory_kind == "turn") {
-    sql = "SELECT count(*) FROM turns t JOIN pages p ON p.id = t.page_id "
+    sql = "SELECT count(*) FROM turns t JOIN pages p ON p.id = t.page_id AND p.tenant = t.tenant "
           "WHERE t.id = ?1 AND t.page_id = ?2 AND p.turn_id = t.id";
     second = page_id;
   } else if (memory_kind == "segment") {

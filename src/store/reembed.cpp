@@ -113,22 +113,22 @@ Result<std::vector<PageExchangeRow>> PagesWithoutShadow(sql::Db* db, std::int64_
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
       db->Prepare(
-          "SELECT p.id, t.user_name, t.user_text, t.assistant_name, t.assistant_text FROM pages p "
-          "JOIN turns t ON t.id = p.turn_id WHERE p.embedding_next IS NULL AND p.id > ? "
+          "SELECT p.id, t.user_name, t.user_text, t.assistant_name, t.assistant_text, p.tenant FROM pages p "
+          "JOIN turns t ON t.id = p.turn_id AND t.tenant = p.tenant WHERE p.embedding_next IS NULL AND p.id > ? "
           "ORDER BY p.id LIMIT ?"));
   st->Bind(1, after_id).Bind(2, limit);
   return CollectRows<PageExchangeRow>(st, [](sql::Stmt* r) {
-    return PageExchangeRow{r->Int(0), r->Text(1), r->Text(2), r->Text(3), r->Text(4)};
+    return PageExchangeRow{r->Int(0), r->Text(1), r->Text(2), r->Text(3), r->Text(4), r->Text(5)};
   });
 }
 
 Result<std::vector<FactTextRow>> FactsWithoutShadow(sql::Db* db, std::int64_t after_id, int limit) {
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db->Prepare("SELECT id, text FROM facts "
+                          db->Prepare("SELECT id, text, tenant FROM facts "
                                       "WHERE embedding_next IS NULL AND id > ? ORDER BY id LIMIT ?"));
   st->Bind(1, after_id).Bind(2, limit);
   return CollectRows<FactTextRow>(st, [](sql::Stmt* r) {
-    return FactTextRow{r->Int(0), r->Text(1)};
+    return FactTextRow{r->Int(0), r->Text(1), r->Text(2)};
   });
 }
 

@@ -46,19 +46,22 @@ Result<ShadowProgress> CountShadowProgress(sql::Db* db);
 Result<std::int64_t> CountMissingShadow(sql::Db* db);
 
 // A page without embedding_next and the texts of its turn (the page's text is
-// the rendered exchange, as promotion embeds it).
+// the rendered exchange, as promotion embeds it), with its tenant (the
+// embedding cache is kept per tenant).
 struct PageExchangeRow {
   std::int64_t id = 0;
   std::string user_name, user_text, assistant_name, assistant_text;
+  std::string tenant;
 };
 // Up to `limit` pages without embedding_next whose id is above `after_id`, by id.
 Result<std::vector<PageExchangeRow>> PagesWithoutShadow(sql::Db* db, std::int64_t after_id,
                                                         int limit);
 
-// A fact without embedding_next and its text.
+// A fact without embedding_next, its text and its tenant.
 struct FactTextRow {
   std::int64_t id = 0;
   std::string text;
+  std::string tenant;
 };
 // Up to `limit` facts (any status) without embedding_next whose id is above
 // `after_id`, by id.

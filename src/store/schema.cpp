@@ -265,8 +265,9 @@ CREATE TABLE receipt_days(
 )sql";
 
 // Persistent embedding cache (engine/caching_embedder.hpp): one vector per
-// (embedder name, text::ContentHash of the text). Holds no text. IF NOT EXISTS
-// because stores created by earlier pre-release builds of v1 get it on open.
+// (embedder name, text::ContentHash of the text); version 3 keys it by tenant
+// too. Holds no text. IF NOT EXISTS because stores created by earlier
+// pre-release builds of v1 get it when they are migrated.
 constexpr const char* kEmbedCacheTable = R"sql(
 CREATE TABLE IF NOT EXISTS embed_cache(
   model     TEXT NOT NULL,               -- Embedder::Name()
@@ -336,6 +337,79 @@ INSERT INTO meta(key, value) SELECT 'scope_id_high', CAST(coalesce(max(id), 0) A
   WHERE true ON CONFLICT(key) DO NOTHING;
 )sql";
 
+// Version 3: every table that holds a tenant's data names the tenant (the
+// tenant of the row's scope; fact_entities: of its fact; the full-text
+// indexes: of their row), so that a distributed PostgreSQL can shard every
+// table by tenant (schema_postgres.cpp: its keys lead with tenant). SQLite's
+// keys stay as they are (it is never sharded), except the embedding cache,
+// which is now kept per tenant: no tenant is served a vector another tenant's
+// texts put there. The cached vectors had no tenant: a store with one tenant
+// keeps them as that tenant's, a store with several starts with an empty
+// cache. The FTS5 tables are rebuilt with an UNINDEXED tenant column (FTS5
+// has no ADD COLUMN), the cache with tenant as its first column (SQLite 3.40's
+// quick_check misreads WITHOUT ROWID tables whose key columns are not the
+// first ones). Rows whose scope is gone (none are expected) get ''.
+constexpr const char* kMigrateToV3 = R"sql(
+ALTER TABLE turns ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE segments ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE pages ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE scope_terms ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE profile_slots ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE facts ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE fact_history ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE entities ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE fact_entities ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE fact_links ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE fact_requests ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+ALTER TABLE turn_requests ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+UPDATE turns SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = turns.scope_id), '');
+UPDATE segments SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = segments.scope_id), '');
+UPDATE pages SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = pages.scope_id), '');
+UPDATE scope_terms SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = scope_terms.scope_id), '');
+UPDATE profile_slots SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = profile_slots.scope_id), '');
+UPDATE facts SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = facts.scope_id), '');
+UPDATE fact_history SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = fact_history.scope_id), '');
+UPDATE entities SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = entities.scope_id), '');
+UPDATE fact_entities SET tenant = coalesce((SELECT f.tenant FROM facts f WHERE f.id = fact_entities.fact_id), '');
+UPDATE fact_links SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = fact_links.scope_id), '');
+UPDATE fact_requests SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = fact_requests.scope_id), '');
+UPDATE jobs SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = jobs.scope_id), '');
+UPDATE turn_requests SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = turn_requests.scope_id), '');
+
+CREATE VIRTUAL TABLE turns_fts_v3 USING fts5(scope, terms, tenant UNINDEXED, tokenize="unicode61 tokenchars '_'");
+INSERT INTO turns_fts_v3(rowid, scope, terms, tenant)
+  SELECT x.rowid, x.scope, x.terms, coalesce((SELECT t.tenant FROM turns t WHERE t.id = x.rowid), '') FROM turns_fts x;
+DROP TABLE turns_fts;
+ALTER TABLE turns_fts_v3 RENAME TO turns_fts;
+CREATE VIRTUAL TABLE segments_fts_v3 USING fts5(scope, terms, tenant UNINDEXED, tokenize="unicode61 tokenchars '_'");
+INSERT INTO segments_fts_v3(rowid, scope, terms, tenant)
+  SELECT x.rowid, x.scope, x.terms, coalesce((SELECT g.tenant FROM segments g WHERE g.id = x.rowid), '')
+  FROM segments_fts x;
+DROP TABLE segments_fts;
+ALTER TABLE segments_fts_v3 RENAME TO segments_fts;
+CREATE VIRTUAL TABLE facts_fts_v3 USING fts5(scope, terms, tenant UNINDEXED, tokenize="unicode61 tokenchars '_'");
+INSERT INTO facts_fts_v3(rowid, scope, terms, tenant)
+  SELECT x.rowid, x.scope, x.terms, coalesce((SELECT f.tenant FROM facts f WHERE f.id = x.rowid), '') FROM facts_fts x;
+DROP TABLE facts_fts;
+ALTER TABLE facts_fts_v3 RENAME TO facts_fts;
+
+CREATE TABLE embed_cache_v3(
+  tenant    TEXT NOT NULL,               -- whose texts: never served to another tenant
+  model     TEXT NOT NULL,               -- Embedder::Name()
+  text_hash INTEGER NOT NULL,            -- text::ContentHash (normalised text)
+  dim       INTEGER NOT NULL,
+  vector    BLOB NOT NULL,               -- float32, L2-normalised
+  PRIMARY KEY(tenant, model, text_hash)
+) WITHOUT ROWID;
+INSERT INTO embed_cache_v3(tenant, model, text_hash, dim, vector)
+  SELECT (SELECT min(tenant) FROM scopes), model, text_hash, dim, vector FROM embed_cache
+  WHERE (SELECT count(DISTINCT tenant) FROM scopes) = 1;
+DROP TABLE embed_cache;
+ALTER TABLE embed_cache_v3 RENAME TO embed_cache;
+CREATE INDEX embed_cache_hash ON embed_cache(tenant, text_hash);  -- erasure by text
+)sql";
+
 Result<std::int64_t> QueryInt(sql::Db* db, std::string_view q) {
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
   ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
@@ -363,6 +437,32 @@ Status SetMeta(sql::Db* db, std::string_view key, std::string_view value) {
   return st->Bind(1, key).Bind(2, value).Run();
 }
 
+std::string TenantKey(sql::Db* db, std::string_view columns) {
+  return std::string(db->dialect() == sql::Dialect::kPostgres ? "(tenant, " : "(") + std::string(columns) + ")";
+}
+
+std::string ScopeTenantSql(int placeholder) {
+  return "(SELECT tenant FROM scopes WHERE id = ?" + std::to_string(placeholder) + ")";
+}
+
+Status CreateSchemaAtVersion(sql::Db* db, int version, std::int64_t now_ms) {
+  if (db->dialect() == sql::Dialect::kPostgres) return CreatePostgresSchemaAtVersion(db, version, now_ms);
+  if (version < 1 || version > kSchemaVersion) {
+    return Status::InvalidArgument("no SQLite schema version " + std::to_string(version));
+  }
+  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kSchemaV1));
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kApiKeysTable));
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kTurnRequestsTable));
+  if (version >= 2) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV2));
+  if (version >= 3) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV3));
+  ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA application_id = " + std::to_string(kApplicationId)));
+  ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(version)));
+  ENGRAM_RETURN_IF_ERROR(SetMeta(db, "created_at", std::to_string(now_ms)));
+  return txn->Commit();
+}
+
 Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
   if (db->dialect() == sql::Dialect::kPostgres) return EnsurePostgresSchema(db, now_ms);
   ENGRAM_ASSIGN_OR_RETURN(std::int64_t app_id, QueryInt(db, "PRAGMA application_id"));
@@ -374,16 +474,9 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
                                         " is a SQLite database but not an engram store; "
                                         "refusing to modify it");
     }
-    ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
-    ENGRAM_RETURN_IF_ERROR(db->Exec(kSchemaV1));
-    ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));
-    ENGRAM_RETURN_IF_ERROR(db->Exec(kApiKeysTable));
-    ENGRAM_RETURN_IF_ERROR(db->Exec(kTurnRequestsTable));
-    ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV2));
-    ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA application_id = " + std::to_string(kApplicationId)));
-    ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
-    ENGRAM_RETURN_IF_ERROR(SetMeta(db, "created_at", std::to_string(now_ms)));
-    return txn->Commit();
+    // A new store: the first schema and every migration, so that a new
+    // store and a migrated one are the same by construction.
+    return CreateSchemaAtVersion(db, kSchemaVersion, now_ms);
   }
   ENGRAM_ASSIGN_OR_RETURN(std::string v, GetMeta(db, "schema_version"));
   int version = 0;
@@ -397,13 +490,15 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
                                       ", newer than this engram (" +
                                       std::to_string(kSchemaVersion) + "); upgrade engram");
   }
-  ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));  // no-ops when present
-  ENGRAM_RETURN_IF_ERROR(db->Exec(kApiKeysTable));
-  ENGRAM_RETURN_IF_ERROR(db->Exec(kTurnRequestsTable));
   if (version == kSchemaVersion) return Status::Ok();
   // Each step runs in the one transaction that records the new version.
   ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+  // Stores of early builds of version 1 lack these tables (no-ops otherwise).
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kEmbedCacheTable));
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kApiKeysTable));
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kTurnRequestsTable));
   if (version < 2) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV2));
+  if (version < 3) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV3));
   ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
   return txn->Commit();
 }

@@ -1,9 +1,15 @@
-// The PostgreSQL schema: the same tables, columns and constraints as the
-// SQLite schema of kSchemaVersion (schema.cpp), in PostgreSQL's types:
-// BIGINT for integers, BYTEA for vectors, identity columns for row ids (whose
-// sequences never go back, so ids are never reused), and plain tables with a
-// generated tsvector and a GIN index for the three full-text indexes (the
-// same columns as SQLite's FTS5 tables: rowid, scope, terms).
+// The PostgreSQL schema: the same tables and columns as the SQLite schema of
+// kSchemaVersion (schema.cpp), in PostgreSQL's types: BIGINT for integers,
+// BYTEA for vectors, identity columns for row ids (whose sequences never go
+// back, so ids are never reused), and plain tables with a generated tsvector
+// and a GIN index for the three full-text indexes (the same columns as
+// SQLite's FTS5 tables: rowid, scope, terms, tenant). Version 2 is the first
+// PostgreSQL schema; a new store is created as version 2 followed by the
+// migration to version 3, so a new store and a migrated one are the same by
+// construction. From version 3 the keys differ from SQLite's: every primary
+// key and unique constraint leads with tenant, and every foreign key goes
+// through it, as a distributed PostgreSQL (Citus) requires of tables
+// distributed by tenant.
 #include <string>
 
 #include "store/postgres.hpp"
@@ -13,7 +19,8 @@ namespace engram::store {
 
 namespace {
 
-constexpr const char* kPostgresSchema = R"sql(
+// Version 2, as engram created it (kept verbatim: new stores start from it).
+constexpr const char* kPostgresSchemaV2 = R"sql(
 CREATE TABLE meta(
   key   TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -324,6 +331,185 @@ CREATE TABLE turn_requests(
 );
 )sql";
 
+// Version 3 (see kMigrateToV3 in schema.cpp): a tenant column in every table
+// that holds a tenant's data, filled from the row's scope (fact_entities:
+// from its fact; the full-text tables: from their row), then NOT NULL. Keys:
+// every primary key and unique constraint leads with tenant and every foreign
+// key goes through it (Citus requires both of tables distributed by tenant);
+// plain indexes keep the lookups that do not name the tenant (by id, by
+// memory id, by scope) as fast as before. Identity columns stay: ids are
+// still given once per store and never reused. The embedding cache is keyed
+// by tenant (a store with one tenant keeps its entries as that tenant's; with
+// several, the cache starts empty). meta stays global (a reference table).
+constexpr const char* kPostgresMigrateToV3 = R"sql(
+ALTER TABLE turns ADD COLUMN tenant TEXT;
+ALTER TABLE turns_fts ADD COLUMN tenant TEXT;
+ALTER TABLE segments ADD COLUMN tenant TEXT;
+ALTER TABLE segments_fts ADD COLUMN tenant TEXT;
+ALTER TABLE pages ADD COLUMN tenant TEXT;
+ALTER TABLE scope_terms ADD COLUMN tenant TEXT;
+ALTER TABLE profile_slots ADD COLUMN tenant TEXT;
+ALTER TABLE facts ADD COLUMN tenant TEXT;
+ALTER TABLE facts_fts ADD COLUMN tenant TEXT;
+ALTER TABLE fact_history ADD COLUMN tenant TEXT;
+ALTER TABLE entities ADD COLUMN tenant TEXT;
+ALTER TABLE fact_entities ADD COLUMN tenant TEXT;
+ALTER TABLE fact_links ADD COLUMN tenant TEXT;
+ALTER TABLE fact_requests ADD COLUMN tenant TEXT;
+ALTER TABLE jobs ADD COLUMN tenant TEXT;
+ALTER TABLE turn_requests ADD COLUMN tenant TEXT;
+
+UPDATE turns SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = turns.scope_id), '');
+UPDATE turns_fts SET tenant = coalesce((SELECT t.tenant FROM turns t WHERE t.id = turns_fts.rowid), '');
+UPDATE segments SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = segments.scope_id), '');
+UPDATE segments_fts SET tenant = coalesce((SELECT g.tenant FROM segments g WHERE g.id = segments_fts.rowid), '');
+UPDATE pages SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = pages.scope_id), '');
+UPDATE scope_terms SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = scope_terms.scope_id), '');
+UPDATE profile_slots SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = profile_slots.scope_id), '');
+UPDATE facts SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = facts.scope_id), '');
+UPDATE facts_fts SET tenant = coalesce((SELECT f.tenant FROM facts f WHERE f.id = facts_fts.rowid), '');
+UPDATE fact_history SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = fact_history.scope_id), '');
+UPDATE entities SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = entities.scope_id), '');
+UPDATE fact_entities SET tenant = coalesce((SELECT f.tenant FROM facts f WHERE f.id = fact_entities.fact_id), '');
+UPDATE fact_links SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = fact_links.scope_id), '');
+UPDATE fact_requests SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = fact_requests.scope_id), '');
+UPDATE jobs SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = jobs.scope_id), '');
+UPDATE turn_requests SET tenant = coalesce((SELECT s.tenant FROM scopes s WHERE s.id = turn_requests.scope_id), '');
+
+ALTER TABLE turns ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE turns_fts ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE segments ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE segments_fts ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE pages ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE scope_terms ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE profile_slots ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE facts ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE facts_fts ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE fact_history ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE entities ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE fact_entities ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE fact_links ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE fact_requests ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE jobs ALTER COLUMN tenant SET NOT NULL;
+ALTER TABLE turn_requests ALTER COLUMN tenant SET NOT NULL;
+
+-- The foreign keys first: they depend on the keys they reference.
+ALTER TABLE turns DROP CONSTRAINT turns_scope_id_fkey;
+ALTER TABLE segments DROP CONSTRAINT segments_scope_id_fkey;
+ALTER TABLE pages DROP CONSTRAINT pages_scope_id_fkey, DROP CONSTRAINT pages_turn_id_fkey,
+  DROP CONSTRAINT pages_segment_id_fkey;
+ALTER TABLE profile_slots DROP CONSTRAINT profile_slots_scope_id_fkey;
+ALTER TABLE facts DROP CONSTRAINT facts_scope_id_fkey;
+ALTER TABLE jobs DROP CONSTRAINT jobs_scope_id_fkey;
+
+ALTER TABLE scopes DROP CONSTRAINT scopes_pkey;
+ALTER TABLE scopes ADD CONSTRAINT scopes_pkey PRIMARY KEY(tenant, id);
+-- scopes_tenant_user_id_assistant_id_key, UNIQUE(tenant, user_id, assistant_id), stays.
+ALTER TABLE turns DROP CONSTRAINT turns_pkey, DROP CONSTRAINT turns_scope_id_seq_key;
+ALTER TABLE turns ADD CONSTRAINT turns_pkey PRIMARY KEY(tenant, id),
+  ADD CONSTRAINT turns_tenant_scope_id_seq_key UNIQUE(tenant, scope_id, seq);
+ALTER TABLE turns_fts DROP CONSTRAINT turns_fts_pkey;
+ALTER TABLE turns_fts ADD CONSTRAINT turns_fts_pkey PRIMARY KEY(tenant, rowid);
+ALTER TABLE segments DROP CONSTRAINT segments_pkey;
+ALTER TABLE segments ADD CONSTRAINT segments_pkey PRIMARY KEY(tenant, id);
+ALTER TABLE segments_fts DROP CONSTRAINT segments_fts_pkey;
+ALTER TABLE segments_fts ADD CONSTRAINT segments_fts_pkey PRIMARY KEY(tenant, rowid);
+ALTER TABLE pages DROP CONSTRAINT pages_pkey, DROP CONSTRAINT pages_turn_id_key;
+ALTER TABLE pages ADD CONSTRAINT pages_pkey PRIMARY KEY(tenant, id),
+  ADD CONSTRAINT pages_tenant_turn_id_key UNIQUE(tenant, turn_id);
+ALTER TABLE scope_terms DROP CONSTRAINT scope_terms_pkey;
+ALTER TABLE scope_terms ADD CONSTRAINT scope_terms_pkey PRIMARY KEY(tenant, scope_id, term);
+ALTER TABLE profile_slots DROP CONSTRAINT profile_slots_pkey, DROP CONSTRAINT profile_slots_rowid_key;
+ALTER TABLE profile_slots ADD CONSTRAINT profile_slots_pkey PRIMARY KEY(tenant, scope_id, dimension),
+  ADD CONSTRAINT profile_slots_tenant_rowid_key UNIQUE(tenant, rowid);
+ALTER TABLE facts DROP CONSTRAINT facts_pkey;
+ALTER TABLE facts ADD CONSTRAINT facts_pkey PRIMARY KEY(tenant, id);
+DROP INDEX facts_dedup;
+CREATE UNIQUE INDEX facts_dedup ON facts(tenant, scope_id, user_id, agent_id, run_id, norm_hash)
+  WHERE status = 'live';
+DROP INDEX facts_versions;
+CREATE UNIQUE INDEX facts_versions ON facts(tenant, memory_id, version);
+ALTER TABLE facts_fts DROP CONSTRAINT facts_fts_pkey;
+ALTER TABLE facts_fts ADD CONSTRAINT facts_fts_pkey PRIMARY KEY(tenant, rowid);
+ALTER TABLE fact_history DROP CONSTRAINT fact_history_pkey;
+ALTER TABLE fact_history ADD CONSTRAINT fact_history_pkey PRIMARY KEY(tenant, id);
+ALTER TABLE entities DROP CONSTRAINT entities_pkey, DROP CONSTRAINT entities_scope_id_name_key;
+ALTER TABLE entities ADD CONSTRAINT entities_pkey PRIMARY KEY(tenant, id),
+  ADD CONSTRAINT entities_tenant_scope_id_name_key UNIQUE(tenant, scope_id, name);
+ALTER TABLE fact_entities DROP CONSTRAINT fact_entities_pkey;
+ALTER TABLE fact_entities ADD CONSTRAINT fact_entities_pkey PRIMARY KEY(tenant, fact_id, entity_id);
+ALTER TABLE fact_links DROP CONSTRAINT fact_links_pkey, DROP CONSTRAINT fact_links_from_memory_to_memory_relation_key;
+ALTER TABLE fact_links ADD CONSTRAINT fact_links_pkey PRIMARY KEY(tenant, id),
+  ADD CONSTRAINT fact_links_tenant_from_memory_to_memory_relation_key UNIQUE(tenant, from_memory, to_memory, relation);
+ALTER TABLE fact_requests DROP CONSTRAINT fact_requests_pkey;
+ALTER TABLE fact_requests
+  ADD CONSTRAINT fact_requests_pkey PRIMARY KEY(tenant, scope_id, user_id, agent_id, run_id, idempotency_key);
+ALTER TABLE jobs DROP CONSTRAINT jobs_pkey;
+ALTER TABLE jobs ADD CONSTRAINT jobs_pkey PRIMARY KEY(tenant, id);
+DROP INDEX jobs_open;
+CREATE UNIQUE INDEX jobs_open ON jobs(tenant, scope_id, kind) WHERE status IN ('pending', 'leased');
+ALTER TABLE receipts DROP CONSTRAINT receipts_pkey;
+ALTER TABLE receipts ADD CONSTRAINT receipts_pkey PRIMARY KEY(tenant, id);
+ALTER TABLE receipt_days DROP CONSTRAINT receipt_days_pkey;
+ALTER TABLE receipt_days ADD CONSTRAINT receipt_days_pkey
+  PRIMARY KEY(tenant, day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status);
+ALTER TABLE api_keys DROP CONSTRAINT api_keys_pkey;
+ALTER TABLE api_keys ADD CONSTRAINT api_keys_pkey PRIMARY KEY(tenant, id);
+ALTER TABLE turn_requests DROP CONSTRAINT turn_requests_pkey;
+ALTER TABLE turn_requests ADD CONSTRAINT turn_requests_pkey PRIMARY KEY(tenant, scope_id, idempotency_key);
+
+-- The embedding cache, rebuilt with tenant as its first column (as in SQLite).
+CREATE TABLE embed_cache_v3(
+  tenant    TEXT NOT NULL,              -- whose texts: never served to another tenant
+  model     TEXT NOT NULL,              -- Embedder::Name()
+  text_hash BIGINT NOT NULL,            -- text::ContentHash (normalised text)
+  dim       BIGINT NOT NULL,
+  vector    BYTEA NOT NULL,             -- float32, L2-normalised
+  PRIMARY KEY(tenant, model, text_hash)
+);
+INSERT INTO embed_cache_v3(tenant, model, text_hash, dim, vector)
+  SELECT (SELECT min(tenant) FROM scopes), model, text_hash, dim, vector FROM embed_cache
+  WHERE (SELECT count(DISTINCT tenant) FROM scopes) = 1;
+DROP TABLE embed_cache;
+ALTER TABLE embed_cache_v3 RENAME TO embed_cache;
+ALTER TABLE embed_cache RENAME CONSTRAINT embed_cache_v3_pkey TO embed_cache_pkey;
+CREATE INDEX embed_cache_hash ON embed_cache(tenant, text_hash);  -- erasure by text
+
+ALTER TABLE turns ADD CONSTRAINT turns_tenant_scope_id_fkey
+  FOREIGN KEY(tenant, scope_id) REFERENCES scopes(tenant, id);
+ALTER TABLE segments ADD CONSTRAINT segments_tenant_scope_id_fkey
+  FOREIGN KEY(tenant, scope_id) REFERENCES scopes(tenant, id);
+ALTER TABLE pages ADD CONSTRAINT pages_tenant_scope_id_fkey FOREIGN KEY(tenant, scope_id) REFERENCES scopes(tenant, id),
+  ADD CONSTRAINT pages_tenant_turn_id_fkey FOREIGN KEY(tenant, turn_id) REFERENCES turns(tenant, id),
+  ADD CONSTRAINT pages_tenant_segment_id_fkey FOREIGN KEY(tenant, segment_id) REFERENCES segments(tenant, id);
+ALTER TABLE profile_slots ADD CONSTRAINT profile_slots_tenant_scope_id_fkey
+  FOREIGN KEY(tenant, scope_id) REFERENCES scopes(tenant, id);
+ALTER TABLE facts ADD CONSTRAINT facts_tenant_scope_id_fkey
+  FOREIGN KEY(tenant, scope_id) REFERENCES scopes(tenant, id);
+ALTER TABLE jobs ADD CONSTRAINT jobs_tenant_scope_id_fkey
+  FOREIGN KEY(tenant, scope_id) REFERENCES scopes(tenant, id);
+
+-- Lookups that do not name the tenant: by id (scope rows, turns, pages,
+-- segments, facts, entities, jobs, full-text rows, API keys), by scope
+-- (turns in seq order, profile slots), by memory id, by fact, by link source.
+CREATE INDEX scopes_id ON scopes(id);
+CREATE INDEX turns_id ON turns(id);
+CREATE INDEX turns_scope ON turns(scope_id, seq);
+CREATE INDEX turns_fts_rowid ON turns_fts(rowid);
+CREATE INDEX segments_id ON segments(id);
+CREATE INDEX segments_fts_rowid ON segments_fts(rowid);
+CREATE INDEX pages_id ON pages(id);
+CREATE INDEX profile_slots_scope ON profile_slots(scope_id, dimension);
+CREATE INDEX facts_id ON facts(id);
+CREATE INDEX facts_memory ON facts(memory_id, version);
+CREATE INDEX facts_fts_rowid ON facts_fts(rowid);
+CREATE INDEX entities_id ON entities(id);
+CREATE INDEX fact_entities_fact ON fact_entities(fact_id);
+CREATE INDEX fact_links_from ON fact_links(from_memory);
+CREATE INDEX jobs_id ON jobs(id);
+CREATE INDEX api_keys_id ON api_keys(id);
+)sql";
+
 constexpr const char* kApplication = "engram";
 
 Result<std::int64_t> Count(sql::Db* db, const char* q) {
@@ -334,7 +520,26 @@ Result<std::int64_t> Count(sql::Db* db, const char* q) {
   return n;
 }
 
+// The schema of `version` in an empty database. REQUIRES: inside a write
+// transaction.
+Status CreateInTransaction(sql::Db* db, int version, std::int64_t now_ms) {
+  if (version < 2 || version > kSchemaVersion) {
+    return Status::InvalidArgument("no PostgreSQL schema version " + std::to_string(version));
+  }
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kPostgresSchemaV2));
+  if (version >= 3) ENGRAM_RETURN_IF_ERROR(db->Exec(kPostgresMigrateToV3));
+  ENGRAM_RETURN_IF_ERROR(SetMeta(db, "application", kApplication));
+  ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(version)));
+  return SetMeta(db, "created_at", std::to_string(now_ms));
+}
+
 }  // namespace
+
+Status CreatePostgresSchemaAtVersion(sql::Db* db, int version, std::int64_t now_ms) {
+  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
+  ENGRAM_RETURN_IF_ERROR(CreateInTransaction(db, version, now_ms));
+  return txn->Commit();
+}
 
 Status EnsurePostgresSchema(sql::Db* db, std::int64_t now_ms) {
   // Under the writer lock (BeginWrite), so that two processes opening a new
@@ -353,10 +558,7 @@ Status EnsurePostgresSchema(sql::Db* db, std::int64_t now_ms) {
                                         ": the schema holds tables but is not an engram store; "
                                         "refusing to modify it");
     }
-    ENGRAM_RETURN_IF_ERROR(db->Exec(kPostgresSchema));
-    ENGRAM_RETURN_IF_ERROR(SetMeta(db, "application", kApplication));
-    ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
-    ENGRAM_RETURN_IF_ERROR(SetMeta(db, "created_at", std::to_string(now_ms)));
+    ENGRAM_RETURN_IF_ERROR(CreateInTransaction(db, kSchemaVersion, now_ms));
     return txn->Commit();
   }
   ENGRAM_ASSIGN_OR_RETURN(std::string app, GetMeta(db, "application"));
@@ -375,8 +577,12 @@ Status EnsurePostgresSchema(sql::Db* db, std::int64_t now_ms) {
                                         "); upgrade engram");
     }
     // Version 2 is the first PostgreSQL schema: older versions exist only in
-    // SQLite. Future migrations go here, each in this transaction.
-    return Status::Corruption(db->path() + ": schema version " + v + " never existed on PostgreSQL");
+    // SQLite. Each migration runs in this transaction.
+    if (version < 2) {
+      return Status::Corruption(db->path() + ": schema version " + v + " never existed on PostgreSQL");
+    }
+    if (version < 3) ENGRAM_RETURN_IF_ERROR(db->Exec(kPostgresMigrateToV3));
+    ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
   }
   return txn->Commit();
 }

@@ -1,6 +1,7 @@
 #include "store/segments.hpp"
 
 #include "core/json_lists.hpp"
+#include "store/schema.hpp"
 
 namespace engram::store {
 
@@ -54,8 +55,8 @@ Result<std::int64_t> InsertSegment(sql::Db* db, std::int64_t scope_id, const Seg
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
       db->Prepare("INSERT INTO segments(scope_id, summary, keywords, embedding, emb_sum, page_count, interaction, "
-                  "visits, last_access, created_at, updated_at, degraded) VALUES(?1,?2,?3,?4,?5,?6,?6,0,?7,?7,?7,?8) "
-                  "RETURNING id"));
+                  "visits, last_access, created_at, updated_at, degraded, tenant) "
+                  "VALUES(?1,?2,?3,?4,?5,?6,?6,0,?7,?7,?7,?8," + ScopeTenantSql(1) + ") RETURNING id"));
   st->Bind(1, scope_id)
       .Bind(2, row.summary)
       .Bind(3, StringsToJson(row.keywords))
@@ -151,7 +152,8 @@ Result<std::int64_t> InsertPage(sql::Db* db, const NewPage& p) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * ins,
       db->Prepare("INSERT INTO pages(scope_id, turn_id, segment_id, prev_page, chain_summary, keywords, embedding, "
-                  "created_at, degraded) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9) RETURNING id"));
+                  "created_at, degraded, tenant) VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9," + ScopeTenantSql(1) +
+                  ") RETURNING id"));
   ins->Bind(1, p.scope_id).Bind(2, p.turn_id).Bind(3, p.segment_id);
   if (p.prev_page != 0) {
     ins->Bind(4, p.prev_page);
@@ -203,7 +205,8 @@ Result<std::int64_t> CountPages(sql::Db* db, std::int64_t scope_id) {
 Result<std::vector<std::int64_t>> TermFrequencies(sql::Db* db, std::int64_t scope_id,
                                                   const std::vector<std::string>& terms) {
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db->Prepare("SELECT df FROM scope_terms WHERE scope_id = ?1 AND term = ?2"));
+                          db->Prepare("SELECT df FROM scope_terms WHERE tenant = " + ScopeTenantSql(1) +
+                                      " AND scope_id = ?1 AND term = ?2"));
   std::vector<std::int64_t> out;
   out.reserve(terms.size());
   for (const auto& term : terms) {
@@ -218,8 +221,8 @@ Result<std::vector<std::int64_t>> TermFrequencies(sql::Db* db, std::int64_t scop
 Status AddScopeTerms(sql::Db* db, std::int64_t scope_id, const std::vector<std::string>& distinct_terms) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
-      db->Prepare("INSERT INTO scope_terms(scope_id, term, df) VALUES(?1, ?2, 1) "
-                  "ON CONFLICT(scope_id, term) DO UPDATE SET df = scope_terms.df + 1"));
+      db->Prepare("INSERT INTO scope_terms(scope_id, term, df, tenant) VALUES(?1, ?2, 1, " + ScopeTenantSql(1) +
+                  ") ON CONFLICT" + TenantKey(db, "scope_id, term") + " DO UPDATE SET df = scope_terms.df + 1"));
   for (const auto& t : distinct_terms) ENGRAM_RETURN_IF_ERROR(st->Bind(1, scope_id).Bind(2, t).Run());
   return Status::Ok();
 }
@@ -228,7 +231,8 @@ Result<std::vector<UnanalysedPage>> LoadUnanalysedPages(sql::Db* db, std::int64_
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
       db->Prepare("SELECT p.id, t.user_text, t.assistant_text, t.user_name, t.assistant_name, t.event_time "
-                  "FROM pages p JOIN turns t ON t.id = p.turn_id WHERE p.segment_id = ?1 AND p.analyzed = 0 "
+                  "FROM pages p JOIN turns t ON t.id = p.turn_id AND t.tenant = p.tenant "
+                  "WHERE p.segment_id = ?1 AND p.analyzed = 0 "
                   "ORDER BY p.id LIMIT ?2"));
   st->Bind(1, segment_id).Bind(2, std::int64_t{limit});
   std::vector<UnanalysedPage> out;
@@ -270,8 +274,9 @@ Result<SlotVersion> UpsertProfileSlot(sql::Db* db, std::int64_t scope_id, const 
   // column of that name, so both return the slot's stable id.
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
-      db->Prepare("INSERT INTO profile_slots(scope_id, dimension, value, evidence, updated_at, degraded) "
-                  "VALUES(?1,?2,?3,?4,?5,?6) ON CONFLICT(scope_id, dimension) DO UPDATE SET "
+      db->Prepare("INSERT INTO profile_slots(scope_id, dimension, value, evidence, updated_at, degraded, tenant) "
+                  "VALUES(?1,?2,?3,?4,?5,?6," + ScopeTenantSql(1) + ") ON CONFLICT" +
+                  TenantKey(db, "scope_id, dimension") + " DO UPDATE SET "
                   "value = excluded.value, evidence = excluded.evidence, updated_at = excluded.updated_at, "
                   "version = profile_slots.version + 1, degraded = excluded.degraded RETURNING rowid, version"));
   st->Bind(1, scope_id)

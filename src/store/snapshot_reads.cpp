@@ -33,7 +33,7 @@ Result<std::vector<PageLinkRow>> LoadPageLinks(sql::Db* db, std::int64_t scope_i
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
       db->Prepare("SELECT p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page FROM turns t "
-                  "JOIN pages p ON p.id = t.page_id WHERE t.scope_id = ? ORDER BY t.seq"));
+                  "JOIN pages p ON p.id = t.page_id AND p.tenant = t.tenant WHERE t.scope_id = ? ORDER BY t.seq"));
   st->Bind(1, scope_id);
   std::vector<PageLinkRow> out;
   for (;;) {
@@ -53,7 +53,7 @@ Status ScanSnapshotPages(sql::Db* db, std::int64_t scope_id, std::int64_t after_
           "SELECT p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page, p.embedding, "
           "p.chain_summary, t.seq, t.event_time, t.user_name, t.user_text, "
           "t.assistant_name, t.assistant_text, t.source_ref, t.user_source_ref, "
-          "t.assistant_source_ref FROM turns t JOIN pages p ON p.id = t.page_id "
+          "t.assistant_source_ref FROM turns t JOIN pages p ON p.id = t.page_id AND p.tenant = t.tenant "
           "WHERE t.scope_id = ? AND t.seq > ? ORDER BY t.seq"));  // walks UNIQUE(scope_id, seq)
   st->Bind(1, scope_id).Bind(2, after_seq);
   for (;;) {

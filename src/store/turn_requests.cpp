@@ -1,12 +1,15 @@
 #include "store/turn_requests.hpp"
 
+#include "store/schema.hpp"
+
 namespace engram::store {
 
 Result<std::optional<TurnRequestRow>> FindTurnRequest(sql::Db* db, std::int64_t scope_id, const std::string& key,
                                                       TimeMs after) {
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db->Prepare("SELECT fingerprint, first_seq, turns FROM turn_requests "
-                                      "WHERE scope_id = ? AND idempotency_key = ? AND created_at > ?"));
+                          db->Prepare("SELECT fingerprint, first_seq, turns FROM turn_requests WHERE tenant = " +
+                                      ScopeTenantSql(1) + " AND scope_id = ?1 AND idempotency_key = ?2 "
+                                      "AND created_at > ?3"));
   st->Bind(1, scope_id).Bind(2, key).Bind(3, after);
   ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
   std::optional<TurnRequestRow> out;
@@ -18,7 +21,8 @@ Result<std::optional<TurnRequestRow>> FindTurnRequest(sql::Db* db, std::int64_t 
 
 Status PruneTurnRequests(sql::Db* db, std::int64_t scope_id, TimeMs cutoff) {
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
-                          db->Prepare("DELETE FROM turn_requests WHERE scope_id = ? AND created_at <= ?"));
+                          db->Prepare("DELETE FROM turn_requests WHERE tenant = " + ScopeTenantSql(1) +
+                                      " AND scope_id = ?1 AND created_at <= ?2"));
   return st->Bind(1, scope_id).Bind(2, cutoff).Run();
 }
 
@@ -26,8 +30,9 @@ Status PutTurnRequest(sql::Db* db, std::int64_t scope_id, const std::string& key
                       TimeMs now) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
-      db->Prepare("INSERT INTO turn_requests(scope_id, idempotency_key, fingerprint, first_seq, turns, created_at) "
-                  "VALUES(?, ?, ?, ?, ?, ?) ON CONFLICT(scope_id, idempotency_key) DO UPDATE SET "
+      db->Prepare("INSERT INTO turn_requests(scope_id, idempotency_key, fingerprint, first_seq, turns, created_at, "
+                  "tenant) VALUES(?, ?, ?, ?, ?, ?, " + ScopeTenantSql(1) + ") ON CONFLICT" +
+                  TenantKey(db, "scope_id, idempotency_key") + " DO UPDATE SET "
                   "fingerprint = excluded.fingerprint, first_seq = excluded.first_seq, turns = excluded.turns, "
                   "created_at = excluded.created_at"));
   return st->Bind(1, scope_id)

@@ -1,5 +1,7 @@
 #include "store/turns.hpp"
 
+#include "store/schema.hpp"
+
 namespace engram::store {
 
 namespace {
@@ -8,7 +10,8 @@ constexpr const char* kTurnCols =
     "SELECT t.id, t.seq, t.user_text, t.assistant_text, t.event_time, t.ingest_time, t.metadata, "
     "t.source_ref, t.user_name, t.assistant_name, t.page_id, s.archived_at, t.user_source_ref, "
     "t.assistant_source_ref "
-    "FROM turns t LEFT JOIN pages p ON p.id = t.page_id LEFT JOIN segments s ON s.id = p.segment_id ";
+    "FROM turns t LEFT JOIN pages p ON p.id = t.page_id AND p.tenant = t.tenant "
+    "LEFT JOIN segments s ON s.id = p.segment_id AND s.tenant = p.tenant ";
 
 Turn TurnFrom(sql::Stmt* st) {
   Turn t;
@@ -64,7 +67,8 @@ Result<std::int64_t> InsertTurn(sql::Db* db, std::int64_t scope_id, std::int64_t
       sql::Stmt * ins,
       db->Prepare("INSERT INTO turns(scope_id, seq, user_text, assistant_text, user_name, "
                   "assistant_name, event_time, ingest_time, metadata, source_ref, user_source_ref, "
-                  "assistant_source_ref) VALUES(?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id"));
+                  "assistant_source_ref, tenant) VALUES(?,?,?,?,?,?,?,?,?,?,?,?," +
+                  ScopeTenantSql(1) + ") RETURNING id"));
   ins->Bind(1, scope_id)
       .Bind(2, seq)
       .Bind(3, turn.user_text)

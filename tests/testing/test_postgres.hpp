@@ -166,3 +166,79 @@ inline std::int64_t PgOccurrences(const std::string& url, const std::string& nee
 }
 
 }  // namespace engram::testing
+
+#include <vector>
+
+namespace engram::testing {
+
+// The tables that hold a tenant's data (schema version 3: every table but
+// meta), each with the tenant its rows must carry, as an SQL expression on
+// the row alias x (the same text on both backends): the tenant of the row's
+// scope (the full-text rows name it by its token "s<id>"; fact_entities
+// through its fact). "" where the row has no scope to compare with (receipts,
+// receipt_days, API keys, the embedding cache): there the tenant must only
+// not be empty.
+struct TenantTable {
+  const char* name;
+  const char* expected;
+};
+inline const std::vector<TenantTable>& TenantTables() {
+  static const char* kOfScope = "(SELECT s.tenant FROM scopes s WHERE s.id = x.scope_id)";
+  static const char* kOfToken = "(SELECT s.tenant FROM scopes s WHERE 's' || s.id = x.scope)";
+  static const std::vector<TenantTable> tables = {
+      {"scopes", "x.tenant"},
+      {"turns", kOfScope},
+      {"turns_fts", kOfToken},
+      {"segments", kOfScope},
+      {"segments_fts", kOfToken},
+      {"pages", kOfScope},
+      {"scope_terms", kOfScope},
+      {"profile_slots", kOfScope},
+      {"facts", kOfScope},
+      {"facts_fts", kOfToken},
+      {"fact_history", kOfScope},
+      {"entities", kOfScope},
+      {"fact_entities",
+       "(SELECT s.tenant FROM facts f JOIN scopes s ON s.id = f.scope_id WHERE f.id = x.fact_id)"},
+      {"fact_links", kOfScope},
+      {"fact_requests", kOfScope},
+      {"jobs", kOfScope},
+      {"turn_requests", kOfScope},
+      {"embed_cache", ""},
+      {"receipts", ""},
+      {"receipt_days", ""},
+      {"api_keys", ""},
+  };
+  return tables;
+}
+
+// One tenant table of a store: its rows, and how many of them have an empty
+// tenant or not the one of their scope (-1 each when the query failed).
+struct TenantCheck {
+  std::string table;
+  std::int64_t rows = -1;
+  std::int64_t wrong = -1;
+};
+inline std::vector<TenantCheck> CheckTenants(sql::Db* db) {
+  std::vector<TenantCheck> out;
+  for (const auto& t : TenantTables()) {
+    const std::string expected = *t.expected ? t.expected : "x.tenant";
+    const std::string q = std::string("SELECT count(*), coalesce(sum(CASE WHEN x.tenant = '' OR ") + expected +
+                          " IS NULL OR x.tenant <> " + expected + " THEN 1 ELSE 0 END), 0) FROM " + t.name + " x";
+    TenantCheck c;
+    c.table = t.name;
+    auto st = db->Prepare(q);
+    if (st.ok()) {
+      auto row = (*st)->Step();
+      if (row.ok() && *row) {
+        c.rows = (*st)->Int(0);
+        c.wrong = (*st)->Int(1);
+      }
+      (*st)->Reset();
+    }
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace engram::testing

@@ -1,3 +1,4 @@
+#include "core/json_limits.hpp"
 #include "memory/facts/fact_filter.hpp"
 
 #include <set>
@@ -189,6 +190,7 @@ struct Compiler {
 
 Result<std::optional<FactFilter>> ParseFilter(const std::string& filters) {
   if (filters.find_first_not_of(" \t\r\n") == std::string::npos) return std::optional<FactFilter>();
+  if (!json_limits::WithinDepth(filters)) return Status::InvalidArgument("filters: " + json_limits::TooDeepMessage());
   json j = json::parse(filters, nullptr, false);
   if (j.is_discarded()) return Status::InvalidArgument("filters: not valid JSON");
   Compiler c;
@@ -199,6 +201,7 @@ Result<std::optional<FactFilter>> ParseFilter(const std::string& filters) {
 Result<std::string> CheckMetadata(const std::string& metadata) {
   if (metadata.find_first_not_of(" \t\r\n") == std::string::npos) return std::string("{}");
   if (metadata.size() > kMaxMetadataBytes) return Status::InvalidArgument("metadata: larger than 64 KiB");
+  if (!json_limits::WithinDepth(metadata)) return Status::InvalidArgument("metadata: " + json_limits::TooDeepMessage());
   json j = json::parse(metadata, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return Status::InvalidArgument("metadata: must be a JSON object");
   for (auto it = j.begin(); it != j.end(); ++it) {

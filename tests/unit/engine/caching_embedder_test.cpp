@@ -1,5 +1,6 @@
-// The persistent embedding cache: a text is embedded once per model and
-// store, across calls, duplicate texts, engine reopens and threads.
+// The persistent embedding cache: a text is embedded once per tenant, model
+// and store, across calls, duplicate texts, engine reopens and threads; a
+// vector cached for one tenant is never served to another.
 #include "engine/caching_embedder.hpp"
 
 #include <gtest/gtest.h>
@@ -44,14 +45,14 @@ class CachingEmbedderTest : public ::testing::Test {
 TEST_F(CachingEmbedderTest, TheSameTextTwiceIsEmbeddedOnce) {
   auto inner = std::make_shared<CountingEmbedder>();
   auto c = Wrap(inner);
-  auto a = c->Embed({"I love hiking in the Alps."});
-  auto b = c->Embed({"I love hiking in the Alps."});
+  auto a = c->EmbedFor("t", {"I love hiking in the Alps."});
+  auto b = c->EmbedFor("t", {"I love hiking in the Alps."});
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_EQ(inner->calls, 1);
   EXPECT_EQ((*a)[0], (*b)[0]);
   EXPECT_EQ((*a)[0].size(), 64u);
   // The key is the normalised text: case, spacing and end punctuation.
-  auto n = c->Embed({"  i LOVE hiking in the alps "});
+  auto n = c->EmbedFor("t", {"  i LOVE hiking in the alps "});
   ASSERT_TRUE(n.ok());
   EXPECT_EQ(inner->calls, 1);
   EXPECT_EQ(c->hits(), 2);
@@ -61,8 +62,8 @@ TEST_F(CachingEmbedderTest, TheSameTextTwiceIsEmbeddedOnce) {
 TEST_F(CachingEmbedderTest, OnlyMissesGoToTheInnerEmbedderInOneBatch) {
   auto inner = std::make_shared<CountingEmbedder>();
   auto c = Wrap(inner);
-  ASSERT_TRUE(c->Embed({"alpha beta"}).ok());
-  auto r = c->Embed({"gamma", "alpha beta", "delta", "gamma"});
+  ASSERT_TRUE(c->EmbedFor("t", {"alpha beta"}).ok());
+  auto r = c->EmbedFor("t", {"gamma", "alpha beta", "delta", "gamma"});
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->size(), 4u);
   EXPECT_EQ(inner->calls, 2);
@@ -75,20 +76,20 @@ TEST_F(CachingEmbedderTest, OnlyMissesGoToTheInnerEmbedderInOneBatch) {
 TEST_F(CachingEmbedderTest, SurvivesReopeningAndIsKeyedByModel) {
   {
     auto inner = std::make_shared<CountingEmbedder>();
-    ASSERT_TRUE(Wrap(inner)->Embed({"my sister Lena lives in Vienna", "cello lessons"}).ok());
+    ASSERT_TRUE(Wrap(inner)->EmbedFor("t", {"my sister Lena lives in Vienna", "cello lessons"}).ok());
     EXPECT_EQ(inner->texts, 2);
   }
   auto again = std::make_shared<CountingEmbedder>();
-  auto r = Wrap(again)->Embed({"cello lessons", "my sister Lena lives in Vienna"});
+  auto r = Wrap(again)->EmbedFor("t", {"cello lessons", "my sister Lena lives in Vienna"});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(again->calls, 0);
   EXPECT_EQ((*r)[0], CountingEmbedder().Embed({"cello lessons"})->front());
   // Another model (or the same name at another dimension) never sees them.
   auto other = std::make_shared<CountingEmbedder>("other-model", 64);
-  ASSERT_TRUE(Wrap(other)->Embed({"cello lessons"}).ok());
+  ASSERT_TRUE(Wrap(other)->EmbedFor("t", {"cello lessons"}).ok());
   EXPECT_EQ(other->texts, 1);
   auto wider = std::make_shared<CountingEmbedder>("fake-embed", 128);
-  auto w = Wrap(wider)->Embed({"cello lessons"});
+  auto w = Wrap(wider)->EmbedFor("t", {"cello lessons"});
   ASSERT_TRUE(w.ok());
   EXPECT_EQ(wider->texts, 1);
   EXPECT_EQ(w->front().size(), 128u);
@@ -98,24 +99,24 @@ TEST_F(CachingEmbedderTest, FailuresAndEmptyTextsAreNotCached) {
   auto inner = std::make_shared<CountingEmbedder>();
   inner->fail_from_call = 1;
   auto c = Wrap(inner);
-  auto r = c->Embed({"hello there"});
+  auto r = c->EmbedFor("t", {"hello there"});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(Rows(), 0);
   inner->fail_from_call = 0;
-  ASSERT_TRUE(c->Embed({"hello there", "", "?!"}).ok());
-  ASSERT_TRUE(c->Embed({"", "?!"}).ok());
+  ASSERT_TRUE(c->EmbedFor("t", {"hello there", "", "?!"}).ok());
+  ASSERT_TRUE(c->EmbedFor("t", {"", "?!"}).ok());
   EXPECT_EQ(inner->texts, 5);  // texts without words always go to the embedder
   EXPECT_EQ(Rows(), 1);
 }
 
 TEST_F(CachingEmbedderTest, HoldsVectorsAndHashesOnly) {
   auto c = Wrap(std::make_shared<CountingEmbedder>());
-  ASSERT_TRUE(c->Embed({"the secret code is tangerine"}).ok());
+  ASSERT_TRUE(c->EmbedFor("t", {"the secret code is tangerine"}).ok());
   auto db = sql::Db::Open(testing::StoreAt(path()), {});
   auto st = (*db)->Prepare("SELECT group_concat(name) FROM pragma_table_info('embed_cache')");
   ASSERT_TRUE((*st)->Step().ok());
-  EXPECT_EQ((*st)->Text(0), "model,text_hash,dim,vector");
+  EXPECT_EQ((*st)->Text(0), "tenant,model,text_hash,dim,vector");
   EXPECT_EQ(testing::ReadFile(path()).find("tangerine"), std::string::npos);
 }
 
@@ -128,7 +129,7 @@ TEST_F(CachingEmbedderTest, ConcurrentCallersGetTheirOwnVectors) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < 20; ++i) {
         const std::string text = "thread " + std::to_string(t) + " text " + std::to_string(i % 5);
-        auto r = c->Embed({text});
+        auto r = c->EmbedFor("t", {text});
         if (!r.ok() || r->front() != CountingEmbedder().Embed({text})->front()) ++wrong;
       }
     });
@@ -136,6 +137,71 @@ TEST_F(CachingEmbedderTest, ConcurrentCallersGetTheirOwnVectors) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(wrong, 0);
   EXPECT_EQ(Rows(), 20);
+}
+
+// The cache is kept per tenant: a vector cached for one tenant's text is
+// never served to another tenant (its identical text is a miss, embedded
+// again and stored as its own row); each tenant is then served its own.
+TEST_F(CachingEmbedderTest, ATenantIsNeverServedAnotherTenantsVector) {
+  auto inner = std::make_shared<CountingEmbedder>();
+  auto c = Wrap(inner);
+  const std::string text = "the launch code is tangerine";
+  ASSERT_TRUE(c->ForTenant("acme")->Embed({text}).ok());
+  EXPECT_EQ(c->misses(), 1);
+  ASSERT_TRUE(c->ForTenant("globex")->Embed({text}).ok());
+  EXPECT_EQ(c->hits(), 0) << "globex was served acme's vector";
+  EXPECT_EQ(c->misses(), 2);
+  EXPECT_EQ(inner->calls, 2);
+  EXPECT_EQ(Rows(), 2);
+  EXPECT_EQ(testing::CountStoreRows(path(), "SELECT count(DISTINCT tenant) FROM embed_cache"), 2);
+  ASSERT_TRUE(c->ForTenant("globex")->Embed({text}).ok());
+  ASSERT_TRUE(c->EmbedFor("acme", {text}).ok());
+  EXPECT_EQ(c->hits(), 2);
+  EXPECT_EQ(inner->calls, 2);
+  // Without a tenant nothing is served from the cache or written to it.
+  ASSERT_TRUE(c->Embed({text}).ok());
+  EXPECT_EQ(inner->calls, 3);
+  EXPECT_EQ(c->hits(), 2);
+  EXPECT_EQ(Rows(), 2);
+  // One view per tenant, for as long as the cache; other embedders have none.
+  EXPECT_EQ(c->ForTenant("acme"), c->ForTenant("acme"));
+  EXPECT_NE(c->ForTenant("acme"), c->ForTenant("globex"));
+  EXPECT_EQ(EmbedderForTenant(c.get(), "acme"), c->ForTenant("acme"));
+  EXPECT_EQ(c->ForTenant("acme")->Name(), "fake-embed");
+  EXPECT_EQ(EmbedderForTenant(inner.get(), "acme"), inner.get());
+}
+
+// Through the engine: two tenants with the same user and the same dialogue
+// each embed their pages (nothing is served across tenants), and forgetting
+// the user in one tenant removes that tenant's entries only.
+TEST(CachingEmbedderEngine, EachTenantEmbedsItsOwnTextsAndForgetsThemAlone) {
+  testing::TempDir dir;
+  FakeClock clock{MakeTimeMs(2025, 3, 1)};
+  auto inner = std::make_shared<CountingEmbedder>();
+  EngineOptions o;
+  o.db_path = testing::StoreAt(dir.File("engram.db"));
+  o.clock = &clock;
+  o.embedder = inner;
+  auto e = Engine::Open(o);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  const Scope acme{"acme", "alice", "assistant"}, globex{"globex", "alice", "assistant"};
+  ASSERT_TRUE((*e)->AddTurns(acme, testing::SyntheticDialogue(20)).ok());
+  ASSERT_TRUE((*e)->Maintain(&acme).ok());
+  const int first = inner->texts;
+  EXPECT_EQ(first, 10);  // the 10 pages
+  ASSERT_TRUE((*e)->AddTurns(globex, testing::SyntheticDialogue(20)).ok());
+  ASSERT_TRUE((*e)->Maintain(&globex).ok());
+  EXPECT_EQ(inner->texts, 2 * first) << "globex's pages were served acme's vectors";
+  auto count = [&](const std::string& where) {
+    return testing::CountStoreRows(dir.File("engram.db"), "SELECT count(*) FROM embed_cache WHERE " + where);
+  };
+  EXPECT_EQ(count("tenant = 'acme'"), 10);
+  EXPECT_EQ(count("tenant = 'globex'"), 10);
+  EXPECT_EQ(count("text_hash IN (SELECT text_hash FROM embed_cache WHERE tenant = 'acme')"), 20)
+      << "the same texts, one entry per tenant";
+  ASSERT_TRUE((*e)->ForgetUser("acme", "alice").ok());
+  EXPECT_EQ(count("tenant = 'acme'"), 0);
+  EXPECT_EQ(count("tenant = 'globex'"), 10);
 }
 
 // Through the engine: promotion fills the cache; a reopened engine (a new

@@ -76,64 +76,70 @@ std::int64_t Fill(sql::Db* db) {
   Exec(db, "UPDATE scopes SET chain_summary = 'they talk about Zoë', chain_page_id = 1, data_version = 7, "
            "stm_count = 2 WHERE id = " + s1);
   Exec(db, "INSERT INTO turns(id, scope_id, seq, user_text, assistant_text, user_name, assistant_name, event_time, "
-           "ingest_time, metadata, source_ref, user_source_ref, assistant_source_ref, page_id) VALUES "
-           "(1, " + s1 + ", 1, 'Zoë moved to 東京 🚀', 'Nice!', 'Zoë', 'Bot', -5, 100, '{\"k\":1}', 'D1:1', 'u1', 'a1', 1),"
-           "(2, " + s1 + ", 2, 'It''s \"quoted\" and back\\slash', '', '', '', 9223372036854775807, 101, '', '', '', '', NULL),"
-           "(5, " + s2 + ", 1, 'bob here', 'hi bob', 'Bob', 'A', 3, 102, '', 'x', '', '', NULL)");
-  Exec(db, "INSERT INTO turns_fts(rowid, scope, terms) VALUES (1, 's" + s1 + "', 'zoe move tokyo'), (2, 's" + s1 +
-           "', 'quot back slash'), (5, 's" + s2 + "', 'bob')");
+           "ingest_time, metadata, source_ref, user_source_ref, assistant_source_ref, page_id, tenant) VALUES "
+           "(1, " + s1 + ", 1, 'Zoë moved to 東京 🚀', 'Nice!', 'Zoë', 'Bot', -5, 100, '{\"k\":1}', 'D1:1', 'u1', 'a1', 1, 't'),"
+           "(2, " + s1 + ", 2, 'It''s \"quoted\" and back\\slash', '', '', '', 9223372036854775807, 101, '', '', '', '', NULL, 't'),"
+           "(5, " + s2 + ", 1, 'bob here', 'hi bob', 'Bob', 'A', 3, 102, '', 'x', '', '', NULL, 't')");
+  Exec(db, "INSERT INTO turns_fts(rowid, scope, terms, tenant) VALUES (1, 's" + s1 + "', 'zoe move tokyo', 't'), (2, 's" + s1 +
+           "', 'quot back slash', 't'), (5, 's" + s2 + "', 'bob', 't')");
   auto seg = db->Prepare(
       "INSERT INTO segments(id, scope_id, summary, keywords, embedding, emb_sum, page_count, interaction, visits, "
-      "last_access, created_at, updated_at, version, archived_at, degraded) VALUES (?2, ?3, 'Moving', '[\"move\"]', "
-      "?1, ?1, 1, 2, 3, 4, 5, 6, 7, ?4, 1)");
+      "last_access, created_at, updated_at, version, archived_at, degraded, tenant) VALUES (?2, ?3, 'Moving', "
+      "'[\"move\"]', ?1, ?1, 1, 2, 3, 4, 5, 6, 7, ?4, 1, 't')");
   EXPECT_TRUE(seg.ok());
   const std::vector<float> v1 = {0.5f, -0.25f, 1e-30f, 3.0f}, v2 = {-0.0f, 7.5f, 0.125f, -2.0f};
   EXPECT_TRUE((*seg)->BindFloats(1, v1).Bind(2, 1).Bind(3, *a).BindNull(4).Run().ok());
   EXPECT_TRUE((*seg)->BindFloats(1, v2).Bind(2, 2).Bind(3, *b).Bind(4, 123).Run().ok());
-  Exec(db, "INSERT INTO segments_fts(rowid, scope, terms) VALUES (1, 's" + s1 + "', 'move'), (2, 's" + s2 + "', 'x')");
+  Exec(db, "INSERT INTO segments_fts(rowid, scope, terms, tenant) VALUES (1, 's" + s1 + "', 'move', 't'), (2, 's" + s2 +
+           "', 'x', 't')");
   Blob(db, "INSERT INTO pages(id, scope_id, turn_id, segment_id, prev_page, next_page, chain_summary, keywords, "
-           "embedding, analyzed, created_at, degraded) VALUES (1, " + s1 + ", 1, 1, NULL, NULL, 'chain', '[]', ?1, 1, 8, 0)",
+           "embedding, analyzed, created_at, degraded, tenant) VALUES (1, " + s1 +
+           ", 1, 1, NULL, NULL, 'chain', '[]', ?1, 1, 8, 0, 't')",
        v1);
-  Exec(db, "INSERT INTO scope_terms(scope_id, term, df) VALUES (" + s1 + ", 'alpha', 2), (" + s1 + ", 'Zeta', 1), (" +
-           s2 + ", 'ärger', 1), (" + s2 + ", 'B', 3)");
-  Exec(db, "INSERT INTO profile_slots(scope_id, dimension, value, evidence, updated_at, version, degraded) VALUES (" +
-           s1 + ", 'home', 'Lisbon', '[1]', 5, 1, 0), (" + s2 + ", 'job', 'nurse', '[]', 6, 2, 1)");
+  Exec(db, "INSERT INTO scope_terms(scope_id, term, df, tenant) VALUES (" + s1 + ", 'alpha', 2, 't'), (" + s1 +
+           ", 'Zeta', 1, 't'), (" + s2 + ", 'ärger', 1, 't'), (" + s2 + ", 'B', 3, 't')");
+  Exec(db, "INSERT INTO profile_slots(scope_id, dimension, value, evidence, updated_at, version, degraded, tenant) "
+           "VALUES (" + s1 + ", 'home', 'Lisbon', '[1]', 5, 1, 0, 't'), (" + s2 + ", 'job', 'nurse', '[]', 6, 2, 1, 't')");
   Blob(db, "INSERT INTO facts(id, scope_id, memory_id, user_id, agent_id, run_id, kind, role, actor, attributed_to, "
            "text, norm_hash, embedding, metadata, source_pages, event_time, record_time, created_at, updated_at, "
-           "expires_at, idempotency_key, version, status, degraded) VALUES "
+           "expires_at, idempotency_key, version, status, degraded, tenant) VALUES "
            "(1, " + s1 + ", 'm_0000000000000001', 'alice', '', '', 'user', 'user', 'Zoë', 'user', 'Zoë lives in Tokyo', "
-           "-9223372036854775807, ?1, '{}', '[1]', 1, 2, 3, 4, NULL, NULL, 1, 'live', 1), "
+           "-9223372036854775807, ?1, '{}', '[1]', 1, 2, 3, 4, NULL, NULL, 1, 'live', 1, 't'), "
            "(2, " + s1 + ", 'm_0000000000000002', 'alice', 'agent', 'run', 'memory', '', '', '', 'old text', 42, ?1, "
-           "'{\"c\":\"d\"}', '[]', 5, 6, 7, 8, 99, 'key-1', 2, 'superseded', 0)",
+           "'{\"c\":\"d\"}', '[]', 5, 6, 7, 8, 99, 'key-1', 2, 'superseded', 0, 't')",
        v2);
-  Exec(db, "INSERT INTO facts_fts(rowid, scope, terms) VALUES (1, 's" + s1 + "', 'zoe live tokyo')");
+  Exec(db, "INSERT INTO facts_fts(rowid, scope, terms, tenant) VALUES (1, 's" + s1 + "', 'zoe live tokyo', 't')");
   Exec(db, "INSERT INTO fact_history(id, scope_id, memory_id, fact_id, version, event, old_text, new_text, actor, role, "
-           "at, op_id) VALUES (1, " + s1 + ", 'm_0000000000000001', 1, 1, 'ADD', NULL, 'Zoë lives in Tokyo', 'api', '', 9, "
-           "'r1'), (2, " + s1 + ", 'm_0000000000000002', 2, 2, 'UPDATE', 'older', NULL, '', 'user', 10, '')");
-  Exec(db, "INSERT INTO entities(id, scope_id, name, type) VALUES (1, " + s1 + ", 'tokyo', 'name'), (3, " + s1 +
-           ", 'zoë', '')");
-  Exec(db, "INSERT INTO fact_entities(fact_id, entity_id, relation) VALUES (1, 1, 'mentions'), (1, 3, 'about')");
-  Exec(db, "INSERT INTO fact_links(id, scope_id, from_memory, to_memory, relation, created_at) VALUES (1, " + s1 +
-           ", 'm_0000000000000001', 'm_0000000000000002', 'relates', 7)");
-  Exec(db, "INSERT INTO fact_requests(scope_id, user_id, agent_id, run_id, idempotency_key, events, created_at) VALUES (" +
-           s1 + ", 'alice', '', '', 'k', '[{\"id\":\"m_1\"}]', 8)");
+           "at, op_id, tenant) VALUES (1, " + s1 + ", 'm_0000000000000001', 1, 1, 'ADD', NULL, 'Zoë lives in Tokyo', "
+           "'api', '', 9, 'r1', 't'), (2, " + s1 + ", 'm_0000000000000002', 2, 2, 'UPDATE', 'older', NULL, '', 'user', "
+           "10, '', 't')");
+  Exec(db, "INSERT INTO entities(id, scope_id, name, type, tenant) VALUES (1, " + s1 + ", 'tokyo', 'name', 't'), (3, " +
+           s1 + ", 'zoë', '', 't')");
+  Exec(db, "INSERT INTO fact_entities(fact_id, entity_id, relation, tenant) VALUES (1, 1, 'mentions', 't'), "
+           "(1, 3, 'about', 't')");
+  Exec(db, "INSERT INTO fact_links(id, scope_id, from_memory, to_memory, relation, created_at, tenant) VALUES (1, " +
+           s1 + ", 'm_0000000000000001', 'm_0000000000000002', 'relates', 7, 't')");
+  Exec(db, "INSERT INTO fact_requests(scope_id, user_id, agent_id, run_id, idempotency_key, events, created_at, tenant) "
+           "VALUES (" + s1 + ", 'alice', '', '', 'k', '[{\"id\":\"m_1\"}]', 8, 't')");
   Exec(db, "INSERT INTO jobs(id, scope_id, kind, status, attempts, last_error, run_id, lease_holder, lease_expires, "
-           "rearmed, created_at, updated_at) VALUES (1, " + s1 + ", 'promote', 'done', 1, '', 'r1', '', 0, 0, 1, 2), "
-           "(4, " + s2 + ", 'consolidate', 'leased', 2, 'boom', 'r2', 'host/1/x', 99, 1, 3, 4)");
+           "rearmed, created_at, updated_at, tenant) VALUES (1, " + s1 +
+           ", 'promote', 'done', 1, '', 'r1', '', 0, 0, 1, 2, 't'), "
+           "(4, " + s2 + ", 'consolidate', 'leased', 2, 'boom', 'r2', 'host/1/x', 99, 1, 3, 4, 't')");
   Exec(db, "INSERT INTO receipts(id, run_id, tenant, user_scope, assistant_scope, memory_kind, memory_id, version, "
            "source_version, from_tier, to_tier, status, at_utc, depends_on_version, outcome_receipt) VALUES "
            "(1, 'r1', 't', 'alice', 'a', 'turn', 1, 1, '', 'input', 'stm', 'ok', 100, '', ''), "
            "(2, 'r1', 't2', 'carol', 'a', 'turn', 4, 1, 'v', 'stm', 'mtm', 'ok', 101, 'page:1@1', 'x')");
   Exec(db, "INSERT INTO receipt_days(day, tenant, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status, "
            "receipts, first_at, last_at) VALUES (20000, 't', 'alice', 'a', 'turn', 'input', 'stm', 'ok', 12, 1, 2)");
-  Blob(db, "INSERT INTO embed_cache(model, text_hash, dim, vector) VALUES ('model-x', 42, 4, ?1)", v1);
-  auto empty = db->Prepare("INSERT INTO embed_cache(model, text_hash, dim, vector) VALUES ('model-x', -7, 0, ?1)");
+  Blob(db, "INSERT INTO embed_cache(model, text_hash, dim, vector, tenant) VALUES ('model-x', 42, 4, ?1, 't')", v1);
+  auto empty = db->Prepare(
+      "INSERT INTO embed_cache(model, text_hash, dim, vector, tenant) VALUES ('model-x', -7, 0, ?1, 't')");
   EXPECT_TRUE(empty.ok());
   EXPECT_TRUE((*empty)->BindBlob(1, "", 0).Run().ok());
   Exec(db, "INSERT INTO api_keys(id, tenant, users, role, name, hash, created_at, revoked_at) VALUES "
            "('k1', 't', '[]', 'admin', 'ops', 'abcd', 9, NULL), ('k2', 't', '[\"alice\"]', 'read', '', 'ef', 9, 10)");
-  Exec(db, "INSERT INTO turn_requests(scope_id, idempotency_key, fingerprint, first_seq, turns, created_at) VALUES (" +
-           s1 + ", 'idem', -123, 1, 2, 10)");
+  Exec(db, "INSERT INTO turn_requests(scope_id, idempotency_key, fingerprint, first_seq, turns, created_at, tenant) "
+           "VALUES (" + s1 + ", 'idem', -123, 1, 2, 10, 't')");
   EXPECT_TRUE(SetMeta(db, "embedder_name", "builtin-hash-v1").ok());
   EXPECT_TRUE(SetMeta(db, "embedder_dim", "4").ok());
   EXPECT_TRUE(SetMeta(db, "some_setting", "x").ok());
@@ -299,20 +305,23 @@ TEST(CopyStoreTest, RoundTripSqlitePostgresSqlite) {
     auto s = EnsureScope(db, {"t3", "dave", "a"}, 13);
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     EXPECT_GT(*s, erased);
-    Exec(db, "INSERT INTO turns(scope_id, seq, user_text, assistant_text, event_time, ingest_time) VALUES (" +
-                 std::to_string(*s) + ", 1, 'new', 'turn', 1, 1)");
+    Exec(db, "INSERT INTO turns(scope_id, seq, user_text, assistant_text, event_time, ingest_time, tenant) VALUES (" +
+                 std::to_string(*s) + ", 1, 'new', 'turn', 1, 1, 't3')");
     EXPECT_GT(Int(db, "SELECT max(id) FROM turns"), 5);
-    Exec(db, "INSERT INTO profile_slots(scope_id, dimension, value, evidence, updated_at) VALUES (" +
-                 std::to_string(*s) + ", 'home', 'Oslo', '[]', 1)");
+    Exec(db, "INSERT INTO profile_slots(scope_id, dimension, value, evidence, updated_at, tenant) VALUES (" +
+                 std::to_string(*s) + ", 'home', 'Oslo', '[]', 1, 't3')");
     EXPECT_EQ(Int(db, "SELECT count(DISTINCT rowid) FROM profile_slots"), 3);
     for (const char* insert :
-         {"INSERT INTO jobs(scope_id, kind, status, created_at, updated_at) VALUES (1, 'promote', 'pending', 1, 1)",
+         {"INSERT INTO jobs(scope_id, kind, status, created_at, updated_at, tenant) "
+          "VALUES (1, 'promote', 'pending', 1, 1, 't')",
           "INSERT INTO receipts(run_id, tenant, user_scope, assistant_scope, memory_kind, memory_id, version, "
           "source_version, from_tier, to_tier, status, at_utc) VALUES ('r', 't', 'u', 'a', 'turn', 1, 1, '', 'a', "
           "'b', 'ok', 1)",
-          "INSERT INTO entities(scope_id, name) VALUES (1, 'new')",
-          "INSERT INTO fact_history(scope_id, memory_id, fact_id, version, event, at) VALUES (1, 'm', 1, 1, 'ADD', 1)",
-          "INSERT INTO fact_links(scope_id, from_memory, to_memory, relation, created_at) VALUES (1, 'a', 'b', 'c', 1)"}) {
+          "INSERT INTO entities(scope_id, name, tenant) VALUES (1, 'new', 't')",
+          "INSERT INTO fact_history(scope_id, memory_id, fact_id, version, event, at, tenant) "
+          "VALUES (1, 'm', 1, 1, 'ADD', 1, 't')",
+          "INSERT INTO fact_links(scope_id, from_memory, to_memory, relation, created_at, tenant) "
+          "VALUES (1, 'a', 'b', 'c', 1, 't')"}) {
       Exec(db, insert);
     }
     ASSERT_TRUE((*txn)->Commit().ok());
@@ -331,8 +340,8 @@ TEST(CopyStoreTest, SameBackendCopies) {
     Fill(db.get());
     // Ids 100 and 101 were given by the sequence, then their rows deleted.
     Exec(db.get(), "SELECT setval(pg_get_serial_sequence('turns', 'id'), 99)");
-    Exec(db.get(), "INSERT INTO turns(scope_id, seq, user_text, assistant_text, event_time, ingest_time) "
-                   "SELECT id, 50, 'x', 'y', 1, 1 FROM scopes ORDER BY id LIMIT 2");
+    Exec(db.get(), "INSERT INTO turns(scope_id, seq, user_text, assistant_text, event_time, ingest_time, tenant) "
+                   "SELECT id, 50, 'x', 'y', 1, 1, tenant FROM scopes ORDER BY id LIMIT 2");
     Exec(db.get(), "DELETE FROM turns WHERE id >= 100");
   }
   auto r = Copy(pg1, pg2);
@@ -340,8 +349,8 @@ TEST(CopyStoreTest, SameBackendCopies) {
   ExpectSameContent(Digest(pg1), Digest(pg2));
   auto db = Raw(pg2);
   ASSERT_TRUE(db);
-  Exec(db.get(), "INSERT INTO turns(scope_id, seq, user_text, assistant_text, event_time, ingest_time) "
-                 "SELECT min(id), 60, 'x', 'y', 1, 1 FROM scopes");
+  Exec(db.get(), "INSERT INTO turns(scope_id, seq, user_text, assistant_text, event_time, ingest_time, tenant) "
+                 "SELECT id, 60, 'x', 'y', 1, 1, tenant FROM scopes ORDER BY id LIMIT 1");
   EXPECT_EQ(Int(db.get(), "SELECT max(id) FROM turns"), 102);
 
   const std::string a = dir.File("a.db"), b = dir.File("b.db");
@@ -496,7 +505,7 @@ TEST(CopyStoreTest, AFailedCopyLeavesNothingBehind) {
     ASSERT_TRUE(raw);
     Exec(raw.get(), "PRAGMA foreign_keys = OFF");
     Exec(raw.get(), "INSERT INTO pages(id, scope_id, turn_id, segment_id, chain_summary, keywords, embedding, "
-                    "created_at) SELECT 2, scope_id, 999, segment_id, '', '[]', embedding, 1 FROM pages");
+                    "created_at, tenant) SELECT 2, scope_id, 999, segment_id, '', '[]', embedding, 1, tenant FROM pages");
   }
   const std::string target = dir.File("target.db"), pg = testing::FreshPgDatabase();
   ASSERT_FALSE(pg.empty());

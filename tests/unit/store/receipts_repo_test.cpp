@@ -59,16 +59,17 @@ class ReceiptsRepo : public ::testing::TestWithParam<std::string> {
   // version 2, and a promote job 7.
   void Rows() {
     Exec("INSERT INTO scopes(id, tenant, user_id, assistant_id, created_at) VALUES(1, 't', 'u', 'a', 0)");
-    Exec("INSERT INTO turns(id, scope_id, seq, user_text, assistant_text, event_time, ingest_time) "
-         "VALUES(1, 1, 1, 'x', 'y', 0, 10), (2, 1, 2, 'x', 'y', 0, 20)");
+    Exec("INSERT INTO turns(id, scope_id, seq, user_text, assistant_text, event_time, ingest_time, tenant) "
+         "VALUES(1, 1, 1, 'x', 'y', 0, 10, 't'), (2, 1, 2, 'x', 'y', 0, 20, 't')");
     Exec("INSERT INTO segments(id, scope_id, summary, keywords, embedding, emb_sum, last_access, created_at, "
-         "updated_at, version, archived_at, degraded) VALUES(1, 1, '', '[]', '', '', 0, 5, 5, 3, 9, 1)");
-    Exec("INSERT INTO pages(id, scope_id, turn_id, segment_id, chain_summary, keywords, embedding, created_at) "
-         "VALUES(1, 1, 1, 1, '', '[]', '', 0)");
+         "updated_at, version, archived_at, degraded, tenant) VALUES(1, 1, '', '[]', '', '', 0, 5, 5, 3, 9, 1, 't')");
+    Exec("INSERT INTO pages(id, scope_id, turn_id, segment_id, chain_summary, keywords, embedding, created_at, tenant) "
+         "VALUES(1, 1, 1, 1, '', '[]', '', 0, 't')");
     Exec("UPDATE turns SET page_id = 1 WHERE id = 1");
     Exec("INSERT INTO facts(id, scope_id, memory_id, kind, text, norm_hash, embedding, event_time, record_time, "
-         "created_at, updated_at, version) VALUES(1, 1, 'm_1', 'user', 'x', 1, '', 0, 0, 0, 0, 2)");
-    Exec("INSERT INTO jobs(id, scope_id, kind, status, created_at, updated_at) VALUES(7, 1, 'promote', 'done', 0, 0)");
+         "created_at, updated_at, version, tenant) VALUES(1, 1, 'm_1', 'user', 'x', 1, '', 0, 0, 0, 0, 2, 't')");
+    Exec("INSERT INTO jobs(id, scope_id, kind, status, created_at, updated_at, tenant) "
+         "VALUES(7, 1, 'promote', 'done', 0, 0, 't')");
   }
 
   std::unique_ptr<sql::Db> db_;
