@@ -75,19 +75,13 @@ struct DeepSpot {
 
 DeepSpot LocateTooDeep(std::string_view text) {
   DeepSpot spot;
+  json_limits::Scanner scan;
   int depth = 0;
-  bool in_string = false, escaped = false, array = false;
+  bool array = false;
   for (const char c : text) {
     if (c == '\n') ++spot.line;
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
+    if (scan.Next(c) != json_limits::Scanner::Char::kStructure) continue;
+    if (c == '[' || c == '{') {
       if (depth == 0 && c == '[') array = true, spot.element = 0;
       if (++depth > json_limits::kMaxDepth) return spot;
     } else if (c == ']' || c == '}') {

@@ -3,38 +3,18 @@
 namespace engram::json_limits {
 
 int NestingDepth(std::string_view text, int stop_above) {
+  Scanner scan;
   int depth = 0;
   int deepest = 0;
-  bool in_string = false;
-  bool escaped = false;
   for (const char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
+    if (scan.Next(c) != Scanner::Char::kStructure) continue;
+    if (c == '[' || c == '{') {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (deepest > stop_above) return deepest;
       }
-      continue;
-    }
-    switch (c) {
-      case '"':
-        in_string = true;
-        break;
-      case '[':
-      case '{':
-        if (++depth > deepest) {
-          deepest = depth;
-          if (deepest > stop_above) return deepest;
-        }
-        break;
-      case ']':
-      case '}':
-        if (depth > 0) --depth;
-        break;
-      default:
-        break;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
     }
   }
   return deepest;

@@ -54,27 +54,21 @@ json QueryJson(const HttpRequest& req) {
 // name). The container is always the value of the last string seen at depth
 // 1, its key.
 std::string DeepField(std::string_view text) {
+  json_limits::Scanner scan;
   int depth = 0;
-  bool in_string = false, escaped = false;
   std::size_t start = 0;
   std::string_view last;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
+    switch (scan.Next(c)) {
+      case json_limits::Scanner::Char::kOpenQuote: start = i + 1; continue;
+      case json_limits::Scanner::Char::kCloseQuote:
         if (depth == 1) last = text.substr(start, i - start);
-      }
-      continue;
+        continue;
+      case json_limits::Scanner::Char::kString: continue;
+      case json_limits::Scanner::Char::kStructure: break;
     }
-    if (c == '"') {
-      in_string = true;
-      start = i + 1;
-    } else if (c == '[' || c == '{') {
+    if (c == '[' || c == '{') {
       if (++depth > json_limits::kMaxDepth) {
         const bool plain = !last.empty() && last.size() <= 100 && last.find('\\') == std::string_view::npos;
         return plain ? std::string(last) : std::string();
@@ -89,19 +83,12 @@ std::string DeepField(std::string_view text) {
 // About how many values (objects, arrays, scalars) the JSON `text` holds,
 // counted without parsing; stops once past `stop_above`.
 std::size_t CountValues(std::string_view text, std::size_t stop_above) {
+  json_limits::Scanner scan;
   std::size_t n = 1;
-  bool in_string = false, escaped = false;
   for (const char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-      continue;
-    }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == ',' || c == '[' || c == '{') {
-      if (++n > stop_above) return n;
+    if (scan.Next(c) == json_limits::Scanner::Char::kStructure && (c == ',' || c == '[' || c == '{') &&
+        ++n > stop_above) {
+      return n;
     }
   }
   return n;
