@@ -40,6 +40,16 @@ struct EngineOptions {
   // (renewed before every batch). A process that dies holding a job loses it
   // when the lease expires; another process then takes the job over.
   int job_lease_seconds = 120;
+  // What an acknowledged write survives. kFull (the default): power loss and
+  // OS crashes too - SQLite syncs the WAL at every commit (synchronous=FULL),
+  // PostgreSQL flushes the commit before answering (synchronous_commit=on).
+  // kNormal: process crashes only - SQLite syncs at checkpoints
+  // (synchronous=NORMAL), PostgreSQL answers before the flush
+  // (synchronous_commit=off), so the newest commits can be lost on power loss
+  // or an OS crash; the store is never corrupted in either mode.
+  enum class Durability { kFull, kNormal };
+  Durability durability = Durability::kFull;
+
   // Check the database file's integrity when opening (PRAGMA quick_check).
   bool verify_on_open = true;
 

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <utility>
 
@@ -22,16 +24,22 @@ class [[nodiscard]] Result {
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
 
-  // REQUIRES: ok()
-  T& value() & { assert(ok()); return *value_; }
-  const T& value() const& { assert(ok()); return *value_; }
-  T&& value() && { assert(ok()); return std::move(*value_); }
+  // REQUIRES: ok(). Reading the value of an error is a bug: it aborts with
+  // the error's message in every build type (never undefined behaviour).
+  T& value() & { RequireValue(); return *value_; }
+  const T& value() const& { RequireValue(); return *value_; }
+  T&& value() && { RequireValue(); return std::move(*value_); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
 
  private:
+  void RequireValue() const {
+    if (value_.has_value()) return;
+    std::fprintf(stderr, "engram: Result::value() called on an error: %s\n", status_.ToString().c_str());
+    std::abort();
+  }
   std::optional<T> value_;
   Status status_;
 };

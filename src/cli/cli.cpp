@@ -26,6 +26,10 @@ int Main(int argc, char** argv) {
       ->check(non_empty);
   app.add_option("--db", cli.g.db, "Store file (default $ENGRAM_DB or <home>/engram.db)")->check(non_empty);
   app.add_option("--tenant", cli.g.tenant, "Tenant id");
+  app.add_option("--durability", cli.g.durability,
+                 "full (default): an acknowledged write survives power loss; normal: process crashes only "
+                 "(default $ENGRAM_DURABILITY or full)")
+      ->check(CLI::IsMember({"full", "normal"}));
   app.add_option("--user", cli.g.user, "User id (default $ENGRAM_USER or \"default\")");
   app.add_option("--assistant", cli.g.assistant, "Assistant id");
   app.add_flag("--json", cli.g.json, "Print one JSON document on stdout");

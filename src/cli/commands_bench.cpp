@@ -77,7 +77,11 @@ void RegisterBenchCommands(CLI::App& app, Cli& cli, int& code) {
               << j["machine"]["cores"] << " cores\n";
     std::cout << "admission: " << j["admission"]["single_turns_per_s"].get<double>()
               << " turns/s one per transaction, " << j["admission"]["batched_turns_per_s"].get<double>()
-              << " turns/s in batches of 500\n\n";
+              << " turns/s in batches of 500 (durability full)\n";
+    std::cout << "admission: " << j["admission_durability_normal"]["single_turns_per_s"].get<double>()
+              << " turns/s one per transaction, "
+              << j["admission_durability_normal"]["batched_turns_per_s"].get<double>()
+              << " turns/s in batches of 500 (durability normal)\n\n";
     std::cout << std::setw(9) << "turns" << std::setw(9) << "pages" << std::setw(13) << "maintain/s"
               << std::setw(10) << "p50 ms" << std::setw(10) << "p99 ms" << std::setw(12) << "load ms"
               << std::setw(12) << "update ms" << std::setw(12) << "B/page db" << std::setw(13) << "B/page mem\n";

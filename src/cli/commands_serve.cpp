@@ -70,6 +70,11 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
   serve->add_flag("--no-worker", no_worker,
                   "Serve only: no background maintenance (admissions leave jobs pending for engram worker)");
   AddJobLeaseOption(serve, job_lease);
+  static double rate_limit = 0;
+  serve->add_option("--rate-limit", rate_limit,
+                    "Requests a second each API key may make (burst: one second's worth; 0 = no limit); "
+                    "beyond it 429 with Retry-After")
+      ->check(CLI::Range(0.0, 1e6));
   // The memory proxy (/v1/chat/completions): how memory enters the prompt.
   static server::ApiOptions::Proxy proxy;
   serve->add_option("--proxy-budget", proxy.budget_tokens, "Memory tokens the chat-completions proxy adds at most")
@@ -122,6 +127,7 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
     o.chat_model = [&cli] { return cli.llm_client != nullptr; };
     o.upstream = [&cli]() -> ChatPassthrough* { return cli.llm_client.get(); };
     o.proxy = proxy;
+    o.rate_limit_per_s = rate_limit;
     code = server::Serve(o, std::cout);
   });
 

@@ -46,6 +46,16 @@ Scope Cli::CurrentScope() const {
 }
 
 Status Cli::ConfigureModels(EngineOptions& opts) {
+  // The store's durability goes with the models: every command that opens an engine comes here.
+  std::string durability = g.durability;
+  if (durability.empty()) {
+    const char* env = std::getenv("ENGRAM_DURABILITY");
+    durability = env && *env ? env : "full";
+  }
+  if (durability != "full" && durability != "normal") {
+    return Status::InvalidArgument("durability: must be full or normal (got '" + durability + "')");
+  }
+  opts.durability = durability == "full" ? EngineOptions::Durability::kFull : EngineOptions::Durability::kNormal;
   std::map<std::string, std::string> flags;
   for (const auto& [key, value] : {std::pair{"llm_base_url", &g.llm_base_url}, {"llm_model", &g.llm_model},
                                    {"embed_base_url", &g.embed_base_url}, {"embed_model", &g.embed_model}}) {

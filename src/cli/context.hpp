@@ -32,6 +32,8 @@ struct GlobalOptions {
   bool json = false;
   // Model endpoint flags (win over $ENGRAM_* and engram.toml).
   std::string llm_base_url, llm_model, embed_base_url, embed_model;
+  // "full" or "normal" (EngineOptions::Durability); "" = $ENGRAM_DURABILITY, else full.
+  std::string durability;
 };
 
 // Thrown nowhere: commands return an exit code.

@@ -73,6 +73,7 @@ Status EngineImpl::Init() {
   store::StoreOpenOptions open;
   open.verify = options_.verify_on_open;
   open.now_ms = clock->NowMs();
+  open.sync_every_commit = options_.durability == EngineOptions::Durability::kFull;
   ENGRAM_ASSIGN_OR_RETURN(writer_, store::OpenWriter(options_.db_path, open));
 
   // The store remembers its embedder; vectors of two embedders never mix.

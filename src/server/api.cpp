@@ -2,12 +2,14 @@
 
 #include <strings.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <set>
 
 #include "core/json_limits.hpp"
+#include "store/db.hpp"
 #include "wire/args.hpp"
 #include "wire/json.hpp"
 
@@ -167,7 +169,14 @@ ApiError FromStatus(const Status& st) {
     case StatusCode::kFailedPrecondition: return {409, "failed_precondition", st.message(), ""};
     case StatusCode::kAborted: return {409, "aborted", st.message() + " (retry the request)", ""};
     case StatusCode::kPermissionDenied: return {403, "forbidden", st.message(), ""};
-    case StatusCode::kUnavailable: return {502, "model_unavailable", st.message(), ""};
+    case StatusCode::kUnavailable:
+      // The store (busy beyond its lock timeout, its server unreachable): a
+      // retry may get past it. Anything else is a model endpoint's failure.
+      if (st.message().find(sql::kStoreUnavailable) != std::string::npos) {
+        std::cerr << "engram serve: " << st.ToString() << "\n";
+        return {503, "store_unavailable", "the store is busy or unreachable; retry shortly", ""};
+      }
+      return {502, "model_unavailable", st.message(), ""};
     default:
       std::cerr << "engram serve: " << st.ToString() << "\n";
       return {500, "internal", "internal error; the server log has the details", ""};
@@ -239,10 +248,31 @@ HttpResponse ErrorResponse(const ApiError& e, const std::string& request_id) {
   if (!e.field.empty()) err["field"] = e.field;
   HttpResponse r = Json(e.status, {{"error", err}});
   if (e.status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer");
+  if (e.status == 503) r.headers.emplace_back("Retry-After", "1");
   return r;
 }
 
 Api::Api(ApiOptions options, Metrics& metrics) : options_(std::move(options)), metrics_(metrics) {}
+
+int Api::TakeToken(const Principal& who) {
+  const double rate = options_.rate_limit_per_s;
+  if (rate <= 0) return 0;
+  const double burst = std::max(1.0, rate);
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(rate_mu_);
+  auto [it, fresh] = buckets_.try_emplace(who.key_id, Bucket{burst, now});
+  Bucket& b = it->second;
+  if (!fresh) {
+    b.tokens = std::min(burst, b.tokens + rate * std::chrono::duration<double>(now - b.at).count());
+    b.at = now;
+  }
+  if (b.tokens >= 1.0) {
+    b.tokens -= 1.0;
+    return 0;
+  }
+  ++rate_limited_[who.tenant];
+  return std::max(1, static_cast<int>(std::ceil((1.0 - b.tokens) / rate)));
+}
 
 void Api::SetReady(Engine* engine, ApiKeys* keys, bool chat_model) {
   chat_model_.store(chat_model);
@@ -264,10 +294,8 @@ HttpResponse Api::TransportError(int status, const std::string& request_id, cons
                            request_id);
     case 500: return ErrorResponse({500, "internal", "internal error; the server log has the details", ""}, request_id);
     case 503: {
-      HttpResponse r = ErrorResponse({503, "overloaded", detail.empty() ? "the server is busy; retry shortly" : detail, ""},
-                                     request_id);
-      r.headers.emplace_back("Retry-After", "1");
-      return r;
+      return ErrorResponse({503, "overloaded", detail.empty() ? "the server is busy; retry shortly" : detail, ""},
+                           request_id);
     }
     default:
       return ErrorResponse(
@@ -294,6 +322,16 @@ void Api::Add(HttpServer& s, const char* method, const char* path, Role role, Bo
         c.who = std::move(*who);
       } else {
         c.who = Principal{"", options_.no_auth_tenant, {}, Role::kAdmin};
+      }
+      if (const int wait = TakeToken(c.who); wait > 0) {
+        HttpResponse r = ErrorResponse({429, "rate_limited",
+                                        "this API key is over its rate limit of " +
+                                            std::to_string(options_.rate_limit_per_s) + " requests a second; retry in " +
+                                            std::to_string(wait) + " s",
+                                        ""},
+                                       req.request_id);
+        r.headers.emplace_back("Retry-After", std::to_string(wait));
+        return r;
       }
       if (!c.who.Can(role)) {
         Throw(403, "forbidden", std::string("this API key's role (") + RoleName(c.who.role) + ") may not do this; it needs " +

@@ -6,9 +6,12 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +51,9 @@ struct ApiOptions {
   bool auth = true;
   std::string no_auth_tenant = "default";
   std::function<ModelCounters()> model_counters;  // null when no model is configured
+  // Requests per second each API key may make (0 = no limit), with a burst of
+  // one second's worth; beyond it: 429 `rate_limited` with Retry-After.
+  double rate_limit_per_s = 0;
   // The memory proxy (/v1/chat/completions): the model endpoint it forwards
   // to (null, or returning null: no model configured, the route answers 503;
   // asked per request, since models are configured when the store opens), and how memory
@@ -148,6 +154,17 @@ class Api {
   std::atomic<Engine*> engine_{nullptr};
   std::atomic<ApiKeys*> keys_{nullptr};
   std::atomic<bool> chat_model_{false};
+  // Per-key token buckets of the rate limit (rate_limit_per_s), and the
+  // refusals per tenant (/metrics).
+  struct Bucket {
+    double tokens = 0;
+    std::chrono::steady_clock::time_point at;
+  };
+  // 0 when the key may go on; else the seconds to wait.
+  int TakeToken(const Principal& who);
+  std::mutex rate_mu_;
+  std::map<std::string, Bucket> buckets_;            // by key id, guarded by rate_mu_
+  std::map<std::string, std::int64_t> rate_limited_;  // by tenant, guarded by rate_mu_
   // Memory proxy counters (/metrics).
   std::atomic<std::int64_t> proxy_calls_{0}, proxy_memory_tokens_{0}, proxy_upstream_failures_{0};
   std::atomic<std::int64_t> proxy_skipped_{0}, proxy_admit_failures_{0};

@@ -163,6 +163,16 @@ HttpResponse Api::MetricsText(Call& c) {
                "direction=\"prompt\"", static_cast<double>(m.prompt_tokens));
   AppendSample(out, "engram_model_tokens_total", "", "counter", "direction=\"completion\"",
                static_cast<double>(m.completion_tokens));
+  {
+    std::lock_guard<std::mutex> lock(rate_mu_);
+    bool first_limited = true;
+    for (const auto& [tenant, n] : rate_limited_) {
+      AppendSample(out, "engram_rate_limited_total",
+                   first_limited ? "Requests refused with 429 by the per-key rate limit, by tenant." : "", "counter",
+                   "tenant=\"" + LabelValue(tenant) + "\"", static_cast<double>(n));
+      first_limited = false;
+    }
+  }
   AppendSample(out, "engram_proxy_calls_total", "Chat completions answered through the memory proxy.", "counter", "",
                static_cast<double>(proxy_calls_.load()));
   AppendSample(out, "engram_proxy_memory_tokens_total", "Memory tokens the proxy added to prompts.", "counter", "",

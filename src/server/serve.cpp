@@ -116,6 +116,7 @@ int Serve(const ServeOptions& o, std::ostream& out) {
   api_options.model_counters = o.model_counters;
   api_options.upstream = o.upstream;
   api_options.proxy = o.proxy;
+  api_options.rate_limit_per_s = o.rate_limit_per_s;
   Api api(api_options, metrics);
   HttpServer server(o.http);
   api.Register(server);

@@ -39,6 +39,7 @@ struct ServeOptions {
   // The memory proxy's model endpoint (null when none) and its options.
   std::function<ChatPassthrough*()> upstream;
   ApiOptions::Proxy proxy;
+  double rate_limit_per_s = 0;  // per API key; 0 = none
 };
 
 // Waits for SIGTERM or SIGINT: the constructor blocks both in the calling

@@ -19,6 +19,11 @@ namespace engram::sql {
 
 enum class Dialect { kSqlite, kPostgres };
 
+// The prefix of every kUnavailable status of a store (busy beyond the lock
+// timeout, a lost or refused connection, a statement timeout): callers tell
+// it from a model endpoint's unavailability, and may retry.
+inline constexpr const char* kStoreUnavailable = "store unavailable: ";
+
 struct OpenOptions {
   bool read_only = false;
   bool create = true;     // create the file when missing (SQLite; ignored when read_only)

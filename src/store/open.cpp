@@ -71,6 +71,8 @@ Result<std::unique_ptr<sql::Db>> OpenSqliteWriter(const std::string& path,
   ENGRAM_ASSIGN_OR_RETURN(auto db, sql::SqliteDb::Open(path, {}));
   if (existed && options.verify) ENGRAM_RETURN_IF_ERROR(VerifySqliteFile(db.get(), path));
   ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA secure_delete = ON"));
+  ENGRAM_RETURN_IF_ERROR(
+      db->Exec(options.sync_every_commit ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL"));
   ENGRAM_RETURN_IF_ERROR(EnsureSchema(db.get(), options.now_ms));
   ENGRAM_RETURN_IF_ERROR(db->EnableWal());  // only once the file is known to be ours
   return std::unique_ptr<sql::Db>(std::move(db));
@@ -85,6 +87,7 @@ Result<std::unique_ptr<sql::Db>> OpenWriter(const std::string& location,
   ENGRAM_ASSIGN_OR_RETURN(sql::Location loc, sql::ParseLocation(location));
   if (loc.dialect == sql::Dialect::kSqlite) return OpenSqliteWriter(loc.target, options);
   ENGRAM_ASSIGN_OR_RETURN(auto db, sql::Db::Open(location, {}));
+  if (!options.sync_every_commit) ENGRAM_RETURN_IF_ERROR(db->Exec("SET synchronous_commit = off"));
   ENGRAM_RETURN_IF_ERROR(EnsureSchema(db.get(), options.now_ms));
   return db;
 }

@@ -14,6 +14,10 @@ struct StoreOpenOptions {
   // structural check up to 64 MiB).
   bool verify = true;
   std::int64_t now_ms = 0;  // for the schema's created_at
+  // Every commit durable before it is acknowledged (SQLite synchronous=FULL,
+  // PostgreSQL synchronous_commit=on); false: SQLite synchronous=NORMAL and
+  // PostgreSQL synchronous_commit=off (EngineOptions::Durability).
+  bool sync_every_commit = true;
 };
 
 // The writer connection of a store: creates the parent folder and the schema

@@ -65,7 +65,7 @@ Status FromState(std::string_view state, std::string message) {
     return Status::Aborted(std::move(message));
   if (StartsWith(state, "08") || state == "57014" || state == "55P03" || state == "53300" ||
       state == "57P01" || state == "57P02" || state == "57P03")
-    return Status::Unavailable(std::move(message));
+    return Status::Unavailable(std::string(kStoreUnavailable) + message);
   if (state == "22021" || state == "22P05") return Status::InvalidArgument(std::move(message));
   if (state == "25006" || state == "42501") return Status::PermissionDenied(std::move(message));
   if (state == "XX001" || state == "XX002") return Status::Corruption(std::move(message));

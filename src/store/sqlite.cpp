@@ -14,7 +14,7 @@ Status FromCode(int rc, std::string_view context, const char* msg) {
       return Status::Corruption(m);
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-      return Status::Unavailable(m);
+      return Status::Unavailable(std::string(kStoreUnavailable) + m);
     case SQLITE_CONSTRAINT:
       return Status::AlreadyExists(m);
     case SQLITE_READONLY:

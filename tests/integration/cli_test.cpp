@@ -457,6 +457,22 @@ TEST(Cli, EmptyHomeOrDbIsAUsageError) {
   EXPECT_TRUE(std::filesystem::is_empty(home.Dir())) << "something was created in the default home";
 }
 
+// Durability: full by default, normal on request, anything else refused
+// before the store is touched.
+TEST(Cli, DurabilityIsFullOrNormal) {
+  Home home;
+  ExpectError(home.Run({"--durability", "fast", "turn", "add", "a", "b"}), 2, "--durability");
+  EXPECT_TRUE(std::filesystem::is_empty(home.Dir())) << "a refused command created something";
+  auto normal = home.Run({"--durability", "normal", "turn", "add", "I moved to Porto", "Nice!"});
+  EXPECT_EQ(normal.exit_code, 0) << Describe(normal);
+  auto env = et::RunProcess({ENGRAM_BINARY, "turn", "add", "a", "b"}, "",
+                            {"ENGRAM_HOME=" + home.Dir(), "ENGRAM_DB=", "ENGRAM_USER=", "ENGRAM_DURABILITY=sometimes"});
+  EXPECT_EQ(env.exit_code, 2) << Describe(env);
+  EXPECT_NE(env.err.find("durability: must be full or normal"), std::string::npos) << Describe(env);
+  auto full = home.Run({"turn", "add", "And I work at the harbour", "Great"});
+  EXPECT_EQ(full.exit_code, 0) << Describe(full);
+}
+
 // The commands that only read the store. `engram --home / stats` created
 // /engram.db: on a missing store they say so (exit 1, one line) and create
 // nothing, neither the file nor the home directory.

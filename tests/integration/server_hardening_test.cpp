@@ -8,10 +8,12 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sqlite3.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <chrono>
 #include <thread>
 
@@ -381,6 +383,77 @@ TEST_F(ServerHardeningTest, ConnectionsBeyondTheCapAreRefusedAtOnce) {
     if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
   EXPECT_EQ(status, 200);
+}
+
+// Another process holds SQLite's write lock beyond the busy timeout: a
+// writer gets a prompt, retryable 503 with Retry-After (never a hang, never
+// "model unavailable"), reads go on, and writes work again once it lets go.
+TEST_F(ServerHardeningTest, AWriteLockHeldElsewhereIsARetryable503AndReadsGoOn) {
+  Start();
+  ASSERT_EQ(Post("/v1/turns", R"({"user": "alice", "user_text": "I live in Porto", "assistant_text": "Nice"})")->status,
+            201);
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open_v2((dir_.path() + "/engram.db").c_str(), &other, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  auto blocked = Post("/v1/turns", R"({"user": "alice", "user_text": "And I work at the port", "assistant_text": "Ok"})");
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  ASSERT_TRUE(blocked) << "no answer while the lock was held";
+  EXPECT_EQ(blocked->status, 503) << blocked->body;
+  EXPECT_EQ(Error(blocked, "code"), "store_unavailable") << blocked->body;
+  EXPECT_EQ(blocked->get_header_value("Retry-After"), "1");
+  EXPECT_LT(waited, std::chrono::seconds(60)) << "the writer hung";  // a hang bound, not a timing
+  auto read = server_->Client(key_)->Get("/v1/turns?user=alice");
+  ASSERT_TRUE(read);
+  EXPECT_EQ(read->status, 200) << read->body;
+  EXPECT_EQ(Body(read)["turns"].size(), 1u) << read->body;
+  ExpectHealthy();
+
+  ASSERT_EQ(sqlite3_exec(other, "ROLLBACK", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(other);
+  auto retried = Post("/v1/turns", R"({"user": "alice", "user_text": "And I work at the port", "assistant_text": "Ok"})");
+  ASSERT_TRUE(retried);
+  EXPECT_EQ(retried->status, 201) << retried->body;
+  EXPECT_EQ(Body(server_->Client(key_)->Get("/v1/turns?user=alice"))["turns"].size(), 2u);
+}
+
+// --rate-limit: a key over its rate gets 429 with Retry-After, other keys
+// are not slowed by it, the refusals are counted per tenant in /metrics, and
+// nothing is written by a refused request.
+TEST_F(ServerHardeningTest, AKeyOverItsRateLimitGets429AndOthersGoOn) {
+  Start({"--rate-limit", "1"});
+  const std::string writer = CreateKey("write");
+  ASSERT_FALSE(writer.empty());
+  auto c = server_->Client(writer);
+  int limited = 0, admitted = 0;
+  std::string retry_after;
+  for (int i = 0; i < 10; ++i) {
+    auto r = c->Post("/v1/turns",
+                     json{{"user", "alice"}, {"user_text", "note " + std::to_string(i)}, {"assistant_text", "ok"}}.dump(),
+                     "application/json");
+    ASSERT_TRUE(r);
+    if (r->status == 429) {
+      ++limited;
+      EXPECT_EQ(Error(r, "code"), "rate_limited") << r->body;
+      retry_after = r->get_header_value("Retry-After");
+    } else {
+      EXPECT_EQ(r->status, 201) << r->body;
+      ++admitted;
+    }
+  }
+  EXPECT_GE(limited, 1) << "ten requests at once never met a limit of one a second";
+  EXPECT_GE(std::atoi(retry_after.c_str()), 1) << retry_after;
+  // Another key has its own bucket; what was refused was not written.
+  auto other = server_->Client(key_)->Get("/v1/turns?user=alice&limit=100");
+  ASSERT_TRUE(other);
+  ASSERT_EQ(other->status, 200) << other->body;
+  EXPECT_EQ(Body(other)["turns"].size(), static_cast<std::size_t>(admitted));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // the admin key's own bucket refills
+  auto metrics = server_->Client(key_)->Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("engram_rate_limited_total{tenant=\"default\"}"), std::string::npos) << metrics->body;
+  ExpectHealthy();
 }
 
 }  // namespace

@@ -41,6 +41,13 @@ TEST(StatusTest, ResultCarriesValueOrStatus) {
   EXPECT_EQ(bad.status().code(), StatusCode::kAborted);
 }
 
+TEST(StatusDeathTest, ValueOfAnErrorAbortsWithItsMessageInEveryBuild) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  Result<int> r = Status::NotFound("memory m_1");
+  EXPECT_DEATH((void)r.value(), "Result::value\\(\\) called on an error: .*memory m_1");
+  EXPECT_DEATH((void)*r, "memory m_1");
+}
+
 TEST(TypesTest, TierNames) {
   EXPECT_STREQ(TierName(Tier::kStm), "stm");
   EXPECT_STREQ(TierName(Tier::kMtm), "mtm");
