@@ -205,7 +205,11 @@ HttpResponse Api::Import(Call& c) {
   // Everything is read and checked before anything is written; nothing is
   // parsed that nests deeper than the limit.
   CheckJsonDepth(c.req.body, "", "invalid_json");
-  auto dialogues = Check(ParseDialogueText(c.req.body, *format));
+  // Export lines go back into the scopes they name (in the key's tenant);
+  // other records into the scope of the parameters.
+  DialogueParseOptions parse_options;
+  parse_options.export_scopes = true;
+  auto dialogues = Check(ParseDialogueText(c.req.body, *format, parse_options));
   std::vector<wire::ExportedMemory> memories;
   if (*format == DialogueFormat::kAuto || *format == DialogueFormat::kJsonl) {
     memories = Check(wire::ParseExportedMemories(c.req.body, "body"));
@@ -213,7 +217,12 @@ HttpResponse Api::Import(Call& c) {
   std::vector<Scope> scopes;
   for (const auto& d : dialogues) {
     Scope s = base;
-    if (!d.id.empty() && dialogues.size() > 1) s.user = base.user + "/" + d.id;  // dialogues never share a scope
+    if (d.scope) {
+      s.user = d.scope->user;
+      s.assistant = d.scope->assistant;
+    } else if (!d.id.empty() && dialogues.size() > 1) {
+      s.user = base.user + "/" + d.id;  // dialogues never share a scope
+    }
     Check(Engine::ValidateScope(s));
     RequireUser(c, s.user);
     for (std::size_t i = 0; i < d.turns.size(); ++i) {

@@ -30,6 +30,7 @@
 #include <tuple>
 #include <vector>
 
+#include "testing/server_process.hpp"
 #include "testing/subprocess.hpp"
 #include "testing/temp_dir.hpp"
 
@@ -276,6 +277,36 @@ TEST(Backup, ScopeFlagsThatContradictTheExportAreRefused) {
   EXPECT_EQ(ok["scopes"][0]["user"], "bob");
   EXPECT_EQ(ok["scopes"][1]["user"], "alice");
   EXPECT_EQ(ok["memories_added"], 1);
+}
+
+// The same backup posted to the server's /v1/import goes back into the
+// scopes it names (in the key's tenant), not into the request's user.
+TEST(Backup, AnExportPostedToTheServerRestoresItsScopes) {
+  Home source;
+  source.Ok({"--user", "alice", "turn", "add", "I live in Porto", "Nice city"});
+  source.Ok({"--user", "alice", "turn", "add", "I work at the harbour", "Busy place"});
+  source.Ok({"--user", "bob", "--assistant", "coach", "turn", "add", "I run on Sundays", "Great habit"});
+  const std::string backup = source.Ok({"export", "--all"});
+  ASSERT_FALSE(backup.empty());
+
+  et::TempDir home;
+  et::ServerProcess server(ENGRAM_BINARY, home.path(), {}, et::kNoModelEnv);
+  ASSERT_TRUE(server.started()) << server.output();
+  auto c = server.Client(server.admin_key());
+  auto r = c->Post("/v1/import?user=carol", backup, "application/x-ndjson");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->status, 201) << r->body;
+  auto turns_of = [&](const std::string& query) {
+    auto t = c->Get(("/v1/turns?" + query).c_str());
+    EXPECT_TRUE(t && t->status == 200) << (t ? t->body : "no answer");
+    return t ? json::parse(t->body, nullptr, false).value("turns", json::array()) : json::array();
+  };
+  const json alice = turns_of("user=alice");
+  ASSERT_EQ(alice.size(), 2u) << alice.dump();
+  EXPECT_EQ(alice[0].value("user_text", ""), "I live in Porto");
+  EXPECT_EQ(turns_of("user=bob&assistant=coach").size(), 1u);
+  EXPECT_EQ(turns_of("user=carol").size(), 0u) << "the export was merged into the request's user";
+  EXPECT_EQ(server.Stop(), 0) << server.output();
 }
 
 }  // namespace
