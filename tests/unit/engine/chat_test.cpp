@@ -73,6 +73,31 @@ TEST_F(ChatTest, ProviderFailureAdmitsNothing) {
   EXPECT_EQ(engine_->GetStats(&scope_)->turns_admitted, 30);
 }
 
+// An exchange answered outside the engine (the memory proxy) is admitted
+// with the same generation receipt as Chat's, naming what was in the prompt.
+TEST_F(ChatTest, AnAnswerFromOutsideIsAdmittedWithItsReceipt) {
+  auto memory = engine_->Retrieve(scope_, "Which instrument am I learning?", {});
+  ASSERT_TRUE(memory.ok()) << memory.status().ToString();
+  ASSERT_FALSE(memory->items.empty());
+  TurnInput turn;
+  turn.user_text = "Which instrument am I learning?";
+  turn.assistant_text = "The cello.";
+  auto admitted = engine_->AdmitAnswer(scope_, turn, memory->items, "proxy:fake-model", "");
+  ASSERT_TRUE(admitted.ok()) << admitted.status().ToString();
+  EXPECT_GT(admitted->turn_id, 0);
+  EXPECT_EQ(engine_->GetStats(&scope_)->turns_admitted, 31);
+  const std::string receipt = "SELECT depends_on_version || '|' || source_version FROM receipts "
+                              "WHERE memory_kind = 'generation' AND memory_id = " +
+                              std::to_string(admitted->turn_id);
+  const std::string r = Query(receipt);
+  EXPECT_NE(r.find(":"), std::string::npos) << r;
+  EXPECT_NE(r.find("answer=proxy:fake-model"), std::string::npos) << r;
+  // A turn that is not valid is refused and admits nothing.
+  TurnInput empty;
+  EXPECT_FALSE(engine_->AdmitAnswer(scope_, empty, memory->items, "proxy:fake-model", "").ok());
+  EXPECT_EQ(engine_->GetStats(&scope_)->turns_admitted, 31);
+}
+
 TEST(ChatWithoutModel, SaysHowToConfigureOne) {
   testing::TempDir dir;
   EngineOptions o;
