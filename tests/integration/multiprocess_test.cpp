@@ -627,7 +627,9 @@ TEST_P(MultiProcess, AWorkerStoppedBySigtermFinishesTheJobInProgress) {
   for (const auto& [m, n] : times) EXPECT_EQ(n, 1) << m << " analysed " << n << " times";
   std::set<std::string> in_stm;
   for (int u = 0; u < kUsers; ++u) {
-    for (const auto& t : Get("/v1/turns?user=u" + std::to_string(u) + "&limit=1000")["turns"]) {
+    // A named copy: the loop must not iterate inside a temporary.
+    const json turns = Get("/v1/turns?user=u" + std::to_string(u) + "&limit=1000").value("turns", json::array());
+    for (const auto& t : turns) {
       if (t.value("tier", "") == "stm") in_stm.insert(t.value("user_text", ""));
     }
   }
