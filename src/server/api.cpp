@@ -199,6 +199,10 @@ void CheckArgs(const wire::Args& a) {
   if (!a.ok()) Throw(400, "invalid_argument", a.error(), a.field());
 }
 
+std::string ActorOf(const Call& c, const char* anonymous) {
+  return c.who.key_id.empty() ? anonymous : "key:" + c.who.key_id;
+}
+
 void RequireUser(const Call& c, const std::string& user) {
   if (!c.who.AllowsUser(user)) {
     Throw(403, "forbidden", "user: this API key may not access user '" + user + "'", "user");

@@ -210,6 +210,9 @@ Scope TurnScope(const Call& c);
 // The fact-memory scope {tenant, user, agent, run} (at least one of the
 // three); a key limited to users needs a user it allows (403 otherwise).
 MemoryScope FactScope(const Call& c, bool allow_narrower);
+// Who a memory's history names for this request: "key:<id>", or `anonymous`
+// without authentication.
+std::string ActorOf(const Call& c, const char* anonymous);
 // 403 unless the key may act for `user`.
 void RequireUser(const Call& c, const std::string& user);
 

@@ -35,7 +35,7 @@ const std::set<std::string>& IdentityKeys() {
         what + " is not supported by engram's Mem0 compatibility (see docs/MEM0_COMPAT.md)", field);
 }
 
-std::string Actor(const Call& c) { return c.who.key_id.empty() ? "mem0" : "key:" + c.who.key_id; }
+std::string Actor(const Call& c) { return ActorOf(c, "mem0"); }
 
 // Mem0 identities, as engram's fact scope wants them.
 struct Ids {

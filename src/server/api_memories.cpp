@@ -12,7 +12,7 @@ using nlohmann::json;
 namespace {
 
 // The actor recorded in a memory's history: the API key.
-std::string Actor(const Call& c) { return c.who.key_id.empty() ? "api" : "key:" + c.who.key_id; }
+std::string Actor(const Call& c) { return ActorOf(c, "api"); }
 
 // Filters: a JSON object in a body, JSON object text in a query parameter.
 std::string Filters(const Call& c, wire::Args& a) {

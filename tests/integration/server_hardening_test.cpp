@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "testing/loopback_socket.hpp"
 #include "testing/server_process.hpp"
 #include "testing/subprocess.hpp"
 #include "testing/temp_dir.hpp"
@@ -29,19 +30,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// A connected loopback socket (-1 on failure).
-int Connect(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
+int Connect(int port) { return engram::testing::ConnectLoopback(port); }
 
 bool SendAll(int fd, const std::string& data) {
   for (std::size_t sent = 0; sent < data.size();) {

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "testing/loopback_socket.hpp"
 #include "server/http_server.hpp"
 
 namespace engram::server {
@@ -103,19 +104,7 @@ TEST_F(HttpServerTest, RoutesBackstopAndTransportErrors) {
   EXPECT_EQ(observed_, 1);
 }
 
-// A loopback socket connected to `port` (-1 on failure).
-int Connect(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(port));
-  inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
+int Connect(int port) { return engram::testing::ConnectLoopback(port); }
 
 // What arrives until the peer closes or `wait` passes.
 std::string ReadUntilClose(int fd, std::chrono::seconds wait, bool* closed) {
