@@ -10,6 +10,7 @@
 
 #include "core/json_limits.hpp"
 #include "store/db.hpp"
+#include "store/errors.hpp"
 #include "wire/args.hpp"
 #include "wire/json.hpp"
 
@@ -177,6 +178,14 @@ ApiError FromStatus(const Status& st) {
         return {503, "store_unavailable", "the store is busy or unreachable; retry shortly", ""};
       }
       return {502, "model_unavailable", st.message(), ""};
+    case StatusCode::kIoError:
+      // The disk holding the store is full: the write was not applied; reads go on.
+      if (sql::IsStoreFull(st)) {
+        std::cerr << "engram serve: " << st.ToString() << "\n";
+        return {507, "storage_full", "the store's disk is full; nothing was written. Free space, then retry", ""};
+      }
+      std::cerr << "engram serve: " << st.ToString() << "\n";
+      return {500, "internal", "internal error; the server log has the details", ""};
     default:
       std::cerr << "engram serve: " << st.ToString() << "\n";
       return {500, "internal", "internal error; the server log has the details", ""};

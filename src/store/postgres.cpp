@@ -9,6 +9,8 @@
 #include <charconv>
 #include <unordered_map>
 
+#include "store/errors.hpp"
+
 namespace engram::sql {
 
 namespace {
@@ -63,8 +65,11 @@ Status FromState(std::string_view state, std::string message) {
   if (StartsWith(state, "23")) return Status::AlreadyExists(std::move(message));
   if (state == "40001" || state == "40P01" || state == "25P02")
     return Status::Aborted(std::move(message));
-  if (StartsWith(state, "08") || state == "57014" || state == "55P03" || state == "53300" ||
-      state == "57P01" || state == "57P02" || state == "57P03")
+  if (state == "53100") return Status::IoError(std::string(kStoreFull) + message);  // disk_full
+  // Connection errors, timeouts, insufficient resources (class 53), an I/O
+  // error on the server, a server shutting down or restarting.
+  if (StartsWith(state, "08") || StartsWith(state, "53") || state == "58030" || state == "57014" ||
+      state == "55P03" || state == "57P01" || state == "57P02" || state == "57P03")
     return Status::Unavailable(std::string(kStoreUnavailable) + message);
   if (state == "22021" || state == "22P05") return Status::InvalidArgument(std::move(message));
   if (state == "25006" || state == "42501") return Status::PermissionDenied(std::move(message));
@@ -249,13 +254,24 @@ std::int64_t PgDb::LastInsertRowId() {
   return id;
 }
 
+// Runs BEGIN. A connection that BEGIN finds lost (the server restarted, the
+// idle session was terminated) has done nothing yet: it is connected again
+// and BEGIN runs once more, so a transaction never fails for a loss that
+// happened between transactions.
+Status PgDb::BeginAgainIfLost(PgDb* db, const char* sql) {
+  Status st = db->Simple(sql, "begin");
+  if (st.ok() || PQstatus(db->conn()) == CONNECTION_OK || db->impl_->in_txn) return st;
+  ENGRAM_RETURN_IF_ERROR(db->Ready("begin"));
+  return db->Simple(sql, "begin");
+}
+
 Status PgDb::BeginWrite() {
   ENGRAM_RETURN_IF_ERROR(Ready("begin"));
   // PostgreSQL only warns; SQLite refuses, and so do we.
   if (PQtransactionStatus(conn()) != PQTRANS_IDLE)
     return Status::IoError("begin: a transaction is already active");
-  if (impl_->read_only) return Simple("BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY", "begin");
-  ENGRAM_RETURN_IF_ERROR(Simple("BEGIN ISOLATION LEVEL READ COMMITTED", "begin"));
+  if (impl_->read_only) return BeginAgainIfLost(this, "BEGIN ISOLATION LEVEL READ COMMITTED READ ONLY");
+  ENGRAM_RETURN_IF_ERROR(BeginAgainIfLost(this, "BEGIN ISOLATION LEVEL READ COMMITTED"));
   // The store's writer lock, as SQLite's BEGIN IMMEDIATE: one write
   // transaction at a time across every process on this database, waited for
   // up to the busy timeout (then Unavailable: retry). Reads never wait.
@@ -270,7 +286,7 @@ Status PgDb::BeginRead() {
   ENGRAM_RETURN_IF_ERROR(Ready("begin"));
   if (PQtransactionStatus(conn()) != PQTRANS_IDLE)
     return Status::IoError("begin: a transaction is already active");
-  return Simple("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", "begin");
+  return BeginAgainIfLost(this, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
 }
 
 Status PgDb::Commit() {

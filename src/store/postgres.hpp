@@ -13,15 +13,17 @@
 // Errors: unique violations (and every other constraint violation, class 23,
 // as in SQLite) are AlreadyExists, serialization failures, deadlocks and
 // statements in an aborted transaction Aborted (retry the transaction), a lost
-// connection, a server that cannot be reached, a statement or lock timeout
-// Unavailable, invalid UTF-8 InvalidArgument, writes in a read-only
+// connection, a server that cannot be reached, a statement or lock timeout,
+// insufficient resources (class 53) and a server I/O error Unavailable, a
+// full disk (53100) IoError with the kStoreFull prefix (store/errors.hpp), invalid UTF-8 InvalidArgument, writes in a read-only
 // transaction PermissionDenied, data corruption Corruption, every other
 // failure IoError; messages read "context: message (SQLSTATE xxxxx)" and never
 // carry the password. A COMMIT that the server turned into a ROLLBACK (an
 // earlier statement of the transaction failed) is Aborted.
 // Lost connections: the call that finds the connection lost fails with
 // Unavailable. Outside a transaction, the next call reconnects (same URL and
-// settings; statements are prepared again). Inside one, every call fails with
+// settings; statements are prepared again); BeginWrite and BeginRead that
+// find it lost reconnect and begin at once (nothing had been done). Inside one, every call fails with
 // Unavailable until Rollback (Ok: the server has rolled it back) or Commit
 // (Unavailable) ends it.
 // Thread-safety: a PgDb (and its statements) must be used by one thread at a time.
@@ -96,6 +98,8 @@ class PgDb final : public Db {
   // Ok for a successful result (and records Changes()); else the error as a Status.
   Status Check(pg_result* res, std::string_view context);
   Status Simple(const char* sql, std::string_view context);
+  // BEGIN, connecting again once when BEGIN finds the connection lost.
+  static Status BeginAgainIfLost(PgDb* db, const char* sql);
 
   std::unique_ptr<Impl> impl_;
 };

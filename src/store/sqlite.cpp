@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "store/errors.hpp"
+
 namespace engram::sql {
 
 namespace {
@@ -14,7 +16,12 @@ Status FromCode(int rc, std::string_view context, const char* msg) {
       return Status::Corruption(m);
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
+    // A failed read, write or fsync (EIO): the statement was not applied
+    // (its transaction rolled back); retrying may get past it.
+    case SQLITE_IOERR:
       return Status::Unavailable(std::string(kStoreUnavailable) + m);
+    case SQLITE_FULL:  // ENOSPC: nothing was written; writes fail until space is freed
+      return Status::IoError(std::string(kStoreFull) + m);
     case SQLITE_CONSTRAINT:
       return Status::AlreadyExists(m);
     case SQLITE_READONLY:
