@@ -55,7 +55,9 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, const 
   sqlite3_busy_timeout(raw, options.busy_timeout_ms);
   // Reading the schema detects files that are not databases.
   ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA schema_version"));
-  ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON; PRAGMA synchronous=NORMAL"));
+  // FULL: a commit on any connection (the API keys have their own) is durable
+  // before it is acknowledged; OpenWriter sets NORMAL when asked.
+  ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA foreign_keys=ON; PRAGMA synchronous=FULL"));
   return db;
 }
 

@@ -16,7 +16,7 @@ class SqliteStmt;
 class SqliteDb final : public Db {
  public:
   // Opens (or creates) a database file; ":memory:" for a private in-memory db.
-  // Sets foreign keys, synchronous=NORMAL and the busy timeout; the journal
+  // Sets foreign keys, synchronous=FULL and the busy timeout; the journal
   // mode is left as it is (see EnableWal). A file that is not a SQLite
   // database gives Corruption.
   static Result<std::unique_ptr<SqliteDb>> Open(const std::string& path, const OpenOptions& options);
