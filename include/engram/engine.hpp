@@ -126,6 +126,9 @@ class Engine {
   virtual Result<std::vector<ReceiptInfo>> ListReceipts(const ReceiptQuery& query) = 0;
   // The page chain of one scope in page order (ids only).
   virtual Result<std::vector<PageLink>> ListPageLinks(const Scope& scope) = 0;
+  // The mid-term segments of one scope by id (archived ones too when
+  // include_archived), with their heat now. Read-only.
+  virtual Result<std::vector<SegmentInfo>> ListSegments(const Scope& scope, bool include_archived) = 0;
   // Folds receipts older than the retention (receipt_retention_days, never
   // less than the evidence horizon) into per-day summaries with counts.
   // Maintain() runs it too; retention_days = -1 uses the engine option.

@@ -119,6 +119,22 @@ struct PageLink {
   bool degraded = false;
 };
 
+// A mid-term segment of a scope as stored (its summary and keywords are
+// memory content), with its heat computed at the time of the read.
+struct SegmentInfo {
+  std::int64_t id = 0;
+  std::string summary;
+  std::vector<std::string> keywords;
+  std::int64_t pages = 0;
+  std::int64_t interaction = 0;  // the length part of heat
+  std::int64_t visits = 0;
+  TimeMs last_access = 0;
+  TimeMs created_at = 0;
+  double recency = 0;  // exp(-hours since last access / tau), the recency part of heat
+  double heat = 0;     // visits + interaction + recency
+  bool archived = false;
+};
+
 struct ReceiptCompaction {
   std::int64_t receipts_removed = 0;
   std::int64_t day_rows = 0;  // per-day summary rows written or updated

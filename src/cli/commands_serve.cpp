@@ -3,6 +3,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/canary_support.hpp"
 #include "cli/commands.hpp"
 #include "core/clock.hpp"
 #include "core/time.hpp"
@@ -128,6 +129,30 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
     o.upstream = [&cli]() -> ChatPassthrough* { return cli.llm_client.get(); };
     o.proxy = proxy;
     o.rate_limit_per_s = rate_limit;
+    // POST /v1/canary: `engram canary` on this store in a child process (its
+    // own engine, throwaway scopes of tenant engram-canary), as an operator
+    // would run it beside the server.
+    o.canary = [&cli]() {
+      CanaryRestart child;
+      child.global_args = {"--home", cli.HomeDir(), "--json"};
+      child.db = cli.DbPath();
+      for (const auto& [flag, value] : {std::pair{"--llm-base-url", &cli.g.llm_base_url},
+                                        {"--llm-model", &cli.g.llm_model},
+                                        {"--embed-base-url", &cli.g.embed_base_url},
+                                        {"--embed-model", &cli.g.embed_model}}) {
+        if (!value->empty()) child.global_args.insert(child.global_args.end(), {flag, *value});
+      }
+      std::string out;
+      const int exit_code = canary::RunChild(child, {"canary"}, &out);
+      nlohmann::json j = nlohmann::json::parse(out, nullptr, false);
+      if (!j.is_object()) {
+        j = {{"ok", false}, {"checks", nlohmann::json::array()},
+             {"error", "the canary gave no report (exit code " + std::to_string(exit_code) + ")"}};
+      }
+      j.erase("db");  // the store's location is not the caller's business
+      j["exit_code"] = exit_code;
+      return j;
+    };
     code = server::Serve(o, std::cout);
   });
 

@@ -6,6 +6,7 @@
 #include "lineage/evidence.hpp"
 #include "lineage/health.hpp"
 #include "lineage/receipts.hpp"
+#include "memory/mtm.hpp"
 #include "memory/scope_store.hpp"
 
 namespace engram {
@@ -184,6 +185,35 @@ Result<std::vector<PageLink>> EngineImpl::ListPageLinks(const Scope& scope) {
   ENGRAM_ASSIGN_OR_RETURN(auto pages, lineage::LoadPages(db, row->id));
   for (const auto& p : pages) {
     out.push_back({p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page, p.degraded});
+  }
+  return out;
+}
+
+Result<std::vector<SegmentInfo>> EngineImpl::ListSegments(const Scope& scope, bool include_archived) {
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(scope));
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
+  ENGRAM_ASSIGN_OR_RETURN(auto row, memory::FindScope(db, scope));
+  std::vector<SegmentInfo> out;
+  if (!row) return out;
+  ENGRAM_ASSIGN_OR_RETURN(auto segs, memory::LoadSegments(db, row->id, include_archived));
+  const TimeMs now = deps_.clock->NowMs();
+  const double tau = options_.heat_tau_hours;
+  for (const auto& g : segs) {
+    SegmentInfo s;
+    s.id = g.id;
+    s.summary = g.summary;
+    s.keywords = g.keywords;
+    s.pages = g.page_count;
+    s.interaction = g.interaction;
+    s.visits = g.visits;
+    s.last_access = g.last_access;
+    s.created_at = g.created_at;
+    s.heat = memory::Heat(g, now, tau);
+    s.recency = memory::Heat(0, 0, g.last_access, now, tau);
+    s.archived = g.archived;
+    out.push_back(std::move(s));
   }
   return out;
 }

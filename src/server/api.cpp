@@ -8,7 +8,9 @@
 #include <iostream>
 #include <set>
 
+#include "core/clock.hpp"
 #include "core/json_limits.hpp"
+#include "server/ui.hpp"
 #include "store/db.hpp"
 #include "store/errors.hpp"
 #include "wire/args.hpp"
@@ -22,11 +24,11 @@ namespace {
 
 // Query parameters that are numbers or booleans (query values are text).
 const std::set<std::string>& NumericParams() {
-  static const std::set<std::string> k = {"after", "limit", "top_k", "budget", "threshold", "max_findings"};
+  static const std::set<std::string> k = {"after", "limit", "top_k", "budget", "threshold", "max_findings", "days"};
   return k;
 }
 const std::set<std::string>& BooleanParams() {
-  static const std::set<std::string> k = {"narrower", "include_expired", "explain"};
+  static const std::set<std::string> k = {"narrower", "include_expired", "explain", "archived"};
   return k;
 }
 
@@ -321,7 +323,21 @@ void Api::Add(HttpServer& s, const char* method, const char* path, Role role, Bo
               std::size_t max_body) {
   RouteOptions route;
   route.max_body_bytes = max_body;
-  s.Route(method, path, [this, role, json_body, h = std::move(h)](const HttpRequest& req) {
+  s.Route(method, path, [this, role, json_body, h = std::move(h), route = std::string(path),
+                          verb = std::string(method)](const HttpRequest& req) {
+    // The tenant's access log (GET /v1/requests): once the key is known.
+    const auto start = std::chrono::steady_clock::now();
+    std::string tenant;
+    HttpResponse r = Answer(req, role, json_body, h, &tenant);
+    if (!tenant.empty()) {
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      requests_.Record(tenant, {verb, route, r.status, ms, SystemClock::Default().NowMs(), req.request_id});
+    }
+    return r;
+  }, route);
+}
+
+HttpResponse Api::Answer(const HttpRequest& req, Role role, Body json_body, const Handler& h, std::string* tenant) {
     try {
       if (!engine_.load()) Throw(503, "not_ready", "the store is still opening; retry shortly");
       Call c{req, Principal{}, json::object()};
@@ -336,6 +352,7 @@ void Api::Add(HttpServer& s, const char* method, const char* path, Role role, Bo
       } else {
         c.who = Principal{"", options_.no_auth_tenant, {}, Role::kAdmin};
       }
+      *tenant = c.who.tenant;
       if (const int wait = TakeToken(c.who); wait > 0) {
         HttpResponse r = ErrorResponse({429, "rate_limited",
                                         "this API key is over its rate limit of " +
@@ -359,7 +376,6 @@ void Api::Add(HttpServer& s, const char* method, const char* path, Role role, Bo
     } catch (const ApiError& e) {
       return ErrorResponse(e, req.request_id);
     }
-  }, route);
 }
 
 void Api::Register(HttpServer& s) {
@@ -382,12 +398,33 @@ void Api::Register(HttpServer& s) {
     }
     return Json(200, j);
   }, light);
+  // The inspector (ui/, embedded): static files, no key needed to load them;
+  // everything it shows comes from the /v1 routes with the user's key.
+  auto redirect = [](const HttpRequest&) {
+    HttpResponse r;
+    r.status = 302;
+    r.content_type = "text/plain; charset=utf-8";
+    r.body = "the inspector is at /ui/\n";
+    r.headers.emplace_back("Location", "/ui/");
+    AddUiSecurityHeaders(r);
+    return r;
+  };
+  s.Route("GET", "/", redirect, light);
+  s.Route("GET", "/ui", redirect, light);
+  auto asset = [](const HttpRequest& req, std::string_view name) {
+    return UiResponse(name, req.Header("if-none-match"), [&req] {
+      return ErrorResponse({404, "not_found", "no such file of the inspector", ""}, req.request_id);
+    });
+  };
+  s.Route("GET", "/ui/", [asset](const HttpRequest& req) { return asset(req, ""); }, light);
+  s.Route("GET", "/ui/{file}", [asset](const HttpRequest& req) { return asset(req, req.params.at(0)); }, light);
   Add(s, "GET", "/metrics", Role::kAdmin, false, [this](Call& c) { return MetricsText(c); });
   RegisterTurns(s);
   RegisterMemories(s);
   RegisterAdmin(s);
   RegisterMem0(s);
   RegisterProxy(s);
+  RegisterInspect(s);
 }
 
 std::vector<Scope> Api::VisibleScopes(const Call& c, const std::string& user) {

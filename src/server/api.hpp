@@ -23,6 +23,7 @@
 #include "server/api_keys.hpp"
 #include "server/http_server.hpp"
 #include "server/metrics.hpp"
+#include "server/request_log.hpp"
 #include "wire/args.hpp"
 
 namespace engram::server {
@@ -61,6 +62,9 @@ struct ApiOptions {
   // ({memory} = the retrieved context) after the caller's leading system
   // messages ("first") or just before the last message ("last").
   std::function<ChatPassthrough*()> upstream;
+  // Runs `engram canary` on this store and returns its report (POST
+  // /v1/canary); null: the route answers 409.
+  std::function<nlohmann::json()> canary;
   struct Proxy {
     int budget_tokens = 1000;
     std::string template_text =
@@ -108,6 +112,8 @@ class Api {
   // operations, kWriteBodyBytes for one write, kBulkBodyBytes for batches).
   void Add(HttpServer& s, const char* method, const char* path, Role role, Body json_body, Handler h,
            std::size_t max_body = kWriteBodyBytes);
+  // The body of a route added by Add: its response; *tenant is set once the key is known.
+  HttpResponse Answer(const HttpRequest& req, Role role, Body json_body, const Handler& h, std::string* tenant);
 
   // Route groups (api_turns.cpp, api_memories.cpp, api_admin.cpp).
   void RegisterTurns(HttpServer& s);
@@ -115,6 +121,7 @@ class Api {
   void RegisterAdmin(HttpServer& s);
   void RegisterMem0(HttpServer& s);   // api_mem0.cpp: Mem0's client routes under /mem0
   void RegisterProxy(HttpServer& s);  // api_proxy.cpp: the OpenAI-compatible memory proxy
+  void RegisterInspect(HttpServer& s);  // api_inspect.cpp: what the inspector (ui/) reads
 
   // Turns and dialogue.
   HttpResponse AddTurns(Call& c);
@@ -144,6 +151,14 @@ class Api {
   HttpResponse Jobs(Call& c);
   HttpResponse RetryJobs(Call& c);
   HttpResponse MetricsText(Call& c);
+  // The inspector's reads (api_inspect.cpp).
+  HttpResponse WhoAmI(Call& c);
+  HttpResponse Users(Call& c);
+  HttpResponse Segments(Call& c);
+  HttpResponse Receipts(Call& c);
+  HttpResponse Activity(Call& c);
+  HttpResponse Requests(Call& c);
+  HttpResponse Canary(Call& c);
 
   // The scopes of the caller's tenant that it may see (all users, or `user`
   // only when not empty), from the engine.
@@ -168,8 +183,16 @@ class Api {
   // Memory proxy counters (/metrics).
   std::atomic<std::int64_t> proxy_calls_{0}, proxy_memory_tokens_{0}, proxy_upstream_failures_{0};
   std::atomic<std::int64_t> proxy_skipped_{0}, proxy_admit_failures_{0};
+  // The recent requests of each tenant (GET /v1/requests).
+  RequestLog requests_;
   Engine& engine() const { return *engine_.load(); }
 };
+
+// Why a retrieved item is in the context (POST /v1/retrieve with explain):
+// how it was chosen, the query terms its text matches, and for messages the
+// speaker side, the time cue, neighbour evidence and vector use. `rank` is
+// the item's place among the ranked messages (1 = best; 0 = not ranked).
+nlohmann::json ExplainItem(const RetrievedItem& item, const std::string& query, bool semantic_embedder, int rank);
 
 // --- Helpers shared by the route files (api.cpp) ---
 

@@ -139,7 +139,7 @@ HttpResponse Api::ListTurns(Call& c) {
 HttpResponse Api::Retrieve(Call& c) {
   wire::Args a(c.body, "field");
   a.Only({"user", "assistant", "query", "budget", "max_pages", "max_segments", "max_facts", "include_stm",
-          "include_profile"});
+          "include_profile", "explain"});
   const std::string query = a.Str("query", true);
   RetrieveOptions o;
   o.budget_tokens = static_cast<int>(a.Int("budget", 1, 100000).value_or(o.budget_tokens));
@@ -148,10 +148,25 @@ HttpResponse Api::Retrieve(Call& c) {
   o.max_facts = static_cast<int>(a.Int("max_facts", 0, 1000).value_or(o.max_facts));
   o.include_stm = a.Bool("include_stm").value_or(true);
   o.include_profile = a.Bool("include_profile").value_or(true);
+  const bool explain = a.Bool("explain").value_or(false);
   CheckArgs(a);
   const Scope scope = TurnScope(c);
   auto r = Check(engine().Retrieve(scope, query, o));
-  return Json(200, wire::RetrievalJson(query, o.budget_tokens, r));
+  json out = wire::RetrievalJson(query, o.budget_tokens, r);
+  if (explain) {  // each item's reasons (ExplainItem); nothing else changes
+    const bool semantic = engine().EmbedderName().rfind("builtin", 0) != 0;
+    for (std::size_t i = 0; i < r.items.size(); ++i) {
+      const RetrievedItem& item = r.items[i];
+      int rank = 0;
+      for (std::size_t k = 0; k < r.ranked.size() && !rank; ++k) {
+        const RetrievedItem& x = r.ranked[k];
+        if (x.turn_id != 0 && x.turn_id == item.turn_id) rank = static_cast<int>(k) + 1;
+      }
+      out["items"][i]["part"] = item.part;
+      out["items"][i]["why"] = ExplainItem(item, query, semantic, rank);
+    }
+  }
+  return Json(200, out);
 }
 
 HttpResponse Api::Chat(Call& c) {

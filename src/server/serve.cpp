@@ -117,6 +117,7 @@ int Serve(const ServeOptions& o, std::ostream& out) {
   api_options.upstream = o.upstream;
   api_options.proxy = o.proxy;
   api_options.rate_limit_per_s = o.rate_limit_per_s;
+  api_options.canary = o.canary;
   Api api(api_options, metrics);
   HttpServer server(o.http);
   api.Register(server);

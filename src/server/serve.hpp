@@ -40,6 +40,8 @@ struct ServeOptions {
   std::function<ChatPassthrough*()> upstream;
   ApiOptions::Proxy proxy;
   double rate_limit_per_s = 0;  // per API key; 0 = none
+  // Runs the canary on this store (POST /v1/canary); null: not offered.
+  std::function<nlohmann::json()> canary;
 };
 
 // Waits for SIGTERM or SIGINT: the constructor blocks both in the calling

@@ -100,6 +100,8 @@ std::map<Op, Request> KnownRequests() {
                         "/v1/profile", "/v1/stats", "/v1/health", "/v1/jobs"}) {
     r[{"GET", p}] = {"user=alice"};
   }
+  for (const char* p : {"/v1/whoami", "/v1/users", "/v1/activity", "/v1/requests"}) r[{"GET", p}] = {};
+  for (const char* p : {"/v1/segments", "/v1/receipts"}) r[{"GET", p}] = {"user=alice"};
   r[{"POST", "/v1/turns"}] = {"", {{"user", "alice"}, {"user_text", "I also play the cello."}, {"assistant_text", "Lovely!"}}};
   r[{"POST", "/v1/retrieve"}] = {"", {{"user", "alice"}, {"query", "what food do I like?"}}};
   r[{"POST", "/v1/chat"}] = {"", {{"user", "alice"}, {"message", "What food do I like?"}}};

@@ -1,0 +1,317 @@
+// Routes of the inspector (ui/, served at /ui/): the tenant's users with
+// their tier counts, a scope's mid-term segments with their page chain, the
+// receipts of one item, activity over time, the recent-requests log and the
+// canary. Every one is tenant-scoped and role-checked like the other /v1
+// routes; none of them writes memory (the canary writes only to its own
+// throwaway tenant and erases it).
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "core/clock.hpp"
+#include "core/text.hpp"
+#include "core/time.hpp"
+#include "retrieval/ranking.hpp"
+#include "server/api.hpp"
+#include "wire/json.hpp"
+
+namespace engram::server {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::int64_t kDayMs = 24LL * 3600 * 1000;
+// Receipts read at most for one report (the oldest first): a bound on the
+// memory of a request.
+constexpr int kMaxReceiptsRead = 200000;
+
+std::string Lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string Day(TimeMs t) { return FormatIso8601(t - t % kDayMs).substr(0, 10); }
+
+json StatsPart(const engram::Stats& s) {
+  json j = wire::ToJson(s);
+  return j;
+}
+
+}  // namespace
+
+void Api::RegisterInspect(HttpServer& s) {
+  Add(s, "GET", "/v1/whoami", Role::kRead, false, [this](Call& c) { return WhoAmI(c); });
+  Add(s, "GET", "/v1/users", Role::kRead, false, [this](Call& c) { return Users(c); });
+  Add(s, "GET", "/v1/segments", Role::kRead, false, [this](Call& c) { return Segments(c); });
+  Add(s, "GET", "/v1/receipts", Role::kRead, false, [this](Call& c) { return Receipts(c); });
+  Add(s, "GET", "/v1/activity", Role::kRead, false, [this](Call& c) { return Activity(c); });
+  Add(s, "GET", "/v1/requests", Role::kAdmin, false, [this](Call& c) { return Requests(c); });
+  Add(s, "POST", "/v1/canary", Role::kAdmin, true, [this](Call& c) { return Canary(c); }, kQueryBodyBytes);
+}
+
+HttpResponse Api::WhoAmI(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({});
+  CheckArgs(a);
+  return Json(200, {{"key_id", c.who.key_id.empty() ? json(nullptr) : json(c.who.key_id)},
+                    {"tenant", c.who.tenant},
+                    {"role", RoleName(c.who.role)},
+                    {"users", c.who.AllUsers() ? json(nullptr) : json(c.who.users)},
+                    {"embedder", engine().EmbedderName()},
+                    {"maintainer", engine().MaintainerName()}});
+}
+
+HttpResponse Api::Users(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"q", "cursor", "limit"});
+  const std::string q = Lower(a.Str("q", false, false));
+  const std::string cursor = a.Str("cursor", false, false);
+  const int limit = static_cast<int>(a.Int("limit", 1, 200).value_or(50));
+  CheckArgs(a);
+  std::map<std::string, std::vector<Scope>> by_user;  // sorted by user id
+  for (auto& sc : VisibleScopes(c, "")) by_user[sc.user].push_back(std::move(sc));
+  json users = json::array();
+  std::int64_t matched = 0;
+  std::string last;
+  bool more = false;
+  for (const auto& [user, scopes] : by_user) {
+    if (!q.empty() && Lower(user).find(q) == std::string::npos) continue;
+    ++matched;
+    if (!cursor.empty() && user <= cursor) continue;
+    if (static_cast<int>(users.size()) == limit) {
+      more = true;
+      continue;
+    }
+    engram::Stats total;
+    json assistants = json::array();
+    for (const auto& sc : scopes) {
+      const engram::Stats st = Check(engine().GetStats(&sc));
+      total.stm_turns += st.stm_turns;
+      total.mtm_pages += st.mtm_pages;
+      total.mtm_segments += st.mtm_segments;
+      total.archived_pages += st.archived_pages;
+      total.archived_segments += st.archived_segments;
+      total.user_facts += st.user_facts;
+      total.assistant_facts += st.assistant_facts;
+      total.profile_slots += st.profile_slots;
+      total.pending_jobs += st.pending_jobs;
+      total.failed_jobs += st.failed_jobs;
+      total.turns_admitted += st.turns_admitted;
+      total.degraded_items += st.degraded_items;
+      assistants.push_back(sc.assistant);
+    }
+    json j = StatsPart(total);
+    j["user"] = user;
+    j["assistants"] = assistants;
+    users.push_back(std::move(j));
+    last = user;
+  }
+  return Json(200, {{"users", users}, {"matched", matched}, {"next_cursor", more ? json(last) : json(nullptr)}});
+}
+
+HttpResponse Api::Segments(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"user", "assistant", "archived"});
+  const bool archived = a.Bool("archived").value_or(true);
+  CheckArgs(a);
+  const Scope scope = TurnScope(c);
+  json segments = json::array();
+  std::map<std::int64_t, std::vector<std::int64_t>> pages_of;
+  json pages = json::array();
+  for (const auto& p : Check(engine().ListPageLinks(scope))) {
+    pages_of[p.segment_id].push_back(p.page_id);
+    pages.push_back({{"id", p.page_id},
+                     {"turn_id", p.turn_id},
+                     {"segment_id", p.segment_id},
+                     {"prev_page", p.prev_page ? json(p.prev_page) : json(nullptr)},
+                     {"next_page", p.next_page ? json(p.next_page) : json(nullptr)},
+                     {"degraded", p.degraded}});
+  }
+  for (const auto& g : Check(engine().ListSegments(scope, archived))) {
+    segments.push_back({{"id", g.id},
+                        {"summary", g.summary},
+                        {"keywords", g.keywords},
+                        {"pages", g.pages},
+                        {"page_ids", pages_of[g.id]},
+                        {"interaction", g.interaction},
+                        {"visits", g.visits},
+                        {"recency", g.recency},
+                        {"heat", g.heat},
+                        {"last_access", g.last_access ? json(FormatIso8601(g.last_access)) : json(nullptr)},
+                        {"created_at", FormatIso8601(g.created_at)},
+                        {"archived", g.archived}});
+  }
+  return Json(200, {{"user", scope.user}, {"assistant", scope.assistant}, {"segments", segments}, {"pages", pages}});
+}
+
+HttpResponse Api::Receipts(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"user", "assistant", "kind", "id", "run", "limit"});
+  const std::string kind = a.Str("kind", false);
+  const std::string run = a.Str("run", false);
+  const std::string id_text = a.Str("id", false);
+  const int limit = static_cast<int>(a.Int("limit", 1, 10000).value_or(500));
+  CheckArgs(a);
+  std::int64_t id = 0;
+  if (!id_text.empty()) {
+    char* end = nullptr;
+    const long long v = std::strtoll(id_text.c_str(), &end, 10);
+    if (!end || *end != '\0' || v < 0) Throw(400, "invalid_argument", "parameter 'id': expected a number", "id");
+    id = v;
+  }
+  if (!id_text.empty() && kind.empty()) Throw(400, "invalid_argument", "parameter 'kind': required with 'id'", "kind");
+  Scope scope = TurnScope(c);
+  ReceiptQuery q;
+  q.scope = {scope.tenant, scope.user, c.body.contains("assistant") ? scope.assistant : ""};
+  q.memory_kind = kind;
+  q.run_id = run;
+  q.limit = kMaxReceiptsRead;
+  json out = json::array();
+  std::int64_t matched = 0;
+  auto receipts = Check(engine().ListReceipts(q));
+  // Newest last; the last `limit` that match.
+  std::vector<const ReceiptInfo*> hits;
+  for (const auto& r : receipts) {
+    if (!id_text.empty() && r.memory_id != id) continue;
+    hits.push_back(&r);
+  }
+  matched = static_cast<std::int64_t>(hits.size());
+  const std::size_t keep = static_cast<std::size_t>(limit);
+  const std::size_t from = hits.size() > keep ? hits.size() - keep : 0;
+  for (std::size_t i = from; i < hits.size(); ++i) {
+    const ReceiptInfo& r = *hits[i];
+    out.push_back({{"id", r.id},
+                   {"run_id", r.run_id},
+                   {"assistant", r.scope.assistant},
+                   {"kind", r.memory_kind},
+                   {"memory_id", r.memory_id},
+                   {"version", r.version},
+                   {"from_tier", r.from_tier},
+                   {"to_tier", r.to_tier},
+                   {"status", r.status},
+                   {"at", FormatIso8601(r.at_utc)},
+                   {"source_version", r.source_version},
+                   {"depends_on_version", r.depends_on_version},
+                   {"outcome", r.outcome_receipt}});
+  }
+  return Json(200, {{"user", scope.user}, {"receipts", out}, {"matched", matched}});
+}
+
+HttpResponse Api::Activity(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"user", "days"});
+  const std::string user = a.Str("user", false);
+  const int days = static_cast<int>(a.Int("days", 1, 366).value_or(30));
+  CheckArgs(a);
+  if (!user.empty()) RequireUser(c, user);
+  if (user.empty() && !c.who.AllUsers()) {
+    Throw(403, "forbidden", "user: this API key is limited to some users; name one of them", "user");
+  }
+  ReceiptQuery q;
+  q.scope = {c.who.tenant, user, ""};
+  q.limit = kMaxReceiptsRead;
+  auto receipts = Check(engine().ListReceipts(q));
+  // Per day: transitions counted, and the tier sizes at the end of the day as
+  // the receipts tell them (turns in STM, live and archived segments, fact
+  // versions consolidated).
+  struct DayRow {
+    std::int64_t admitted = 0, promoted = 0, archived = 0, consolidated = 0, retrievals = 0, answers = 0;
+    std::int64_t stm = 0, mtm = 0, archive = 0, lpm = 0;
+  };
+  std::map<std::string, DayRow> by_day;
+  std::int64_t stm = 0, mtm = 0, archive = 0, lpm = 0;
+  for (const auto& r : receipts) {
+    if (r.status != "committed" && r.status != "degraded") continue;
+    DayRow& d = by_day[Day(r.at_utc)];
+    const std::string tr = r.from_tier + "->" + r.to_tier;
+    if (r.memory_kind == "turn" && tr == "input->stm") ++d.admitted, ++stm;
+    else if (r.memory_kind == "turn" && tr == "stm->mtm") ++d.promoted, --stm;
+    else if (r.memory_kind == "segment" && tr == "stm->mtm" && r.outcome_receipt.rfind("segment.create", 0) == 0) ++mtm;
+    else if (r.memory_kind == "segment" && tr == "mtm->archive") ++d.archived, --mtm, ++archive;
+    else if (r.memory_kind == "fact" && tr == "mtm->lpm") ++d.consolidated, ++lpm;
+    else if (r.memory_kind == "retrieval") ++d.retrievals;
+    else if (r.memory_kind == "generation") ++d.answers;
+    else if (r.memory_kind == "scope" && r.to_tier == "purged") stm = mtm = archive = lpm = 0;
+    d.stm = std::max<std::int64_t>(0, stm);
+    d.mtm = std::max<std::int64_t>(0, mtm);
+    d.archive = std::max<std::int64_t>(0, archive);
+    d.lpm = std::max<std::int64_t>(0, lpm);
+  }
+  json out = json::array();
+  const std::string first = by_day.empty() ? "" : Day(SystemClock::Default().NowMs() - static_cast<std::int64_t>(days - 1) * kDayMs);
+  for (const auto& [day, d] : by_day) {
+    if (day < first) continue;
+    out.push_back({{"day", day},         {"admitted", d.admitted},   {"promoted", d.promoted},
+                   {"archived", d.archived}, {"consolidated", d.consolidated}, {"retrievals", d.retrievals},
+                   {"answers", d.answers}, {"stm", d.stm},             {"mtm_segments", d.mtm},
+                   {"archived_segments", d.archive}, {"lpm_facts", d.lpm}});
+  }
+  // Days before the window that had activity: the window starts from their state.
+  return Json(200, {{"tenant", c.who.tenant}, {"days", out}, {"receipts_read", receipts.size()},
+                    {"complete", static_cast<int>(receipts.size()) < kMaxReceiptsRead}});
+}
+
+HttpResponse Api::Requests(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"limit"});
+  const int limit = static_cast<int>(a.Int("limit", 1, static_cast<long long>(RequestLog::kPerTenant)).value_or(100));
+  CheckArgs(a);
+  json out = json::array();
+  for (const auto& e : requests_.Recent(c.who.tenant, static_cast<std::size_t>(limit))) {
+    out.push_back({{"method", e.method},
+                   {"route", e.route},
+                   {"status", e.status},
+                   {"ms", e.ms},
+                   {"at", FormatIso8601(e.at_ms)},
+                   {"request_id", e.request_id}});
+  }
+  return Json(200, {{"requests", out}, {"kept", RequestLog::kPerTenant}});
+}
+
+HttpResponse Api::Canary(Call& c) {
+  wire::Args a(c.body, "field");
+  a.Only({});
+  CheckArgs(a);
+  if (!options_.canary) Throw(409, "failed_precondition", "this server cannot run the canary");
+  json r = options_.canary();
+  if (!r.is_object()) Throw(500, "internal", "the canary gave no report");
+  return Json(200, r);
+}
+
+json ExplainItem(const RetrievedItem& item, const std::string& query, bool semantic_embedder, int rank) {
+  // Recomputed from the query and the item's own text with the ranking's
+  // term rules (the ranker's internal sums are not kept).
+  std::set<std::string> item_terms;
+  for (auto& t : text::Terms(item.text)) item_terms.insert(std::move(t));
+  json matched = json::array();
+  for (const auto& qt : retrieval::QueryTerms(query)) {
+    if (item_terms.count(qt.term)) matched.push_back(qt.term);
+  }
+  const bool message = item.kind == ItemKind::kPage || item.kind == ItemKind::kStmTurn;
+  const bool asks_when = retrieval::AsksWhen(query);
+  std::string chosen;
+  switch (item.kind) {
+    case ItemKind::kStmTurn: chosen = "recent short-term turn (the newest turns fill up to 10% of the budget)"; break;
+    case ItemKind::kProfile: chosen = "profile slot (up to 5% of the budget)"; break;
+    case ItemKind::kUserFact:
+    case ItemKind::kAssistantFact: chosen = "fact ranked by bm25 and vector similarity (up to 10% of the budget)"; break;
+    case ItemKind::kPage:
+      chosen = rank > 0 ? "message ranked #" + std::to_string(rank) + " among the scope's messages"
+                        : "message ranked among the scope's messages";
+      break;
+  }
+  json why = {{"chosen", chosen}, {"matched_terms", matched}};
+  if (message) {
+    why["neighbour_evidence"] = item.kind == ItemKind::kPage && matched.empty() && item.score > 0;
+    why["speaker"] = item.part;
+    why["time_cue"] = asks_when && item.event_time != 0;
+    why["vector_similarity"] = semantic_embedder ? "used (the exchange's cosine similarity)"
+                                                 : "not used (built-in embedder: lexical evidence only)";
+  }
+  return why;
+}
+
+}  // namespace engram::server

@@ -1,0 +1,243 @@
+// The inspector's side of `engram serve` on the real binary: the embedded
+// page and its headers, and the /v1 routes it reads (whoami, users, segments,
+// receipts, activity, the recent-requests log, the canary, retrieval with
+// explanations): tenant-scoped and role-checked like every /v1 route.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "testing/server_process.hpp"
+#include "testing/subprocess.hpp"
+#include "testing/temp_dir.hpp"
+
+namespace et = engram::testing;
+using nlohmann::json;
+
+namespace {
+
+class ServerInspectTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<et::ServerProcess>(ENGRAM_BINARY, dir_.path(), std::vector<std::string>{},
+                                                  et::kNoModelEnv);
+    ASSERT_TRUE(server_->started()) << server_->output();
+    admin_ = server_->admin_key();
+  }
+  std::string CreateKey(const std::string& tenant, const std::string& role, const std::string& users = "") {
+    std::vector<std::string> args = {ENGRAM_BINARY, "--home", dir_.path(), "--tenant", tenant, "keys", "create",
+                                     "--role", role, "--json"};
+    if (!users.empty()) args.insert(args.end(), {"--users", users});
+    auto r = et::RunProcess(args, "", et::kNoModelEnv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out, nullptr, false).value("key", "");
+  }
+  json Get(const std::string& key, const std::string& path, int want = 200) {
+    auto r = server_->Client(key)->Get(path.c_str());
+    EXPECT_TRUE(r) << path;
+    if (!r) return json();
+    EXPECT_EQ(r->status, want) << path << ": " << r->body;
+    return json::parse(r->body, nullptr, false);
+  }
+  json Post(const std::string& key, const std::string& path, const std::string& body, int want = 200,
+            const std::string& type = "application/json") {
+    auto r = server_->Client(key)->Post(path.c_str(), body, type);
+    EXPECT_TRUE(r) << path;
+    if (!r) return json();
+    EXPECT_EQ(r->status, want) << path << ": " << r->body;
+    return json::parse(r->body, nullptr, false);
+  }
+  // The sample dialogue (samples/dialogue.jsonl) for `user`, maintained.
+  void ImportSample(const std::string& key, const std::string& user) {
+    std::ifstream in(std::string(ENGRAM_SOURCE_DIR) + "/samples/dialogue.jsonl");
+    std::stringstream text;
+    text << in.rdbuf();
+    Post(key, "/v1/import?user=" + user, text.str(), 201, "application/x-ndjson");
+    Post(key, "/v1/maintain", json{{"user", user}}.dump());
+  }
+
+  et::TempDir dir_;
+  std::unique_ptr<et::ServerProcess> server_;
+  std::string admin_;
+};
+
+TEST_F(ServerInspectTest, ThePageIsEmbeddedAndServedWithStrictHeaders) {
+  auto c = server_->Client();
+  auto root = c->Get("/");
+  ASSERT_TRUE(root);
+  EXPECT_EQ(root->status, 302);
+  EXPECT_EQ(root->get_header_value("Location"), "/ui/");
+  auto page = c->Get("/ui/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->get_header_value("Content-Type"), "text/html; charset=utf-8");
+  const std::string csp = page->get_header_value("Content-Security-Policy");
+  EXPECT_NE(csp.find("script-src 'self'"), std::string::npos) << csp;
+  EXPECT_NE(csp.find("frame-ancestors 'none'"), std::string::npos) << csp;
+  EXPECT_EQ(page->get_header_value("X-Content-Type-Options"), "nosniff");
+  EXPECT_NE(page->body.find("app.js"), std::string::npos);
+  auto js = c->Get("/ui/app.js");
+  ASSERT_TRUE(js);
+  EXPECT_EQ(js->status, 200);
+  EXPECT_EQ(js->get_header_value("Content-Type"), "text/javascript; charset=utf-8");
+  httplib::Headers h = {{"If-None-Match", js->get_header_value("ETag")}};
+  auto again = c->Get("/ui/app.js", h);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 304);
+  auto missing = c->Get("/ui/..%2fCMakeLists.txt");
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+  EXPECT_EQ(json::parse(missing->body)["error"]["code"], "not_found");
+}
+
+TEST_F(ServerInspectTest, WhoAmIAndUsersAreTheKeysOwn) {
+  ImportSample(admin_, "priya");
+  Post(admin_, "/v1/turns", R"({"user": "bob", "user_text": "Hi", "assistant_text": "Hello"})", 201);
+  Post(admin_, "/v1/turns", R"({"user": "bobby", "user_text": "Hi", "assistant_text": "Hello"})", 201);
+  const std::string other = CreateKey("other", "admin");
+  Post(other, "/v1/turns", R"({"user": "mallory", "user_text": "Hi", "assistant_text": "Hello"})", 201);
+  const std::string limited = CreateKey("default", "read", "bob");
+
+  json me = Get(limited, "/v1/whoami");
+  EXPECT_EQ(me["role"], "read");
+  EXPECT_EQ(me["tenant"], "default");
+  EXPECT_EQ(me["users"], json::array({"bob"}));
+  EXPECT_EQ(Get(admin_, "/v1/whoami")["users"], nullptr);
+
+  json all = Get(admin_, "/v1/users?limit=2");
+  ASSERT_EQ(all["users"].size(), 2u);
+  EXPECT_EQ(all["users"][0]["user"], "bob");
+  EXPECT_EQ(all["users"][1]["user"], "bobby");
+  EXPECT_EQ(all["matched"], 3);
+  ASSERT_EQ(all["next_cursor"], "bobby");
+  json rest = Get(admin_, "/v1/users?limit=2&cursor=bobby");
+  ASSERT_EQ(rest["users"].size(), 1u);
+  const json& priya = rest["users"][0];
+  EXPECT_EQ(priya["user"], "priya");
+  EXPECT_EQ(priya["turns_admitted"], 32);
+  EXPECT_GT(priya["mtm_pages"].get<int>(), 0);
+  EXPECT_EQ(priya["stm_turns"].get<int>() + priya["mtm_pages"].get<int>() + priya["archived_pages"].get<int>(), 32);
+  EXPECT_EQ(rest["next_cursor"], nullptr);
+  EXPECT_EQ(Get(admin_, "/v1/users?q=BOB")["matched"], 2);
+  // Another tenant's users and users outside a limited key are never listed.
+  json mine = Get(limited, "/v1/users");
+  ASSERT_EQ(mine["users"].size(), 1u);
+  EXPECT_EQ(mine["users"][0]["user"], "bob");
+  EXPECT_EQ(Get(other, "/v1/users")["users"][0]["user"], "mallory");
+  EXPECT_EQ(Get(admin_, "/v1/users?limit=0", 400)["error"]["field"], "limit");
+}
+
+TEST_F(ServerInspectTest, SegmentsReceiptsAndActivityDescribeTheTiers) {
+  ImportSample(admin_, "priya");
+  json s = Get(admin_, "/v1/segments?user=priya");
+  ASSERT_FALSE(s["segments"].empty()) << s.dump();
+  std::size_t paged = 0;
+  for (const auto& g : s["segments"]) {
+    EXPECT_FALSE(g["summary"].get<std::string>().empty());
+    EXPECT_NEAR(g["heat"].get<double>(),
+                g["visits"].get<double>() + g["interaction"].get<double>() + g["recency"].get<double>(), 1e-9);
+    EXPECT_EQ(g["page_ids"].size(), g["pages"].get<std::size_t>());
+    paged += g["page_ids"].size();
+  }
+  EXPECT_EQ(paged, s["pages"].size());
+  // The chain: each page's next page names it as its previous one.
+  std::map<long long, json> pages;
+  for (const auto& p : s["pages"]) pages[p["id"].get<long long>()] = p;
+  for (const auto& [id, p] : pages) {
+    if (!p["next_page"].is_null()) EXPECT_EQ(pages[p["next_page"].get<long long>()]["prev_page"], id);
+  }
+  EXPECT_EQ(Get(admin_, "/v1/segments?user=nobody")["segments"], json::array());
+  const std::string limited = CreateKey("default", "read", "bob");
+  Get(limited, "/v1/segments?user=priya", 403);
+
+  // The receipts of the first paged turn: admitted, then promoted.
+  const long long turn = s["pages"][0]["turn_id"].get<long long>();
+  json r = Get(admin_, "/v1/receipts?user=priya&kind=turn&id=" + std::to_string(turn));
+  ASSERT_GE(r["receipts"].size(), 2u) << r.dump();
+  EXPECT_EQ(r["receipts"][0]["from_tier"], "input");
+  EXPECT_EQ(r["receipts"][0]["to_tier"], "stm");
+  EXPECT_EQ(r["receipts"][1]["to_tier"], "mtm");
+  for (const auto& x : r["receipts"]) EXPECT_EQ(x["memory_id"], turn);
+  EXPECT_EQ(Get(admin_, "/v1/receipts?user=priya&id=3", 400)["error"]["field"], "kind");
+  EXPECT_EQ(Get(admin_, "/v1/receipts?user=priya&kind=turn&id=x", 400)["error"]["field"], "id");
+
+  json a = Get(admin_, "/v1/activity?user=priya");
+  ASSERT_FALSE(a["days"].empty());
+  long long admitted = 0, promoted = 0;
+  for (const auto& d : a["days"]) admitted += d["admitted"].get<long long>(), promoted += d["promoted"].get<long long>();
+  EXPECT_EQ(admitted, 32);
+  EXPECT_EQ(promoted, static_cast<long long>(s["pages"].size()));
+  EXPECT_EQ(a["days"].back()["stm"], 32 - promoted);
+  Get(limited, "/v1/activity", 403);  // a limited key names one of its users
+}
+
+TEST_F(ServerInspectTest, RetrievalExplainsEachItemAndChangesNothing) {
+  ImportSample(admin_, "priya");
+  const json before = Get(admin_, "/v1/stats?user=priya");
+  json r = Post(admin_, "/v1/retrieve",
+                R"({"user": "priya", "query": "Where did Priya move?", "budget": 600, "explain": true})");
+  ASSERT_FALSE(r["items"].empty());
+  bool matched_lisbon = false;
+  for (const auto& i : r["items"]) {
+    ASSERT_TRUE(i.contains("why")) << i.dump();
+    EXPECT_FALSE(i["why"]["chosen"].get<std::string>().empty());
+    for (const auto& t : i["why"]["matched_terms"]) matched_lisbon = matched_lisbon || t == "move";
+  }
+  EXPECT_TRUE(matched_lisbon) << r.dump();
+  EXPECT_EQ(Get(admin_, "/v1/stats?user=priya"), before);
+  json plain = Post(admin_, "/v1/retrieve", R"({"user": "priya", "query": "Where did Priya move?"})");
+  EXPECT_FALSE(plain["items"][0].contains("why"));
+}
+
+TEST_F(ServerInspectTest, RecentRequestsHoldNoBodyQueryOrKeyAndStayInTheirTenant) {
+  Post(admin_, "/v1/turns", R"({"user": "alice", "user_text": "secret-text", "assistant_text": "ok"})", 201);
+  Get(admin_, "/v1/memories?user=alice&filters=%7B%22x%22%3A1%7D");
+  Get(admin_, "/v1/memories/m_nothing?user=alice", 404);
+  const std::string other = CreateKey("other", "admin");
+  Get(other, "/v1/stats");
+  const std::string reader = CreateKey("default", "read");
+  Get(reader, "/v1/requests", 403);
+
+  auto raw = server_->Client(admin_)->Get("/v1/requests");
+  ASSERT_TRUE(raw);
+  ASSERT_EQ(raw->status, 200) << raw->body;
+  for (const std::string& secret : {std::string("secret-text"), admin_, std::string("alice"), std::string("m_nothing"),
+                                    std::string("filters")}) {
+    EXPECT_EQ(raw->body.find(secret), std::string::npos) << secret << " in " << raw->body;
+  }
+  json log = json::parse(raw->body);
+  std::set<std::string> routes;
+  for (const auto& e : log["requests"]) {
+    routes.insert(e["method"].get<std::string>() + " " + e["route"].get<std::string>());
+    EXPECT_FALSE(e["request_id"].get<std::string>().empty());
+    EXPECT_GE(e["ms"].get<double>(), 0);
+  }
+  EXPECT_TRUE(routes.count("POST /v1/turns"));
+  EXPECT_TRUE(routes.count("GET /v1/memories/{id}"));
+  EXPECT_TRUE(routes.count("GET /v1/requests"));  // the read key's refused call, in its tenant
+  EXPECT_FALSE(routes.count("GET /v1/stats"));    // the other tenant's
+  EXPECT_EQ(log["requests"][0]["route"], "/v1/requests");  // newest first
+  json theirs = Get(other, "/v1/requests");
+  EXPECT_EQ(theirs["requests"].size(), 1u);  // its stats (a call is logged once answered)
+  for (int i = 0; i < 250; ++i) server_->Client(admin_)->Get("/v1/stats");
+  EXPECT_EQ(Get(admin_, "/v1/requests?limit=200")["requests"].size(), 200u);
+}
+
+TEST_F(ServerInspectTest, TheCanaryRunsForAnAdminOnly) {
+  const std::string writer = CreateKey("default", "write");
+  Post(writer, "/v1/canary", "{}", 403);
+  json r = Post(admin_, "/v1/canary", "{}");
+  ASSERT_TRUE(r.contains("checks")) << r.dump();
+  EXPECT_FALSE(r["checks"].empty()) << r.dump();
+  EXPECT_EQ(r["ok"], true) << r.dump();
+  EXPECT_EQ(r["exit_code"], 0);
+  EXPECT_FALSE(r.contains("db"));
+  // It leaves nothing in the caller's tenant.
+  EXPECT_EQ(Get(admin_, "/v1/users")["users"], json::array());
+}
+
+}  // namespace
