@@ -10,7 +10,7 @@ import { meter } from "./charts.js";
 export async function render(main, ctx) {
   if (!ctx.user) return needUser(main, ctx, "retrieve");
   const user = ctx.user;
-  const q = h("input", { type: "text", required: true, value: ctx.query.get("q") || "", "data-testid": "query" });
+  const q = h("input", { type: "text", required: true, value: ctx.query.get("q") || "", class: "wide", "data-testid": "query" });
   const budget = h("input", { type: "number", min: 1, max: 100000, value: ctx.query.get("budget") || 600, "data-testid": "budget" });
   const stm = h("input", { type: "checkbox", checked: true });
   const prof = h("input", { type: "checkbox", checked: true });
