@@ -4,7 +4,8 @@ PRESET ?= dev
 BUILD_DIR := $(if $(filter dev,$(PRESET)),build,build-$(PRESET))
 JOBS ?= 2
 
-.PHONY: all bootstrap configure build run test bench bench-http clean client-deps
+.PHONY: all bootstrap configure build run test bench bench-http clean client-deps \
+        sanitize-configure sanitize-build check-asan fuzz-smoke fuzz-long
 
 all: build
 
@@ -45,5 +46,41 @@ bench: build
 bench-http: build
 	@scripts/bench-http-backends
 
+# Deeper checks (README.md, docs/RELIABILITY.md) share one clang build, the
+# `sanitize` preset (build-sanitize): ASan+UBSan that halt on the first error,
+# plus the libFuzzer targets of fuzz/.
+SANITIZE_DIR := build-sanitize
+# fuzz-long defaults to 30 minutes a target unless FUZZ_SECONDS is given.
+FUZZ_LONG_SECONDS := $(if $(filter command line environment,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),1800)
+FUZZ_SECONDS ?= 15
+# Sanitizer settings of check-asan: stop at the first report; leaks count;
+# the suppressions are for third-party code only (each one documented there).
+SANITIZER_ENV := ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:check_initialization_order=1:detect_stack_use_after_return=0 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:suppressions=$(CURDIR)/fuzz/ubsan.supp \
+  LSAN_OPTIONS=suppressions=$(CURDIR)/fuzz/lsan.supp
+
+sanitize-configure: bootstrap
+	@if [ ! -f $(SANITIZE_DIR)/build.ninja ]; then cmake --preset sanitize >/dev/null; fi
+
+sanitize-build: sanitize-configure
+	@cmake --build $(SANITIZE_DIR) -j $(JOBS)
+
+# The whole ctest suite (PostgreSQL fixture and real clients included) under
+# ASan+UBSan, plus one pass of every fuzz target over its corpus (label fuzz).
+check-asan: sanitize-build client-deps
+	@cd $(SANITIZE_DIR) && $(SANITIZER_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900
+
+# Each fuzz target for FUZZ_SECONDS (15) from its corpus; fails on any crash,
+# leak, timeout or out-of-memory. Builds only the fuzz targets and their layers.
+fuzz-smoke: sanitize-configure
+	@cmake --build $(SANITIZE_DIR) -j $(JOBS) --target engram_fuzz
+	@scripts/fuzz smoke $(SANITIZE_DIR) $(FUZZ_SECONDS)
+
+# Long runs (30 minutes a target by default); the working corpora are kept in
+# build-sanitize/fuzz/work; summary of exec/s and coverage in build-sanitize/fuzz/summary-long.md.
+fuzz-long: sanitize-configure
+	@cmake --build $(SANITIZE_DIR) -j $(JOBS) --target engram_fuzz
+	@scripts/fuzz long $(SANITIZE_DIR) $(FUZZ_LONG_SECONDS)
+
 clean:
-	rm -rf build build-release build-asan build-tsan
+	rm -rf build build-release build-asan build-tsan build-sanitize

@@ -82,6 +82,11 @@ struct ApiError {
   std::string field;  // "" when not about one field
 };
 
+// The value of a result, or throws its ApiError (defined below; declared here
+// for the templates of Api: clang looks names up where a template is defined).
+template <typename T>
+T Check(Result<T> r);
+
 // One authenticated request being answered.
 struct Call {
   const HttpRequest& req;

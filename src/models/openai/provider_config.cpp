@@ -10,6 +10,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -253,9 +254,14 @@ Result<ProviderConfig> LoadProviderConfig(const std::string& home_dir,
       std::error_code ec;
       if (std::filesystem::exists(path, ec)) {
         std::ifstream in(path, std::ios::binary);
-        std::stringstream ss;
-        if (!in || !(ss << in.rdbuf())) return Status::IoError("engram.toml: cannot read " + path.string());
-        ENGRAM_RETURN_IF_ERROR(ParseProviderToml(ss.str(), "engram.toml", c));
+        // Read to the end (an empty file is no settings; inserting its empty
+        // buffer into a stream would fail).
+        std::string text;
+        if (in) text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        if (!in.is_open() || in.bad() || std::filesystem::is_directory(path, ec)) {
+          return Status::IoError("engram.toml: cannot read " + path.string());
+        }
+        ENGRAM_RETURN_IF_ERROR(ParseProviderToml(text, "engram.toml", c));
       }
     }
     // 2. The environment.

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -35,6 +36,21 @@ TEST(ProviderConfig, NothingConfiguredGivesDefaults) {
   EXPECT_EQ(c->max_retries, 4);
   EXPECT_LT(c->temperature, 0);
   EXPECT_EQ(c->max_tokens, 0);
+}
+
+// An empty engram.toml (found by fuzz_config) made every command fail with
+// "cannot read": it is a file without settings. A folder of that name is
+// still unreadable.
+TEST(ProviderConfig, AnEmptyFileIsNoSettings) {
+  TempDir dir;
+  WriteFile(dir.File("engram.toml"), "");
+  auto c = LoadProviderConfig(dir.path(), {}, kNoEnv);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_FALSE(c->HasLlm());
+  EXPECT_EQ(c->max_retries, 4);
+  TempDir other;
+  std::filesystem::create_directory(other.File("engram.toml"));
+  EXPECT_EQ(LoadProviderConfig(other.path(), {}, kNoEnv).status().code(), StatusCode::kIoError);
 }
 
 TEST(ProviderConfig, FileThenEnvThenFlags) {
