@@ -892,6 +892,30 @@ void HttpServer::Route(const std::string& method, const std::string& path, HttpH
   else if (method == "DELETE") svr.Delete(pattern, plain);
 }
 
+HttpResponse HttpServer::Dispatch(HttpRequest req) const {
+  const int index = impl_->MatchRoute(req.method, req.path);
+  if (index < 0) {
+    const std::string allow = impl_->AllowedMethods(req.path);
+    HttpResponse r = impl_->ErrorFor(allow.empty() ? 404 : 405, req.request_id);
+    if (!allow.empty()) r.headers.emplace_back("Allow", allow);
+    return r;
+  }
+  const Impl::RouteEntry& route = impl_->routes[static_cast<std::size_t>(index)];
+  std::smatch m;
+  std::regex_match(req.path, m, route.pattern);
+  req.params.clear();
+  for (std::size_t i = 1; i < m.size(); ++i) req.params.push_back(m[i].str());
+  try {
+    return route.handler(req);
+  } catch (const std::exception& e) {
+    std::cerr << "engram serve: internal error on " << route.label << " (request " << req.request_id
+              << "): " << e.what() << "\n";
+  } catch (...) {
+    std::cerr << "engram serve: internal error on " << route.label << " (request " << req.request_id << ")\n";
+  }
+  return impl_->ErrorFor(500, req.request_id);
+}
+
 void HttpServer::SetObserver(RequestObserver observer) { impl_->observer = std::move(observer); }
 void HttpServer::SetErrorResponder(ErrorResponder responder) { impl_->error_responder = std::move(responder); }
 

@@ -114,6 +114,12 @@ class HttpServer {
   void Route(const std::string& method, const std::string& path, HttpHandler handler,
              RouteOptions options = {});
   void SetObserver(RequestObserver observer);
+  // Answers one request in-process, as a connection does once the request is
+  // read, but without a socket, permits or the observer (fuzz targets and
+  // tests): the route is matched on req.method and req.path and its captures
+  // replace req.params; an escaping exception is a 500; no route is the
+  // error responder's 404 (405 when the path has a route for another method).
+  HttpResponse Dispatch(HttpRequest req) const;
   void SetErrorResponder(ErrorResponder responder);
 
   // Binds the listening socket; port 0 picks a free port. Returns the port.

@@ -299,5 +299,39 @@ TEST(HttpServerStop, StopBeforeRunReturnsAtOnce) {
   EXPECT_EQ(server.Bind("127.0.0.1", -5).ok(), false);
 }
 
+// The in-process seam of the fuzz targets: the same route table, captures,
+// exception backstop and transport errors as a connection, without a socket.
+TEST(HttpServerDispatch, AnswersInProcessAsAConnectionWould) {
+  HttpServer server(HttpServerOptions{});
+  server.Route("GET", "/items/{id}/parts/{part}", [](const HttpRequest& req) {
+    return Text(200, req.params.at(0) + "|" + req.params.at(1) + "|" + req.body);
+  });
+  server.Route("POST", "/boom", [](const HttpRequest&) -> HttpResponse { throw std::runtime_error("boom"); });
+  server.SetErrorResponder([](int status, const std::string& id, const std::string&) {
+    return Text(status, "error " + id);
+  });
+  HttpRequest req;
+  req.method = "GET";
+  req.path = "/items/a%20b/parts/7";
+  req.params = {"stale"};
+  req.body = "x";
+  req.request_id = "r1";
+  HttpResponse r = server.Dispatch(req);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "a%20b|7|x");
+  req.path = "/items//parts/7";  // a capture is one non-empty segment
+  EXPECT_EQ(server.Dispatch(req).status, 404);
+  req.method = "POST";
+  req.path = "/items/a/parts/7";
+  r = server.Dispatch(req);
+  EXPECT_EQ(r.status, 405);
+  ASSERT_EQ(r.headers.size(), 1u);
+  EXPECT_EQ(r.headers[0], (std::pair<std::string, std::string>("Allow", "GET")));
+  req.path = "/boom";
+  r = server.Dispatch(req);
+  EXPECT_EQ(r.status, 500);
+  EXPECT_EQ(r.body, "error r1");
+}
+
 }  // namespace
 }  // namespace engram::server
