@@ -88,10 +88,17 @@ TEST_F(ServerInspectTest, ThePageIsEmbeddedAndServedWithStrictHeaders) {
   auto again = c->Get("/ui/app.js", h);
   ASSERT_TRUE(again);
   EXPECT_EQ(again->status, 304);
-  auto missing = c->Get("/ui/..%2fCMakeLists.txt");
+  auto missing = c->Get("/ui/nope.js");
   ASSERT_TRUE(missing);
   EXPECT_EQ(missing->status, 404);
   EXPECT_EQ(json::parse(missing->body)["error"]["code"], "not_found");
+  // Only the embedded files: nothing of the disk, whatever the path.
+  for (const char* path : {"/ui/..%2fCMakeLists.txt", "/ui/../CMakeLists.txt", "/ui/%2e%2e/README.md"}) {
+    auto outside = c->Get(path);
+    ASSERT_TRUE(outside) << path;
+    EXPECT_EQ(outside->status, 404) << path;
+    EXPECT_EQ(outside->body.find("cmake_minimum_required"), std::string::npos) << path;
+  }
 }
 
 TEST_F(ServerInspectTest, WhoAmIAndUsersAreTheKeysOwn) {
