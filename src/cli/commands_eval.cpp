@@ -7,6 +7,10 @@
 // categories 1-4. Exit codes: 0 ok, 2 usage (unknown benchmark, bad budget,
 // unknown conversation, malformed file, --answer without a model), 1 other
 // errors (missing file, engine or model failure).
+// `engram eval paraphrase [FILE] [--max-memories N] [--model-embedder]
+// [--json]` runs the paraphrase benchmark of the fact memory (default file
+// bench/data/paraphrase.jsonl) on the built-in engine, or with the configured
+// embedding endpoint (--model-embedder).
 #include <unistd.h>  // isatty
 
 #include <cstdio>
@@ -15,6 +19,7 @@
 
 #include "cli/commands.hpp"
 #include "eval/locomo_eval.hpp"
+#include "eval/paraphrase_eval.hpp"
 
 namespace engram::cli {
 
@@ -130,16 +135,18 @@ void PrintTable(const nlohmann::json& r) {
 }  // namespace
 
 void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
-  auto* eval = app.add_subcommand("eval", "Run a benchmark (retrieval metrics; answers with --answer): locomo");
+  auto* eval = app.add_subcommand("eval", "Run a benchmark (retrieval metrics; answers with --answer): locomo, paraphrase");
   auto* locomo = eval->add_subcommand("locomo", "LoCoMo: evidence recall, latency and ingest speed");
+  auto* para = eval->add_subcommand("paraphrase", "Fact memory: questions that share no word with their memory");
+  para->allow_extras(false);
   locomo->allow_extras(false);
   // Anything after `eval` that is not a benchmark name is kept for the message below.
   eval->allow_extras();
   eval->callback([&, eval] {
     if (!eval->get_subcommands().empty()) return;
     auto rest = eval->remaining();
-    code = Fail(2, rest.empty() ? "eval: name a benchmark (known: locomo)"
-                                : "eval: unknown benchmark \"" + rest.front() + "\" (known: locomo)");
+    code = Fail(2, rest.empty() ? "eval: name a benchmark (known: locomo, paraphrase)"
+                                : "eval: unknown benchmark \"" + rest.front() + "\" (known: locomo, paraphrase)");
   });
 
   static std::string file, conversations;
@@ -190,6 +197,59 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
     } else {
       PrintTable(*r);
     }
+  });
+
+  static std::string para_file = "bench/data/paraphrase.jsonl";
+  static std::size_t max_memories = 0;
+  static bool model_embedder = false;
+  para->add_option("FILE", para_file, "The set, JSON lines (default bench/data/paraphrase.jsonl)");
+  para->add_option("--max-memories", max_memories, "Only the first N memories and their questions")
+      ->check(CLI::Range(1, 1000000));
+  para->add_flag("--model-embedder", model_embedder,
+                 "Use the configured embedding endpoint instead of the built-in engine");
+  para->add_flag("--json", cli.g.json, "Print one JSON document on stdout");
+  para->callback([&] {
+    eval::ParaphraseOptions opt;
+    opt.max_memories = max_memories;
+    if (model_embedder) {
+      if (Status st = cli.ConfigureModels(opt.engine); !st.ok()) {
+        code = Fail(st);
+        return;
+      }
+      if (!opt.engine.embedder) {
+        code = Fail(2,
+                    "eval paraphrase --model-embedder: no embedding endpoint is configured: set "
+                    "ENGRAM_EMBED_BASE_URL and ENGRAM_EMBED_MODEL, the [embedder] table of engram.toml, or "
+                    "the --embed-* options");
+        return;
+      }
+      opt.engine.llm = nullptr;  // memories are added verbatim: no model work but embeddings
+      opt.engine.maintainer = nullptr;
+    }
+    auto r = eval::RunParaphraseEval(para_file, opt);
+    if (!r.ok()) {
+      code = Fail(r.status());
+      return;
+    }
+    if (cli.g.json) {
+      PrintJson(*r);
+      return;
+    }
+    const auto& cfg = (*r)["config"];
+    std::cout << "Paraphrase search of the fact memory (" << (*r)["overall"]["memories"] << " memories, "
+              << (*r)["overall"]["questions"] << " questions; embedder " << cfg["embedder"].get<std::string>()
+              << ", word vectors " << (cfg["word_vectors"].is_null() ? std::string("none") : cfg["word_vectors"].get<std::string>())
+              << ")\n\n"
+              << Pad("category", 18) << Pad("questions", 11) << Pad("hit@1", 9) << Pad("hit@3", 9) << "MRR@10\n";
+    auto row = [](const std::string& label, const nlohmann::json& g) {
+      std::cout << Pad(label, 18) << Pad(std::to_string(g["questions"].get<std::size_t>()), 11) << Pad(Cell(g["hit@1"]), 9)
+                << Pad(Cell(g["hit@3"]), 9) << Cell(g["mrr@10"]) << "\n";
+    };
+    row("overall", (*r)["overall"]);
+    for (const auto& [name, g] : (*r)["by_category"].items()) row(name, g);
+    const auto& lat = (*r)["latency_ms"];
+    std::cout << "\nlatency      p50 " << lat["p50"] << " ms, p95 " << lat["p95"] << " ms (" << lat["calls"]
+              << " searches)\n";
   });
 }
 

@@ -150,7 +150,11 @@ void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code) {
       PrintJson(ToJson(*r));
     } else {
       for (const auto& e : r->results) std::cout << e.event << " " << e.id << "  " << e.memory << "\n";
-      if (r->results.empty()) std::cout << "no memories extracted\n";
+      if (!r->note.empty()) {
+        std::cout << r->note << "\n";
+      } else if (r->results.empty()) {
+        std::cout << "nothing stored\n";
+      }
       if (r->degraded) std::cout << "[built-in engine: degraded]\n";
     }
   });

@@ -34,7 +34,7 @@ Result<std::shared_ptr<const facts::FactVectors>> EngineImpl::FactVectorsFor(sql
       return it->second;
     }
   }
-  ENGRAM_ASSIGN_OR_RETURN(auto snap, facts::LoadFactVectors(db, row.id, row.data_version, row.scope));
+  ENGRAM_ASSIGN_OR_RETURN(auto snap, facts::LoadFactVectors(db, row.id, row.data_version, row.scope, fact_words_));
   std::lock_guard<std::mutex> lock(fact_vectors_mu_);
   auto& slot = fact_vectors_[row.id];
   if (!slot || slot->data_version < row.data_version || !SameScope(slot->row_scope, row.scope)) slot = snap;
@@ -95,7 +95,7 @@ Result<std::vector<MemoryItem>> EngineImpl::SearchMemories(const MemoryScope& sc
   sql::Db* db = lease->db();
   ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
   return facts::SearchMemories(db, scope, query, qv.front(), options, deps_.clock->NowMs(),
-                               FactVectorSourceFn());
+                               FactVectorSourceFn(), fact_words_);
 }
 
 Result<MemoryItem> EngineImpl::GetMemory(const MemoryScope& scope, const std::string& id) {

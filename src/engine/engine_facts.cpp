@@ -141,7 +141,8 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
         MemorySearchOptions so;
         so.top_k = kContextMemories;
         ENGRAM_ASSIGN_OR_RETURN(auto near, facts::SearchMemories(db, scope, joined, qv.front(), so,
-                                                                 deps_.clock->NowMs(), FactVectorSourceFn()));
+                                                                 deps_.clock->NowMs(), FactVectorSourceFn(),
+                                                                 fact_words_));
         for (const auto& n : near) known.push_back({n.id, n.memory});
       }
       ENGRAM_ASSIGN_OR_RETURN(inf, facts::InferWithLlm(*options_.llm, messages, recent, known, observed, o.procedural));
@@ -153,6 +154,8 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
     for (const auto& x : inf.facts) {
       facts::NewFact f;
       f.kind = o.procedural ? "procedural" : "memory";
+    out.note = inf.note;
+    if (out.note.empty() && inf.facts.empty()) out.note = "nothing stored: the model found no fact to remember";
       f.text = x.text;
       f.role = o.procedural ? "assistant" : "";
       f.attributed_to = x.attributed_to;

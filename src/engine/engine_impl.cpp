@@ -82,6 +82,8 @@ Status EngineImpl::Init() {
   // (pages, facts) is cached, and ForgetUser removes a user's entries.
   query_embedder_ = embedder_;
   ENGRAM_ASSIGN_OR_RETURN(embedder_, WithCache(embedder_));  // persistent cache (non-builtin)
+  // Opened here, never on a request: mapping the file is a header check.
+  if (query_embedder_->IsBuiltin()) fact_words_ = wordvec::WordVectors::Default();
 
   config_.stm_capacity = options_.stm_capacity;
   config_.promote_batch_max = options_.promote_batch_max;

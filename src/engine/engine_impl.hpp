@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/word_vectors.hpp"
 #include "engram/engine.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/config.hpp"
@@ -152,6 +153,10 @@ class EngineImpl final : public Engine {
   std::shared_ptr<Embedder> embedder_;        // memory content (cached when not builtin)
   std::shared_ptr<Embedder> query_embedder_;  // queries (never cached)
   std::shared_ptr<Maintainer> maintainer_;
+  // The built-in word vectors (core/word_vectors.hpp), opened at Init, when
+  // the embedder is the built-in one: fact search and its snapshots then add
+  // a semantic score. Null with a model embedder or without the vector file.
+  const wordvec::WordVectors* fact_words_ = nullptr;
   // The store's vectors are embedder_'s (false only with allow_embedder_migration).
   std::atomic<bool> embedder_ok_{true};
 

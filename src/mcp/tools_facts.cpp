@@ -72,7 +72,9 @@ ToolOutcome Tools::AddFact(const json& a) {
   for (const auto& e : r->results) {
     res.push_back({{"id", e.id}, {"memory", e.memory}, {"event", e.event}, {"version", e.version}});
   }
-  return ToolOutcome::Ok({{"results", res}});
+  json out = {{"results", res}};
+  if (!r->note.empty()) out["note"] = r->note;
+  return ToolOutcome::Ok(out);
 }
 
 ToolOutcome Tools::ListMemories(const json& a) {

@@ -15,7 +15,8 @@ std::string HashHex(std::uint64_t h) {
   return buf;
 }
 
-constexpr const char* kVectorColumns = "f.id, f.memory_id, f.user_id, f.agent_id, f.run_id, f.expires_at, f.embedding";
+constexpr const char* kVectorColumns =
+    "f.id, f.memory_id, f.user_id, f.agent_id, f.run_id, f.expires_at, f.embedding, f.text";
 
 Status ScanVectors(sql::Stmt* st, const FactVectorSink& sink) {
   for (;;) {
@@ -27,6 +28,7 @@ Status ScanVectors(sql::Stmt* st, const FactVectorSink& sink) {
     r.ids = FactIds{st->Text(2), st->Text(3), st->Text(4)};
     if (!st->IsNull(5)) r.expires_at = st->Int(5);
     r.embedding = st->Floats(6);
+    r.text = st->Text(7);
     if (!sink(r)) break;
   }
   st->Reset();

@@ -93,6 +93,7 @@ struct FactVectorRow {
   FactIds ids;
   std::optional<TimeMs> expires_at;
   std::vector<float> embedding;
+  std::string text;
 };
 // Called per row; false stops the scan.
 using FactVectorSink = std::function<bool(FactVectorRow& row)>;

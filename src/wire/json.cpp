@@ -131,10 +131,12 @@ json ToJson(const MemoryItem& m) {
   if (m.score > 0 || m.score_details) j["score"] = m.score;
   if (m.score_details) {
     const auto& d = *m.score_details;
-    j["score_details"] = {{"vector", d.vector},           {"lexical", d.lexical},
+    j["score_details"] = {{"vector", d.vector},           {"semantic", d.semantic},
+                          {"lexical", d.lexical},
                           {"bm25", d.bm25},               {"entity", d.entity},
                           {"from_vector", d.from_vector}, {"from_lexical", d.from_lexical},
-                          {"from_entity", d.from_entity}, {"entities", d.entities}};
+                          {"from_entity", d.from_entity}, {"from_semantic", d.from_semantic},
+                          {"entities", d.entities}};
   }
   return j;
 }
@@ -160,7 +162,9 @@ json ToJson(const MemoryAddResult& r) {
     }
     res.push_back(std::move(j));
   }
-  return {{"results", res}, {"degraded", r.degraded}, {"model_calls", r.model_calls}, {"replayed", r.replayed}};
+  json out = {{"results", res}, {"degraded", r.degraded}, {"model_calls", r.model_calls}, {"replayed", r.replayed}};
+  if (!r.note.empty()) out["note"] = r.note;
+  return out;
 }
 
 json ToJson(const HealthItem& i) {

@@ -5,6 +5,8 @@
 
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "testing/server_process.hpp"
 #include "testing/subprocess.hpp"
 #include "testing/temp_dir.hpp"
@@ -50,8 +52,27 @@ TEST(ServerReadme, CurlExamplesWorkAsPrinted) {
     EXPECT_EQ(r.exit_code, 0) << line << "\n" << r.err;
     EXPECT_FALSE(r.out.empty()) << line;
     EXPECT_EQ(r.out.find("\"error\""), std::string::npos) << line << "\n" << r.out;
+    // Each example returns what the README promises, not only a 2xx.
     if (line.find("/v1/retrieve") != std::string::npos) {
       EXPECT_NE(r.out.find("Hanoi"), std::string::npos) << r.out;
+    }
+    if (line.find("/v1/memories/search") != std::string::npos) {
+      // "food preferences" finds "Priya is vegetarian" by meaning (the
+      // built-in word vectors), though the two share no word.
+      auto doc = nlohmann::json::parse(r.out, nullptr, false);
+      ASSERT_TRUE(doc.is_object() && doc["results"].is_array() && !doc["results"].empty()) << r.out;
+      EXPECT_EQ(doc["results"][0]["memory"], "Priya is vegetarian") << r.out;
+    } else if (line.find("/v1/memories") != std::string::npos) {
+      EXPECT_NE(r.out.find("\"event\":\"ADD\""), std::string::npos) << r.out;
+    }
+    if (line.find("/v1/turns") != std::string::npos) {
+      EXPECT_NE(r.out.find("\"seq\""), std::string::npos) << r.out;
+    }
+    if (line.find("/v1/profile") != std::string::npos) {
+      EXPECT_NE(r.out.find("priya"), std::string::npos) << r.out;
+    }
+    if (line.find("/healthz") != std::string::npos) {
+      EXPECT_NE(r.out.find("ok"), std::string::npos) << r.out;
     }
   }
   EXPECT_GE(curls, 5);

@@ -4,6 +4,7 @@
 
 #include "core/text.hpp"
 #include "core/time.hpp"
+#include "models/builtin/english.hpp"
 #include "models/builtin/fact_rules.hpp"
 #include "models/llm/model_json.hpp"
 
@@ -15,6 +16,15 @@ using nlohmann::json;
 
 constexpr int kMaxAttempts = 3;
 constexpr std::size_t kMaxFactBytes = 2000;
+// A user's sentence the rules cannot rewrite is kept as said from this many
+// index terms ("Bob's birthday is on 4 July": bob, birthday, 4, juli).
+constexpr std::size_t kMinVerbatimTerms = 2;
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
 
 std::string Speaker(const MemoryMessage& m) {
   if (!m.name.empty()) return m.name;
@@ -157,15 +167,50 @@ Inference InferBuiltin(const std::vector<MemoryMessage>& messages) {
     if (m.role == "user" && !m.name.empty()) user = m.name;
     if (m.role == "assistant" && !m.name.empty()) assistant = m.name;
   }
+  std::size_t verbatim = 0, questions = 0, empty = 0, skipped = 0;
   for (const auto& m : messages) {
     if (m.role != "user" && m.role != "assistant") continue;
     const bool is_user = m.role == "user";
     for (const auto& s : text::SplitSentences(m.content)) {
       std::string f = builtin::ExtractFact(s, is_user ? builtin::Role::kUser : builtin::Role::kAssistant,
                                            is_user ? user : assistant, is_user ? assistant : user);
-      if (f.empty() || !seen.insert(text::NormalizeForHash(f)).second) continue;
+      if (f.empty() && is_user) {
+        // Not a first-person statement ("Bob's birthday is on 4 July", an
+        // instruction, a schedule): a user's statement with some content is
+        // kept as said rather than dropped; questions and bare words are not.
+        std::string said(Trim(s));
+        if (builtin::IsQuestion(said)) {
+          ++questions;
+          continue;
+        }
+        if (text::Terms(said).size() < kMinVerbatimTerms) {
+          ++empty;
+          continue;
+        }
+        if (!seen.insert(text::NormalizeForHash(said)).second) continue;
+        out.facts.push_back({said, m.role, "ADD", "", {}});
+        ++verbatim;
+        continue;
+      }
+      if (f.empty()) {
+        ++skipped;
+        continue;
+      }
+      if (!seen.insert(text::NormalizeForHash(f)).second) continue;
       out.facts.push_back({f, m.role, "ADD", "", {}});
     }
+  }
+  if (verbatim > 0) {
+    out.note = std::to_string(verbatim) + (verbatim == 1 ? " statement" : " statements") +
+               " kept as said: the built-in engine rewrites only first-person statements (\"I ...\", "
+               "\"my ...\") as facts; configure a model for extraction";
+  } else if (out.facts.empty()) {
+    std::string why;
+    if (questions > 0) why = "questions are not stored";
+    if (empty > 0) why += std::string(why.empty() ? "" : "; ") + "nothing to remember in greetings or single words";
+    if (skipped > 0) why += std::string(why.empty() ? "" : "; ") + "assistant messages keep only first-person statements";
+    if (why.empty()) why = "no user or assistant message with text";
+    out.note = "nothing stored: " + why;
   }
   return out;
 }

@@ -37,6 +37,7 @@ struct Inference {
   std::vector<InferredLink> links;
   int model_calls = 0;
   bool degraded = false;
+  std::string note;  // built-in: statements kept as said, or why nothing was extracted
 };
 
 // An existing memory shown to the model as context.
@@ -46,7 +47,10 @@ struct KnownMemory {
 };
 
 // Built-in: first-person statements of user and assistant messages rewritten
-// as third-person facts (models/builtin/fact_rules.hpp). Never fails.
+// as third-person facts (models/builtin/fact_rules.hpp); a user's statement
+// the rules cannot rewrite (third person, instructions, schedules) is kept as
+// said; questions and contentless sentences are not stored. `note` says what
+// was kept as said, or why nothing was. Never fails.
 Inference InferBuiltin(const std::vector<MemoryMessage>& messages);
 
 // One model call (plus at most two retries for invalid replies). `recent` are

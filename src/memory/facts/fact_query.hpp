@@ -34,6 +34,14 @@ inline constexpr double kVectorWeight = 0.55;
 inline constexpr double kLexicalWeight = 0.30;
 inline constexpr double kEntityWeight = 0.15;
 
+// With `words` (the built-in embedder, whose hashed vectors know no meaning):
+// the cosine of the query's and the memory's word-vector means, rescaled
+// from [kSemanticFloor, kSemanticCeiling] to [0, 1], is the `semantic` component, and the
+// vector slot of the score takes the larger of `vector` and `semantic`; the
+// best semantic matches of the snapshots are candidates too.
+inline constexpr double kSemanticFloor = 0.05;
+inline constexpr double kSemanticCeiling = 0.40;  // word-vector means of related texts rarely go higher
+
 // Search (fact_search.cpp): candidates are the union of the best vector
 // matches, the FTS5 bm25 matches and the entity matches among the visible
 // memories that pass the filters (filters inside the query); each candidate gets
@@ -45,6 +53,7 @@ inline constexpr double kEntityWeight = 0.15;
 Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& scope,
                                                const std::string& query, const Vector& query_vector,
                                                const MemorySearchOptions& options, TimeMs now,
-                                               const FactVectorSource& source = {});
+                                               const FactVectorSource& source = {},
+                                               const wordvec::WordVectors* words = nullptr);
 
 }  // namespace engram::memory::facts

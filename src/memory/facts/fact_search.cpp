@@ -111,7 +111,7 @@ Scored Lexical(const std::vector<store::FactTextHit>& hits) {
 
 Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& scope, const std::string& query,
                                                const Vector& qv, const MemorySearchOptions& o, TimeMs now,
-                                               const FactVectorSource& source) {
+                                               const FactVectorSource& source, const wordvec::WordVectors* words) {
   if (o.top_k < 1 || o.top_k > kMaxLimit) return Status::InvalidArgument("top_k: must be 1..1000");
   if (!(o.threshold >= 0.0 && o.threshold <= 1.0)) return Status::InvalidArgument("threshold: must be in [0, 1]");
   ENGRAM_RETURN_IF_ERROR(ValidateMemoryScope(scope, false));
@@ -153,6 +153,23 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   const std::size_t head_v = filtered ? kFilteredFirst * n : n;
   const std::size_t head_l = kFilteredFirst * n;
   Scored vec_all = source ? top(cap_v) : Scored{};
+  // Meaning (built-in engine): the best word-vector matches of the snapshots.
+  std::vector<std::shared_ptr<const FactVectors>> sem_snaps;
+  for (const auto& sn : snaps) {
+    if (words && sn->words == words) sem_snaps.push_back(sn);
+  }
+  const std::vector<float> qsem =
+      words ? (sem_snaps.empty() ? words->TextVector(query) : SemanticQuery(sem_snaps, *words, query))
+            : std::vector<float>{};
+  Scored sem_all;
+  if (!qsem.empty()) {
+    for (const auto& sn : sem_snaps) {
+      auto part = TopSemantic(*sn, im, qsem, cap_v, now, o.include_expired, static_cast<float>(kSemanticFloor));
+      sem_all.insert(sem_all.end(), part.begin(), part.end());
+    }
+    SortScored(sem_all);
+    if (sem_all.size() > cap_v) sem_all.resize(cap_v);
+  }
   Scored lex_all;
   if (!lexical_terms.empty()) {
     ENGRAM_ASSIGN_OR_RETURN(auto hits, store::FindFactText(db, lexical_terms, token, cap_l));
@@ -165,8 +182,10 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   std::vector<std::int64_t> check;
   ids_of(vec_all, 0, head_v, check);
   ids_of(lex_all, 0, head_l, check);
+  ids_of(sem_all, 0, cap_v, check);
   ENGRAM_RETURN_IF_ERROR(AddPassing(db, c, check, pass));
   Scored vec = Take(vec_all, pass, n), lex = Take(lex_all, pass, n);
+  const Scored sem = Take(sem_all, pass, n);
   const bool more_v = vec.size() < n && vec_all.size() > head_v;
   const bool more_l = lex.size() < n && lex_all.size() > head_l;
   if (more_v || more_l) {
@@ -207,9 +226,17 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   for (const auto& [id, s] : vec) {
     if (!cand.count(id)) ids.push_back(id);
   }
+  for (const auto& [id, s] : sem) {
+    if (!cand.count(id)) ids.push_back(id);
+  }
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   ENGRAM_ASSIGN_OR_RETURN(Rows rows, Fetch(db, c, ids));
   for (const auto& [id, s] : vec) {
     if (rows.count(id)) cand[id].from_vector = true;
+  }
+  for (const auto& [id, s] : sem) {
+    if (rows.count(id)) cand[id].from_semantic = true;
   }
 
   // 5. Every component for every candidate, fused.
@@ -234,7 +261,14 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     d.entities.erase(std::unique(d.entities.begin(), d.entities.end()), d.entities.end());
     d.entity = matched_names.empty() ? 0.0
                                      : static_cast<double>(d.entities.size()) / static_cast<double>(matched_names.size());
-    m.score = std::clamp(kVectorWeight * d.vector + kLexicalWeight * d.lexical + kEntityWeight * d.entity, 0.0, 1.0);
+    if (!qsem.empty()) {
+      const auto msem = words->TextVector(m.memory);
+      double cos = 0;
+      for (std::size_t i = 0; i < msem.size() && i < qsem.size(); ++i) cos += static_cast<double>(qsem[i]) * msem[i];
+      d.semantic = std::clamp((cos - kSemanticFloor) / (kSemanticCeiling - kSemanticFloor), 0.0, 1.0);
+    }
+    const double meaning = std::max(d.vector, d.semantic);
+    m.score = std::clamp(kVectorWeight * meaning + kLexicalWeight * d.lexical + kEntityWeight * d.entity, 0.0, 1.0);
     if (m.score < o.threshold || m.score <= 0.0) continue;
     if (o.explain) m.score_details = d;
     out.push_back(std::move(m));

@@ -88,12 +88,16 @@ Result<std::optional<FactRow>> LiveByHash(const WriteContext& c, std::uint64_t h
 }
 
 void RecordAdd(const WriteContext& c, std::int64_t id, const std::string& memory_id,
-               std::optional<TimeMs> expires_at, const Vector& emb) {
+               std::optional<TimeMs> expires_at, const Vector& emb, const std::string& text) {
   if (!c.changes) return;
   auto a = std::make_shared<AddedFactVec>();
   a->row = FactVecRow{id, memory_id, expires_at ? *expires_at : kNoExpiry};
   a->identity = FactIdentity{c.ids.user, c.ids.agent, c.ids.run};
   a->embedding = emb;
+  if (c.vectors && c.vectors->words) {
+    a->semantic = wordvec::Quantize(c.vectors->words->TextVector(text));
+    a->terms = DistinctTerms(text);
+  }
   c.changes->added.push_back(std::move(a));
 }
 
@@ -196,7 +200,7 @@ Result<WriteOutcome> InsertFact(const WriteContext& c, const NewFact& f) {
   ENGRAM_RETURN_IF_ERROR(History(c, memory_id, id, 1, "ADD", nullptr, &f.text, f.role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, id, 1, f.degraded));
   ENGRAM_RETURN_IF_ERROR(BumpDataVersion(c.db, c.scope_id));
-  RecordAdd(c, id, memory_id, f.expires_at, f.embedding);
+  RecordAdd(c, id, memory_id, f.expires_at, f.embedding, f.text);
   return WriteOutcome{"ADD", memory_id, id, 1, f.text, "", 0};
 }
 
@@ -236,7 +240,7 @@ Result<WriteOutcome> NewVersion(const WriteContext& c, const FactRow& cur, const
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, id, version, cur.item.degraded));
   ENGRAM_RETURN_IF_ERROR(BumpDataVersion(c.db, c.scope_id));
   RecordRemove(c, cur.id);
-  RecordAdd(c, id, cur.item.id, next.expires_at, emb);
+  RecordAdd(c, id, cur.item.id, next.expires_at, emb, text);
   return WriteOutcome{"UPDATE", cur.item.id, id, version, text, cur.item.memory, cur.item.version};
 }
 

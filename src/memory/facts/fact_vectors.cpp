@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text.hpp"
 #include "store/facts.hpp"
 
 namespace engram::memory::facts {
@@ -26,6 +27,30 @@ float TailNorm(const Vector& v, std::size_t from) {
 
 }  // namespace
 
+std::vector<std::string> DistinctTerms(std::string_view text) {
+  std::vector<std::string> t = text::Terms(text);
+  std::sort(t.begin(), t.end());
+  t.erase(std::unique(t.begin(), t.end()), t.end());
+  return t;
+}
+
+std::vector<float> SemanticQuery(const std::vector<std::shared_ptr<const FactVectors>>& snaps,
+                                 const wordvec::WordVectors& words, const std::string& query) {
+  double rows = 0;
+  for (const auto& sn : snaps) rows += static_cast<double>((sn->base ? sn->base->rows : 0) + sn->added.size());
+  return words.TextVector(query, [&](const std::string& term) {
+    double df = 0;
+    for (const auto& sn : snaps) {
+      if (sn->base) {
+        auto it = sn->base->term_rows.find(term);
+        if (it != sn->base->term_rows.end()) df += it->second;
+      }
+      for (const auto& a : sn->added) df += std::binary_search(a->terms.begin(), a->terms.end(), term) ? 1 : 0;
+    }
+    return static_cast<float>(std::log(1.0 + (rows + 1.0) / (df + 1.0)));
+  });
+}
+
 bool IdentityMatch::Accepts(const FactIdentity& x) const {
   if (x.user != id.user) return false;
   if (!narrower) return x.agent == id.agent && x.run == id.run;
@@ -39,17 +64,23 @@ IdentityMatch MatchFor(const MemoryScope& scope) {
 std::size_t FactVectors::MemoryBytes() const {
   std::size_t n = sizeof(FactVectors) + removed.capacity() * sizeof(std::int64_t);
   if (base) {
+    for (const auto& [term, count] : base->term_rows) n += sizeof(count) + term.size() + 48;
     for (const auto& [ident, g] : base->groups) {
       n += g.index.MemoryBytes() + ident.user.size() + ident.agent.size() + ident.run.size();
       n += g.rows.size() * (sizeof(FactVecRow) + 32) + g.expiring.capacity() * 16;
+      for (const auto& [id, q] : g.semantic) n += sizeof(id) + sizeof(q) + q.codes.capacity();
     }
   }
-  for (const auto& a : added) n += sizeof(AddedFactVec) + a->embedding.size() * sizeof(float) + 32;
+  for (const auto& a : added) {
+    n += sizeof(AddedFactVec) + a->embedding.size() * sizeof(float) + a->semantic.codes.capacity() + 32;
+    for (const auto& t : a->terms) n += t.size() + sizeof(t);
+  }
   return n;
 }
 
 Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int64_t scope_id,
-                                                           std::int64_t data_version, const Scope& row_scope) {
+                                                           std::int64_t data_version, const Scope& row_scope,
+                                                           const wordvec::WordVectors* words) {
   auto base = std::make_shared<FactVectorBase>();
   ENGRAM_RETURN_IF_ERROR(store::ScanLiveFactVectors(db, scope_id, [&](store::FactVectorRow& row) {
     FactIdentity ident{std::move(row.ids.user), std::move(row.ids.agent), std::move(row.ids.run)};
@@ -61,6 +92,11 @@ Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int
     g.prefix.insert(g.prefix.end(), emb.begin(), emb.begin() + static_cast<std::ptrdiff_t>(p));
     g.tail_norm.push_back(TailNorm(emb, p));
     if (r.expires_at != kNoExpiry) g.expiring.emplace_back(r.id, r.expires_at);
+    if (words) {
+      auto sem = wordvec::Quantize(words->TextVector(row.text));
+      if (!sem.empty()) g.semantic.emplace_back(r.id, std::move(sem));
+      for (const auto& t : DistinctTerms(row.text)) ++base->term_rows[t];
+    }
     g.rows.emplace(r.id, std::move(r));
     ++base->rows;
     return true;
@@ -69,6 +105,7 @@ Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int
   v->scope_id = scope_id;
   v->data_version = data_version;
   v->row_scope = row_scope;
+  v->words = words;
   v->base = std::move(base);
   return std::shared_ptr<const FactVectors>(std::move(v));
 }
@@ -133,6 +170,42 @@ std::vector<std::pair<std::int64_t, float>> TopVectors(const FactVectors& v, con
     return a.second > b.second || (a.second == b.second && a.first > b.first);
   });
   if (out.size() > k) out.resize(k);
+  return out;
+}
+
+std::vector<std::pair<std::int64_t, float>> TopSemantic(const FactVectors& v, const IdentityMatch& match,
+                                                        const std::vector<float>& q, std::size_t k, TimeMs now,
+                                                        bool include_expired, float min_score) {
+  std::vector<std::pair<std::int64_t, float>> out;
+  if (k == 0 || q.empty() || !v.words) return out;
+  auto visible = [&](TimeMs expires_at) { return include_expired || expires_at > now; };
+  if (v.base) {
+    for (const auto& [ident, g] : v.base->groups) {
+      if (g.semantic.empty() || !match.Accepts(ident)) continue;
+      for (const auto& [id, sem] : g.semantic) {
+        const float score = wordvec::Dot(q, sem);
+        if (score <= min_score || Contains(v.removed, id)) continue;
+        auto it = g.rows.find(id);
+        if (it == g.rows.end() || !visible(it->second.expires_at)) continue;
+        out.emplace_back(id, score);
+      }
+    }
+  }
+  for (const auto& a : v.added) {
+    if (a->semantic.empty() || !match.Accepts(a->identity) || Contains(v.removed, a->row.id) ||
+        !visible(a->row.expires_at)) {
+      continue;
+    }
+    const float score = wordvec::Dot(q, a->semantic);
+    if (score > min_score) out.emplace_back(a->row.id, score);
+  }
+  auto better = [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first > b.first); };
+  if (out.size() > k) {
+    std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(k), out.end(), better);
+    out.resize(k);
+  } else {
+    std::sort(out.begin(), out.end(), better);
+  }
   return out;
 }
 

@@ -25,6 +25,7 @@
 
 #include "engram/facts.hpp"
 #include "engram/result.hpp"
+#include "core/word_vectors.hpp"
 #include "index/flat_index.hpp"
 #include "memory/scope_store.hpp"
 #include "models/embedder.hpp"
@@ -54,6 +55,8 @@ struct AddedFactVec {
   FactVecRow row;
   FactIdentity identity;
   Vector embedding;
+  wordvec::QuantizedVector semantic;  // when the snapshot keeps word-vector means
+  std::vector<std::string> terms;     // ... and its distinct index terms (document frequencies)
 };
 
 // Changes of one write operation, recorded by InsertFact / NewVersion /
@@ -75,17 +78,25 @@ struct FactGroup {
   std::vector<std::pair<std::int64_t, TimeMs>> expiring;  // rows with an expiry
   std::vector<float> prefix;     // per index row: min(dim, kPrefixDims) components
   std::vector<float> tail_norm;  // per index row
+  // Word-vector means of the rows' texts (FactVectors::words set; rows whose
+  // text has no known word have none).
+  std::vector<std::pair<std::int64_t, wordvec::QuantizedVector>> semantic;
 };
 
 struct FactVectorBase {
   std::map<FactIdentity, FactGroup> groups;
   std::size_t rows = 0;
+  // With word vectors: in how many rows each index term occurs (the query's
+  // terms are weighted by their inverse document frequency in the scope).
+  std::unordered_map<std::string, std::uint32_t> term_rows;
 };
 
 struct FactVectors {
   std::int64_t scope_id = 0;
   std::int64_t data_version = -1;
   Scope row_scope;  // identity of the scope row (guards against reused ids)
+  // The word vectors the rows' semantic vectors come from (null: none kept).
+  const wordvec::WordVectors* words = nullptr;
   std::shared_ptr<const FactVectorBase> base;
   std::vector<std::shared_ptr<const AddedFactVec>> added;  // since base, oldest first
   std::vector<std::int64_t> removed;                        // since base, sorted
@@ -102,10 +113,13 @@ struct IdentityMatch {
 };
 IdentityMatch MatchFor(const MemoryScope& scope);
 
-// Loads the snapshot of a scope row at its current data_version. REQUIRES:
-// `db` in a transaction in which the scope row read `data_version`.
+// Loads the snapshot of a scope row at its current data_version; with
+// `words`, it also keeps each row's word-vector mean (semantic search of the
+// built-in engine). REQUIRES: `db` in a transaction in which the scope row
+// read `data_version`.
 Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int64_t scope_id,
-                                                           std::int64_t data_version, const Scope& row_scope);
+                                                           std::int64_t data_version, const Scope& row_scope,
+                                                           const wordvec::WordVectors* words = nullptr);
 
 // The snapshot after `changes` at `data_version`; nullptr when the delta has
 // outgrown the base (the caller then drops it, and the next reader reloads).
@@ -120,6 +134,21 @@ std::vector<std::pair<std::int64_t, float>> TopVectors(const FactVectors& v, con
                                                        const Vector& q, std::size_t k, TimeMs now,
                                                        bool include_expired, float min_score = 0.0f,
                                                        const FactChanges* overlay = nullptr);
+
+// The distinct index terms of a text, sorted (AddedFactVec::terms).
+std::vector<std::string> DistinctTerms(std::string_view text);
+
+// The query's word-vector mean for semantic search in these snapshots (each
+// term weighted by log(1 + (rows + 1) / (rows with the term + 1)) over them);
+// empty without word vectors or known words.
+std::vector<float> SemanticQuery(const std::vector<std::shared_ptr<const FactVectors>>& snaps,
+                                 const wordvec::WordVectors& words, const std::string& query);
+
+// The k best (facts.id, cosine) live rows of the accepted identities by their
+// word-vector means (v.words set; empty otherwise), as TopVectors.
+std::vector<std::pair<std::int64_t, float>> TopSemantic(const FactVectors& v, const IdentityMatch& match,
+                                                        const std::vector<float>& q, std::size_t k, TimeMs now,
+                                                        bool include_expired, float min_score = 0.0f);
 
 // The best (facts.id, cosine) row of exactly `identity` with cosine >=
 // threshold, live and unexpired at `now`, in the snapshot plus `overlay`;

@@ -1,0 +1,194 @@
+#include "core/word_vectors.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <unordered_set>
+
+#include "core/text.hpp"
+
+namespace engram::wordvec {
+
+namespace {
+
+constexpr char kMagic[8] = {'E', 'N', 'G', 'W', 'V', 'E', 'C', '1'};
+constexpr std::size_t kHeader = 8 + 16;
+
+void Normalise(std::vector<float>& v) {
+  double ss = 0;
+  for (float x : v) ss += static_cast<double>(x) * x;
+  if (ss <= 0) {
+    v.clear();
+    return;
+  }
+  const float inv = static_cast<float>(1.0 / std::sqrt(ss));
+  for (float& x : v) x *= inv;
+}
+
+std::string ExecutableDir() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string path(buf, static_cast<std::size_t>(n));
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
+bool Exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+std::string FindDefault() {
+  if (const char* env = std::getenv("ENGRAM_WORD_VECTORS")) {
+    const std::string v = env;
+    if (v.empty() || v == "off") return "";
+    return v;
+  }
+  const std::string dir = ExecutableDir();
+  if (dir.empty()) return "";
+  for (const std::string& p : {dir + "/engram-words.bin", dir + "/../share/engram/engram-words.bin"}) {
+    if (Exists(p)) return p;
+  }
+  return "";
+}
+
+}  // namespace
+
+QuantizedVector Quantize(const std::vector<float>& unit) {
+  QuantizedVector q;
+  if (unit.empty()) return q;
+  float mx = 0;
+  for (float x : unit) mx = std::max(mx, std::fabs(x));
+  if (mx <= 0) return q;
+  const float step = mx / 127.0f;
+  q.codes.resize(unit.size());
+  double ss = 0;
+  for (std::size_t i = 0; i < unit.size(); ++i) {
+    const long c = std::clamp<long>(std::lround(unit[i] / step), -127, 127);
+    q.codes[i] = static_cast<std::int8_t>(c);
+    ss += static_cast<double>(c) * static_cast<double>(c);
+  }
+  q.scale = ss > 0 ? static_cast<float>(1.0 / std::sqrt(ss)) : 0.0f;
+  return q;
+}
+
+float Dot(const std::vector<float>& a, const QuantizedVector& b) {
+  if (a.size() != b.codes.size() || a.empty()) return 0.0f;
+  float s = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * static_cast<float>(b.codes[i]);
+  return s * b.scale;
+}
+
+WordVectors::~WordVectors() {
+  if (base_) ::munmap(const_cast<std::uint8_t*>(base_), size_);
+}
+
+std::unique_ptr<WordVectors> WordVectors::Open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(kHeader)) {
+    ::close(fd);
+    return nullptr;
+  }
+  const auto size = static_cast<std::size_t>(st.st_size);
+  void* m = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (m == MAP_FAILED) return nullptr;
+  std::unique_ptr<WordVectors> wv(new WordVectors());
+  wv->base_ = static_cast<const std::uint8_t*>(m);
+  wv->size_ = size;
+  if (std::memcmp(wv->base_, kMagic, 8) != 0) return nullptr;
+  std::uint32_t head[4];
+  std::memcpy(head, wv->base_ + 8, sizeof head);
+  const std::size_t dim = head[0], count = head[1], strings = head[2];
+  if (dim == 0 || dim > 4096 || count == 0 || strings % 4 != 0) return nullptr;
+  const std::size_t need = kHeader + 4 * (count + 1) + strings + 8 * count + dim * count;
+  if (need != size) return nullptr;
+  wv->dim_ = static_cast<int>(dim);
+  wv->count_ = count;
+  wv->offsets_ = reinterpret_cast<const std::uint32_t*>(wv->base_ + kHeader);
+  wv->strings_ = reinterpret_cast<const char*>(wv->base_ + kHeader + 4 * (count + 1));
+  wv->weights_ = reinterpret_cast<const float*>(wv->strings_ + strings);
+  wv->scales_ = wv->weights_ + count;
+  wv->codes_ = reinterpret_cast<const std::int8_t*>(wv->scales_ + count);
+  // Offsets must be ordered and inside the string table.
+  for (std::size_t i = 0; i < count; ++i) {
+    if (wv->offsets_[i] > wv->offsets_[i + 1]) return nullptr;
+  }
+  if (wv->offsets_[count] > strings) return nullptr;
+  ::madvise(m, size, MADV_WILLNEED);  // read ahead now, off the request path
+  return wv;
+}
+
+std::string WordVectors::DefaultPath() {
+  static const std::string path = FindDefault();
+  return path;
+}
+
+const WordVectors* WordVectors::Default() {
+  static const std::unique_ptr<WordVectors> instance = [] {
+    const std::string path = DefaultPath();
+    return path.empty() ? nullptr : Open(path);
+  }();
+  return instance.get();
+}
+
+long WordVectors::Find(std::string_view term) const {
+  std::size_t lo = 0, hi = count_;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    const std::string_view s(strings_ + offsets_[mid], offsets_[mid + 1] - offsets_[mid]);
+    const int c = s.compare(term);
+    if (c == 0) return static_cast<long>(mid);
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
+float WordVectors::Weight(long index) const {
+  if (index < 0 || static_cast<std::size_t>(index) >= count_) return 0.0f;
+  return weights_[index];
+}
+
+void WordVectors::AddTo(long index, float weight, std::vector<float>& acc) const {
+  if (index < 0 || static_cast<std::size_t>(index) >= count_ || acc.size() != static_cast<std::size_t>(dim_)) return;
+  const std::int8_t* c = codes_ + static_cast<std::size_t>(index) * static_cast<std::size_t>(dim_);
+  const float f = weight * scales_[index];
+  for (int i = 0; i < dim_; ++i) acc[static_cast<std::size_t>(i)] += f * static_cast<float>(c[i]);
+}
+
+std::vector<float> WordVectors::TextVector(std::string_view text) const { return TextVector(text, nullptr); }
+
+std::vector<float> WordVectors::TextVector(std::string_view text,
+                                           const std::function<float(const std::string&)>& idf) const {
+  std::vector<float> acc(static_cast<std::size_t>(dim_), 0.0f);
+  std::unordered_set<long> seen;
+  for (const auto& t : text::Terms(text)) {
+    const long i = Find(t);
+    if (i < 0 || !seen.insert(i).second) continue;
+    AddTo(i, idf ? weights_[i] * idf(t) : weights_[i], acc);
+  }
+  if (seen.empty()) return {};
+  Normalise(acc);
+  return acc;
+}
+
+float WordVectors::Similarity(std::string_view a, std::string_view b) const {
+  const auto va = TextVector(a), vb = TextVector(b);
+  if (va.empty() || vb.empty()) return 0.0f;
+  float s = 0;
+  for (std::size_t i = 0; i < va.size(); ++i) s += va[i] * vb[i];
+  return s;
+}
+
+}  // namespace engram::wordvec

@@ -1,0 +1,85 @@
+// Built-in word vectors: a meaning for words without a model. One int8 vector
+// (256 dimensions) per index term (text::Terms: the engine's stem of a WordNet
+// lemma), made at build time from Debian's WordNet by
+// tools/wordvec/build_word_vectors.cpp (synsets, hypernyms, hyponyms,
+// derivations, domains and glosses, random-indexed, then mixed with the mean
+// of their gloss words): "vegetarian" lies near "diet" and "meat", "nurse"
+// near "care" and "treatment", "vacation" near "holiday".
+//
+// The file (engram-words.bin, about 18 MB) is memory-mapped read-only, so
+// every process shares the same pages and the cost is what the page cache
+// holds; opening it is a header check (no parsing, no allocation). Lookups
+// are a binary search over the sorted terms. Immutable: thread-safe. No
+// exceptions escape.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace engram::wordvec {
+
+// A text vector quantised to int8 (the snapshots of the fact store keep these).
+struct QuantizedVector {
+  std::vector<std::int8_t> codes;
+  float scale = 0;  // codes * scale has unit length
+  bool empty() const { return codes.empty(); }
+};
+QuantizedVector Quantize(const std::vector<float>& unit);
+// Inner product of a float vector and a quantised one (0 when the sizes differ).
+float Dot(const std::vector<float>& a, const QuantizedVector& b);
+
+class WordVectors {
+ public:
+  ~WordVectors();
+  WordVectors(const WordVectors&) = delete;
+  WordVectors& operator=(const WordVectors&) = delete;
+
+  // Maps a vector file; nullptr when it is missing or not a valid file.
+  static std::unique_ptr<WordVectors> Open(const std::string& path);
+  // The process's vectors, opened on the first call: $ENGRAM_WORD_VECTORS when
+  // set (an empty value or "off" disables them), else engram-words.bin beside
+  // the executable, else ../share/engram/engram-words.bin from it. nullptr
+  // when none is found: callers then work without meaning.
+  static const WordVectors* Default();
+  // Where Default() found its file ("" when none).
+  static std::string DefaultPath();
+
+  int dim() const { return dim_; }
+  std::size_t terms() const { return count_; }
+  std::size_t file_bytes() const { return size_; }
+
+  // Index of an index term, or -1.
+  long Find(std::string_view term) const;
+  // The term's weight (generic words with many senses count less), in (0, 1].
+  float Weight(long index) const;
+  // Adds weight * the term's unit vector to `acc` (size dim()).
+  void AddTo(long index, float weight, std::vector<float>& acc) const;
+
+  // The weighted mean of the unit vectors of the text's known terms (each term
+  // once), normalised to unit length; empty when the text has no known term.
+  std::vector<float> TextVector(std::string_view text) const;
+  // The same with each term's weight multiplied by idf(term) (e.g. the
+  // inverse document frequency of the term among a user's memories).
+  std::vector<float> TextVector(std::string_view text, const std::function<float(const std::string&)>& idf) const;
+  // Cosine of two words' vectors (their index terms); 0 when one is unknown.
+  float Similarity(std::string_view a, std::string_view b) const;
+
+ private:
+  WordVectors() = default;
+  const std::uint8_t* base_ = nullptr;
+  std::size_t size_ = 0;
+  int dim_ = 0;
+  std::size_t count_ = 0;
+  const std::uint32_t* offsets_ = nullptr;
+  const char* strings_ = nullptr;
+  const float* weights_ = nullptr;
+  const float* scales_ = nullptr;
+  const std::int8_t* codes_ = nullptr;
+};
+
+}  // namespace engram::wordvec

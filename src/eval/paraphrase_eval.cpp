@@ -1,0 +1,158 @@
+#include "eval/paraphrase_eval.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include "core/text.hpp"
+#include "core/word_vectors.hpp"
+#include "engram/engine.hpp"
+#include "eval/metrics.hpp"
+
+namespace engram::eval {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using SteadyClock = std::chrono::steady_clock;
+
+struct Item {
+  std::string id, category, memory;
+  std::vector<std::string> questions;
+  std::string memory_id;  // after the add
+};
+
+struct Group {
+  std::size_t questions = 0, memories = 0, hit1 = 0, hit3 = 0;
+  double rr = 0;
+  json ToJson() const {
+    auto share = [&](double x) { return questions ? json(Round(x / static_cast<double>(questions), 3)) : json(nullptr); };
+    return {{"questions", questions}, {"memories", memories}, {"hit@1", share(static_cast<double>(hit1))},
+            {"hit@3", share(static_cast<double>(hit3))}, {"mrr@10", share(rr)}};
+  }
+};
+
+Result<std::vector<Item>> ReadItems(const std::string& path, std::size_t max) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Status::NotFound(path + ": no such file");
+  std::ifstream in(path);
+  if (!in) return Status::IoError(path + ": cannot be opened");
+  std::vector<Item> items;
+  std::set<std::string> ids;
+  std::size_t lineno = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++lineno;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string at = path + ":" + std::to_string(lineno);
+    json j = json::parse(line, nullptr, false);
+    if (!j.is_object() || !j.contains("memory") || !j["memory"].is_string() || !j.contains("questions") ||
+        !j["questions"].is_array() || j["questions"].empty()) {
+      return Status::InvalidArgument(at + ": expected {\"id\", \"category\", \"memory\", \"questions\": [...]}");
+    }
+    Item it;
+    it.id = j.value("id", std::to_string(lineno));
+    it.category = j.value("category", "");
+    it.memory = j["memory"].get<std::string>();
+    if (!ids.insert(it.id).second) return Status::InvalidArgument(at + ": id " + it.id + " given twice");
+    const auto own = text::Terms(it.memory);
+    const std::set<std::string> own_terms(own.begin(), own.end());
+    for (const auto& q : j["questions"]) {
+      if (!q.is_string() || q.get<std::string>().empty()) return Status::InvalidArgument(at + ": questions must be text");
+      for (const auto& t : text::Terms(q.get<std::string>())) {
+        if (own_terms.count(t)) {
+          return Status::InvalidArgument(at + ": question \"" + q.get<std::string>() +
+                                         "\" shares the content word \"" + t + "\" with its memory");
+        }
+      }
+      it.questions.push_back(q.get<std::string>());
+    }
+    items.push_back(std::move(it));
+    if (max > 0 && items.size() >= max) break;
+  }
+  if (items.empty()) return Status::InvalidArgument(path + ": no items");
+  return items;
+}
+
+}  // namespace
+
+Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions& opt) {
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<Item> items, ReadItems(path, opt.max_memories));
+  EngineOptions eo = opt.engine;
+  eo.db_path = ":memory:";
+  eo.background_maintenance = false;
+  ENGRAM_ASSIGN_OR_RETURN(auto engine, Engine::Open(std::move(eo)));
+  MemoryScope scope;
+  scope.tenant = "default";
+  scope.user = "paraphrase";
+  for (auto& it : items) {
+    MemoryAddOptions ao;
+    ao.infer = false;
+    ENGRAM_ASSIGN_OR_RETURN(MemoryAddResult r, engine->AddMemoryText(scope, it.memory, ao));
+    if (r.results.size() != 1) return Status::Internal("add of " + it.id + ": expected one memory");
+    if (r.results.front().event != "ADD") {
+      return Status::InvalidArgument(it.id + ": the memory duplicates another one of the set");
+    }
+    it.memory_id = r.results.front().id;
+  }
+  std::map<std::string, std::string> text_of;
+  for (const auto& it : items) text_of[it.memory_id] = it.memory;
+
+  const MemorySearchOptions so;  // what a caller gets by default
+  Group overall;
+  std::map<std::string, Group> by_category;
+  std::vector<double> latencies;
+  json misses = json::array();
+  for (const auto& it : items) {
+    Group& g = by_category[it.category];
+    ++g.memories;
+    ++overall.memories;
+    for (const auto& q : it.questions) {
+      const auto start = SteadyClock::now();
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<MemoryItem> found, engine->SearchMemories(scope, q, so));
+      latencies.push_back(std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count());
+      std::size_t rank = 0;
+      while (rank < found.size() && found[rank].id != it.memory_id) ++rank;
+      for (Group* x : {&g, &overall}) {
+        ++x->questions;
+        x->hit1 += rank == 0 ? 1 : 0;
+        x->hit3 += rank < 3 ? 1 : 0;
+        x->rr += rank < 10 ? 1.0 / static_cast<double>(rank + 1) : 0.0;
+      }
+      if (rank >= 3) {
+        misses.push_back({{"id", it.id},
+                          {"question", q},
+                          {"memory", it.memory},
+                          {"first", found.empty() ? json(nullptr) : json(found.front().memory)}});
+      }
+    }
+  }
+  json j;
+  j["overall"] = overall.ToJson();
+  json cats = json::object();
+  for (const auto& [name, g] : by_category) cats[name] = g.ToJson();
+  j["by_category"] = std::move(cats);
+  const std::string words = engine->EmbedderName().rfind("builtin", 0) == 0 ? wordvec::WordVectors::DefaultPath() : "";
+  const bool have_words = !words.empty() && wordvec::WordVectors::Default() != nullptr;
+  j["config"] = {{"benchmark", "paraphrase"},
+                 {"file", path},
+                 {"embedder", engine->EmbedderName()},
+                 {"word_vectors", have_words ? json(words) : json(nullptr)},
+                 {"engram_version", Version()},
+                 {"top_k", so.top_k},
+                 {"max_memories", opt.max_memories}};
+  double sum = 0;
+  for (double x : latencies) sum += x;
+  j["latency_ms"] = {{"p50", Round(Percentile(latencies, 50), 3)},
+                     {"p95", Round(Percentile(latencies, 95), 3)},
+                     {"p99", Round(Percentile(latencies, 99), 3)},
+                     {"mean", latencies.empty() ? 0.0 : Round(sum / static_cast<double>(latencies.size()), 3)},
+                     {"calls", latencies.size()}};
+  j["misses"] = std::move(misses);
+  return j;
+}
+
+}  // namespace engram::eval

@@ -1,0 +1,46 @@
+// The paraphrase benchmark of the fact memory: memories of the kinds agents
+// keep (preferences, health, family, work, plans, schedules, tools), each with
+// questions that share no content word with it (checked with the engine's own
+// tokenizer, stemmer and stopword list: text::Terms), so that only meaning can
+// find them. All memories go into one user of a temporary in-memory store
+// (infer = false); every question is asked through Engine::SearchMemories with
+// the defaults a caller gets (MemorySearchOptions{}), and hit@1 / hit@3 count
+// the questions whose memory comes first / among the first three.
+//
+// File: JSON lines {"id", "category", "memory", "questions": [...]}; the
+// project's set is bench/data/paraphrase.jsonl. Deterministic for
+// deterministic engines; only the latency fields vary.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engram/options.hpp"
+#include "engram/result.hpp"
+
+namespace engram::eval {
+
+struct ParaphraseOptions {
+  // Engine configuration; db_path (":memory:") and background_maintenance
+  // (off) are set by the harness.
+  EngineOptions engine;
+  // Only the first N memories of the file (and their questions); 0 = all.
+  std::size_t max_memories = 0;
+};
+
+// Runs the benchmark. InvalidArgument names the line of a malformed item or
+// of a question that shares a content word with its memory (and the word).
+//
+// Result (JSON object):
+//   overall      {"questions","memories","hit@1","hit@3","mrr@10"}
+//   by_category  {"<category>": same keys}
+//   config       {"benchmark": "paraphrase","file","embedder","word_vectors"
+//                 (the vector file or null),"engram_version","top_k","max_memories"}
+//   latency_ms   {"p50","p95","p99","mean","calls"}: one search per question
+//   misses       [{"id","question","memory","first"}]: questions whose memory
+//                is not in the first three (the first result's text, or null)
+Result<nlohmann::json> RunParaphraseEval(const std::string& path, const ParaphraseOptions& opt);
+
+}  // namespace engram::eval

@@ -1,0 +1,78 @@
+// The built-in word vectors (made at build time from WordNet, beside the test
+// binaries): words of one topic lie nearer than words of different topics,
+// unknown words have no vector, and a damaged file is refused.
+#include "core/word_vectors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "testing/temp_dir.hpp"
+
+namespace engram::wordvec {
+namespace {
+
+const WordVectors* Words() { return WordVectors::Default(); }
+
+TEST(WordVectors, WordsOfATopicLieNearer) {
+  if (!Words()) GTEST_SKIP() << "no built-in word vectors (WordNet missing at build time)";
+  const WordVectors& w = *Words();
+  EXPECT_EQ(w.dim(), 256);
+  EXPECT_GT(w.terms(), 30000u);
+  EXPECT_GT(w.Similarity("vegetarian", "diet"), w.Similarity("vegetarian", "keyboard"));
+  EXPECT_GT(w.Similarity("vegetarian", "meat"), w.Similarity("vegetarian", "salary"));
+  EXPECT_GT(w.Similarity("nurse", "hospital care"), w.Similarity("nurse", "guitar"));
+  EXPECT_GT(w.Similarity("vacation", "holiday"), 0.5f);
+  EXPECT_GT(w.Similarity("car", "automobile"), 0.8f);
+  EXPECT_NEAR(w.Similarity("daughters", "daughter"), 1.0f, 1e-3f);  // one index term
+}
+
+TEST(WordVectors, TextsWithoutKnownWordsHaveNoVector) {
+  if (!Words()) GTEST_SKIP() << "no built-in word vectors";
+  EXPECT_TRUE(Words()->TextVector("").empty());
+  EXPECT_TRUE(Words()->TextVector("qwzx vbnq").empty());
+  EXPECT_TRUE(Words()->TextVector("the of and").empty());  // stopwords only
+  auto v = Words()->TextVector("Priya is vegetarian");  // the unknown name is left out
+  ASSERT_EQ(v.size(), 256u);
+  double ss = 0;
+  for (float x : v) ss += static_cast<double>(x) * x;
+  EXPECT_NEAR(ss, 1.0, 1e-4);
+  EXPECT_EQ(Words()->Similarity("qwzx", "car"), 0.0f);
+}
+
+TEST(WordVectors, QuantisedVectorsKeepTheCosine) {
+  if (!Words()) GTEST_SKIP() << "no built-in word vectors";
+  auto a = Words()->TextVector("my sister is a nurse in Toronto");
+  auto b = Words()->TextVector("what does her sibling do for work");
+  ASSERT_FALSE(a.empty());
+  ASSERT_FALSE(b.empty());
+  float exact = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) exact += a[i] * b[i];
+  EXPECT_NEAR(Dot(a, Quantize(b)), exact, 0.01f);
+  EXPECT_NEAR(Dot(a, Quantize(a)), 1.0f, 0.01f);
+  EXPECT_EQ(Dot(a, QuantizedVector{}), 0.0f);
+}
+
+TEST(WordVectors, DamagedOrMissingFilesAreRefused) {
+  testing::TempDir dir;
+  EXPECT_EQ(WordVectors::Open(dir.File("missing.bin")), nullptr);
+  {
+    std::ofstream out(dir.File("junk.bin"), std::ios::binary);
+    out << "not a vector file at all, just some bytes";
+  }
+  EXPECT_EQ(WordVectors::Open(dir.File("junk.bin")), nullptr);
+  if (!Words()) return;
+  // A truncated copy of the real file.
+  std::ifstream in(WordVectors::DefaultPath(), std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  {
+    std::ofstream out(dir.File("cut.bin"), std::ios::binary);
+    out.write(head.data(), in.gcount());
+  }
+  EXPECT_EQ(WordVectors::Open(dir.File("cut.bin")), nullptr);
+}
+
+}  // namespace
+}  // namespace engram::wordvec

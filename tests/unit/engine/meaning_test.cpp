@@ -1,0 +1,138 @@
+// Meaning without a model: fact search of the built-in engine finds memories
+// that share no word with the query (core/word_vectors.hpp), and built-in
+// inference never drops a statement silently.
+#include <gtest/gtest.h>
+
+#include "core/clock.hpp"
+#include "core/time.hpp"
+#include "core/word_vectors.hpp"
+#include "engram/engine.hpp"
+#include "testing/fakes.hpp"
+#include "testing/temp_dir.hpp"
+#include "testing/test_postgres.hpp"
+
+namespace engram {
+namespace {
+
+using testing::TempDir;
+
+MemoryScope User(const std::string& u) {
+  MemoryScope s;
+  s.user = u;
+  return s;
+}
+
+class MeaningTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Engine> Open() {
+    EngineOptions o;
+    o.db_path = testing::StoreAt(dir_.File("engram.db"));
+    o.clock = &clock_;
+    auto e = Engine::Open(std::move(o));
+    EXPECT_TRUE(e.ok()) << e.status().ToString();
+    return e.ok() ? std::move(e).value() : nullptr;
+  }
+  void Add(Engine& e, const std::string& user, const std::string& text) {
+    MemoryAddOptions o;
+    o.infer = false;
+    auto r = e.AddMemoryText(User(user), text, o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    clock_.Advance(1000);
+  }
+  static bool HaveWords() { return wordvec::WordVectors::Default() != nullptr; }
+  TempDir dir_;
+  FakeClock clock_{MakeTimeMs(2025, 3, 1)};
+};
+
+TEST_F(MeaningTest, SearchFindsMemoriesThatShareNoWordWithTheQuery) {
+  if (!HaveWords()) GTEST_SKIP() << "no built-in word vectors (WordNet missing at build time)";
+  auto e = Open();
+  Add(*e, "priya", "Priya is vegetarian");
+  Add(*e, "priya", "The flight to Hanoi leaves on Saturday");
+  Add(*e, "priya", "Our holiday in Crete starts on Monday");
+  Add(*e, "priya", "The database runs on PostgreSQL");
+  MemorySearchOptions so;
+  so.explain = true;
+  auto r = e->SearchMemories(User("priya"), "food preferences", so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->empty());
+  EXPECT_EQ(r->front().memory, "Priya is vegetarian");
+  ASSERT_TRUE(r->front().score_details);
+  EXPECT_GT(r->front().score_details->semantic, 0.0);
+  EXPECT_TRUE(r->front().score_details->from_semantic);
+  EXPECT_EQ(r->front().score_details->lexical, 0.0);
+
+  auto trip = e->SearchMemories(User("priya"), "when does the vacation begin?", so);
+  ASSERT_TRUE(trip.ok());
+  ASSERT_FALSE(trip->empty());
+  EXPECT_EQ(trip->front().memory, "Our holiday in Crete starts on Monday");
+}
+
+TEST_F(MeaningTest, WordsOfTheQueryStillRankFirst) {
+  if (!HaveWords()) GTEST_SKIP() << "no built-in word vectors";
+  auto e = Open();
+  Add(*e, "alice", "Alice loves ramen");
+  Add(*e, "alice", "Alice eats sushi on Fridays");
+  auto r = e->SearchMemories(User("alice"), "ramen", {});
+  ASSERT_TRUE(r.ok());
+  ASSERT_FALSE(r->empty());
+  EXPECT_EQ(r->front().memory, "Alice loves ramen");
+}
+
+TEST_F(MeaningTest, MemoriesAddedLaterAreFoundByMeaning) {
+  if (!HaveWords()) GTEST_SKIP() << "no built-in word vectors";
+  auto e = Open();
+  Add(*e, "bo", "The quarterly report is due in May");
+  // The first search loads the scope's snapshot; the next add extends it.
+  ASSERT_TRUE(e->SearchMemories(User("bo"), "report", {}).ok());
+  Add(*e, "bo", "Bo is allergic to peanuts");
+  auto r = e->SearchMemories(User("bo"), "which nut must he avoid?", {});
+  ASSERT_TRUE(r.ok());
+  ASSERT_FALSE(r->empty());
+  EXPECT_EQ(r->front().memory, "Bo is allergic to peanuts");
+}
+
+TEST_F(MeaningTest, BuiltinInferenceKeepsThirdPersonStatementsAsSaid) {
+  auto e = Open();
+  auto r = e->AddMemoryText(User("carol"), "Bob's birthday is on 4 July", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->results.size(), 1u);
+  EXPECT_EQ(r->results[0].event, "ADD");
+  EXPECT_EQ(r->results[0].memory, "Bob's birthday is on 4 July");
+  EXPECT_TRUE(r->degraded);
+  EXPECT_NE(r->note.find("kept as said"), std::string::npos) << r->note;
+  auto m = e->GetMemory(User("carol"), r->results[0].id);
+  ASSERT_TRUE(m.ok());
+  EXPECT_TRUE(m->degraded);
+
+  // Instructions and schedules too; first-person statements are still rewritten.
+  auto mixed = e->AddMemoryText(User("carol"), "Remind me to call the plumber on Monday. I love green tea.", {});
+  ASSERT_TRUE(mixed.ok());
+  ASSERT_EQ(mixed->results.size(), 2u);
+  EXPECT_EQ(mixed->results[0].memory, "Remind me to call the plumber on Monday.");
+  EXPECT_NE(mixed->results[1].memory.find("green tea"), std::string::npos);
+}
+
+TEST_F(MeaningTest, BuiltinInferenceSaysWhyNothingWasStored) {
+  auto e = Open();
+  auto q = e->AddMemoryText(User("dan"), "What is the weather like in Oslo?", {});
+  ASSERT_TRUE(q.ok());
+  EXPECT_TRUE(q->results.empty());
+  EXPECT_NE(q->note.find("nothing stored"), std::string::npos) << q->note;
+  EXPECT_NE(q->note.find("questions"), std::string::npos) << q->note;
+  auto hi = e->AddMemoryText(User("dan"), "Thanks!", {});
+  ASSERT_TRUE(hi.ok());
+  EXPECT_TRUE(hi->results.empty());
+  EXPECT_NE(hi->note.find("nothing stored"), std::string::npos) << hi->note;
+  auto list = e->ListMemories(User("dan"), {});
+  ASSERT_TRUE(list.ok());
+  EXPECT_TRUE(list->items.empty());
+  // A first-person fact carries no note.
+  auto fact = e->AddMemoryText(User("dan"), "I moved to Lisbon in May.", {});
+  ASSERT_TRUE(fact.ok());
+  ASSERT_EQ(fact->results.size(), 1u);
+  EXPECT_TRUE(fact->note.empty()) << fact->note;
+}
+
+}  // namespace
+}  // namespace engram
