@@ -66,10 +66,11 @@ TEST(ParaphraseEval, BuiltinEngineFindsMemoriesByMeaningOnASlice) {
   EXPECT_EQ(o["memories"], 40);
   ASSERT_TRUE(o["hit@3"].is_number());
   if (j["config"]["word_vectors"].is_null()) GTEST_SKIP() << "no built-in word vectors (WordNet missing at build time)";
-  // Words alone find none of these (see the next test); meaning must find
-  // well over half within the first three.
-  EXPECT_GE(o["hit@3"].get<double>(), 0.55) << j.dump(1);
-  EXPECT_GE(o["hit@1"].get<double>(), 0.35) << j.dump(1);
+  // Words alone find almost none of these (see the next test: hit@3 0.095 on
+  // this slice); with the word vectors hit@3 is 0.595, hit@1 0.357 (a floor
+  // with a margin: the engine is deterministic, the vectors may be retuned).
+  EXPECT_GE(o["hit@3"].get<double>(), 0.45) << j.dump(1);
+  EXPECT_GE(o["hit@1"].get<double>(), 0.25) << j.dump(1);
   for (const char* k : {"hit@1", "hit@3", "mrr@10"}) EXPECT_LE(o[k].get<double>(), 1.0);
   EXPECT_TRUE(j["by_category"].is_object());
   EXPECT_TRUE(j["misses"].is_array());
