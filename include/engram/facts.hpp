@@ -72,18 +72,18 @@ struct MemoryAddResult {
   bool degraded = false;   // extracted by the built-in engine
   int model_calls = 0;
   bool replayed = false;   // the idempotency key was seen: first outcome returned
-};
-
-// Components of a search score (explain).
   // Built-in inference only: what was not turned into a fact, in plain words
   // (statements kept verbatim, or why nothing was stored); "" otherwise.
   std::string note;
+};
+
+// Components of a search score (explain).
 struct MemoryScoreDetails {
   double vector = 0;    // cosine similarity of query and memory, clamped to [0, 1]
+  double semantic = 0;  // built-in embedder only: cosine of the WordNet word-vector means, [0, 1]
   double lexical = 0;   // share of the query's index terms the memory contains, [0, 1]
   double bm25 = 0;      // raw FTS5 bm25 (higher is better; 0 when not a lexical candidate)
   double entity = 0;    // share of the query's entities the memory is linked to
-  double semantic = 0;  // built-in embedder only: cosine of the WordNet word-vector means, [0, 1]
   bool from_vector = false, from_lexical = false, from_entity = false, from_semantic = false;  // candidate sources
   std::vector<std::string> entities;  // matched entity names
 };
