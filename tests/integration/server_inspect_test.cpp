@@ -155,7 +155,9 @@ TEST_F(ServerInspectTest, SegmentsReceiptsAndActivityDescribeTheTiers) {
   std::map<long long, json> pages;
   for (const auto& p : s["pages"]) pages[p["id"].get<long long>()] = p;
   for (const auto& [id, p] : pages) {
-    if (!p["next_page"].is_null()) EXPECT_EQ(pages[p["next_page"].get<long long>()]["prev_page"], id);
+    if (!p["next_page"].is_null()) {
+      EXPECT_EQ(pages[p["next_page"].get<long long>()]["prev_page"], id);
+    }
   }
   EXPECT_EQ(Get(admin_, "/v1/segments?user=nobody")["segments"], json::array());
   const std::string limited = CreateKey("default", "read", "bob");
