@@ -85,6 +85,9 @@ class Engine {
   virtual Result<Stats> GetStats(const Scope* scope) = 0;
   // All scopes in the store.
   virtual Result<std::vector<Scope>> ListScopes() = 0;
+  // What `tenant` holds now (turns, memories, text bytes). Read-only; one
+  // pass over the tenant's turns and memories.
+  virtual Result<TenantUsage> GetTenantUsage(const std::string& tenant) = 0;
 
   // Writes every record (scopes, turns, pages, segments, profile, facts) as
   // JSON lines to `sink`, one call per line (no trailing newline).

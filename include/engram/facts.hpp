@@ -50,6 +50,9 @@ struct MemoryAddOptions {
   // every action and its output.
   bool procedural = false;
   std::string idempotency_key;  // a retry with the same key returns the first outcome
+  // Only a retry may pass (AdmitOptions::replay_only): a key seen before
+  // returns the first outcome; anything else is ResourceExhausted.
+  bool replay_only = false;
   std::optional<TimeMs> expires_at;
   std::optional<TimeMs> event_time;  // when it was observed (now when absent)
   std::string actor;                 // who performs the operation (history); "" = "api"

@@ -19,6 +19,7 @@ enum class StatusCode {
   kUnavailable,        // a dependency (model endpoint) failed; retrying may help
   kAborted,            // a concurrent change was detected; retrying will help
   kPermissionDenied,
+  kResourceExhausted,  // a quota of the caller is reached; nothing was written
   kInternal,
 };
 
@@ -40,6 +41,7 @@ class [[nodiscard]] Status {
   static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
   static Status Aborted(std::string m) { return {StatusCode::kAborted, std::move(m)}; }
   static Status PermissionDenied(std::string m) { return {StatusCode::kPermissionDenied, std::move(m)}; }
+  static Status ResourceExhausted(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
   static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
   bool ok() const { return code_ == StatusCode::kOk; }

@@ -74,6 +74,11 @@ struct AdmitOptions {
   // same key with other turns is AlreadyExists. "" = no key. At most 255
   // bytes.
   std::string idempotency_key;
+  // Only a retry may pass: with a key already seen, the first admission's
+  // turns are returned (replayed); otherwise nothing is admitted and the
+  // result is ResourceExhausted. Used by a caller whose quota is reached, so
+  // that a retry of a request accepted earlier still gets its answer.
+  bool replay_only = false;
 };
 
 struct MaintainReport {
@@ -213,6 +218,15 @@ struct JobInfo {
   std::string last_error;
   TimeMs created_at = 0;
   TimeMs updated_at = 0;
+};
+
+// What a tenant holds (quotas of `engram serve`): turns in the turn log,
+// live memories of the fact-memory API (kinds memory and procedural), and the
+// bytes of their texts (turn user and assistant texts, current memory texts).
+struct TenantUsage {
+  std::int64_t turns = 0;
+  std::int64_t memories = 0;
+  std::int64_t bytes = 0;
 };
 
 struct Stats {

@@ -23,7 +23,9 @@ nlohmann::json KeyJson(const server::ApiKeyInfo& k) {
           {"role", server::RoleName(k.role)},
           {"name", k.name},
           {"created_at", FormatIso8601(k.created_at)},
-          {"revoked_at", k.revoked_at ? nlohmann::json(FormatIso8601(*k.revoked_at)) : nlohmann::json(nullptr)}};
+          {"revoked_at", k.revoked_at ? nlohmann::json(FormatIso8601(*k.revoked_at)) : nlohmann::json(nullptr)},
+          {"expires_at", k.expires_at ? nlohmann::json(FormatIso8601(*k.expires_at)) : nlohmann::json(nullptr)},
+          {"last_used_at", k.last_used_at ? nlohmann::json(FormatIso8601(*k.last_used_at)) : nlohmann::json(nullptr)}};
 }
 
 // The key table of the store (opening the engine first creates or checks it).
@@ -47,6 +49,21 @@ std::string AdminKeyFile(const Cli& cli) {
   const auto slash = where->target.find_last_of('/');
   if (slash == std::string::npos) return "./admin.key";
   return (slash == 0 ? std::string() : where->target.substr(0, slash)) + "/admin.key";
+}
+
+// "90d", "12h", "30m", "45s" -> milliseconds; 0 when malformed.
+TimeMs ParseDurationMs(const std::string& text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 9 || digits + 1 != text.size()) return 0;
+  const TimeMs n = std::stoll(text.substr(0, digits));
+  switch (text.back()) {
+    case 'd': return n * 86'400'000;
+    case 'h': return n * 3'600'000;
+    case 'm': return n * 60'000;
+    case 's': return n * 1000;
+    default: return 0;
+  }
 }
 
 }  // namespace
@@ -76,6 +93,15 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
                     "Requests a second each API key may make (burst: one second's worth; 0 = no limit); "
                     "beyond it 429 with Retry-After")
       ->check(CLI::Range(0.0, 1e6));
+  static std::string quota_turns, quota_memories, quota_bytes;
+  static std::vector<std::string> tenant_quotas;
+  serve->add_option("--quota-turns", quota_turns, "Turns each tenant may hold (default: no limit); beyond it 429");
+  serve->add_option("--quota-memories", quota_memories, "Live memories each tenant may hold (default: no limit)");
+  serve->add_option("--quota-bytes", quota_bytes,
+                    "Bytes of turn and memory text each tenant may hold, e.g. 500M (default: no limit)");
+  serve->add_option("--tenant-quota", tenant_quotas,
+                    "One tenant's quotas, instead of the --quota-* ones: TENANT:turns=N,memories=N,bytes=SIZE "
+                    "(repeatable; 0 = no limit)");
   // The memory proxy (/v1/chat/completions): how memory enters the prompt.
   static server::ApiOptions::Proxy proxy;
   serve->add_option("--proxy-budget", proxy.budget_tokens, "Memory tokens the chat-completions proxy adds at most")
@@ -153,25 +179,66 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
       j["exit_code"] = exit_code;
       return j;
     };
+    const std::pair<const char*, const std::string*> every[] = {
+        {"turns", &quota_turns}, {"memories", &quota_memories}, {"bytes", &quota_bytes}};
+    for (const auto& [what, value] : every) {
+      if (value->empty()) continue;
+      if (Status st = server::ParseQuota(std::string(what) + "=" + *value, &o.quota); !st.ok()) {
+        code = Fail(2, "--quota-" + std::string(what) + ": " + st.message());
+        return;
+      }
+    }
+    for (const auto& spec : tenant_quotas) {
+      const auto colon = spec.rfind(':', spec.find('='));
+      server::ApiOptions::Quota q;
+      Status st = colon == std::string::npos || colon == 0
+                      ? Status::InvalidArgument("expected TENANT:turns=N,memories=N,bytes=SIZE, got \"" + spec + "\"")
+                      : server::ParseQuota(spec.substr(colon + 1), &q);
+      if (!st.ok()) {
+        code = Fail(2, "--tenant-quota: " + st.message());
+        return;
+      }
+      o.tenant_quotas[spec.substr(0, colon)] = q;
+    }
     code = server::Serve(o, std::cout);
   });
 
   auto* keys = app.add_subcommand("keys", "Manage the API keys of engram serve");
   keys->require_subcommand(1);
-  static std::string users, role = "write", name, id;
+  static std::string users, role = "write", name, id, expires_in, expires_at;
   auto* create = keys->add_subcommand("create", "Create a key for a tenant (printed once)");
   create->add_option("--users", users, "Only these users (comma-separated; default: every user of the tenant)");
-  create->add_option("--role", role, "read, write or admin");
+  create->add_option("--role", role,
+                     "read, write, admin (of the tenant) or operator (admin, and /metrics of the whole store)");
   create->add_option("--name", name, "A label for the key");
+  auto* in_opt = create->add_option("--expires-in", expires_in, "Refused after this long: 90d, 12h, 30m or 45s");
+  create->add_option("--expires-at", expires_at, "Refused from this time on (ISO 8601, UTC)")->excludes(in_opt);
   create->callback([&] {
     auto parsed_role = server::ParseRole(role);
     if (!parsed_role.ok()) {
-      code = Fail(2, "--role: expected read, write or admin, got \"" + role + "\"");
+      code = Fail(2, "--role: expected read, write, admin or operator, got \"" + role + "\"");
       return;
+    }
+    const TimeMs now = SystemClock::Default().NowMs();
+    std::optional<TimeMs> expiry;
+    if (!expires_in.empty()) {
+      const TimeMs d = ParseDurationMs(expires_in);
+      if (d <= 0) {
+        code = Fail(2, "--expires-in: expected a positive number with d, h, m or s (e.g. 90d), got \"" + expires_in + "\"");
+        return;
+      }
+      expiry = now + d;
+    } else if (!expires_at.empty()) {
+      auto t = ParseTime(expires_at);
+      if (!t.ok() || *t <= now) {
+        code = Fail(2, "--expires-at: " + (t.ok() ? std::string("must be in the future") : t.status().message()));
+        return;
+      }
+      expiry = *t;
     }
     std::unique_ptr<server::ApiKeys> k;
     if ((code = OpenKeys(cli, &k))) return;
-    auto r = k->Create(cli.g.tenant, SplitCsv(users), *parsed_role, name, SystemClock::Default().NowMs());
+    auto r = k->Create(cli.g.tenant, SplitCsv(users), *parsed_role, name, now, expiry);
     if (!r.ok()) {
       code = Fail(r.status());
       return;
@@ -184,6 +251,7 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
       std::cout << r->second << "\n";
       std::cerr << "engram: created key " << r->first.id << " (tenant " << r->first.tenant << ", role " << role
                 << (r->first.users.empty() ? ", every user" : ", users " + users)
+                << (expiry ? ", expires " + FormatIso8601(*expiry) : std::string())
                 << "). It is shown only now: store it safely.\n";
     }
   });
@@ -208,10 +276,15 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
     for (const auto& key : *r) {
       std::string who;
       for (const auto& u : key.users) who += (who.empty() ? "" : ",") + u;
+      const TimeMs now = SystemClock::Default().NowMs();
+      const bool expired = key.expires_at && *key.expires_at <= now;
       std::cout << key.id << "  " << key.tenant << "  " << server::RoleName(key.role) << "  "
                 << (who.empty() ? "*" : who) << "  " << FormatIso8601(key.created_at)
-                << (key.revoked_at ? "  revoked " + FormatIso8601(*key.revoked_at) : std::string()) << "  "
-                << key.name << "\n";
+                << (key.revoked_at ? "  revoked " + FormatIso8601(*key.revoked_at) : std::string())
+                << (key.expires_at ? (expired ? "  expired " : "  expires ") + FormatIso8601(*key.expires_at)
+                                   : std::string())
+                << "  last used " << (key.last_used_at ? FormatIso8601(*key.last_used_at) : std::string("never"))
+                << "  " << key.name << "\n";
     }
   });
   auto* revoke = keys->add_subcommand("revoke", "Revoke a key (takes effect on its next request)");

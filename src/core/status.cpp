@@ -15,6 +15,7 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kUnavailable: return "unavailable";
     case StatusCode::kAborted: return "aborted";
     case StatusCode::kPermissionDenied: return "permission_denied";
+    case StatusCode::kResourceExhausted: return "resource_exhausted";
     case StatusCode::kInternal: return "internal";
   }
   return "unknown";

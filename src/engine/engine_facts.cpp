@@ -107,6 +107,9 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
     ENGRAM_ASSIGN_OR_RETURN(auto first, replay(writer_.get()));
     if (first) return std::move(*first);
   }
+  if (o.replay_only) {
+    return Status::ResourceExhausted("the tenant's quota is reached: only retries of earlier requests pass");
+  }
 
   // Model phase, outside any transaction.
   MemoryAddResult out;
@@ -151,11 +154,11 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
     }
     out.model_calls = inf.model_calls;
     out.degraded = inf.degraded;
+    out.note = inf.note;
+    if (out.note.empty() && inf.facts.empty()) out.note = "nothing stored: the model found no fact to remember";
     for (const auto& x : inf.facts) {
       facts::NewFact f;
       f.kind = o.procedural ? "procedural" : "memory";
-    out.note = inf.note;
-    if (out.note.empty() && inf.facts.empty()) out.note = "nothing stored: the model found no fact to remember";
       f.text = x.text;
       f.role = o.procedural ? "assistant" : "";
       f.attributed_to = x.attributed_to;

@@ -196,6 +196,9 @@ Result<std::vector<AdmitResult>> EngineImpl::AddTurns(const Scope& scope, const 
                                                                 fingerprint, now));
       if (first) return std::move(*first);  // a retry: nothing admitted (the transaction rolls back)
     }
+    if (options.replay_only) {
+      return Status::ResourceExhausted("the tenant's quota is reached: only retries of earlier admissions pass");
+    }
     std::string run_id = lineage::NewRunId();
     for (const auto& t : turns) {
       ENGRAM_ASSIGN_OR_RETURN(AdmitResult r,

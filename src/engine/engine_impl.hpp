@@ -44,6 +44,7 @@ class EngineImpl final : public Engine {
   Result<std::vector<Turn>> ListTurns(const Scope& scope, std::int64_t after_seq, int limit) override;
   Result<Stats> GetStats(const Scope* scope) override;
   Result<std::vector<Scope>> ListScopes() override;
+  Result<TenantUsage> GetTenantUsage(const std::string& tenant) override;
   Status Export(const Scope* scope, const std::function<void(const std::string&)>& sink) override;
   Result<std::int64_t> ForgetUser(const std::string& tenant, const std::string& user) override;
   std::string EmbedderName() const override;
@@ -152,11 +153,11 @@ class EngineImpl final : public Engine {
   memory::MemoryDeps deps_;
   std::shared_ptr<Embedder> embedder_;        // memory content (cached when not builtin)
   std::shared_ptr<Embedder> query_embedder_;  // queries (never cached)
-  std::shared_ptr<Maintainer> maintainer_;
   // The built-in word vectors (core/word_vectors.hpp), opened at Init, when
   // the embedder is the built-in one: fact search and its snapshots then add
   // a semantic score. Null with a model embedder or without the vector file.
   const wordvec::WordVectors* fact_words_ = nullptr;
+  std::shared_ptr<Maintainer> maintainer_;
   // The store's vectors are embedder_'s (false only with allow_embedder_migration).
   std::atomic<bool> embedder_ok_{true};
 

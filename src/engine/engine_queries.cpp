@@ -69,6 +69,12 @@ Result<std::vector<Scope>> EngineImpl::ListScopes() {
   return out;
 }
 
+Result<TenantUsage> EngineImpl::GetTenantUsage(const std::string& tenant) {
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(Scope{tenant, "u", "a"}));
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  return store::CountTenantUsage(lease->db(), tenant);
+}
+
 Result<Stats> EngineImpl::GetStats(const Scope* scope) {
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
   sql::Db* db = lease->db();

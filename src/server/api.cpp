@@ -11,8 +11,8 @@
 #include "core/clock.hpp"
 #include "core/json_limits.hpp"
 #include "server/ui.hpp"
-#include "store/db.hpp"
 #include "store/errors.hpp"
+#include "store/db.hpp"
 #include "wire/args.hpp"
 #include "wire/json.hpp"
 
@@ -172,6 +172,7 @@ ApiError FromStatus(const Status& st) {
     case StatusCode::kFailedPrecondition: return {409, "failed_precondition", st.message(), ""};
     case StatusCode::kAborted: return {409, "aborted", st.message() + " (retry the request)", ""};
     case StatusCode::kPermissionDenied: return {403, "forbidden", st.message(), ""};
+    case StatusCode::kResourceExhausted: return {429, "quota_exceeded", st.message(), ""};
     case StatusCode::kUnavailable:
       // The store (busy beyond its lock timeout, its server unreachable): a
       // retry may get past it. Anything else is a model endpoint's failure.
@@ -264,6 +265,7 @@ HttpResponse ErrorResponse(const ApiError& e, const std::string& request_id) {
   HttpResponse r = Json(e.status, {{"error", err}});
   if (e.status == 401) r.headers.emplace_back("WWW-Authenticate", "Bearer");
   if (e.status == 503) r.headers.emplace_back("Retry-After", "1");
+  if (e.code == "quota_exceeded") r.headers.emplace_back("Retry-After", "60");
   return r;
 }
 
@@ -332,6 +334,7 @@ void Api::Add(HttpServer& s, const char* method, const char* path, Role role, Bo
     if (!tenant.empty()) {
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       requests_.Record(tenant, {verb, route, r.status, ms, SystemClock::Default().NowMs(), req.request_id});
+      CountTenantRequest(tenant, route, verb, r.status);
     }
     return r;
   }, route);
@@ -346,11 +349,11 @@ HttpResponse Api::Answer(const HttpRequest& req, Role role, Body json_body, cons
         if (key.empty()) {
           Throw(401, "unauthorized", "missing API key: send 'Authorization: Bearer <key>' or 'X-API-Key: <key>'");
         }
-        auto who = Check(keys_.load()->Authenticate(key));
-        if (!who) Throw(401, "unauthorized", "invalid or revoked API key");
+        auto who = Check(keys_.load()->Authenticate(key, SystemClock::Default().NowMs()));
+        if (!who) Throw(401, "unauthorized", "invalid, revoked or expired API key");
         c.who = std::move(*who);
       } else {
-        c.who = Principal{"", options_.no_auth_tenant, {}, Role::kAdmin};
+        c.who = Principal{"", options_.no_auth_tenant, {}, Role::kOperator};
       }
       *tenant = c.who.tenant;
       if (const int wait = TakeToken(c.who); wait > 0) {

@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -55,6 +56,17 @@ struct ApiOptions {
   // Requests per second each API key may make (0 = no limit), with a burst of
   // one second's worth; beyond it: 429 `rate_limited` with Retry-After.
   double rate_limit_per_s = 0;
+  // Per-tenant quotas (0 = no limit): turns in the turn log, live memories,
+  // and bytes of their texts (TenantUsage). `quota` holds for every tenant,
+  // `tenant_quotas` overrides it for some. A write that would go over is
+  // refused whole with 429 `quota_exceeded` (nothing written; what is stored
+  // stays); a retry of a request accepted earlier (same idempotency key)
+  // still gets its first answer.
+  struct Quota {
+    std::int64_t turns = 0, memories = 0, bytes = 0;
+  };
+  Quota quota;
+  std::map<std::string, Quota> tenant_quotas;
   // The memory proxy (/v1/chat/completions): the model endpoint it forwards
   // to (null, or returning null: no model configured, the route answers 503;
   // asked per request, since models are configured when the store opens), and how memory
@@ -185,6 +197,47 @@ class Api {
   std::mutex rate_mu_;
   std::map<std::string, Bucket> buckets_;            // by key id, guarded by rate_mu_
   std::map<std::string, std::int64_t> rate_limited_;  // by tenant, guarded by rate_mu_
+  // Quotas (api_quota.cpp). What one write asks for.
+  struct QuotaAsk {
+    std::int64_t turns = 0, memories = 0, bytes = 0;
+  };
+  // 429 `quota_exceeded` (with Retry-After) when the write would take the
+  // caller's tenant over a quota, unless it carries an idempotency key: then
+  // the quota it is over, and the caller passes replay_only so that only a
+  // retry of an accepted request goes through (CheckWrite counts the
+  // refusal). "" when within the quotas.
+  std::string CheckQuota(const Call& c, const QuotaAsk& ask, bool keyed);
+  // The result of a write that CheckQuota let through: a refusal by the
+  // engine (replay_only, not a retry) is counted against quota `over`.
+  template <typename T>
+  T CheckWrite(Result<T> r, const Call& c, const std::string& over);
+  void CountQuotaRefusal(const std::string& tenant, const std::string& quota);
+  // What admitting `turns` asks for (their count and text bytes).
+  static QuotaAsk TurnsAsk(const std::vector<TurnInput>& turns);
+  // What adding memories from `messages` asks for (one memory at least; the
+  // bytes of the messages that are not system messages).
+  static QuotaAsk MessagesAsk(const std::vector<MemoryMessage>& messages);
+  // Counts an accepted write until the next usage refresh.
+  void ChargeQuota(const std::string& tenant, const QuotaAsk& ask);
+  ApiOptions::Quota QuotaOf(const std::string& tenant) const;
+  // The quota and usage series of `tenant` ("" = every tenant with a quota or
+  // a refusal).
+  void AppendQuotaMetrics(std::string& out, const std::string& tenant);
+  // Usage of a tenant as last read from the store (at most kUsageMaxAgeMs
+  // old) plus what was accepted since.
+  struct CachedUsage {
+    TenantUsage stored;
+    QuotaAsk since;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::mutex quota_mu_;
+  std::map<std::string, CachedUsage> usage_;                                // guarded by quota_mu_
+  std::map<std::pair<std::string, std::string>, std::int64_t> quota_refused_;  // (tenant, quota), guarded
+  // Requests answered per tenant (route pattern, method, status): the series
+  // a tenant's admin sees in /metrics.
+  void CountTenantRequest(const std::string& tenant, const std::string& route, const std::string& method, int status);
+  std::mutex tenant_mu_;
+  std::map<std::tuple<std::string, std::string, std::string, int>, std::uint64_t> tenant_requests_;  // guarded
   // Memory proxy counters (/metrics).
   std::atomic<std::int64_t> proxy_calls_{0}, proxy_memory_tokens_{0}, proxy_upstream_failures_{0};
   std::atomic<std::int64_t> proxy_skipped_{0}, proxy_admit_failures_{0};
@@ -243,6 +296,12 @@ MemoryScope FactScope(const Call& c, bool allow_narrower);
 std::string ActorOf(const Call& c, const char* anonymous);
 // 403 unless the key may act for `user`.
 void RequireUser(const Call& c, const std::string& user);
+
+template <typename T>
+T Api::CheckWrite(Result<T> r, const Call& c, const std::string& over) {
+  if (!r.ok() && r.status().code() == StatusCode::kResourceExhausted) CountQuotaRefusal(c.who.tenant, over);
+  return Check(std::move(r));
+}
 
 HttpResponse Json(int status, const nlohmann::json& j);
 HttpResponse ErrorResponse(const ApiError& e, const std::string& request_id);

@@ -129,28 +129,76 @@ HttpResponse Api::MetricsText(Call& c) {
   wire::Args a(c.body, "parameter");
   a.Only({});
   CheckArgs(a);
-  std::string out = metrics_.Render();
-  const engram::Stats s = Check(engine().GetStats(nullptr));  // the whole store: counts, no content
-  const char* tier_help = "Memory items held now, by tier (whole store).";
+  // An operator key sees the whole store and this process; a tenant's admin
+  // sees its tenant's series only (the users its key may name).
+  const bool store_wide = c.who.Can(Role::kOperator);
+  std::string out = store_wide ? metrics_.Render() : std::string();
+  engram::Stats s;
+  if (store_wide) {
+    s = Check(engine().GetStats(nullptr));  // counts, no content
+  } else {
+    for (const auto& scope : VisibleScopes(c, "")) Accumulate(s, Check(engine().GetStats(&scope)));
+  }
+  const std::string own = store_wide ? std::string() : "tenant=\"" + LabelValue(c.who.tenant) + "\"";
+  auto with = [&own](const std::string& labels) {
+    return own.empty() ? labels : labels.empty() ? own : own + "," + labels;
+  };
+  const char* tier_help = store_wide ? "Memory items held now, by tier (whole store)."
+                                     : "Memory items held now, by tier (this tenant).";
   const std::pair<const char*, std::int64_t> tiers[] = {
       {"stm", s.stm_turns},          {"mtm_pages", s.mtm_pages},         {"mtm_segments", s.mtm_segments},
       {"archive_pages", s.archived_pages}, {"user_facts", s.user_facts}, {"assistant_facts", s.assistant_facts},
       {"profile_slots", s.profile_slots}};
   bool first = true;
   for (const auto& [tier, n] : tiers) {
-    AppendSample(out, "engram_memory_items", first ? tier_help : "", "gauge", std::string("tier=\"") + tier + "\"",
+    AppendSample(out, "engram_memory_items", first ? tier_help : "", "gauge", with(std::string("tier=\"") + tier + "\""),
                  static_cast<double>(n));
     first = false;
   }
-  AppendSample(out, "engram_turns_admitted", "Turns admitted since the store was created.", "gauge", "",
+  AppendSample(out, "engram_turns_admitted", "Turns admitted since the store was created.", "gauge", with(""),
                static_cast<double>(s.turns_admitted));
-  AppendSample(out, "engram_jobs", "Maintenance jobs by state.", "gauge", "state=\"pending\"",
+  AppendSample(out, "engram_jobs", "Maintenance jobs by state.", "gauge", with("state=\"pending\""),
                static_cast<double>(s.pending_jobs));
-  AppendSample(out, "engram_jobs", "", "gauge", "state=\"failed\"", static_cast<double>(s.failed_jobs));
+  AppendSample(out, "engram_jobs", "", "gauge", with("state=\"failed\""), static_cast<double>(s.failed_jobs));
   const std::int64_t items = s.mtm_pages + s.archived_pages + s.user_facts + s.assistant_facts + s.profile_slots;
   AppendSample(out, "engram_degraded_share",
-               "Share of derived memory items made by the built-in engine instead of a model.", "gauge", "",
+               "Share of derived memory items made by the built-in engine instead of a model.", "gauge", with(""),
                items ? static_cast<double>(s.degraded_items) / static_cast<double>(items) : 0.0);
+  {
+    std::lock_guard<std::mutex> lock(tenant_mu_);
+    bool first_request = true;
+    for (const auto& [key, n] : tenant_requests_) {
+      const auto& [tenant, route, method, status] = key;
+      if (!store_wide && tenant != c.who.tenant) continue;
+      AppendSample(out, "engram_tenant_requests_total",
+                   first_request ? "Authenticated requests answered, by tenant, route, method and status." : "",
+                   "counter",
+                   "tenant=\"" + LabelValue(tenant) + "\",route=\"" + LabelValue(route) + "\",method=\"" + method +
+                       "\",status=\"" + std::to_string(status) + "\"",
+                   static_cast<double>(n));
+      first_request = false;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(rate_mu_);
+    bool first_limited = true;
+    for (const auto& [tenant, n] : rate_limited_) {
+      if (!store_wide && tenant != c.who.tenant) continue;
+      AppendSample(out, "engram_rate_limited_total",
+                   first_limited ? "Requests refused with 429 by the per-key rate limit, by tenant." : "", "counter",
+                   "tenant=\"" + LabelValue(tenant) + "\"", static_cast<double>(n));
+      first_limited = false;
+    }
+  }
+  AppendQuotaMetrics(out, store_wide ? "" : c.who.tenant);
+  auto text = [](std::string body) {
+    HttpResponse r;
+    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    r.body = std::move(body);
+    return r;
+  };
+  if (!store_wide) return text(std::move(out));
+  // This process's model clients and memory proxy: the operator's view only.
   const ModelCounters m = options_.model_counters ? options_.model_counters() : ModelCounters{};
   AppendSample(out, "engram_model_calls_total", "Calls to the configured model endpoints.", "counter",
                "kind=\"chat\"", static_cast<double>(m.chat_calls));
@@ -163,16 +211,6 @@ HttpResponse Api::MetricsText(Call& c) {
                "direction=\"prompt\"", static_cast<double>(m.prompt_tokens));
   AppendSample(out, "engram_model_tokens_total", "", "counter", "direction=\"completion\"",
                static_cast<double>(m.completion_tokens));
-  {
-    std::lock_guard<std::mutex> lock(rate_mu_);
-    bool first_limited = true;
-    for (const auto& [tenant, n] : rate_limited_) {
-      AppendSample(out, "engram_rate_limited_total",
-                   first_limited ? "Requests refused with 429 by the per-key rate limit, by tenant." : "", "counter",
-                   "tenant=\"" + LabelValue(tenant) + "\"", static_cast<double>(n));
-      first_limited = false;
-    }
-  }
   AppendSample(out, "engram_proxy_calls_total", "Chat completions answered through the memory proxy.", "counter", "",
                static_cast<double>(proxy_calls_.load()));
   AppendSample(out, "engram_proxy_memory_tokens_total", "Memory tokens the proxy added to prompts.", "counter", "",
@@ -183,10 +221,7 @@ HttpResponse Api::MetricsText(Call& c) {
   AppendSample(out, "engram_proxy_not_admitted_total",
                "Proxied answers with a user that were not admitted (no text, cut off, or the admission failed).",
                "counter", "", static_cast<double>(proxy_skipped_.load() + proxy_admit_failures_.load()));
-  HttpResponse r;
-  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-  r.body = std::move(out);
-  return r;
+  return text(std::move(out));
 }
 
 }  // namespace engram::server

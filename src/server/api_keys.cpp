@@ -49,6 +49,8 @@ ApiKeyInfo InfoFrom(const store::ApiKeyRow& row) {
   k.name = row.name;
   k.created_at = row.created_at;
   k.revoked_at = row.revoked_at;
+  k.expires_at = row.expires_at;
+  k.last_used_at = row.last_used_at;
   return k;
 }
 
@@ -59,6 +61,7 @@ const char* RoleName(Role role) {
     case Role::kRead: return "read";
     case Role::kWrite: return "write";
     case Role::kAdmin: return "admin";
+    case Role::kOperator: return "operator";
   }
   return "read";
 }
@@ -67,14 +70,16 @@ Result<Role> ParseRole(const std::string& name) {
   if (name == "read") return Role::kRead;
   if (name == "write") return Role::kWrite;
   if (name == "admin") return Role::kAdmin;
-  return Status::InvalidArgument("role: expected read, write or admin, got \"" + name + "\"");
+  if (name == "operator") return Role::kOperator;
+  return Status::InvalidArgument("role: expected read, write, admin or operator, got \"" + name + "\"");
 }
 
 bool Principal::AllowsUser(const std::string& user) const {
   return users.empty() || std::find(users.begin(), users.end(), user) != users.end();
 }
 
-ApiKeys::ApiKeys(std::unique_ptr<sql::Db> db) : db_(std::move(db)) {}
+ApiKeys::ApiKeys(std::unique_ptr<sql::Db> db, std::unique_ptr<sql::Db> touch_db)
+    : db_(std::move(db)), touch_db_(std::move(touch_db)) {}
 ApiKeys::~ApiKeys() = default;
 
 Result<std::unique_ptr<ApiKeys>> ApiKeys::Open(const std::string& db_path) {
@@ -84,13 +89,19 @@ Result<std::unique_ptr<ApiKeys>> ApiKeys::Open(const std::string& db_path) {
   ENGRAM_ASSIGN_OR_RETURN(auto db, sql::Db::Open(db_path, o));
   // Fails when the store has no key table (not opened by this engram).
   ENGRAM_RETURN_IF_ERROR(store::CountActiveApiKeys(db.get()).status());
-  return std::unique_ptr<ApiKeys>(new ApiKeys(std::move(db)));
+  // Last-use records wait at most 50 ms for the write lock (best effort).
+  o.busy_timeout_ms = 50;
+  auto touch_db = sql::Db::Open(db_path, o);
+  return std::unique_ptr<ApiKeys>(
+      new ApiKeys(std::move(db), touch_db.ok() ? std::move(*touch_db) : std::unique_ptr<sql::Db>()));
 }
 
 Result<std::pair<ApiKeyInfo, std::string>> ApiKeys::Create(const std::string& tenant,
                                                            const std::vector<std::string>& users, Role role,
-                                                           const std::string& name, TimeMs now) {
+                                                           const std::string& name, TimeMs now,
+                                                           std::optional<TimeMs> expires_at) {
   if (tenant.empty()) return Status::InvalidArgument("tenant: must not be empty");
+  if (expires_at && *expires_at <= now) return Status::InvalidArgument("expires_at: must be in the future");
   ENGRAM_RETURN_IF_ERROR(Engine::ValidateScope(Scope{tenant, "u", "a"}));
   for (const auto& u : users) {
     Status st = Engine::ValidateScope(Scope{tenant, u, "a"});
@@ -110,6 +121,7 @@ Result<std::pair<ApiKeyInfo, std::string>> ApiKeys::Create(const std::string& te
   info.role = role;
   info.name = name;
   info.created_at = now;
+  info.expires_at = expires_at;
   std::string key_text = std::string(kPrefix) + info.id + "_" + b64;
   sodium_memzero(b64, sizeof b64);
   store::ApiKeyRow row;
@@ -120,6 +132,7 @@ Result<std::pair<ApiKeyInfo, std::string>> ApiKeys::Create(const std::string& te
   row.name = name;
   row.hash = HashKey(key_text);
   row.created_at = now;
+  row.expires_at = expires_at;
   std::lock_guard<std::mutex> lock(mu_);
   ENGRAM_RETURN_IF_ERROR(store::InsertApiKey(db_.get(), row));
   return std::make_pair(std::move(info), std::move(key_text));
@@ -141,17 +154,41 @@ Status ApiKeys::Revoke(const std::string& id, TimeMs now) {
   return Status::Ok();
 }
 
-Result<std::optional<Principal>> ApiKeys::Authenticate(const std::string& key_text) {
+Result<std::optional<Principal>> ApiKeys::Authenticate(const std::string& key_text, TimeMs now) {
   const std::string id = KeyId(key_text);
   const std::string presented = HashKey(key_text);  // computed for every key, so timing does not tell much
   if (id.empty()) return std::optional<Principal>();
-  std::lock_guard<std::mutex> lock(mu_);
-  ENGRAM_ASSIGN_OR_RETURN(std::optional<store::ApiKeyRow> row, store::FindApiKey(db_.get(), id));
-  if (!row) return std::optional<Principal>();
-  const std::string& stored = row->hash;
-  if (stored.size() != presented.size() || sodium_memcmp(stored.data(), presented.data(), stored.size()) != 0 ||
-      row->revoked_at) {
-    return std::optional<Principal>();
+  std::optional<store::ApiKeyRow> row;
+  bool record_use = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ENGRAM_ASSIGN_OR_RETURN(row, store::FindApiKey(db_.get(), id));
+    if (!row) return std::optional<Principal>();
+    const std::string& stored = row->hash;
+    if (stored.size() != presented.size() || sodium_memcmp(stored.data(), presented.data(), stored.size()) != 0 ||
+        row->revoked_at || (row->expires_at && now >= *row->expires_at)) {
+      return std::optional<Principal>();
+    }
+    // The last use, to the minute: one small write a minute per key at most.
+    constexpr TimeMs kUseResolutionMs = 60'000;
+    auto [it, first_use] = recorded_use_.try_emplace(row->id, row->last_used_at.value_or(0));
+    TimeMs& recorded = it->second;
+    if ((first_use && !row->last_used_at) || now - std::max(recorded, row->last_used_at.value_or(0)) >= kUseResolutionMs) {
+      recorded = now;
+      record_use = true;
+    }
+  }
+  // Outside mu_, on a connection of its own that waits at most briefly for
+  // the store's write lock: a busy store never delays authentication (the
+  // use is then recorded by a later request).
+  if (record_use) {
+    std::unique_lock<std::mutex> touch(touch_mu_, std::try_to_lock);
+    Status st = touch.owns_lock() && touch_db_ ? store::TouchApiKey(touch_db_.get(), row->id, now)
+                                               : Status::Unavailable("busy");
+    if (!st.ok()) {
+      std::lock_guard<std::mutex> lock(mu_);
+      recorded_use_.erase(row->id);  // the next request tries again
+    }
   }
   ApiKeyInfo info = InfoFrom(*row);
   return std::optional<Principal>(Principal{info.id, info.tenant, info.users, info.role});

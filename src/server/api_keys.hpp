@@ -1,10 +1,11 @@
 // API keys of `engram serve`. A key belongs to one tenant, may be limited to
-// some of its users, and has a role. The key text is shown once at creation;
+// some of its users, has a role, and may expire. The key text is shown once at creation;
 // the store keeps only its BLAKE2b hash (libsodium), compared in constant
 // time. Revocation takes effect on the next request: every request reads the
 // key's row (no cache), so `engram keys revoke` in another process works.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,8 +24,10 @@ namespace engram::server {
 // read: every read (retrieve, search, list, get, export, profile, stats);
 // write: read + admission, chat, memory writes, import, maintenance;
 // admin: write + purge, forgetting a user, job retries, lineage verify,
-// /metrics.
-enum class Role { kRead = 0, kWrite = 1, kAdmin = 2 };
+// /metrics of its own tenant;
+// operator: admin of its tenant + /metrics of the whole store (every
+// tenant's series). The first key `engram serve` creates is an operator key.
+enum class Role { kRead = 0, kWrite = 1, kAdmin = 2, kOperator = 3 };
 const char* RoleName(Role role);
 Result<Role> ParseRole(const std::string& name);
 
@@ -36,6 +39,8 @@ struct ApiKeyInfo {
   std::string name;
   TimeMs created_at = 0;
   std::optional<TimeMs> revoked_at;
+  std::optional<TimeMs> expires_at;
+  std::optional<TimeMs> last_used_at;  // to the minute (Authenticate records it)
 };
 
 // Who a request acts as.
@@ -58,22 +63,29 @@ class ApiKeys {
   ~ApiKeys();
 
   // Creates a key; returns its record and the key text (shown only now).
+  // `expires_at` (optional) must be after `now`.
   Result<std::pair<ApiKeyInfo, std::string>> Create(const std::string& tenant, const std::vector<std::string>& users,
-                                                    Role role, const std::string& name, TimeMs now);
+                                                    Role role, const std::string& name, TimeMs now,
+                                                    std::optional<TimeMs> expires_at = std::nullopt);
   // Keys of a tenant ("" = all), revoked ones included, oldest first.
   Result<std::vector<ApiKeyInfo>> List(const std::string& tenant);
   // NotFound when no such key; revoking twice is fine.
   Status Revoke(const std::string& id, TimeMs now);
-  // The principal of a presented key text; nullopt when the key is unknown,
-  // malformed or revoked.
-  Result<std::optional<Principal>> Authenticate(const std::string& key_text);
+  // The principal of a presented key text at `now`; nullopt when the key is
+  // unknown, malformed, revoked or expired. Records the key's last use in the
+  // store at most once a minute per key (a failure to record is ignored: it
+  // never fails the request).
+  Result<std::optional<Principal>> Authenticate(const std::string& key_text, TimeMs now);
   // Keys not revoked.
   Result<std::int64_t> CountActive();
 
  private:
-  explicit ApiKeys(std::unique_ptr<sql::Db> db);
+  ApiKeys(std::unique_ptr<sql::Db> db, std::unique_ptr<sql::Db> touch_db);
   std::mutex mu_;
   std::unique_ptr<sql::Db> db_;  // guarded by mu_
+  std::map<std::string, TimeMs> recorded_use_;  // last use written per key id, guarded by mu_
+  std::mutex touch_mu_;
+  std::unique_ptr<sql::Db> touch_db_;  // last-use writes (may be null), guarded by touch_mu_
 };
 
 }  // namespace engram::server

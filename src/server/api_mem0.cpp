@@ -270,7 +270,11 @@ void Api::RegisterMem0(HttpServer& s) {
     o.expires_at = Mem0Time(body, "expiration_date");
     o.idempotency_key = c.req.Header("idempotency-key");
     o.actor = Actor(c);
-    auto r = Check(engine().AddMemory(scope, messages, o));
+    const QuotaAsk ask = MessagesAsk(messages);
+    const std::string over = CheckQuota(c, ask, !o.idempotency_key.empty());
+    o.replay_only = !over.empty();
+    auto r = CheckWrite(engine().AddMemory(scope, messages, o), c, over);
+    if (!r.replayed) ChargeQuota(c.who.tenant, ask);
     json out = json::array();
     for (const auto& e : r.results) {
       out.push_back({{"id", e.id}, {"event", e.event}, {"memory", e.memory}, {"data", {{"memory", e.memory}}}});

@@ -97,7 +97,11 @@ HttpResponse Api::AddMemory(Call& c) {
       messages.push_back(std::move(msg));
     }
   }
-  auto r = Check(engine().AddMemory(scope, messages, o));
+  const QuotaAsk ask = MessagesAsk(messages);
+  const std::string over = CheckQuota(c, ask, !o.idempotency_key.empty());
+  o.replay_only = !over.empty();
+  auto r = CheckWrite(engine().AddMemory(scope, messages, o), c, over);
+  if (!r.replayed) ChargeQuota(c.who.tenant, ask);
   return Json(r.replayed ? 200 : 201, wire::ToJson(r));
 }
 
@@ -160,7 +164,12 @@ HttpResponse Api::UpdateMemory(Call& c) {
   if (!u.text && !u.metadata && !u.expires_at && !u.clear_expiry) {
     Throw(400, "invalid_argument", "nothing to update: give text, metadata or expires_at (null clears it)", "text");
   }
-  return Json(200, wire::ToJson(Check(engine().UpdateMemory(FactScope(c, false), MemoryId(c), u))));
+  const MemoryScope scope = FactScope(c, false);
+  const QuotaAsk ask{0, 0, u.text ? static_cast<std::int64_t>(u.text->size()) : 0};
+  CheckQuota(c, ask, false);
+  auto item = Check(engine().UpdateMemory(scope, MemoryId(c), u));
+  ChargeQuota(c.who.tenant, ask);
+  return Json(200, wire::ToJson(item));
 }
 
 HttpResponse Api::DeleteMemory(Call& c) {

@@ -136,6 +136,15 @@ void Api::RegisterProxy(HttpServer& s) {
           break;
         }
       }
+      // The exchange will be admitted: a tenant at its quota is refused
+      // before the model is asked.
+      try {
+        CheckQuota(c, QuotaAsk{1, 0, static_cast<std::int64_t>(question.size())}, false);
+      } catch (const ApiError& e) {
+        HttpResponse r = OpenAiError(c, 429, "insufficient_quota", e.code, e.message);
+        r.headers.emplace_back("Retry-After", "60");
+        return r;
+      }
       if (question.find_first_not_of(" \t\r\n") != std::string::npos) {
         RetrieveOptions ro;
         ro.budget_tokens = options_.proxy.budget_tokens;
@@ -178,6 +187,7 @@ void Api::RegisterProxy(HttpServer& s) {
       turn.assistant_text = reply.result.content;
       auto r = engine().AdmitAnswer(scope, turn, items, "proxy:" + upstream->DefaultModel(), "");
       if (!r.ok()) ++proxy_admit_failures_;
+      else ChargeQuota(scope.tenant, TurnsAsk({turn}));
     };
 
     PassthroughRequest req;

@@ -111,8 +111,12 @@ HttpResponse Api::AddTurns(Call& c) {
   options.idempotency_key = k.Str("idempotency_key", false);
   CheckArgs(k);
   if (options.idempotency_key.empty()) options.idempotency_key = c.req.Header("idempotency-key");
-  auto admitted = Check(engine().AddTurns(scope, turns, options));  // one transaction: all or nothing
+  const QuotaAsk ask = TurnsAsk(turns);
+  const std::string over = CheckQuota(c, ask, !options.idempotency_key.empty());
+  options.replay_only = !over.empty();
+  auto admitted = CheckWrite(engine().AddTurns(scope, turns, options), c, over);  // one transaction: all or nothing
   const bool replayed = !admitted.empty() && admitted.front().replayed;
+  if (!replayed) ChargeQuota(c.who.tenant, ask);
   json out = json::array();
   for (const auto& r : admitted) {
     out.push_back({{"turn_id", r.turn_id}, {"seq", r.seq}, {"promotion_pending", r.promotion_pending}});
@@ -186,7 +190,14 @@ HttpResponse Api::Chat(Call& c) {
   o.assistant_name = a.Str("assistant_name", false);
   CheckArgs(a);
   const Scope scope = TurnScope(c);
-  if (!stream) return Json(200, ChatJson(Check(engine().Chat(scope, message, o))));
+  // An admitted exchange counts against the quotas (the answer's size is not
+  // known before: the question's is checked, the whole exchange charged).
+  if (o.admit) CheckQuota(c, QuotaAsk{1, 0, static_cast<std::int64_t>(message.size())}, false);
+  if (!stream) {
+    ChatReply reply = Check(engine().Chat(scope, message, o));
+    if (o.admit) ChargeQuota(c.who.tenant, QuotaAsk{1, 0, static_cast<std::int64_t>(message.size() + reply.answer.size())});
+    return Json(200, ChatJson(reply));
+  }
   if (!chat_model_) {  // the answer the engine gives without streaming, before the stream starts
     Throw(409, "failed_precondition",
           "no language model is configured: set ENGRAM_LLM_BASE_URL and ENGRAM_LLM_MODEL (and "
@@ -260,14 +271,29 @@ HttpResponse Api::Import(Call& c) {
   const std::string key = c.req.Header("idempotency-key");
   if (key.size() > 240) Throw(400, "invalid_argument", "Idempotency-Key: at most 240 bytes for an import");
   Check(memory::ValidateIdempotencyKey(key));
+  // The quotas, for the whole import (with a key over a quota, only a
+  // retry's dialogues pass; its memories are then refused unless present).
+  QuotaAsk ask;
+  for (const auto& d : dialogues) {
+    const QuotaAsk a = TurnsAsk(d.turns);
+    ask.turns += a.turns;
+    ask.bytes += a.bytes;
+  }
+  for (const auto& m : memories) {
+    ask.memories += 1;
+    ask.bytes += static_cast<std::int64_t>(m.message.content.size());
+  }
+  const std::string over = CheckQuota(c, ask, !key.empty());
+  const bool replay_only = !over.empty();
   json out = json::array();
   std::size_t turns = 0;
   bool replayed = false;
   for (std::size_t i = 0; i < dialogues.size(); ++i) {
     if (dialogues[i].turns.empty()) continue;
     AdmitOptions options;
+    options.replay_only = replay_only;
     if (!key.empty()) options.idempotency_key = key + "#" + std::to_string(i);
-    auto admitted = Check(engine().AddTurns(scopes[i], dialogues[i].turns, options));  // one transaction per dialogue
+    auto admitted = CheckWrite(engine().AddTurns(scopes[i], dialogues[i].turns, options), c, over);  // one per dialogue
     replayed = replayed || admitted.front().replayed;
     turns += dialogues[i].turns.size();
     out.push_back({{"user", scopes[i].user}, {"assistant", scopes[i].assistant},
@@ -275,10 +301,14 @@ HttpResponse Api::Import(Call& c) {
                    {"replayed", admitted.front().replayed}});
   }
   std::size_t added = 0;
-  for (const auto& m : memories) {
-    auto r = Check(engine().AddMemory(m.scope, {m.message}, m.options));
+  for (auto& m : memories) {
+    // Over a quota, memories without an idempotency key cannot be told from
+    // new ones: the engine refuses them (replay_only).
+    m.options.replay_only = replay_only;
+    auto r = CheckWrite(engine().AddMemory(m.scope, {m.message}, m.options), c, over);
     for (const auto& e : r.results) added += e.event == "NOOP" ? 0 : 1;
   }
+  if (!replayed) ChargeQuota(c.who.tenant, ask);
   return Json(replayed ? 200 : 201, {{"scopes", out}, {"turns", turns}, {"memories_added", added}});
 }
 

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <mutex>
 #include <chrono>
 #include <cstdio>
@@ -103,6 +105,45 @@ Status ParseListen(const std::string& text, std::string* host, int* port) {
   return Status::Ok();
 }
 
+Status ParseQuota(const std::string& text, ApiOptions::Quota* quota) {
+  // "turns=N,memories=N,bytes=SIZE" (any subset; SIZE takes K, M, G: KiB, MiB, GiB).
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', at), text.size());
+    const std::string part = text.substr(at, comma - at);
+    const std::size_t eq = part.find('=');
+    const std::string name = part.substr(0, eq), value = eq == std::string::npos ? "" : part.substr(eq + 1);
+    std::int64_t* slot = name == "turns" ? &quota->turns : name == "memories" ? &quota->memories
+                       : name == "bytes" ? &quota->bytes : nullptr;
+    if (!slot) {
+      return Status::InvalidArgument("quota: expected turns=N, memories=N or bytes=SIZE, got \"" + part + "\"");
+    }
+    auto size = ParseSize(value);
+    if (!size.ok()) return Status::InvalidArgument("quota " + name + ": " + size.status().message());
+    if (name != "bytes" && value.find_first_not_of("0123456789") != std::string::npos) {
+      return Status::InvalidArgument("quota " + name + ": expected a whole number, got \"" + value + "\"");
+    }
+    *slot = *size;
+    at = comma + 1;
+  }
+  return Status::Ok();
+}
+
+Result<std::int64_t> ParseSize(const std::string& text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 15) return Status::InvalidArgument("expected a number (with K, M or G), got \"" + text + "\"");
+  std::int64_t n = std::stoll(text.substr(0, digits));
+  std::string unit = text.substr(digits);
+  for (auto& ch : unit) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  if (unit.size() >= 2 && unit.compare(unit.size() - 2, 2, "IB") == 0) unit.resize(unit.size() - 2);
+  else if (!unit.empty() && unit.back() == 'B') unit.pop_back();
+  const int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : unit == "T" ? 40 : -1;
+  if (shift < 0) return Status::InvalidArgument("unknown unit in \"" + text + "\" (use K, M, G or T)");
+  if (shift > 0 && n > (std::int64_t{1} << (62 - shift))) return Status::InvalidArgument("\"" + text + "\" is too large");
+  return n << shift;
+}
+
 int Serve(const ServeOptions& o, std::ostream& out) {
   if (!o.auth && !IsLoopback(o.host)) {
     out << "engram serve: --no-auth is refused on " << o.host
@@ -117,6 +158,8 @@ int Serve(const ServeOptions& o, std::ostream& out) {
   api_options.upstream = o.upstream;
   api_options.proxy = o.proxy;
   api_options.rate_limit_per_s = o.rate_limit_per_s;
+  api_options.quota = o.quota;
+  api_options.tenant_quotas = o.tenant_quotas;
   api_options.canary = o.canary;
   Api api(api_options, metrics);
   HttpServer server(o.http);
@@ -163,16 +206,17 @@ int Serve(const ServeOptions& o, std::ostream& out) {
       out << "engram serve: cannot read the API keys: " << active.status().ToString() << std::endl;
       code = 1;
     } else if (o.auth && *active == 0) {
-      auto created = keys->Create(o.tenant, {}, Role::kAdmin, "first admin key", NowMs());
+      // The operator's key: admin of its tenant and of the whole store's /metrics.
+      auto created = keys->Create(o.tenant, {}, Role::kOperator, "first operator key", NowMs());
       Status written = created.ok() ? WriteKeyFile(o.admin_key_file, created->second) : created.status();
       if (!written.ok()) {
         if (created.ok()) (void)keys->Revoke(created->first.id, NowMs());  // nobody could ever use it
         out << "engram serve: cannot create the first admin key: " << written.ToString()
-            << " (or create one with: engram keys create --role admin)" << std::endl;
+            << " (or create one with: engram keys create --role operator)" << std::endl;
         code = 1;
       } else {
-        out << "engram serve: no active API key, so an admin key for tenant \"" << o.tenant
-            << "\" was created. It is shown only now and saved to " << o.admin_key_file << " (mode 600):\n  "
+        out << "engram serve: no active API key, so an operator key (admin of tenant \"" << o.tenant
+            << "\", and /metrics of the whole store) was created. It is shown only now and saved to " << o.admin_key_file << " (mode 600):\n  "
             << created->second << std::endl;
       }
     }

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <ostream>
@@ -40,6 +41,8 @@ struct ServeOptions {
   std::function<ChatPassthrough*()> upstream;
   ApiOptions::Proxy proxy;
   double rate_limit_per_s = 0;  // per API key; 0 = none
+  ApiOptions::Quota quota;       // every tenant's (ApiOptions::quota)
+  std::map<std::string, ApiOptions::Quota> tenant_quotas;
   // Runs the canary on this store (POST /v1/canary); null: not offered.
   std::function<nlohmann::json()> canary;
 };
@@ -76,6 +79,12 @@ class StopSignals {
 Status ParseListen(const std::string& text, std::string* host, int* port);
 // Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost).
 bool IsLoopback(const std::string& host);
+
+// "turns=N,memories=N,bytes=SIZE" (any subset, comma-separated) into the
+// fields it names.
+Status ParseQuota(const std::string& text, ApiOptions::Quota* quota);
+// "512", "64K", "10MiB", "2G" -> bytes.
+Result<std::int64_t> ParseSize(const std::string& text);
 
 // Runs the server until SIGTERM/SIGINT; returns the process exit code.
 // Progress lines go to `out` (the listening line first: "engram serve:

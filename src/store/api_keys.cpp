@@ -6,7 +6,7 @@ namespace engram::store {
 
 namespace {
 
-constexpr const char* kKeyCols = "id, tenant, users, role, name, created_at, revoked_at";
+constexpr const char* kKeyCols = "id, tenant, users, role, name, created_at, revoked_at, expires_at, last_used_at";
 
 ApiKeyRow KeyFrom(sql::Stmt* st) {
   ApiKeyRow k;
@@ -17,6 +17,8 @@ ApiKeyRow KeyFrom(sql::Stmt* st) {
   k.name = st->Text(4);
   k.created_at = st->Int(5);
   if (!st->IsNull(6)) k.revoked_at = st->Int(6);
+  if (!st->IsNull(7)) k.expires_at = st->Int(7);
+  if (!st->IsNull(8)) k.last_used_at = st->Int(8);
   return k;
 }
 
@@ -28,9 +30,11 @@ Status InsertApiKey(sql::Db* db, const ApiKeyRow& key) {
   // of PostgreSQL says: the insert happens only when no key has the id.
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
-      db->Prepare("INSERT INTO api_keys(id, tenant, users, role, name, hash, created_at) "
-                  "SELECT ?1, ?2, ?3, ?4, ?5, ?6, CAST(?7 AS BIGINT) "
+      db->Prepare("INSERT INTO api_keys(id, tenant, users, role, name, hash, created_at, expires_at) "
+                  "SELECT ?1, ?2, ?3, ?4, ?5, ?6, CAST(?7 AS BIGINT), CAST(?8 AS BIGINT) "
                   "WHERE NOT EXISTS (SELECT 1 FROM api_keys WHERE id = ?1)"));
+  if (key.expires_at) st->Bind(8, *key.expires_at);
+  else st->BindNull(8);
   ENGRAM_RETURN_IF_ERROR(st->Bind(1, key.id)
                              .Bind(2, key.tenant)
                              .Bind(3, json_lists::StringsToJson(key.users))
@@ -51,7 +55,7 @@ Result<std::optional<ApiKeyRow>> FindApiKey(sql::Db* db, const std::string& id) 
   std::optional<ApiKeyRow> out;
   if (row) {
     out = KeyFrom(st);
-    out->hash = st->Text(7);
+    out->hash = st->Text(9);
   }
   st->Reset();
   return out;
@@ -70,6 +74,12 @@ Result<std::vector<ApiKeyRow>> ListApiKeys(sql::Db* db, const std::string& tenan
   }
   st->Reset();
   return out;
+}
+
+Status TouchApiKey(sql::Db* db, const std::string& id, TimeMs now) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare("UPDATE api_keys SET last_used_at = ?1 WHERE id = ?2 AND "
+                                                      "(last_used_at IS NULL OR last_used_at < ?1)"));
+  return st->Bind(1, now).Bind(2, id).Run();
 }
 
 Result<bool> RevokeApiKey(sql::Db* db, const std::string& id, TimeMs now) {

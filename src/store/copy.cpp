@@ -84,7 +84,8 @@ constexpr Spec kSpecs[] = {
      "first_at:i last_at:i",
      "day, tenant, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status", ""},
     {"embed_cache", "tenant:t model:t text_hash:i dim:i vector:b", "tenant, model, text_hash", ""},
-    {"api_keys", "id:t tenant:t users:t role:t name:t hash:t created_at:i revoked_at:i", "id", ""},
+    {"api_keys", "id:t tenant:t users:t role:t name:t hash:t created_at:i revoked_at:i expires_at:i last_used_at:i", "id",
+     ""},
     {"turn_requests", "scope_id:i idempotency_key:t fingerprint:i first_seq:i turns:i created_at:i tenant:t",
      "scope_id, idempotency_key", ""},
 };

@@ -410,6 +410,28 @@ ALTER TABLE embed_cache_v3 RENAME TO embed_cache;
 CREATE INDEX embed_cache_hash ON embed_cache(tenant, text_hash);  -- erasure by text
 )sql";
 
+// Version 4: API keys may expire, record when they were last used, and may
+// have the operator role (store-wide /metrics). SQLite cannot change a CHECK
+// in place: the small key table is rebuilt.
+constexpr const char* kMigrateToV4 = R"sql(
+CREATE TABLE api_keys_v4(
+  id           TEXT PRIMARY KEY,           -- the key's public id (part of the key text)
+  tenant       TEXT NOT NULL,
+  users        TEXT NOT NULL DEFAULT '[]', -- JSON array of user ids; [] = every user
+  role         TEXT NOT NULL CHECK(role IN ('read', 'write', 'admin', 'operator')),
+  name         TEXT NOT NULL DEFAULT '',
+  hash         TEXT NOT NULL,              -- hex BLAKE2b-256 of the whole key text
+  created_at   INTEGER NOT NULL,
+  revoked_at   INTEGER,
+  expires_at   INTEGER,                    -- refused from then on; NULL = never
+  last_used_at INTEGER                     -- last authenticated request (to the minute)
+) WITHOUT ROWID;
+INSERT INTO api_keys_v4(id, tenant, users, role, name, hash, created_at, revoked_at)
+  SELECT id, tenant, users, role, name, hash, created_at, revoked_at FROM api_keys;
+DROP TABLE api_keys;
+ALTER TABLE api_keys_v4 RENAME TO api_keys;
+)sql";
+
 Result<std::int64_t> QueryInt(sql::Db* db, std::string_view q) {
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
   ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
@@ -457,6 +479,7 @@ Status CreateSchemaAtVersion(sql::Db* db, int version, std::int64_t now_ms) {
   ENGRAM_RETURN_IF_ERROR(db->Exec(kTurnRequestsTable));
   if (version >= 2) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV2));
   if (version >= 3) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV3));
+  if (version >= 4) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV4));
   ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA application_id = " + std::to_string(kApplicationId)));
   ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(version)));
   ENGRAM_RETURN_IF_ERROR(SetMeta(db, "created_at", std::to_string(now_ms)));
@@ -499,6 +522,7 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
   ENGRAM_RETURN_IF_ERROR(db->Exec(kTurnRequestsTable));
   if (version < 2) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV2));
   if (version < 3) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV3));
+  if (version < 4) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV4));
   ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
   return txn->Commit();
 }

@@ -17,7 +17,7 @@ namespace engram::store {
 //      tenant of the row's scope); PostgreSQL keys lead with it, so that a
 //      distributed PostgreSQL can shard every table by tenant; the embedding
 //      cache is keyed by tenant
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // SQLite application_id that marks a file as an engram store ("ENGR").
 inline constexpr int kApplicationId = 0x454e4752;

@@ -510,6 +510,15 @@ CREATE INDEX jobs_id ON jobs(id);
 CREATE INDEX api_keys_id ON api_keys(id);
 )sql";
 
+// Version 4: API keys may expire, record when they were last used, and may
+// have the operator role.
+constexpr const char* kPostgresMigrateToV4 = R"sql(
+ALTER TABLE api_keys DROP CONSTRAINT api_keys_role_check;
+ALTER TABLE api_keys ADD CONSTRAINT api_keys_role_check CHECK(role IN ('read', 'write', 'admin', 'operator'));
+ALTER TABLE api_keys ADD COLUMN expires_at BIGINT;    -- refused from then on; NULL = never
+ALTER TABLE api_keys ADD COLUMN last_used_at BIGINT;  -- last authenticated request (to the minute)
+)sql";
+
 constexpr const char* kApplication = "engram";
 
 Result<std::int64_t> Count(sql::Db* db, const char* q) {
@@ -528,6 +537,7 @@ Status CreateInTransaction(sql::Db* db, int version, std::int64_t now_ms) {
   }
   ENGRAM_RETURN_IF_ERROR(db->Exec(kPostgresSchemaV2));
   if (version >= 3) ENGRAM_RETURN_IF_ERROR(db->Exec(kPostgresMigrateToV3));
+  if (version >= 4) ENGRAM_RETURN_IF_ERROR(db->Exec(kPostgresMigrateToV4));
   ENGRAM_RETURN_IF_ERROR(SetMeta(db, "application", kApplication));
   ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(version)));
   return SetMeta(db, "created_at", std::to_string(now_ms));
@@ -582,6 +592,7 @@ Status EnsurePostgresSchema(sql::Db* db, std::int64_t now_ms) {
       return Status::Corruption(db->path() + ": schema version " + v + " never existed on PostgreSQL");
     }
     if (version < 3) ENGRAM_RETURN_IF_ERROR(db->Exec(kPostgresMigrateToV3));
+    if (version < 4) ENGRAM_RETURN_IF_ERROR(db->Exec(kPostgresMigrateToV4));
     ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
   }
   return txn->Commit();

@@ -46,6 +46,34 @@ Result<ContentCounts> CountContents(sql::Db* db, std::int64_t scope_id) {
   return c;
 }
 
+Result<TenantUsage> CountTenantUsage(sql::Db* db, const std::string& tenant) {
+  // Bytes, not characters: SQLite's length() of a blob, PostgreSQL's octet_length().
+  const bool pg = db->dialect() == sql::Dialect::kPostgres;
+  const std::string bytes_of = pg ? "octet_length" : "length";
+  const std::string cast_open = pg ? "" : "CAST(", cast_close = pg ? "" : " AS BLOB)";
+  auto len = [&](const char* col) { return bytes_of + "(" + cast_open + col + cast_close + ")"; };
+  const std::string q =
+      "WITH s AS (SELECT id FROM scopes WHERE tenant = ?1) SELECT "
+      "(SELECT count(*) FROM turns WHERE scope_id IN (SELECT id FROM s)), "
+      "(SELECT count(*) FROM facts WHERE scope_id IN (SELECT id FROM s) AND status = 'live' "
+      " AND kind IN ('memory', 'procedural')), "
+      "(SELECT coalesce(sum(" + len("user_text") + " + " + len("assistant_text") +
+      "), 0) FROM turns WHERE scope_id IN (SELECT id FROM s)), "
+      "(SELECT coalesce(sum(" + len("text") + "), 0) FROM facts WHERE scope_id IN (SELECT id FROM s) "
+      " AND status = 'live' AND kind IN ('memory', 'procedural'))";
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
+  st->Bind(1, tenant);
+  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+  TenantUsage u;
+  if (row) {
+    u.turns = st->Int(0);
+    u.memories = st->Int(1);
+    u.bytes = st->Int(2) + st->Int(3);
+  }
+  st->Reset();
+  return u;
+}
+
 Status ScanExportPages(sql::Db* db, std::int64_t scope_id,
                        const std::function<void(const ExportPageRow&)>& sink) {
   ENGRAM_ASSIGN_OR_RETURN(

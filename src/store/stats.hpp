@@ -34,6 +34,11 @@ struct ContentCounts {
 // The counts of one scope row, or of every scope when scope_id == 0.
 Result<ContentCounts> CountContents(sql::Db* db, std::int64_t scope_id);
 
+// What `tenant` holds (Engine::GetTenantUsage): turns, live memories of
+// kinds memory/procedural, and the bytes of their texts. Goes through the
+// tenant's scope rows, so it uses the per-scope indexes of both backends.
+Result<TenantUsage> CountTenantUsage(sql::Db* db, const std::string& tenant);
+
 // A page as the export writes it.
 struct ExportPageRow {
   std::int64_t id = 0;

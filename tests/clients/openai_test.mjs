@@ -80,7 +80,7 @@ await new Promise((r) => upstream.listen(0, "127.0.0.1", r));
 const upstreamUrl = `http://127.0.0.1:${upstream.address().port}/v1`;
 
 const srv = await startServer(binary, {
-  keys: [{ tenant: "acme", role: "write" }, { tenant: "acme", role: "write", users: ["alice"] }, { tenant: "acme", role: "admin" }],
+  keys: [{ tenant: "acme", role: "write" }, { tenant: "acme", role: "write", users: ["alice"] }, { tenant: "acme", role: "operator" }],
   toml: `[llm]\nbase_url = "${upstreamUrl}"\nmodel = "fake-model"\napi_key = "${UPSTREAM_KEY}"\ntimeout_s = 2\nmax_retries = 0\n`,
 });
 const key = srv.keys[0];

@@ -45,7 +45,7 @@ TEST_P(ApiKeysRepo, InsertsFindsListsRevokesAndCounts) {
   EXPECT_FALSE(InsertApiKey(db_.get(), Key("a", "t3", 30)).ok()) << "ids are unique";
   ApiKeyRow bad = Key("d", "t1", 40);
   bad.role = "owner";
-  EXPECT_FALSE(InsertApiKey(db_.get(), bad).ok()) << "only the three roles";
+  EXPECT_FALSE(InsertApiKey(db_.get(), bad).ok()) << "only the four roles";
 
   auto found = FindApiKey(db_.get(), "b");
   ASSERT_TRUE(found.ok()) << found.status().ToString();
@@ -76,6 +76,49 @@ TEST_P(ApiKeysRepo, InsertsFindsListsRevokesAndCounts) {
   EXPECT_FALSE(*RevokeApiKey(db_.get(), "zz", 60));
   EXPECT_EQ((*FindApiKey(db_.get(), "a"))->revoked_at, std::optional<TimeMs>(50));
   EXPECT_EQ(*CountActiveApiKeys(db_.get()), 2);
+}
+
+TEST_P(ApiKeysRepo, ExpiryLastUseAndTheOperatorRole) {
+  ApiKeyRow k = Key("e", "t1", 10);
+  k.role = "operator";
+  k.expires_at = 500;
+  ASSERT_TRUE(InsertApiKey(db_.get(), k).ok());
+  auto found = FindApiKey(db_.get(), "e");
+  ASSERT_TRUE(found.ok() && found->has_value()) << found.status().ToString();
+  EXPECT_EQ((*found)->role, "operator");
+  EXPECT_EQ((*found)->expires_at, std::optional<TimeMs>(500));
+  EXPECT_FALSE((*found)->last_used_at);
+  ASSERT_TRUE(TouchApiKey(db_.get(), "e", 300).ok());
+  ASSERT_TRUE(TouchApiKey(db_.get(), "e", 200).ok());  // an older use never moves it back
+  EXPECT_EQ((*ListApiKeys(db_.get(), "t1"))[0].last_used_at, std::optional<TimeMs>(300));
+}
+
+// A version 3 store (keys without expiry or last use, three roles) opens
+// as version 4 with its keys unchanged.
+TEST_P(ApiKeysRepo, VersionThreeKeysMigrate) {
+  const bool pg = GetParam() == "postgres";
+  const std::string location = pg ? engram::testing::FreshPgDatabase() : ":memory:";
+  auto opened = sql::Db::Open(location, {});
+  ASSERT_TRUE(opened.ok());
+  auto db = std::move(opened).value();
+  ASSERT_TRUE(CreateSchemaAtVersion(db.get(), 3, 1).ok());
+  ASSERT_TRUE(db->Exec("INSERT INTO api_keys(id, tenant, users, role, name, hash, created_at) "
+                       "VALUES('k1', 't1', '[]', 'admin', 'old', 'h', 7)")
+                  .ok());
+  ASSERT_TRUE(EnsureSchema(db.get(), 2).ok());
+  EXPECT_EQ(*GetMeta(db.get(), "schema_version"), std::to_string(kSchemaVersion));
+  auto found = FindApiKey(db.get(), "k1");
+  ASSERT_TRUE(found.ok() && found->has_value()) << found.status().ToString();
+  EXPECT_EQ((*found)->role, "admin");
+  EXPECT_EQ((*found)->hash, "h");
+  EXPECT_EQ((*found)->created_at, 7);
+  EXPECT_FALSE((*found)->expires_at);
+  ApiKeyRow op = Key("k2", "t1", 8);
+  op.role = "operator";
+  EXPECT_TRUE(InsertApiKey(db.get(), op).ok());
+  ApiKeyRow bad = Key("k3", "t1", 8);
+  bad.role = "root";
+  EXPECT_FALSE(InsertApiKey(db.get(), bad).ok());
 }
 
 TEST_P(ApiKeysRepo, CountingFailsWithoutTheTable) {
