@@ -5,7 +5,7 @@ BUILD_DIR := $(if $(filter dev,$(PRESET)),build,build-$(PRESET))
 JOBS ?= 2
 
 .PHONY: all bootstrap configure build run test bench bench-http clean client-deps \
-        sanitize-configure sanitize-build check-asan fuzz-smoke fuzz-long
+        sanitize-configure sanitize-build check-asan fuzz-smoke fuzz-long check-tsan check-deep
 
 all: build
 
@@ -81,6 +81,23 @@ fuzz-smoke: sanitize-configure
 fuzz-long: sanitize-configure
 	@cmake --build $(SANITIZE_DIR) -j $(JOBS) --target engram_fuzz
 	@scripts/fuzz long $(SANITIZE_DIR) $(FUZZ_LONG_SECONDS)
+
+# ThreadSanitizer (the `tsan` preset, build-tsan) over the tests where threads
+# and processes meet: the engine's concurrency and snapshot tests, the HTTP
+# transport, the server end to end (hardening, limits) and the
+# multi-process tests, on SQLite and PostgreSQL. Builds only those test
+# binaries and the engram binary they start.
+TSAN_DIR := build-tsan
+TSAN_TESTS := Concurrency|Snapshot|HttpServer|ServerTest|ServerHardening|ServerLimits|MultiProcess
+TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/scripts/tsan.supp
+check-tsan: bootstrap
+	@if [ ! -f $(TSAN_DIR)/build.ninja ]; then cmake --preset tsan >/dev/null; fi
+	@cmake --build $(TSAN_DIR) -j $(JOBS) --target unit_engine unit_server integration_tests
+	@cd $(TSAN_DIR) && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 -R '$(TSAN_TESTS)'
+
+# What .ci/run adds to `make test`: the whole suite under ASan+UBSan, every
+# fuzz target for a bounded time, and the threaded tests under TSan.
+check-deep: check-asan fuzz-smoke check-tsan
 
 clean:
 	rm -rf build build-release build-asan build-tsan build-sanitize
