@@ -253,14 +253,20 @@ Result<ProviderConfig> LoadProviderConfig(const std::string& home_dir,
       const std::filesystem::path path = std::filesystem::path(home_dir) / "engram.toml";
       std::error_code ec;
       if (std::filesystem::exists(path, ec)) {
+        // Read to the end: an empty file is no settings (inserting its empty
+        // buffer into a stream would fail); a read error throws from the
+        // stream buffer.
+        const Status unreadable = Status::IoError("engram.toml: cannot read " + path.string());
+        if (std::filesystem::is_directory(path, ec)) return unreadable;
         std::ifstream in(path, std::ios::binary);
-        // Read to the end (an empty file is no settings; inserting its empty
-        // buffer into a stream would fail).
+        if (!in.is_open()) return unreadable;
         std::string text;
-        if (in) text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-        if (!in.is_open() || in.bad() || std::filesystem::is_directory(path, ec)) {
-          return Status::IoError("engram.toml: cannot read " + path.string());
+        try {
+          text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+        } catch (const std::exception&) {
+          return unreadable;
         }
+        if (in.bad()) return unreadable;
         ENGRAM_RETURN_IF_ERROR(ParseProviderToml(text, "engram.toml", c));
       }
     }
