@@ -49,6 +49,7 @@ void CheckError(const R& r) {
   if (!r.ok()) FUZZ_CHECK(r.status().code() == engram::StatusCode::kInvalidArgument, r.status().ToString());
 }
 
+#if IMPORT_FORMAT == 1
 // The turns as jsonl records, every field given.
 std::string ToJsonl(const std::vector<TurnInput>& turns) {
   std::string out;
@@ -85,6 +86,7 @@ void CheckJsonlRoundTrip(const ParsedDialogue& d) {
                "turn " + std::to_string(i) + " changed in the round trip\n" + text);
   }
 }
+#endif
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 // The MCP line handler of `engram mcp` (mcp/server, mcp/protocol): every line
 // of the input is one message to Server::Handle over a real engine (SQLite in
-// memory, recreated every few thousand inputs); the whole input is also read
+// memory, recreated every hundred inputs); the whole input is also read
 // by the LineReader with a small line limit. Invariants: a response is a
 // JSON-RPC 2.0 object with an id and exactly one of result and error; error
 // codes are the protocol's and never -32603 (internal: an escaped exception);
@@ -25,7 +25,7 @@ namespace {
 using nlohmann::json;
 namespace mcp = engram::mcp;
 
-constexpr int kInputsPerStore = 4000;
+constexpr int kInputsPerStore = 100;
 
 class Harness {
  public:

@@ -1,7 +1,7 @@
 // The REST routes of `engram serve` (server/api*.cpp), driven in-process
 // through HttpServer::Dispatch: no socket, the same route table, wrappers and
 // handlers as a connection gets, over a real engine (a SQLite store in a
-// scratch folder, recreated every few thousand inputs so it stays small).
+// scratch folder, recreated every hundred inputs so it stays small).
 // Authentication is off (every request is an admin of tenant "default").
 //
 // Input: a request line "METHOD /path?query", optional header lines
@@ -32,7 +32,7 @@ using engram::server::HttpRequest;
 using engram::server::HttpResponse;
 using nlohmann::json;
 
-constexpr int kInputsPerStore = 4000;
+constexpr int kInputsPerStore = 100;
 
 std::string PercentDecode(std::string_view s) {
   std::string out;
