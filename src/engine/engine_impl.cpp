@@ -1,5 +1,6 @@
 #include "engine/engine_impl.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/process.hpp"
@@ -221,7 +222,17 @@ Status EngineImpl::FlushAccessLog() {
     std::lock_guard<std::mutex> lock(access_mu_);
     log.swap(access_);
   }
-  return memory::ApplyAccessLog(w_, log, config_, deps_.clock->NowMs());
+  Status st = memory::ApplyAccessLog(w_, log, config_, deps_.clock->NowMs());
+  if (!st.ok()) {
+    // Not applied (the store failed): keep the hits for the next run.
+    std::lock_guard<std::mutex> lock(access_mu_);
+    for (const auto& [seg, hit] : log) {
+      auto& mine = access_[seg];
+      mine.first += hit.first;
+      mine.second = std::max(mine.second, hit.second);
+    }
+  }
+  return st;
 }
 
 Result<MaintainReport> EngineImpl::Maintain(const Scope* scope) {

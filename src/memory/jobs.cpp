@@ -8,6 +8,7 @@
 #include "memory/lpm.hpp"
 #include "memory/scope_store.hpp"
 #include "memory/stm.hpp"
+#include "store/errors.hpp"
 #include "store/jobs.hpp"
 #include "store/segments.hpp"
 
@@ -79,8 +80,15 @@ Status RenewLease(const WriterDb& w, const JobRow& job, const MemoryConfig& conf
   return txn->Commit();
 }
 
+// A store that cannot be written (unavailable: I/O error, lost connection,
+// lock timeout; or full): not the job's failure, and every attempt would meet
+// it until it clears.
+bool IsStoreFault(const Status& st) { return sql::IsStoreUnavailable(st) || sql::IsStoreFull(st); }
+
 // Gives the lease back when a run stops without an outcome (a store error),
-// so that the job is not held until the lease expires.
+// so that the job is not held until the lease expires. When the store cannot
+// even record that, the lease stays with this holder, which takes it back on
+// its next run (store::LeaseNextJob).
 void Release(const WriterDb& w, const JobRow& job, const MemoryDeps& deps) {
   std::lock_guard<std::mutex> lock(*w.mu);
   auto txn = sql::Txn::Begin(w.db);
@@ -193,6 +201,13 @@ Result<MaintainReport> RunPendingJobs(const WriterDb& w, std::int64_t scope_id,
       if (store::IsLeaseLost(st)) {
         lost = true;
         break;
+      }
+      if (IsStoreFault(st)) {
+        // Nothing was committed and no attempt is counted: the job is pending
+        // again and runs once the store can be written (the started run is
+        // reconciled by the next attempt).
+        Release(w, job, deps);
+        return st;
       }
       bool final_attempt = st.ok() || attempt + 1 >= config.max_job_attempts;
       Status finished = FinishAttempt(w, job, run_id, st, final_attempt, config, deps.clock->NowMs());

@@ -31,7 +31,10 @@ Status ApplyAccessLog(const WriterDb& w, const AccessLog& log, const MemoryConfi
                       TimeMs now);
 
 // Runs pending jobs (of one scope when scope_id != 0) to completion. Each job
-// is tried up to config.max_job_attempts times, then marked failed.
+// is tried up to config.max_job_attempts times, then marked failed. A store
+// error (store unavailable or store full) is not an attempt: the job is
+// released, pending again, and the error returned.
+// REQUIRES: calls with the same deps.job_holder are serialised.
 Result<MaintainReport> RunPendingJobs(const WriterDb& w, std::int64_t scope_id,
                                       const MemoryConfig& config, const MemoryDeps& deps);
 

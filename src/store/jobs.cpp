@@ -79,8 +79,10 @@ Result<std::optional<JobRow>> LeaseNextJob(sql::Db* db, const std::string& holde
     if (!row) break;
     rows.push_back(JobFrom(pick));
   }
+  // A lease of `holder` itself is one it could not give back (a store
+  // error): its runs are serialised, so no run of its own holds it now.
   auto lease_live = [&](const JobRow& j) {
-    return j.status == "leased" && j.lease_expires > now &&
+    return j.status == "leased" && j.lease_expires > now && j.lease_holder != holder &&
            !(holder_gone && j.lease_holder != holder && holder_gone(j.lease_holder));
   };
   // One process maintains a scope at a time: a promotion and a consolidation

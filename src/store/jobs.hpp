@@ -42,8 +42,9 @@ Status ArmJob(sql::Db* db, std::int64_t scope_id, std::string_view kind, TimeMs 
 // expired lease, or whose holder `holder_gone` says is certainly dead),
 // promotions first, oldest first; of one scope when scope_id != 0; jobs in
 // `skip` are passed over, and so are the jobs of a scope that another job
-// holds a live lease on (one process maintains a scope at a time). nullopt
-// when none. Runs its own write transaction.
+// holds a live lease on (one process maintains a scope at a time). A lease
+// held by `holder` itself counts as given back: the caller runs one job at a
+// time per holder. nullopt when none. Runs its own write transaction.
 using HolderGoneFn = std::function<bool(const std::string& holder)>;
 Result<std::optional<JobRow>> LeaseNextJob(sql::Db* db, const std::string& holder, std::int64_t scope_id,
                                            const std::vector<std::int64_t>& skip, TimeMs now,

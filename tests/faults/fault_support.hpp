@@ -200,11 +200,21 @@ inline bool SameState(const StoreState& s, const StoreState& want, const std::se
 }
 
 // The health classifier after a fault: nothing at risk or in conflict, and
-// every non-green finding explained.
-inline void ExpectExplainedHealth(Engine* engine, const std::string& where) {
-  auto h = engine->Health(HealthOptions{});
+// every non-green finding explained. With `interrupted_runs`, a job run that
+// started and never reached an outcome (the power went in the middle of it)
+// may be reported at risk, as docs/LINEAGE.md says, and nothing else: the
+// next maintenance run reconciles it.
+inline void ExpectExplainedHealth(Engine* engine, const std::string& where, bool interrupted_runs = false) {
+  HealthOptions options;
+  options.max_findings = 100000;
+  auto h = engine->Health(options);
   ASSERT_TRUE(h.ok()) << where << ": " << h.status().ToString();
-  EXPECT_EQ(h->counts[static_cast<int>(HealthState::kSourceAtRisk)], 0) << where;
+  int interrupted = 0;
+  for (const auto& f : h->findings) {
+    interrupted += interrupted_runs && f.state == HealthState::kSourceAtRisk && f.kind == "job" &&
+                   f.reason.find("(interrupted)") != std::string::npos;
+  }
+  EXPECT_EQ(h->counts[static_cast<int>(HealthState::kSourceAtRisk)], interrupted) << where;
   EXPECT_EQ(h->counts[static_cast<int>(HealthState::kScopeConflict)], 0) << where;
   for (const auto& f : h->findings) {
     EXPECT_FALSE(f.reason.empty()) << where << ": a " << f.kind << " finding without a reason";

@@ -80,8 +80,9 @@ TEST_F(SurfaceFaults, HttpAnswers507And503WithTheEnvelopeAndReadsGoOn) {
   auto first = c.Post("/v1/turns", TurnBody("I live in Porto"), "application/json");
   ASSERT_TRUE(first);
   ASSERT_EQ(first->status, 201) << first->body;
-  ASSERT_EQ(c.Post("/v1/memories", json{{"user", "alice"}, {"text", "I like green tea"}}.dump(), "application/json")->status,
-            200);
+  auto memory = c.Post("/v1/memories", json{{"user", "alice"}, {"text", "I like green tea"}}.dump(), "application/json");
+  ASSERT_TRUE(memory);
+  ASSERT_EQ(memory->status, 201) << memory->body;  // created
 
   struct Case {
     FaultVfs::Fault fault;
@@ -187,16 +188,18 @@ TEST_F(SurfaceFaults, CliExits1WithOneLine) {
     SCOPED_TRACE(FaultVfs::FaultName(fault));
     for (const std::vector<std::string>& cmd :
          {std::vector<std::string>{"turn", "add", "And I work at the port", "Ok"},
-          std::vector<std::string>{"memory", "add", "I own a boat"},
+          std::vector<std::string>{"--user", "alice", "memory", "add", "I own a boat"},  // memories need a scope
           std::vector<std::string>{"keys", "create", "--name", "ci"}}) {
       std::vector<std::string> args = {"engram", "--db", db};
       args.insert(args.end(), cmd.begin(), cmd.end());
       FaultVfs::Get().Arm({fault, 1, 1, db});
+      std::string what;
+      for (const auto& a : cmd) what += a + " ";
       auto [code, err] = RunCli(args);
       FaultVfs::Get().Disarm();
-      EXPECT_EQ(code, 1) << cmd[0] << ": " << err;
-      EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << cmd[0] << ": " << err;
-      EXPECT_NE(err.find(words), std::string::npos) << cmd[0] << ": " << err;
+      EXPECT_EQ(code, 1) << what << ": " << err;
+      EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << what << ": " << err;
+      EXPECT_NE(err.find(words), std::string::npos) << what << ": " << err;
     }
   }
   // Nothing of the refused writes is there; writing works again.
