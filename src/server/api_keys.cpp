@@ -134,7 +134,11 @@ Result<std::pair<ApiKeyInfo, std::string>> ApiKeys::Create(const std::string& te
   row.created_at = now;
   row.expires_at = expires_at;
   std::lock_guard<std::mutex> lock(mu_);
+  // In a transaction: one that finds the connection lost connects again and
+  // begins at once (PostgreSQL), where a lone INSERT would fail.
+  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db_.get()));
   ENGRAM_RETURN_IF_ERROR(store::InsertApiKey(db_.get(), row));
+  ENGRAM_RETURN_IF_ERROR(txn->Commit());
   return std::make_pair(std::move(info), std::move(key_text));
 }
 

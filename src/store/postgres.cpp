@@ -148,13 +148,13 @@ Status PgDb::Ready(std::string_view context) {
   Impl& d = *impl_;
   if (PQstatus(d.conn.get()) == CONNECTION_OK) return Status::Ok();
   if (d.in_txn) {
-    return Status::Unavailable(std::string(context) +
+    return Status::Unavailable(std::string(kStoreUnavailable) + std::string(context) +
                                ": the connection to the server was lost inside a transaction; "
                                "roll the transaction back");
   }
   PQreset(d.conn.get());
   if (PQstatus(d.conn.get()) != CONNECTION_OK) {
-    return Status::Unavailable(std::string(context) + ": reconnect " + d.redacted + ": " +
+    return Status::Unavailable(std::string(kStoreUnavailable) + std::string(context) + ": reconnect " + d.redacted + ": " +
                                d.Scrub(OneLine(PQerrorMessage(d.conn.get()))));
   }
   ++d.generation;  // the server forgot the prepared statements
@@ -204,7 +204,7 @@ Status PgDb::Check(pg_result* res, std::string_view context) {
   std::string msg = std::string(context) + ": " + text;
   if (state) msg += std::string(" (SQLSTATE ") + state + ")";
   msg = d.Scrub(std::move(msg));
-  if (PQstatus(c) != CONNECTION_OK) return Status::Unavailable(std::move(msg));
+  if (PQstatus(c) != CONNECTION_OK) return Status::Unavailable(std::string(kStoreUnavailable) + msg);
   return FromState(state ? state : "", std::move(msg));
 }
 
@@ -227,11 +227,18 @@ Result<Stmt*> PgDb::Prepare(std::string_view sql) {
     return it->second.get();
   }
   ENGRAM_RETURN_IF_ERROR(Ready("prepare"));
-  ENGRAM_ASSIGN_OR_RETURN(auto stmt, NewStmt(this, sql));
-  Stmt* out = stmt.get();
-  impl_->cache.emplace(std::move(key), std::move(stmt));
+  auto stmt = NewStmt(this, sql);
+  if (!stmt.ok() && LostOutsideTxn()) {  // preparing changes nothing: once more, connected again
+    ENGRAM_RETURN_IF_ERROR(Ready("prepare"));
+    stmt = NewStmt(this, sql);
+  }
+  ENGRAM_RETURN_IF_ERROR(stmt.status());
+  Stmt* out = stmt->get();
+  impl_->cache.emplace(std::move(key), std::move(*stmt));
   return out;
 }
+
+bool PgDb::LostOutsideTxn() const { return PQstatus(conn()) != CONNECTION_OK && !impl_->in_txn; }
 
 std::int64_t PgDb::LastInsertRowId() {
   if (!Ready("lastval").ok()) return 0;
@@ -292,8 +299,8 @@ Status PgDb::BeginRead() {
 Status PgDb::Commit() {
   if (PQstatus(conn()) != CONNECTION_OK && impl_->in_txn) {
     impl_->in_txn = false;
-    return Status::Unavailable(
-        "commit: the connection to the server was lost; the transaction was rolled back");
+    return Status::Unavailable(std::string(kStoreUnavailable) +
+                               "commit: the connection to the server was lost; the transaction was rolled back");
   }
   ENGRAM_RETURN_IF_ERROR(Ready("commit"));
   if (PQtransactionStatus(conn()) == PQTRANS_IDLE)

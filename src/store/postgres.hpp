@@ -22,8 +22,9 @@
 // earlier statement of the transaction failed) is Aborted.
 // Lost connections: the call that finds the connection lost fails with
 // Unavailable. Outside a transaction, the next call reconnects (same URL and
-// settings; statements are prepared again); BeginWrite and BeginRead that
-// find it lost reconnect and begin at once (nothing had been done). Inside one, every call fails with
+// settings; statements are prepared again); BeginWrite and BeginRead, Prepare
+// and a SELECT outside a transaction that find it lost reconnect and run at
+// once (nothing had been done, or it only read). Inside one, every call fails with
 // Unavailable until Rollback (Ok: the server has rolled it back) or Commit
 // (Unavailable) ends it.
 // Thread-safety: a PgDb (and its statements) must be used by one thread at a time.
@@ -95,6 +96,9 @@ class PgDb final : public Db {
   // Ok when the connection is up, reconnecting first when it was lost
   // outside a transaction.
   Status Ready(std::string_view context);
+  // The connection is lost and no transaction was open on it: nothing of the
+  // failed call was done.
+  bool LostOutsideTxn() const;
   // Ok for a successful result (and records Changes()); else the error as a Status.
   Status Check(pg_result* res, std::string_view context);
   Status Simple(const char* sql, std::string_view context);

@@ -2,6 +2,7 @@
 // the rows of a result (read in text format).
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -182,6 +183,9 @@ class PgStmt final : public Stmt {
 
   Stmt& Set(int i, Kind kind, std::string value);
   Status Execute(std::string_view context);
+  Status ExecuteOnce(std::string_view context);
+  // A SELECT (read only: safe to run again).
+  bool IsQuery() const;
   Result<const std::string*> NameFor(const std::string& mask);
   // The current row's value in `col`, or nullptr (NULL, no row, no column).
   const char* Cell(int col) const;
@@ -276,6 +280,26 @@ Result<const std::string*> PgStmt::NameFor(const std::string& mask) {
 }
 
 Status PgStmt::Execute(std::string_view context) {
+  // A query run outside a transaction that finds the connection lost (the
+  // server restarted, the idle session was terminated) is run once more on a
+  // new connection: reading twice is harmless. Writes are not: outside a
+  // transaction the first may have committed.
+  const bool outside = PQtransactionStatus(db_->conn()) == PQTRANS_IDLE;
+  Status st = ExecuteOnce(context);
+  if (st.ok() || !outside || !IsQuery() || !db_->LostOutsideTxn()) return st;
+  return ExecuteOnce(context);
+}
+
+bool PgStmt::IsQuery() const {
+  std::size_t i = sql_.find_first_not_of(" \t\r\n(");
+  if (i == std::string::npos || sql_.size() - i < 7) return false;
+  std::string head = sql_.substr(i, 7);
+  std::transform(head.begin(), head.end(), head.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return head == "SELECT " || head == "SELECT\n";
+}
+
+Status PgStmt::ExecuteOnce(std::string_view context) {
   ENGRAM_RETURN_IF_ERROR(db_->Ready(context));
   if (generation_ != db_->generation()) ENGRAM_RETURN_IF_ERROR(PrepareOnServer());
   const std::size_t n = params_.size();

@@ -123,9 +123,11 @@ std::vector<WriteCase> Writes() {
       {"admission", "turns", [](Stores& s) { return s.engine->AddTurn(kAlice, Turn("And I work at the port")).status(); }},
       {"fact_write", "facts",
        [](Stores& s) {
+         // A new text each call: a text already stored is deduplicated (no INSERT).
+         static int n = 0;
          MemoryAddOptions o;
          o.infer = false;
-         return s.engine->AddMemoryText(Mem("alice"), "I own a boat", o).status();
+         return s.engine->AddMemoryText(Mem("alice"), "I own boat number " + std::to_string(++n), o).status();
        }},
       {"key_creation", "api_keys",
        [](Stores& s) { return s.keys->Create("default", {}, server::Role::kWrite, "ci", 1000).status(); }},
@@ -181,9 +183,12 @@ TEST_F(PgFaults, ConnectionLostInTheMiddleOfAWriteIsRetryableAndNeverHalfDone) {
   ASSERT_GE(Scalar(control.get(), "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                                   "WHERE datname = current_database() AND pid <> pg_backend_pid()"),
             1);
-  EXPECT_TRUE(s.engine->AddTurn(kAlice, Turn("I am learning Japanese")).ok());
-  EXPECT_TRUE(s.engine->ListTurns(kAlice, 0, 100).ok());
-  EXPECT_TRUE(s.keys->List("default").ok());
+  auto japanese = s.engine->AddTurn(kAlice, Turn("I am learning Japanese"));
+  EXPECT_TRUE(japanese.ok()) << japanese.status().ToString();
+  auto listed = s.engine->ListTurns(kAlice, 0, 100);
+  EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+  auto keys = s.keys->List("default");
+  EXPECT_TRUE(keys.ok()) << keys.status().ToString();
   // Maintenance whose connection is lost while it waits: nothing half done
   // (every turn in one tier), and it completes once the lock is gone.
   for (int i = 0; i < 12; ++i) ASSERT_TRUE(s.engine->AddTurn(kAlice, Turn("note " + std::to_string(i))).ok());
@@ -291,7 +296,8 @@ TEST(PgRestartFaults, ARestartedServerIsReconnectedToAndNothingIsHalfDone) {
   auto turns = s.engine->ListTurns(kAlice, 0, 100);
   ASSERT_TRUE(turns.ok()) << turns.status().ToString();
   EXPECT_EQ(turns->size(), 2u);
-  EXPECT_TRUE(s.keys->Create("default", {}, server::Role::kRead, "second", 2000).ok());
+  auto second = s.keys->Create("default", {}, server::Role::kRead, "second", 2000);
+  EXPECT_TRUE(second.ok()) << "after a restart: " << second.status().ToString();
 
   // During a transaction: the write waits on a lock when the server restarts.
   auto control = Connect(url);
