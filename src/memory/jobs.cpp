@@ -38,6 +38,25 @@ Status BeginAttempt(const WriterDb& w, const JobRow& job, const std::string& run
   return txn->Commit();
 }
 
+// The "failed" receipt of a run.
+Status WriteFailedRun(sql::Db* db, const JobRow& job, const ScopeRow& scope, const std::string& run_id,
+                      const Status& result, const MemoryConfig& config, TimeMs now) {
+  lineage::Receipt r;
+  r.run_id = run_id;
+  r.tenant = scope.scope.tenant;
+  r.user_scope = scope.scope.user;
+  r.assistant_scope = scope.scope.assistant;
+  r.memory_kind = "job";
+  r.memory_id = job.id;
+  r.source_version = config.source_version;
+  r.from_tier = job.kind == "promote" ? "stm" : "mtm";
+  r.to_tier = job.kind == "promote" ? "mtm" : "lpm";
+  r.status = "failed";
+  r.at_utc = now;
+  r.outcome_receipt = std::string(StatusCodeName(result.code()));
+  return lineage::Write(db, r);
+}
+
 // Records the outcome of one attempt in its own small transaction, with a
 // receipt naming the run.
 Status FinishAttempt(const WriterDb& w, const JobRow& job, const std::string& run_id,
@@ -49,20 +68,7 @@ Status FinishAttempt(const WriterDb& w, const JobRow& job, const std::string& ru
   ENGRAM_RETURN_IF_ERROR(store::FinishJobAttempt(w.db, job.id, job.lease_holder, result, final_attempt, now,
                                                  config.job_lease_ms));
   if (!result.ok()) {
-    lineage::Receipt r;
-    r.run_id = run_id;
-    r.tenant = scope.scope.tenant;
-    r.user_scope = scope.scope.user;
-    r.assistant_scope = scope.scope.assistant;
-    r.memory_kind = "job";
-    r.memory_id = job.id;
-    r.source_version = config.source_version;
-    r.from_tier = job.kind == "promote" ? "stm" : "mtm";
-    r.to_tier = job.kind == "promote" ? "mtm" : "lpm";
-    r.status = "failed";
-    r.at_utc = now;
-    r.outcome_receipt = std::string(StatusCodeName(result.code()));
-    ENGRAM_RETURN_IF_ERROR(lineage::Write(w.db, r));
+    ENGRAM_RETURN_IF_ERROR(WriteFailedRun(w.db, job, scope, run_id, result, config, now));
   } else {
     ENGRAM_RETURN_IF_ERROR(lineage::WriteJobReceipt(w.db, JobRefOf(job, scope, config), run_id,
                                                     "committed",
@@ -94,6 +100,24 @@ void Release(const WriterDb& w, const JobRow& job, const MemoryDeps& deps) {
   auto txn = sql::Txn::Begin(w.db);
   if (!txn.ok()) return;
   if (store::ReleaseJobLease(w.db, job.id, job.lease_holder, deps.clock->NowMs()).ok()) (void)(*txn)->Commit();
+}
+
+// Release after a run that met a store fault: the run's "failed" receipt
+// and the lease given back, together. When the store cannot record even that,
+// the lease stays with this holder (taken back by its next run) and the run
+// stays open until the next attempt reconciles it.
+void ReleaseFailedRun(const WriterDb& w, const JobRow& job, const std::string& run_id, const Status& why,
+                      const MemoryConfig& config, const MemoryDeps& deps) {
+  std::lock_guard<std::mutex> lock(*w.mu);
+  auto txn = sql::Txn::Begin(w.db);
+  if (!txn.ok()) return;
+  const TimeMs now = deps.clock->NowMs();
+  auto scope = LoadScope(w.db, job.scope_id);
+  if (!scope.ok() || !store::ReleaseJobLease(w.db, job.id, job.lease_holder, now).ok() ||
+      !WriteFailedRun(w.db, job, *scope, run_id, why, config, now).ok()) {
+    return;
+  }
+  (void)(*txn)->Commit();
 }
 
 Status RunPromote(const WriterDb& w, const JobRow& job, const MemoryConfig& config,
@@ -204,9 +228,8 @@ Result<MaintainReport> RunPendingJobs(const WriterDb& w, std::int64_t scope_id,
       }
       if (IsStoreFault(st)) {
         // Nothing was committed and no attempt is counted: the job is pending
-        // again and runs once the store can be written (the started run is
-        // reconciled by the next attempt).
-        Release(w, job, deps);
+        // again and runs once the store can be written.
+        ReleaseFailedRun(w, job, run_id, st, config, deps);
         return st;
       }
       bool final_attempt = st.ok() || attempt + 1 >= config.max_job_attempts;

@@ -261,6 +261,16 @@ TEST_P(SqliteFaultSweep, EveryFaultPointGivesAClearErrorAndNoPartialState) {
           after_on_error += is_after;
         }
         vfs.Disarm();
+        // What the health classifier says once the fault is gone, before a
+        // retry: no job failed for it (a store fault uses up no attempt), no
+        // work is at risk but a run the fault left open (the store could not
+        // record its end), and every finding has its reason.
+        {
+          auto h = env.engine->Health(HealthOptions{});
+          ASSERT_TRUE(h.ok()) << h.status().ToString();
+          EXPECT_EQ(h->counts[static_cast<int>(HealthState::kPromotionMissing)], 0);
+          ExpectExplainedHealth(env.engine.get(), where + " (before the retry)", /*interrupted_runs=*/true);
+        }
         // The same engine writes again once the fault is gone.
         if (!st.ok() && (!is_after || op.retry_always)) {
           Status again = op.run(env);
