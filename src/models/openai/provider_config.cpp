@@ -211,7 +211,12 @@ Status ParseProviderToml(const std::string& text, const std::string& file_label,
       if (k == p) return Status::InvalidArgument(where + "expected 'key = value'");
       const std::string key(line.substr(p, k - p));
       while (k < line.size() && (line[k] == ' ' || line[k] == '\t')) ++k;
-      if (k >= line.size() || line[k] != '=') return Status::InvalidArgument(where + "expected '=' after " + key);
+      if (k >= line.size() || line[k] != '=') {
+        // A line without '=' may be a pasted secret: only a known key is named.
+        static const std::set<std::string> kKnown = {"base_url", "model", "api_key", "timeout_s", "connect_timeout_s",
+                                                     "max_retries", "temperature", "max_tokens"};
+        return Status::InvalidArgument(where + (kKnown.count(key) ? "expected '=' after " + key : "expected 'key = value'"));
+      }
       ++k;
       while (k < line.size() && (line[k] == ' ' || line[k] == '\t')) ++k;
       TomlValue value;

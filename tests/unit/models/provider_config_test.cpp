@@ -146,6 +146,8 @@ TEST(ProviderConfig, TomlErrorsNameTheLine) {
   EXPECT_EQ(ParseToml("\n[chat]\n").message(), "engram.toml:2: unknown table (expected [llm] or [embed])");
   EXPECT_EQ(ParseToml("[llm]\nmodel = \"a\"\nmodel = \"b\"\n").message(), "engram.toml:3: duplicate key model");
   EXPECT_EQ(ParseToml("[llm]\nmodel \"a\"\n").message(), "engram.toml:2: expected '=' after model");
+  // A key pasted on a line of its own is never repeated (found by fuzz_config).
+  EXPECT_EQ(ParseToml("[llm]\nsk-proj-Abc123secret\n").message(), "engram.toml:2: expected 'key = value'");
   EXPECT_EQ(ParseToml("model = \"a\"\n").message(), "engram.toml:1: model must be inside [llm] or [embed]");
   EXPECT_EQ(ParseToml("[embed]\ntemperature = 0.5\n").message(), "engram.toml:2: temperature is only valid in [llm]");
   EXPECT_EQ(ParseToml("[llm]\nmax_retries = \"3\"\n").message(), "engram.toml:2: max_retries must be a number");
