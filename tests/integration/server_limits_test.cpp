@@ -25,10 +25,13 @@ class ServerLimits : public ::testing::Test {
     server_ = std::make_unique<et::ServerProcess>(ENGRAM_BINARY, dir_.path(), extra, et::kNoModelEnv);
     ASSERT_TRUE(server_->started()) << server_->output();
   }
-  et::ProcessResult Cli(const std::string& tenant, std::vector<std::string> args) {
+  // `timeout`: a command that should refuse at once (a server that started
+  // instead is killed then, and the test fails on its exit code).
+  et::ProcessResult Cli(const std::string& tenant, std::vector<std::string> args,
+                        std::chrono::milliseconds timeout = std::chrono::seconds(120)) {
     std::vector<std::string> argv = {ENGRAM_BINARY, "--home", dir_.path(), "--tenant", tenant};
     argv.insert(argv.end(), args.begin(), args.end());
-    return et::RunProcess(argv, "", et::kNoModelEnv);
+    return et::RunProcess(argv, "", et::kNoModelEnv, timeout);
   }
   std::string CreateKey(const std::string& tenant, const std::string& role, std::vector<std::string> more = {}) {
     std::vector<std::string> args = {"keys", "create", "--role", role, "--json"};
@@ -151,7 +154,7 @@ TEST_F(ServerLimits, BadQuotaFlagsAreUsageErrors) {
                                          std::vector<std::string>{"--tenant-quota", "acme:rows=5"}}) {
     std::vector<std::string> args = {"serve", "--listen", "127.0.0.1:0"};
     args.insert(args.end(), flags.begin(), flags.end());
-    auto r = Cli("default", args);
+    auto r = Cli("default", args, std::chrono::seconds(20));
     EXPECT_EQ(r.exit_code, 2) << flags[0] << " " << flags[1] << ": " << r.err << r.out;
     EXPECT_NE((r.err + r.out).find(flags[0]), std::string::npos) << r.err << r.out;
   }
