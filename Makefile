@@ -95,8 +95,9 @@ check-tsan: bootstrap
 	@cmake --build $(TSAN_DIR) -j $(JOBS) --target unit_engine unit_server integration_tests
 	@cd $(TSAN_DIR) && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 -R '$(TSAN_TESTS)'
 
-# Every deeper check in one target: the whole suite under ASan+UBSan, every
-# fuzz target for a bounded time, and the threaded tests under TSan.
+# Every deeper check in one target (what .ci/run runs after make test): the
+# whole suite under ASan+UBSan, every fuzz target for a bounded time, and the
+# threaded tests under TSan.
 check-deep: check-asan fuzz-smoke check-tsan
 
 clean:
