@@ -77,7 +77,7 @@ fuzz-smoke: sanitize-configure
 	@scripts/fuzz smoke $(SANITIZE_DIR) $(FUZZ_SECONDS)
 
 # Long runs (30 minutes a target by default); the working corpora are kept in
-# build-sanitize/fuzz/work; summary of exec/s and coverage in build-sanitize/fuzz/summary-long.md.
+# build-sanitize/fuzz/corpora; summary of exec/s and coverage in build-sanitize/fuzz/summary-long.md.
 fuzz-long: sanitize-configure
 	@cmake --build $(SANITIZE_DIR) -j $(JOBS) --target engram_fuzz
 	@scripts/fuzz long $(SANITIZE_DIR) $(FUZZ_LONG_SECONDS)

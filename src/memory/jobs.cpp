@@ -38,23 +38,11 @@ Status BeginAttempt(const WriterDb& w, const JobRow& job, const std::string& run
   return txn->Commit();
 }
 
-// The "failed" receipt of a run.
+// The "failed" receipt of a run; its outcome names the error's code.
 Status WriteFailedRun(sql::Db* db, const JobRow& job, const ScopeRow& scope, const std::string& run_id,
                       const Status& result, const MemoryConfig& config, TimeMs now) {
-  lineage::Receipt r;
-  r.run_id = run_id;
-  r.tenant = scope.scope.tenant;
-  r.user_scope = scope.scope.user;
-  r.assistant_scope = scope.scope.assistant;
-  r.memory_kind = "job";
-  r.memory_id = job.id;
-  r.source_version = config.source_version;
-  r.from_tier = job.kind == "promote" ? "stm" : "mtm";
-  r.to_tier = job.kind == "promote" ? "mtm" : "lpm";
-  r.status = "failed";
-  r.at_utc = now;
-  r.outcome_receipt = std::string(StatusCodeName(result.code()));
-  return lineage::Write(db, r);
+  return lineage::WriteJobReceipt(db, JobRefOf(job, scope, config), run_id, "failed",
+                                  std::string(StatusCodeName(result.code())), now);
 }
 
 // Records the outcome of one attempt in its own small transaction, with a
