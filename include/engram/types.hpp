@@ -110,13 +110,57 @@ struct ReembedReport {
                              // interrupted migration elsewhere was abandoned
 };
 
+// The constants of message ranking and context assembly, in one place. The
+// defaults were measured on LoCoMo conversations 0-4 only (conversations 5-9
+// are held out; docs/PERFORMANCE.md); a caller may set any of them.
+// Engine::Retrieve refuses values outside the ranges noted.
+struct RankingOptions {
+  // BM25F over messages: saturation k1 (0-10], length normalisation b
+  // [0, 1], and what a word of the speaker's name counts against a word of
+  // the message [0, 10].
+  double bm25_k1 = 0.9;
+  double bm25_b = 0.3;
+  double name_weight = 1.0;
+  // Shares [0, 10] of the best lexical score of the messages one, two and
+  // three steps away in the dialogue, within neighbour_gap_minutes (>= 0;
+  // 0 = any gap): a topic spans a few consecutive messages.
+  double neighbour = 0.7;
+  double neighbour2 = 0.5;
+  double neighbour3 = 0.0;
+  double neighbour_gap_minutes = 60.0;
+  // Weight [0, 10] of the exchange's cosine similarity (only with a
+  // configured, non-built-in embedder).
+  double vector = 0.15;
+  // "When" questions: lexical evidence of a message with a time expression
+  // counts 1 + temporal times [0, 10].
+  double temporal = 0.5;
+  // A question naming one speaker multiplies the score of that speaker's
+  // messages by 1 + speaker [0, 10], and of any message whose lexical score
+  // reaches speaker_keep [0, 1] of the best one.
+  double speaker = 1.0;
+  double speaker_keep = 0.9;
+  // WordNet expansion of the query: weight [0, 1] of a synonym, derivation or
+  // hyponym; only terms held by at most expansion_max_df_share [0, 1] of the
+  // messages (0 = no expansion).
+  double expansion = 0.25;
+  double expansion_max_df_share = 0.01;
+  // Shares of the budget [0, 1] that recent STM turns, the profile and the
+  // facts may take at most (their sum at most 1); the rest goes to messages.
+  double stm_share = 0.1;
+  double profile_share = 0.05;
+  double facts_share = 0.05;
+};
+
 struct RetrieveOptions {
   int budget_tokens = 2000;
   int max_segments = 5;
-  int max_pages = 10;
+  // Past messages are packed by rank while the budget holds them; max_pages
+  // > 0 caps them at that many exchanges' worth (2 x max_pages messages).
+  int max_pages = 0;
   int max_facts = 20;        // per kind
   bool include_stm = true;
   bool include_profile = true;
+  RankingOptions ranking;
 };
 
 enum class ItemKind { kStmTurn, kPage, kUserFact, kAssistantFact, kProfile };

@@ -14,12 +14,16 @@
 #include <unistd.h>  // isatty
 
 #include <cstdio>
+#include <cstdlib>
+#include <cerrno>
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
 #include "cli/commands.hpp"
 #include "eval/locomo_eval.hpp"
 #include "eval/paraphrase_eval.hpp"
+#include "retrieval/ranking.hpp"
 
 namespace engram::cli {
 
@@ -87,6 +91,30 @@ void PrintAnswers(const nlohmann::json& a) {
             << (a["usage_source"] == "client_counters" ? "the client counters" : "the replies") << ")\n";
 }
 
+// NAME=VALUE of a ranking constant, set on `o` (the range is checked by the
+// harness).
+Status SetRankingOption(const std::string& kv, RankingOptions& o) {
+  const auto eq = kv.find('=');
+  const std::string name = kv.substr(0, eq);
+  const auto& fields = retrieval::RankingFields();
+  auto f = std::find_if(fields.begin(), fields.end(), [&](const retrieval::RankingField& x) { return name == x.name; });
+  if (f == fields.end()) {
+    std::string known;
+    for (const auto& x : fields) known += std::string(known.empty() ? "" : ", ") + x.name;
+    return Status::InvalidArgument("\"" + name + "\" is not a ranking option (known: " + known + ")");
+  }
+  if (eq == std::string::npos) return Status::InvalidArgument(name + ": expected NAME=VALUE");
+  const std::string value = kv.substr(eq + 1);
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || end != value.c_str() + value.size() || errno != 0) {
+    return Status::InvalidArgument(name + ": \"" + value + "\" is not a number");
+  }
+  o.*(f->member) = v;
+  return Status::Ok();
+}
+
 void PrintTable(const nlohmann::json& r) {
   const auto& cfg = r["config"];
   std::vector<int> budgets = cfg["budgets"].get<std::vector<int>>();
@@ -112,10 +140,22 @@ void PrintTable(const nlohmann::json& r) {
   for (const auto& [id, g] : r["by_category"].items()) {
     row(id + " " + g["name"].get<std::string>(), g);
   }
+  if (r["splits"].contains("held_out") && r["splits"].contains("tuned")) {
+    std::cout << "\n";
+    row("tuned (1-4)", r["splits"]["tuned"]["overall"]);
+    row("held out (1-4)", r["splits"]["held_out"]["overall"]);
+    for (const auto& [id, g] : r["splits"]["held_out"]["by_category"].items()) {
+      row("  held out " + id, g);
+    }
+  }
   const auto& in = r["ingest"];
   const auto& lat = r["latency_ms"];
   std::cout << "\n(B@N: share of evidence turns in the context assembled under N tokens; "
-               "category 5 is not in overall)\n";
+               "category 5 is not in overall; held out: conversations from index "
+            << cfg["held_out_from"] << " on, never tuned on)\n";
+  std::cout << "defaults     " << (cfg["changed"].empty() ? std::string("a caller's (nothing changed)")
+                                                           : "changed: " + cfg["changed"].dump())
+            << "\n";
   std::cout << "ingest       " << in["turns"] << " turns (" << in["utterances"] << " utterances) at "
             << in["turns_per_s"] << " turns/s; maintenance " << in["maintain_s"] << " s";
   if (in["jobs_failed"].get<int>() > 0) std::cout << " (" << in["jobs_failed"] << " jobs failed)";
@@ -151,7 +191,8 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
 
   static std::string file, conversations;
   static std::vector<int> budgets;
-  static int max_questions = 0;
+  static int max_questions = 0, max_pages = -1, held_out_from = 5;
+  static std::vector<std::string> settings;
   static bool answer = false;
   locomo->add_option("FILE", file, "The LoCoMo file (e.g. locomo10.json)")->required();
   locomo->add_option("--conversations", conversations, "Only these sample ids (comma-separated)");
@@ -160,6 +201,15 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
       ->check(CLI::Range(1, 1000000));
   locomo->add_option("--max-questions", max_questions, "At most N questions per conversation (the first ones)")
       ->check(CLI::Range(1, 1000000));
+  locomo->add_option("--max-pages", max_pages,
+                     "Retrieve with this max_pages instead of a caller's default (0: as many as the budget holds)")
+      ->check(CLI::Range(0, 1000));
+  locomo->add_option("--set", settings,
+                     "Retrieve with a ranking constant changed: NAME=VALUE (repeatable; the names of the "
+                     "retrieve API's `ranking` object, e.g. bm25_k1=1.2)");
+  locomo->add_option("--held-out-from", held_out_from,
+                     "Conversations from this index of the file on (0-based) are reported as held out (default 5)")
+      ->check(CLI::Range(0, 1000000));
   locomo->add_flag("--answer", answer,
                    "Also answer each question (categories 1-4) with the configured model and score F1, "
                    "BLEU-1 and an LLM judge");
@@ -169,6 +219,14 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
     opt.conversations = SplitCsv(conversations);
     if (!budgets.empty()) opt.budgets = budgets;
     opt.max_questions = max_questions;
+    opt.held_out_from = held_out_from;
+    if (max_pages >= 0) opt.retrieve.max_pages = max_pages;
+    for (const std::string& kv : settings) {
+      if (Status st = SetRankingOption(kv, opt.retrieve.ranking); !st.ok()) {
+        code = Fail(2, "eval locomo --set: " + st.message());
+        return;
+      }
+    }
     if (answer) {
       if (Status st = cli.ConfigureModels(opt.engine); !st.ok()) {
         code = Fail(st);

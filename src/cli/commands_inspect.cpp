@@ -11,10 +11,11 @@ void RegisterInspectCommands(CLI::App& app, Cli& cli, int& code) {
   // engram retrieve QUERY [--budget N]
   auto* ret = app.add_subcommand("retrieve", "Print the memory context engram would give a model");
   static std::string query;
-  static int budget = 2000, max_pages = 10;
+  static int budget = 2000, max_pages = 0;
   ret->add_option("QUERY", query, "The question or message")->required();
   ret->add_option("--budget", budget, "Context budget in tokens")->check(CLI::Range(0, 1000000));
-  ret->add_option("--max-pages", max_pages, "Past pages at most")->check(CLI::Range(1, 1000));
+  ret->add_option("--max-pages", max_pages, "Past exchanges at most (0: as many as the budget holds)")
+      ->check(CLI::Range(0, 1000));
   ret->callback([&] {
     if ((code = cli.OpenEngine())) return;
     RetrieveOptions o;

@@ -12,6 +12,7 @@
 #include "memory/stm.hpp"
 #include "models/builtin/extractive_maintainer.hpp"
 #include "models/builtin/hash_embedder.hpp"
+#include "retrieval/ranking.hpp"
 #include "retrieval/retriever.hpp"
 #include "store/open.hpp"
 #include "store/scopes.hpp"
@@ -362,7 +363,7 @@ Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::stri
   if (query.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Status::InvalidArgument("query: must not be empty");
   }
-  if (options.budget_tokens < 0) return Status::InvalidArgument("budget: must not be negative");
+  ENGRAM_RETURN_IF_ERROR(retrieval::CheckRetrieveOptions(options));
   ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
   ENGRAM_ASSIGN_OR_RETURN(auto qv, query_embedder_->Embed({query}));
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());

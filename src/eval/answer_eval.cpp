@@ -108,13 +108,13 @@ nlohmann::json AnswerTotals::ToJson(int budget) const {
   return j;
 }
 
-Status AnswerQuestion(Engine& engine, const Scope& scope, const LocomoQuestion& q, int budget, int max_pages,
-                      AnswerTotals& t) {
+Status AnswerQuestion(Engine& engine, const Scope& scope, const LocomoQuestion& q, int budget,
+                      const RetrieveOptions& retrieve, AnswerTotals& t) {
   ChatOptions co;
   co.admit = false;
   co.answer_length = kEvalAnswerLength;
+  co.retrieve = retrieve;
   co.retrieve.budget_tokens = budget;
-  co.retrieve.max_pages = max_pages;
   ENGRAM_ASSIGN_OR_RETURN(ChatReply reply, engine.Chat(scope, q.question, co));
   AnswerScore s;
   s.f1 = AnswerF1(q.category, reply.answer, q.answer);

@@ -81,9 +81,10 @@ struct AnswerTotals {
 };
 
 // Answers one question (category 1-4) with Engine::Chat (admit = false, the
-// given budget, kEvalAnswerLength), scores it and adds it to `t`. Errors of
-// the chat call are returned (the harness stops); judge failures are counted.
-Status AnswerQuestion(Engine& engine, const Scope& scope, const LocomoQuestion& q, int budget, int max_pages,
-                      AnswerTotals& t);
+// retrieval options with the given budget, kEvalAnswerLength), scores it and
+// adds it to `t`. Errors of the chat call are returned (the harness stops);
+// judge failures are counted.
+Status AnswerQuestion(Engine& engine, const Scope& scope, const LocomoQuestion& q, int budget,
+                      const RetrieveOptions& retrieve, AnswerTotals& t);
 
 }  // namespace engram::eval

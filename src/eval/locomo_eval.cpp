@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
 #include <unordered_set>
 
@@ -16,6 +17,7 @@
 #include "engram/engine.hpp"
 #include "eval/answer_eval.hpp"
 #include "eval/metrics.hpp"
+#include "retrieval/ranking.hpp"
 
 namespace engram::eval {
 
@@ -88,13 +90,22 @@ void RemoveStore(const std::string& db_path) {
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(db_path + suffix, ec);
 }
 
-struct Totals {
-  explicit Totals(std::vector<int> b) : budgets(std::move(b)), overall(budgets.size()) {
-    for (int c = 1; c <= 5; ++c) by_category.emplace(c, GroupStats(budgets.size()));
+// Overall (categories 1-4) and per-category sums of a set of conversations.
+struct Groups {
+  explicit Groups(std::size_t budgets) : overall(budgets) {
+    for (int c = 1; c <= 5; ++c) by_category.emplace(c, GroupStats(budgets));
   }
-  std::vector<int> budgets;  // ascending
-  GroupStats overall;        // categories 1-4
+  GroupStats overall;
   std::map<int, GroupStats> by_category;
+  std::vector<std::string> conversations;
+};
+
+struct Totals {
+  explicit Totals(std::vector<int> b)
+      : budgets(std::move(b)), all(budgets.size()), split{Groups(budgets.size()), Groups(budgets.size())} {}
+  std::vector<int> budgets;  // ascending
+  Groups all;
+  Groups split[2];  // tuned, held out
   std::vector<double> latencies_ms;
   std::size_t turns = 0, utterances = 0, questions = 0;
   double add_s = 0, maintain_s = 0;
@@ -114,7 +125,7 @@ bool InOverall(int category) { return category >= 1 && category <= 4; }
 // Ingests, maintains and questions one conversation in a fresh store.
 Status RunConversation(const ParsedDialogue& d, const std::vector<LocomoQuestion>& qs,
                        const std::string& db_path, const Scope& scope, const EvalOptions& opt,
-                       Totals& t) {
+                       bool held_out, Totals& t) {
   RemoveStore(db_path);
   EngineOptions eo = opt.engine;
   eo.db_path = db_path;
@@ -156,9 +167,8 @@ Status RunConversation(const ParsedDialogue& d, const std::vector<LocomoQuestion
     const LocomoQuestion& q = qs[qi];
     // Largest budget first: that call is the timed one and gives `ranked`.
     for (std::size_t b = nb; b-- > 0;) {
-      RetrieveOptions ro;
+      RetrieveOptions ro = opt.retrieve;
       ro.budget_tokens = t.budgets[b];
-      ro.max_pages = kEvalMaxPages;
       auto begin = SteadyClock::now();
       auto r = engine->Retrieve(scope, q.question, ro);
       double ms = 1000.0 * Seconds(SteadyClock::now() - begin);
@@ -170,19 +180,24 @@ Status RunConversation(const ParsedDialogue& d, const std::vector<LocomoQuestion
     int skipped = 0;
     auto evidence = NormalizeEvidence(q.evidence, known, &skipped);
     t.skipped_evidence += skipped;
-    auto cat = t.by_category.try_emplace(q.category, nb).first;
-    if (evidence.empty()) {
-      cat->second.AddSkipped();
-      if (InOverall(q.category)) t.overall.AddSkipped();
-    } else {
+    std::optional<QuestionScore> score;
+    if (!evidence.empty()) {
       std::vector<const RetrievalResult*> by_budget;
       for (const auto& r : results) by_budget.push_back(&r);
-      QuestionScore s = ScoreQuestion(evidence, results.back().ranked, by_budget);
-      cat->second.Add(s);
-      if (InOverall(q.category)) t.overall.Add(s);
+      score = ScoreQuestion(evidence, results.back().ranked, by_budget);
+    }
+    for (Groups* g : {&t.all, &t.split[held_out ? 1 : 0]}) {
+      auto cat = g->by_category.try_emplace(q.category, nb).first;
+      if (!score) {
+        cat->second.AddSkipped();
+        if (InOverall(q.category)) g->overall.AddSkipped();
+      } else {
+        cat->second.Add(*score);
+        if (InOverall(q.category)) g->overall.Add(*score);
+      }
     }
     if (t.answers && AnswerScored(q.category)) {
-      Status st = AnswerQuestion(*engine, scope, q, t.budgets.back(), kEvalMaxPages, *t.answers);
+      Status st = AnswerQuestion(*engine, scope, q, t.budgets.back(), opt.retrieve, *t.answers);
       if (!st.ok()) return Prefixed(st, "question " + std::to_string(qi));
     }
     ++t.done;
@@ -192,23 +207,65 @@ Status RunConversation(const ParsedDialogue& d, const std::vector<LocomoQuestion
   return Status::Ok();
 }
 
-nlohmann::json Report(const Totals& t, const std::vector<std::string>& ids) {
-  nlohmann::json j;
-  j["overall"] = t.overall.ToJson(t.budgets);
+nlohmann::json CategoriesJson(const Groups& g, const std::vector<int>& budgets) {
   nlohmann::json cats = nlohmann::json::object();
-  for (const auto& [c, g] : t.by_category) {
-    nlohmann::json cj = g.ToJson(t.budgets);
+  for (const auto& [c, stats] : g.by_category) {
+    nlohmann::json cj = stats.ToJson(budgets);
     cj["name"] = LocomoCategoryName(c);
     cats[std::to_string(c)] = std::move(cj);
   }
-  j["by_category"] = std::move(cats);
+  return cats;
+}
+
+// Every retrieval option, and those that differ from a caller's defaults.
+void RetrieveConfig(const RetrieveOptions& o, nlohmann::json& all, nlohmann::json& changed) {
+  const RetrieveOptions d;
+  all = {{"max_pages", o.max_pages},
+         {"max_segments", o.max_segments},
+         {"max_facts", o.max_facts},
+         {"include_stm", o.include_stm},
+         {"include_profile", o.include_profile}};
+  changed = nlohmann::json::object();
+  for (const char* k : {"max_pages", "max_segments", "max_facts", "include_stm", "include_profile"}) {
+    nlohmann::json def = {{"max_pages", d.max_pages},
+                          {"max_segments", d.max_segments},
+                          {"max_facts", d.max_facts},
+                          {"include_stm", d.include_stm},
+                          {"include_profile", d.include_profile}};
+    if (all[k] != def[k]) changed[k] = all[k];
+  }
+  nlohmann::json ranking = nlohmann::json::object();
+  for (const auto& f : retrieval::RankingFields()) {
+    ranking[f.name] = o.ranking.*f.member;
+    if (o.ranking.*f.member != d.ranking.*f.member) changed[std::string("ranking.") + f.name] = o.ranking.*f.member;
+  }
+  all["ranking"] = std::move(ranking);
+}
+
+nlohmann::json Report(const Totals& t, const std::vector<std::string>& ids, const EvalOptions& opt) {
+  nlohmann::json j;
+  j["overall"] = t.all.overall.ToJson(t.budgets);
+  j["by_category"] = CategoriesJson(t.all, t.budgets);
+  nlohmann::json splits = nlohmann::json::object();
+  const char* names[2] = {"tuned", "held_out"};
+  for (int k = 0; k < 2; ++k) {
+    if (t.split[k].conversations.empty()) continue;
+    splits[names[k]] = {{"conversations", t.split[k].conversations},
+                        {"overall", t.split[k].overall.ToJson(t.budgets)},
+                        {"by_category", CategoriesJson(t.split[k], t.budgets)}};
+  }
+  j["splits"] = std::move(splits);
+  nlohmann::json retrieve, changed;
+  RetrieveConfig(opt.retrieve, retrieve, changed);
   j["config"] = {{"benchmark", "locomo"},
                  {"embedder", t.embedder},
                  {"maintainer", t.maintainer},
                  {"budgets", t.budgets},
                  {"engram_version", Version()},
                  {"conversations", ids},
-                 {"max_pages", kEvalMaxPages},
+                 {"held_out_from", opt.held_out_from},
+                 {"retrieve", std::move(retrieve)},
+                 {"changed", std::move(changed)},
                  {"ranking", "message-level; one slot per dia_id of each ranked item"}};
   j["ingest"] = {{"turns", t.turns},
                  {"utterances", t.utterances},
@@ -228,7 +285,7 @@ nlohmann::json Report(const Totals& t, const std::vector<std::string>& ids) {
                      {"budget", t.budgets.empty() ? 0 : t.budgets.back()}};
   nlohmann::json tokens = nlohmann::json::object();
   for (std::size_t b = 0; b < t.budgets.size(); ++b) {
-    tokens[std::to_string(t.budgets[b])] = Round(t.overall.MeanContextTokens(b), 1);
+    tokens[std::to_string(t.budgets[b])] = Round(t.all.overall.MeanContextTokens(b), 1);
   }
   j["context_tokens"] = std::move(tokens);
   j["skipped_evidence"] = t.skipped_evidence;
@@ -257,6 +314,12 @@ Result<nlohmann::json> RunLocomoEval(const std::string& locomo_path, const EvalO
     if (b <= 0) return Status::InvalidArgument("budgets: " + std::to_string(b) + " is not positive");
   }
   if (opt.max_questions < 0) return Status::InvalidArgument("max_questions: must not be negative");
+  if (opt.held_out_from < 0) return Status::InvalidArgument("held_out_from: must not be negative");
+  {
+    RetrieveOptions check = opt.retrieve;
+    check.budget_tokens = budgets.front();
+    ENGRAM_RETURN_IF_ERROR(retrieval::CheckRetrieveOptions(check));
+  }
   if (opt.answer && !opt.engine.llm) {
     return Status::InvalidArgument("answer: no language model is configured (EvalOptions.engine.llm)");
   }
@@ -300,10 +363,12 @@ Result<nlohmann::json> RunLocomoEval(const std::string& locomo_path, const EvalO
     ids.push_back(scope.user);
     // File names never come from the data: the sample's index names the store.
     std::string db_path = dir.path() + "/sample-" + std::to_string(i) + ".db";
-    Status st = RunConversation(d, (*questions)[i], db_path, scope, opt, t);
+    const bool held_out = static_cast<int>(i) >= opt.held_out_from;
+    t.split[held_out ? 1 : 0].conversations.push_back(scope.user);
+    Status st = RunConversation(d, (*questions)[i], db_path, scope, opt, held_out, t);
     if (!st.ok()) return Prefixed(st, scope.user);
   }
-  return Report(t, ids);
+  return Report(t, ids, opt);
 }
 
 }  // namespace engram::eval

@@ -18,6 +18,7 @@
 
 #include "engram/options.hpp"
 #include "engram/result.hpp"
+#include "engram/types.hpp"
 
 namespace engram::eval {
 
@@ -36,6 +37,14 @@ struct EvalOptions {
   // At most this many questions per conversation (the first ones, in file
   // order); 0 = all.
   int max_questions = 0;
+  // What every retrieval asks for: a caller's defaults unless set (the
+  // budget is each of `budgets`). Whatever differs from RetrieveOptions{}
+  // is listed in the report's config.changed.
+  RetrieveOptions retrieve;
+  // Conversations at this index of the file and after (file order, 0-based)
+  // are held out: the ranking was never tuned on them. The report gives them
+  // and the others ("tuned") apart as well as together.
+  int held_out_from = 5;
   // Answer scoring (needs engine.llm): every question of categories 1-4 is
   // answered through Engine::Chat (admit = false: nothing enters memory;
   // budget = the largest budget; answer_length "a short phrase") and scored
@@ -47,10 +56,6 @@ struct EvalOptions {
   // and after each question (done += 1); total = turns + questions.
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
-
-// The largest number of pages a retrieval may put into a context; large
-// enough that the token budget, not the page count, limits the context.
-inline constexpr int kEvalMaxPages = 200;
 
 // Runs the benchmark on the LoCoMo file at `locomo_path`. For each selected
 // conversation: scope {tenant "default", user = sample id, assistant
@@ -70,7 +75,12 @@ inline constexpr int kEvalMaxPages = 200;
 //                 (metrics are means over scored questions; null when none)
 //   by_category   {"1".."5" (always) and any other id seen: same keys + "name"}
 //   config        {"benchmark","embedder","maintainer","budgets","engram_version",
-//                  "conversations","max_pages","ranking"}
+//                  "conversations","held_out_from","retrieve" (every option,
+//                  ranking constants included),"changed" (the options that
+//                  differ from a caller's defaults: name -> value),"ranking"}
+//   splits        {"tuned","held_out"}: each {"conversations", "overall",
+//                 "by_category"} over the conversations before / from
+//                 held_out_from (a split with no conversation is left out)
 //   ingest        {"turns","utterances","add_s","turns_per_s","maintain_s","jobs_failed"}
 //   latency_ms    {"p50","p95","p99","mean","calls","budget"}: one retrieval per
 //                 question (all categories), under the largest budget

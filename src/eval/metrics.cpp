@@ -57,13 +57,30 @@ std::vector<std::string> FirstSlots(const std::vector<RetrievedItem>& ranked, in
   return out;
 }
 
-std::unordered_set<std::string> ContextDiaIds(const std::vector<RetrievedItem>& items) {
+std::unordered_set<std::string> ContextDiaIds(const std::vector<RetrievedItem>& items, const std::string& context) {
   std::unordered_set<std::string> out;
   for (const auto& item : items) {
     if (item.kind != ItemKind::kPage && item.kind != ItemKind::kStmTurn) continue;
+    if (item.text.empty() || context.find(item.text) == std::string::npos) continue;
     for (auto& id : SplitDiaIds(item.source_ref)) out.insert(std::move(id));
   }
   return out;
+}
+
+std::size_t RepeatedLines(const std::string& context) {
+  std::unordered_set<std::string_view> seen;
+  std::size_t repeated = 0;
+  std::string_view rest = context;
+  while (!rest.empty()) {
+    const auto nl = rest.find('\n');
+    std::string_view line = rest.substr(0, nl);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    if (line.empty() || line.front() == '[' || line.rfind("## ", 0) == 0) continue;  // date lines, headings
+    // A line of a multi-line message may be a bare "Name:" or a short word.
+    if (std::count(line.begin(), line.end(), ' ') < 2) continue;
+    if (!seen.insert(line).second) ++repeated;
+  }
+  return repeated;
 }
 
 double Recall(const std::vector<std::string>& evidence, const std::unordered_set<std::string>& found) {
@@ -100,7 +117,8 @@ QuestionScore ScoreQuestion(const std::vector<std::string>& evidence,
   auto top = FirstSlots(ranked, kAllK);
   s.all_at_k = Recall(evidence, {top.begin(), top.end()}) == 1.0;
   for (const RetrievalResult* r : by_budget) {
-    s.budget_recall.push_back(Recall(evidence, ContextDiaIds(r->items)));
+    s.budget_recall.push_back(Recall(evidence, ContextDiaIds(r->items, r->context)));
+    s.repeated_lines.push_back(RepeatedLines(r->context));
     s.context_tokens.push_back(r->context_tokens);
   }
   return s;
@@ -113,6 +131,7 @@ void GroupStats::Add(const QuestionScore& s) {
   for (std::size_t b = 0; b < budget_recall_.size() && b < s.budget_recall.size(); ++b) {
     budget_recall_[b] += s.budget_recall[b];
     context_tokens_[b] += s.context_tokens[b];
+    if (b < s.repeated_lines.size()) repeated_lines_ += s.repeated_lines[b];
   }
 }
 
@@ -137,6 +156,7 @@ nlohmann::json GroupStats::ToJson(const std::vector<int>& budgets) const {
   }
   j["questions"] = questions_;
   j["skipped_questions"] = skipped_;
+  j["repeated_context_lines"] = repeated_lines_;
   return j;
 }
 

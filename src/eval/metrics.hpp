@@ -45,9 +45,15 @@ std::vector<std::string> NormalizeEvidence(const std::vector<std::string>& raw,
 // Returns at most k ids (fewer when the list runs out or has empty slots).
 std::vector<std::string> FirstSlots(const std::vector<RetrievedItem>& ranked, int k);
 
-// dia_ids of the items of kind page or stm_turn (the turns that entered a
-// context); facts and profile lines are ignored.
-std::unordered_set<std::string> ContextDiaIds(const std::vector<RetrievedItem>& items);
+// dia_ids of the items of kind page or stm_turn whose text the rendered
+// `context` holds (the turns that entered it); facts and profile lines are
+// ignored.
+std::unordered_set<std::string> ContextDiaIds(const std::vector<RetrievedItem>& items, const std::string& context);
+
+// Lines of a context (of three words or more; headings and date lines aside)
+// that an earlier line already holds word for word: the context should say
+// nothing twice.
+std::size_t RepeatedLines(const std::string& context);
 
 // |evidence ∩ found| / |evidence|. REQUIRES: evidence non-empty, deduplicated.
 double Recall(const std::vector<std::string>& evidence, const std::unordered_set<std::string>& found);
@@ -65,6 +71,7 @@ struct QuestionScore {
   bool all_at_k = false;                           // every evidence id in the first kAllK slots
   std::vector<double> budget_recall;               // one per budget, in budget order
   std::vector<int> context_tokens;                 // one per budget
+  std::vector<std::size_t> repeated_lines;         // one per budget (RepeatedLines)
 };
 
 // Scores one question. `evidence`: normalised (non-empty); `ranked`: the
@@ -88,7 +95,8 @@ class GroupStats {
   double MeanContextTokens(std::size_t b) const;
 
   // {"recall@5", "recall@10", "recall@20", "all@10", "budget_recall@<B>"...,
-  //  "questions", "skipped_questions"}; means over the scored questions,
+  //  "questions", "skipped_questions", "repeated_context_lines" (a sum over
+  //  every context)}; means over the scored questions,
   // rounded to 4 places; null when no question was scored.
   // REQUIRES: budgets.size() == the size given at construction.
   nlohmann::json ToJson(const std::vector<int>& budgets) const;
@@ -100,6 +108,7 @@ class GroupStats {
   double all_at_k_ = 0;
   std::vector<double> budget_recall_;
   std::vector<double> context_tokens_;
+  std::size_t repeated_lines_ = 0;
 };
 
 }  // namespace engram::eval

@@ -1,6 +1,7 @@
 #include "retrieval/context.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <string_view>
 #include <unordered_set>
 
@@ -106,6 +107,52 @@ RetrievedItem Merge(const RetrievedItem& a, const RetrievedItem& b) {
   return m;
 }
 
+// Lower-case words of a text separated by single spaces (punctuation and
+// speaker prefixes aside, two renderings of one sentence compare equal).
+std::string Normalised(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  bool gap = false;
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c >= 0x80) {
+      if (gap && !out.empty()) out += ' ';
+      out += static_cast<char>(std::tolower(c));
+      gap = false;
+    } else {
+      gap = true;
+    }
+  }
+  return out;
+}
+
+// The sentences of a summary whose words the context has not said yet
+// (`said`: normalised texts, one per line), joined as they were written; ""
+// when every sentence is already there.
+std::string Unsaid(const std::string& summary, const std::string& said) {
+  std::string out;
+  std::string speaker, written;  // of the current sentence; last one written
+  for (const std::string& sentence : text::SplitSentences(summary)) {
+    std::string_view body = sentence;
+    // "Name: text": a speaker prefix of a few words, kept for what follows.
+    const auto colon = body.find(": ");
+    if (colon != std::string_view::npos && colon <= 40 &&
+        body.substr(0, colon).find_first_of(".!?") == std::string_view::npos) {
+      speaker = std::string(body.substr(0, colon));
+      body.remove_prefix(colon + 2);
+    }
+    const std::string norm = Normalised(body);
+    if (norm.empty() || said.find(norm) != std::string::npos) continue;
+    if (!out.empty()) out += ' ';
+    if (!speaker.empty() && speaker != written) {
+      out += speaker + ": ";
+      written = speaker;
+    }
+    out += body;
+  }
+  return out;
+}
+
 }  // namespace
 
 RetrievalResult AssembleContext(const ContextInput& in) {
@@ -115,7 +162,7 @@ RetrievalResult AssembleContext(const ContextInput& in) {
   Packer pack{budget, {}};
 
   // 1. Recent STM turns, newest first, within their share.
-  Section recent{kRecentTitle, static_cast<int>(budget * kStmShare)};
+  Section recent{kRecentTitle, static_cast<int>(budget * in.options.ranking.stm_share)};
   std::vector<const RetrievedItem*> recent_items;
   std::unordered_set<std::int64_t> recent_turns;
   if (in.options.include_stm) {
@@ -127,7 +174,7 @@ RetrievalResult AssembleContext(const ContextInput& in) {
     std::reverse(recent_items.begin(), recent_items.end());
   }
   // 2. Profile.
-  Section profile{kProfileTitle, static_cast<int>(budget * kProfileShare)};
+  Section profile{kProfileTitle, static_cast<int>(budget * in.options.ranking.profile_share)};
   std::vector<RetrievedItem> profile_items;
   for (const auto& slot : in.profile) {
     RetrievedItem item;
@@ -140,7 +187,7 @@ RetrievalResult AssembleContext(const ContextInput& in) {
     profile_items.push_back(std::move(item));
   }
   // 3. Messages by rank, leaving room for the facts; one date line per day.
-  const int facts_cap = static_cast<int>(budget * kFactsShare);
+  const int facts_cap = static_cast<int>(budget * in.options.ranking.facts_share);
   int facts_need = 0;
   for (const auto* src : {&in.user_facts, &in.assistant_facts}) {
     for (std::size_t i = 0; i < src->size() && static_cast<int>(i) < in.options.max_facts; ++i) {
@@ -152,7 +199,8 @@ RetrievalResult AssembleContext(const ContextInput& in) {
   std::vector<bool> taken(in.ranked.size(), false);
   std::unordered_set<std::int64_t> days, pages_in;
   bool past_open = false;
-  const std::size_t max_messages = 2 * static_cast<std::size_t>(std::max(0, in.options.max_pages));
+  const std::size_t max_messages = in.options.max_pages > 0 ? 2 * static_cast<std::size_t>(in.options.max_pages)
+                                                             : in.ranked.size();
   auto pack_messages = [&](int limit) {
     for (std::size_t i = 0; i < in.ranked.size() && chosen.size() < max_messages; ++i) {
       const RetrievedItem& item = in.ranked[i];
@@ -194,17 +242,26 @@ RetrievalResult AssembleContext(const ContextInput& in) {
   // 5. More messages in what is left.
   pack_messages(budget);
   std::sort(chosen.begin(), chosen.end());
-  // Chain summaries where budget remains, best messages first, once per page.
+  // Chain summaries where budget remains, best messages first, once per page,
+  // with only what the context does not already say: a summary's sentences
+  // that a chosen message or an earlier summary holds are left out (an
+  // extractive summary is made of the chain's own messages).
   std::vector<std::string> summary(in.ranked.size());
   std::unordered_set<std::int64_t> summarised;
+  std::string said;  // normalised texts of the chosen messages and summaries
+  for (std::size_t i : chosen) said += Normalised(in.ranked[i].text) + "\n";
+  for (const auto* it : recent_items) said += Normalised(it->text) + "\n";
   for (std::size_t i : chosen) {
     if (i >= in.chain.size() || in.chain[i].empty() || !summarised.insert(in.ranked[i].turn_id).second) continue;
-    std::string s = "  (context: " + in.chain[i] + ")";
+    const std::string news = Unsaid(in.chain[i], said);
+    if (news.empty()) continue;
+    std::string s = "  (context: " + news + ")";
     Size add = Measure(s);
     add.bytes += 1;
     if (Tokens(pack.used + add) <= budget) {
       pack.used = pack.used + add;
       summary[i] = std::move(s);
+      said += Normalised(news) + "\n";
     }
   }
 

@@ -32,14 +32,12 @@ struct ContextInput {
 };
 
 // Shares of the budget that recent STM turns, the profile and the facts may
-// take at most; what they leave goes to ranked messages.
+// take at most are options.ranking's stm_share, profile_share and
+// facts_share; what they leave goes to ranked messages.
 // (Measured on LoCoMo: 0.2/0.1/0.2 -> 0.1/0.05/0.1 raised evidence recall
 // within 500 tokens from 0.648 to 0.692; facts 0.1 -> 0.05 raised it by 0.014
 // more, and by 0.007 within 1,000 tokens: facts mostly restate messages, and
 // relevant STM turns also enter by rank.)
-inline constexpr double kStmShare = 0.1;
-inline constexpr double kProfileShare = 0.05;
-inline constexpr double kFactsShare = 0.05;
 
 // The context within in.options.budget_tokens. Packing order: recent STM
 // turns, profile, ranked messages (leaving room for the facts' share), facts

@@ -46,7 +46,7 @@ std::vector<Candidate> Compute(const wordnet::WordNet& wn, const std::string& wo
 // Index-term expansions of one word (or "a_b" pair), cached per process for
 // the default WordNet and parameters: they do not depend on the scope.
 Candidates WordExpansions(const wordnet::WordNet& wn, const std::string& word, const ExpansionParams& p) {
-  const bool cacheable = &wn == wordnet::WordNet::Default() && &p == &DefaultExpansionParams();
+  const bool cacheable = &wn == wordnet::WordNet::Default() && p == DefaultExpansionParams();
   if (!cacheable) return std::make_shared<const std::vector<Candidate>>(Compute(wn, word, p));
   static std::mutex mu;
   static std::unordered_map<std::string, Candidates> cache;
@@ -66,6 +66,13 @@ Candidates WordExpansions(const wordnet::WordNet& wn, const std::string& word, c
 
 const ExpansionParams& DefaultExpansionParams() {
   static const ExpansionParams p;
+  return p;
+}
+
+ExpansionParams ExpansionParamsFrom(const RankingOptions& o) {
+  ExpansionParams p = DefaultExpansionParams();
+  p.synonym = p.derivation = p.hyponym = o.expansion;
+  p.max_df_share = o.expansion_max_df_share;
   return p;
 }
 

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engram/types.hpp"
+
 #include "retrieval/lexical.hpp"
 
 namespace engram::wordnet {
@@ -33,8 +35,13 @@ struct ExpansionParams {
   // Callers accept only terms held by at most this share of the messages:
   // common ones add little evidence and cost time.
   double max_df_share = 0.01;
+  bool operator==(const ExpansionParams&) const = default;
 };
 const ExpansionParams& DefaultExpansionParams();
+
+// The expansion a caller's ranking options give: DefaultExpansionParams()
+// with the weights and the df share of the options.
+ExpansionParams ExpansionParamsFrom(const RankingOptions& o);
 
 // `base` (the query's own terms, from QueryTerms) followed by the expansions
 // of the query's words and adjacent word pairs ("martial arts") that `accept`

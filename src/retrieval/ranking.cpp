@@ -2,18 +2,76 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "core/text.hpp"
 
 namespace engram::retrieval {
 
-namespace {
-
-}  // namespace
-
 const RankParams& DefaultRankParams() {
-  static const RankParams p;
+  static const RankParams p = RankParamsFrom(RankingOptions{});
   return p;
+}
+
+RankParams RankParamsFrom(const RankingOptions& o) {
+  RankParams p;
+  p.bm25 = {o.bm25_k1, o.bm25_b, o.name_weight};
+  p.neighbour = o.neighbour;
+  p.neighbour2 = o.neighbour2;
+  p.neighbour3 = o.neighbour3;
+  p.gap_minutes = o.neighbour_gap_minutes;
+  p.vector = o.vector;
+  p.temporal = o.temporal;
+  p.speaker = o.speaker;
+  p.speaker_keep = o.speaker_keep;
+  return p;
+}
+
+const std::vector<RankingField>& RankingFields() {
+  using R = RankingOptions;
+  static const std::vector<RankingField> fields = {
+      {"bm25_k1", &R::bm25_k1, 0, 10, true},
+      {"bm25_b", &R::bm25_b, 0, 1, false},
+      {"name_weight", &R::name_weight, 0, 10, false},
+      {"neighbour", &R::neighbour, 0, 10, false},
+      {"neighbour2", &R::neighbour2, 0, 10, false},
+      {"neighbour3", &R::neighbour3, 0, 10, false},
+      {"neighbour_gap_minutes", &R::neighbour_gap_minutes, 0, 525600, false},
+      {"vector", &R::vector, 0, 10, false},
+      {"temporal", &R::temporal, 0, 10, false},
+      {"speaker", &R::speaker, 0, 10, false},
+      {"speaker_keep", &R::speaker_keep, 0, 1, false},
+      {"expansion", &R::expansion, 0, 1, false},
+      {"expansion_max_df_share", &R::expansion_max_df_share, 0, 1, false},
+      {"stm_share", &R::stm_share, 0, 1, false},
+      {"profile_share", &R::profile_share, 0, 1, false},
+      {"facts_share", &R::facts_share, 0, 1, false},
+  };
+  return fields;
+}
+
+std::string RankingValueError(const RankingField& f, double v) {
+  const bool low = f.open_lo ? !(v > f.lo) : !(v >= f.lo);
+  if (std::isfinite(v) && !low && v <= f.hi) return "";
+  std::ostringstream range;
+  range << "must be a number in " << (f.open_lo ? "(" : "[") << f.lo << ", " << f.hi << "]";
+  return range.str();
+}
+
+Status CheckRetrieveOptions(const RetrieveOptions& o) {
+  if (o.budget_tokens < 0) return Status::InvalidArgument("budget: must not be negative");
+  if (o.max_pages < 0) return Status::InvalidArgument("max_pages: must not be negative");
+  if (o.max_segments < 0) return Status::InvalidArgument("max_segments: must not be negative");
+  if (o.max_facts < 0) return Status::InvalidArgument("max_facts: must not be negative");
+  const RankingOptions& r = o.ranking;
+  for (const RankingField& f : RankingFields()) {
+    std::string why = RankingValueError(f, r.*f.member);
+    if (!why.empty()) return Status::InvalidArgument(std::string("ranking.") + f.name + ": " + why);
+  }
+  if (r.stm_share + r.profile_share + r.facts_share > 1.0 + 1e-9) {
+    return Status::InvalidArgument("ranking: stm_share + profile_share + facts_share must not exceed 1");
+  }
+  return Status::Ok();
 }
 
 std::vector<QueryTerm> QueryTerms(const std::string& query) {

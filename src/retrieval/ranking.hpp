@@ -53,6 +53,29 @@ struct RankParams {
 };
 const RankParams& DefaultRankParams();
 
+// The ranking parameters a caller's options give (RankingOptions holds the
+// same constants; its defaults are DefaultRankParams()).
+RankParams RankParamsFrom(const RankingOptions& o);
+
+// The fields of RankingOptions by name, with their ranges ([lo, hi]; (lo,
+// hi] when open_lo), for the surfaces that read them and the reports that
+// print them.
+struct RankingField {
+  const char* name;
+  double RankingOptions::*member;
+  double lo, hi;
+  bool open_lo;
+};
+const std::vector<RankingField>& RankingFields();
+
+// Why `v` is not a value of field `f` ("must be a number in [0, 1]"); ""
+// when it is.
+std::string RankingValueError(const RankingField& f, double v);
+
+// InvalidArgument naming the field ("ranking.bm25_k1: ...") when a value of
+// the options is out of its range (see RankingOptions) or not finite.
+Status CheckRetrieveOptions(const RetrieveOptions& o);
+
 // STM turns of one retrieval, indexed on the fly (chronological order).
 struct StmMessages {
   std::vector<TurnEntry> entries;

@@ -162,7 +162,8 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   const ScopeIndex& idx = *in.index;
   const std::int64_t scope_id = in.scope->id;
   const RetrieveOptions& opt = in.options;
-  const RankParams& params = DefaultRankParams();
+  ENGRAM_RETURN_IF_ERROR(CheckRetrieveOptions(opt));
+  const RankParams params = RankParamsFrom(opt.ranking);
 
   // Segments: vector + lexical over summaries and keywords; their hits feed
   // heat. (As evidence for their messages they cost recall: measured -0.002.)
@@ -198,12 +199,19 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   RankQuery rq;
   // The query's terms, then WordNet expansions that the scope's messages hold
   // and that are rare enough to discriminate (see retrieval/expansion.hpp).
+  const ExpansionParams expansion = ExpansionParamsFrom(opt.ranking);
   const double expansion_df_cap =
-      DefaultExpansionParams().max_df_share * static_cast<double>(idx.messages.size() + stm.index.size());
-  rq.terms = ExpandQueryTerms(in.query, QueryTerms(in.query), [&](const std::string& t) {
-    const std::size_t df = idx.messages.Df(t) + stm.index.Df(t);
-    return df > 0 && static_cast<double>(df) <= expansion_df_cap;
-  });
+      expansion.max_df_share * static_cast<double>(idx.messages.size() + stm.index.size());
+  rq.terms = QueryTerms(in.query);
+  if (expansion.synonym > 0 && expansion.max_df_share > 0) {
+    rq.terms = ExpandQueryTerms(
+        in.query, rq.terms,
+        [&](const std::string& t) {
+          const std::size_t df = idx.messages.Df(t) + stm.index.Df(t);
+          return df > 0 && static_cast<double>(df) <= expansion_df_cap;
+        },
+        expansion);
+  }
   rq.asks_when = AsksWhen(in.query);
   rq.vector = use_vectors ? &in.query_embedding : nullptr;
   auto ranked = RankMessages(idx, stm, rq, params, kRankedLimit);

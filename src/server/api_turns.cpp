@@ -143,15 +143,16 @@ HttpResponse Api::ListTurns(Call& c) {
 HttpResponse Api::Retrieve(Call& c) {
   wire::Args a(c.body, "field");
   a.Only({"user", "assistant", "query", "budget", "max_pages", "max_segments", "max_facts", "include_stm",
-          "include_profile", "explain"});
+          "include_profile", "explain", "ranking"});
   const std::string query = a.Str("query", true);
   RetrieveOptions o;
   o.budget_tokens = static_cast<int>(a.Int("budget", 1, 100000).value_or(o.budget_tokens));
-  o.max_pages = static_cast<int>(a.Int("max_pages", 1, 1000).value_or(o.max_pages));
+  o.max_pages = static_cast<int>(a.Int("max_pages", 0, 1000).value_or(o.max_pages));
   o.max_segments = static_cast<int>(a.Int("max_segments", 1, 1000).value_or(o.max_segments));
   o.max_facts = static_cast<int>(a.Int("max_facts", 0, 1000).value_or(o.max_facts));
   o.include_stm = a.Bool("include_stm").value_or(true);
   o.include_profile = a.Bool("include_profile").value_or(true);
+  a.Ranking("ranking", &o.ranking);
   const bool explain = a.Bool("explain").value_or(false);
   CheckArgs(a);
   const Scope scope = TurnScope(c);

@@ -1,10 +1,12 @@
 #include "wire/args.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
 
 #include "core/time.hpp"
+#include "retrieval/ranking.hpp"
 
 namespace engram::wire {
 
@@ -20,6 +22,36 @@ void Args::Fail(const std::string& key, const std::string& message) {
   if (!error_.empty()) return;
   error_ = message;
   field_ = key;
+}
+
+void Args::Ranking(const char* key, RankingOptions* out) {
+  auto it = a_.find(key);
+  if (it == a_.end() || it->is_null()) return;
+  if (!it->is_object()) {
+    Fail(key, Name(key) + " must be a JSON object of ranking options");
+    return;
+  }
+  const auto& fields = retrieval::RankingFields();
+  for (const auto& [name, value] : it->items()) {
+    const std::string path = std::string(key) + "." + name;
+    auto f = std::find_if(fields.begin(), fields.end(), [&](const retrieval::RankingField& x) { return name == x.name; });
+    if (f == fields.end()) {
+      std::string known;
+      for (const auto& x : fields) known += std::string(known.empty() ? "" : ", ") + x.name;
+      Fail(path, noun_ + " '" + path + "' is not a ranking option (known: " + known + ")");
+      return;
+    }
+    if (!value.is_number()) {
+      Fail(path, noun_ + " '" + path + "' must be a number");
+      return;
+    }
+    const double v = value.get<double>();
+    if (std::string why = retrieval::RankingValueError(*f, v); !why.empty()) {
+      Fail(path, noun_ + " '" + path + "' " + why);
+      return;
+    }
+    out->*(f->member) = v;
+  }
 }
 
 void Args::Only(std::initializer_list<const char*> keys) {

@@ -32,6 +32,10 @@ class Args {
   std::string Object(const char* key);
   // A time: ISO-8601 text or epoch milliseconds.
   std::optional<TimeMs> Time(const char* key);
+  // A JSON object of ranking constants (RankingOptions, by field name) set
+  // over `out`; an unknown name or a value out of its range is an error
+  // naming "key.name" (sums of shares are checked by the engine).
+  void Ranking(const char* key, RankingOptions* out);
   // Records a problem with `key` (kept only when it is the first).
   void Fail(const std::string& key, const std::string& message);
 

@@ -223,6 +223,21 @@ TEST_F(ServerTest, BadInputIsA4xxNamingTheFieldAndWritesNothing) {
   auto unknown = Post(k, "/v1/retrieve", {{"user", "alice"}, {"query", "x"}, {"top_k", 5}});
   EXPECT_EQ(unknown->status, 400);
   EXPECT_EQ(Body(unknown)["error"]["field"], "top_k");
+  // Ranking constants: known names within their ranges only, each error naming its field.
+  auto tuned = Post(k, "/v1/retrieve", {{"user", "alice"}, {"query", "x"}, {"ranking", {{"bm25_k1", 1.2}, {"speaker", 0}}}});
+  EXPECT_EQ(tuned->status, 200) << tuned->body;
+  auto no_such = Post(k, "/v1/retrieve", {{"user", "alice"}, {"query", "x"}, {"ranking", {{"k9", 1}}}});
+  EXPECT_EQ(no_such->status, 400);
+  EXPECT_EQ(Body(no_such)["error"]["field"], "ranking.k9");
+  auto out_of_range = Post(k, "/v1/retrieve", {{"user", "alice"}, {"query", "x"}, {"ranking", {{"bm25_b", 3}}}});
+  EXPECT_EQ(out_of_range->status, 400);
+  EXPECT_EQ(Body(out_of_range)["error"]["field"], "ranking.bm25_b");
+  auto shares = Post(k, "/v1/retrieve",
+                     {{"user", "alice"}, {"query", "x"}, {"ranking", {{"stm_share", 0.7}, {"facts_share", 0.7}}}});
+  EXPECT_EQ(shares->status, 400);
+  EXPECT_NE(Body(shares)["error"]["message"].get<std::string>().find("stm_share"), std::string::npos);
+  EXPECT_EQ(Post(k, "/v1/retrieve", {{"user", "alice"}, {"query", "x"}, {"ranking", 5}})->status, 400);
+  EXPECT_EQ(Post(k, "/v1/retrieve", {{"user", "alice"}, {"query", "x"}, {"max_pages", 0}})->status, 200);
   auto in_query = c->Post("/v1/retrieve?user=bob", json({{"user", "alice"}, {"query", "x"}}).dump(), "application/json");
   EXPECT_EQ(in_query->status, 400);
   EXPECT_EQ(Body(in_query)["error"]["field"], "user");

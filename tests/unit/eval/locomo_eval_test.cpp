@@ -66,6 +66,12 @@ TEST(EvalMetrics, ScoreCountsSlotsAndContextTurnsOnly) {
   small.context_tokens = 40;
   large.items = {Item("D1:9", ItemKind::kStmTurn), Item("D2:1")};
   large.context_tokens = 90;
+  for (auto* r : {&small, &large}) {
+    for (auto& item : r->items) {
+      item.text = "Ana: turn " + item.source_ref;
+      r->context += item.text + "\n";
+    }
+  }
   std::vector<std::string> evidence{"D1:9", "D2:5"};
   QuestionScore s = ScoreQuestion(evidence, ranked, {&small, &large});
   EXPECT_DOUBLE_EQ(s.recall[0], 0.0);
@@ -80,6 +86,24 @@ TEST(EvalMetrics, ScoreCountsSlotsAndContextTurnsOnly) {
   QuestionScore all = ScoreQuestion({"D1:2", "D1:7"}, ranked, {});
   EXPECT_TRUE(all.all_at_k);
   EXPECT_DOUBLE_EQ(all.recall[0], 0.5);  // D1:7 is slot 7
+}
+
+TEST(EvalMetrics, BudgetRecallCountsOnlyTextTheContextHolds) {
+  RetrievalResult r;
+  r.items = {Item("D1:1"), Item("D1:2")};
+  r.items[0].text = "Ana: I planted tomatoes.";
+  r.items[1].text = "Ben: Patch kits are cheap.";
+  r.context = "## Relevant past conversation\nAna: I planted tomatoes.\n";  // the second is not there
+  QuestionScore s = ScoreQuestion({"D1:1", "D1:2"}, {}, {&r});
+  ASSERT_EQ(s.budget_recall.size(), 1u);
+  EXPECT_DOUBLE_EQ(s.budget_recall[0], 0.5);
+  EXPECT_EQ(s.repeated_lines, (std::vector<std::size_t>{0}));
+}
+
+TEST(EvalMetrics, RepeatedLinesAreCounted) {
+  EXPECT_EQ(RepeatedLines("## A\n[1 May 2023]\nAna: I planted tomatoes.\n[1 May 2023]\n## A\n"), 0u);
+  EXPECT_EQ(RepeatedLines("Ana: I planted tomatoes.\nBen: ok\nAna: I planted tomatoes.\nBen: ok\n"), 1u);
+  EXPECT_EQ(RepeatedLines("Ana:\nAna:\n"), 0u);  // bare lines of multi-line messages
 }
 
 TEST(EvalMetrics, GroupMeansAndNullsWhenEmpty) {
@@ -253,6 +277,38 @@ TEST_F(LocomoEvalTest, SameNumbersTwice) {
   EXPECT_EQ((*a)["context_tokens"], (*b)["context_tokens"]);
   EXPECT_EQ((*a)["config"]["conversations"], (std::vector<std::string>{"s1", "s2"}));
   EXPECT_EQ((*a)["ingest"]["turns"], 8);
+}
+
+TEST_F(LocomoEvalTest, HeldOutSplitAndChangedDefaultsAreReported) {
+  EvalOptions o = Options({});
+  o.held_out_from = 1;
+  auto r = RunLocomoEval(path_, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const nlohmann::json& j = *r;
+  EXPECT_EQ(j["config"]["held_out_from"], 1);
+  EXPECT_EQ(j["splits"]["tuned"]["conversations"], (std::vector<std::string>{"s1"}));
+  EXPECT_EQ(j["splits"]["held_out"]["conversations"], (std::vector<std::string>{"s2"}));
+  EXPECT_EQ(j["splits"]["tuned"]["overall"]["questions"].get<int>() +
+                j["splits"]["held_out"]["overall"]["questions"].get<int>(),
+            j["overall"]["questions"].get<int>());
+  EXPECT_TRUE(j["config"]["changed"].empty()) << j["config"]["changed"].dump();
+  EXPECT_EQ(j["config"]["retrieve"]["max_pages"], RetrieveOptions{}.max_pages);
+  EXPECT_DOUBLE_EQ(j["config"]["retrieve"]["ranking"]["bm25_k1"].get<double>(), RankingOptions{}.bm25_k1);
+  EXPECT_EQ(j["overall"]["repeated_context_lines"], 0);
+
+  o.retrieve.max_pages = 3;
+  o.retrieve.ranking.bm25_k1 = 1.2;
+  o.held_out_from = 5;  // nothing held out in a two-conversation file
+  auto changed = RunLocomoEval(path_, o);
+  ASSERT_TRUE(changed.ok()) << changed.status().ToString();
+  EXPECT_EQ((*changed)["config"]["changed"],
+            (nlohmann::json{{"max_pages", 3}, {"ranking.bm25_k1", 1.2}}));
+  EXPECT_FALSE((*changed)["splits"].contains("held_out"));
+
+  o.retrieve.ranking.bm25_b = 2;
+  auto bad = RunLocomoEval(path_, o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("ranking.bm25_b"), std::string::npos) << bad.status().message();
 }
 
 TEST_F(LocomoEvalTest, OwnTemporaryDirectoryWhenNoneIsGiven) {

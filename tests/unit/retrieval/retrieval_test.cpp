@@ -1,6 +1,7 @@
 // Message ranking and context assembly on hand-built snapshots (no store).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "core/text.hpp"
@@ -156,6 +157,73 @@ TEST(Context, MergesBothSidesOfATurnAndGroupsByDay) {
             "## Relevant past conversation\n[1 January 1970]\nAna: I planted tomatoes.\n[2 January 1970]\n"
             "Ana: My bike got a flat tyre.\nBen: Patch kits are cheap.\n");
   EXPECT_EQ(r.ranked.size(), 3u);
+}
+
+TEST(Context, ChainSummariesSayOnlyWhatTheContextDoesNot) {
+  ContextInput in;
+  in.options.budget_tokens = 500;
+  in.ranked = {Message(2, "user", "Ana: My bike got a flat tyre.", kDay, "D2:1"),
+               Message(3, "assistant", "Ben: Patch kits are cheap.", kDay + 1, "D2:2"),
+               Message(1, "user", "Ana: I planted tomatoes.", 5, "D1:1")};
+  // An extractive summary repeats its chain's messages: only the sentence
+  // that no chosen message holds is kept, under its speaker's name; the
+  // second page's summary repeats the first's and adds nothing.
+  in.chain = {"Ana: My bike got a flat tyre! I ride to work every day.", "Ana: I ride to work every day. Ben: Patch kits are cheap.",
+              "Ana: I planted tomatoes."};
+  RetrievalResult r = AssembleContext(in);
+  EXPECT_EQ(r.context,
+            "## Relevant past conversation\n[1 January 1970]\nAna: I planted tomatoes.\n[2 January 1970]\n"
+            "Ana: My bike got a flat tyre.\n  (context: Ana: I ride to work every day.)\n"
+            "Ben: Patch kits are cheap.\n");
+  EXPECT_EQ(r.context_tokens, text::EstimateTokens(r.context));
+}
+
+TEST(Context, NoCapOnPagesByDefaultOnlyTheBudget) {
+  ContextInput in;
+  in.options.budget_tokens = 2000;
+  ASSERT_EQ(in.options.max_pages, 0);
+  for (int i = 0; i < 40; ++i) {
+    in.ranked.push_back(Message(100 + i, "user", "Ana: message number " + std::to_string(i) + " about the garden.",
+                                kDay + i, "D1:" + std::to_string(i)));
+    in.chain.push_back("");
+  }
+  EXPECT_EQ(AssembleContext(in).items.size(), 40u);  // all fit in 2,000 tokens
+  in.options.max_pages = 10;
+  EXPECT_EQ(AssembleContext(in).items.size(), 20u);  // two messages per exchange
+  in.options.budget_tokens = 100;
+  in.options.max_pages = 0;
+  RetrievalResult small = AssembleContext(in);
+  EXPECT_LT(small.items.size(), 40u);
+  EXPECT_LE(small.context_tokens, 100);
+}
+
+TEST(RankingOptions, RangesAreCheckedAndNamed) {
+  RetrieveOptions o;
+  EXPECT_TRUE(CheckRetrieveOptions(o).ok());
+  for (const auto& f : RankingFields()) {
+    RetrieveOptions bad;
+    bad.ranking.*f.member = f.hi + 1;
+    Status st = CheckRetrieveOptions(bad);
+    ASSERT_FALSE(st.ok()) << f.name;
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(st.message().find(std::string("ranking.") + f.name), std::string::npos) << st.message();
+    bad.ranking.*f.member = std::nan("");
+    EXPECT_FALSE(CheckRetrieveOptions(bad).ok()) << f.name;
+    bad.ranking.*f.member = -0.5;
+    EXPECT_FALSE(CheckRetrieveOptions(bad).ok()) << f.name;
+  }
+  o.ranking.bm25_k1 = 0;  // k1 must be above 0
+  EXPECT_FALSE(CheckRetrieveOptions(o).ok());
+  o = RetrieveOptions{};
+  o.ranking.stm_share = o.ranking.facts_share = 0.6;  // shares above the whole budget
+  EXPECT_FALSE(CheckRetrieveOptions(o).ok());
+  o = RetrieveOptions{};
+  o.max_pages = -1;
+  EXPECT_FALSE(CheckRetrieveOptions(o).ok());
+  // The defaults are the ranking's own.
+  const RankParams p = RankParamsFrom(RankingOptions{});
+  EXPECT_DOUBLE_EQ(p.bm25.k1, DefaultRankParams().bm25.k1);
+  EXPECT_DOUBLE_EQ(p.speaker, DefaultRankParams().speaker);
 }
 
 TEST(Context, FactsDrawnFromPagesInTheContextAreSkipped) {
