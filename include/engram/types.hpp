@@ -139,6 +139,9 @@ struct RankingOptions {
   // reaches speaker_keep [0, 1] of the best one.
   double speaker = 1.0;
   double speaker_keep = 0.9;
+  // A message's lexical score is multiplied by 1 + coverage [0, 10] x the
+  // share (by idf) of the question's own words that it holds.
+  double coverage = 2.0;
   // WordNet expansion of the query: weight [0, 1] of a synonym, derivation or
   // hyponym; only terms held by at most expansion_max_df_share [0, 1] of the
   // messages (0 = no expansion).

@@ -24,6 +24,7 @@ RankParams RankParamsFrom(const RankingOptions& o) {
   p.temporal = o.temporal;
   p.speaker = o.speaker;
   p.speaker_keep = o.speaker_keep;
+  p.coverage = o.coverage;
   return p;
 }
 
@@ -41,6 +42,7 @@ const std::vector<RankingField>& RankingFields() {
       {"temporal", &R::temporal, 0, 10, false},
       {"speaker", &R::speaker, 0, 10, false},
       {"speaker_keep", &R::speaker_keep, 0, 1, false},
+      {"coverage", &R::coverage, 0, 10, false},
       {"expansion", &R::expansion, 0, 1, false},
       {"expansion_max_df_share", &R::expansion_max_df_share, 0, 1, false},
       {"stm_share", &R::stm_share, 0, 1, false},
@@ -109,6 +111,32 @@ std::vector<double> LexicalScores(const Corpus& c, const std::vector<QueryTerm>&
   ScoreBm25(c.stm.index, terms, stats, p.bm25, s);
   std::copy(s.begin(), s.end(), lex.begin() + static_cast<std::ptrdiff_t>(c.n_page));
   return lex;
+}
+
+// Scales each message's lexical score by 1 + weight x the share of the
+// query's own words (by idf; expansions aside) that it holds: a message that
+// holds "Anna", "pottery" and "class" beats one that repeats "class".
+void ApplyCoverage(const Corpus& c, const std::vector<QueryTerm>& terms, double weight, std::vector<double>& lex) {
+  std::vector<QueryTerm> own;
+  for (const auto& t : terms) {
+    if (t.weight >= 1.0) own.push_back(t);
+  }
+  if (own.empty()) return;
+  const CollectionStats stats = Stats(own, {&c.idx.messages, &c.stm.index});
+  double total = 0;
+  for (double idf : stats.idf) total += idf;
+  if (total <= 0) return;
+  std::vector<double> held(c.n, 0.0);
+  for (std::size_t qi = 0; qi < own.size(); ++qi) {
+    for (const auto& [ix, offset] : {std::pair{&c.idx.messages, std::size_t{0}}, {&c.stm.index, c.n_page}}) {
+      const int id = ix->TermId(own[qi].term);
+      if (id < 0) continue;
+      for (const auto& post : ix->Postings(id)) held[offset + post.doc] += stats.idf[qi];
+    }
+  }
+  for (std::size_t d = 0; d < c.n; ++d) {
+    if (held[d] > 0) lex[d] *= 1.0 + weight * held[d] / total;
+  }
 }
 
 // Lexical evidence plus a share of the best neighbouring messages' (1, 2 and
@@ -185,6 +213,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   const std::size_t n_page = c.n_page, n = c.n;
 
   std::vector<double> lex = LexicalScores(c, q.terms, p);
+  if (p.coverage > 0) ApplyCoverage(c, q.terms, p.coverage, lex);
   if (q.asks_when && p.temporal > 0) {
     for (std::size_t d = 0; d < n; ++d) {
       if (c.Entry(d).dated[c.Side(d)]) lex[d] *= 1.0 + p.temporal;
