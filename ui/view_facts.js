@@ -218,12 +218,19 @@ async function memories(section, ctx, user) {
 async function history(section, m) {
   clear(section).appendChild(loading("history"));
   try {
-    const r = await get(`/v1/memories/${encodeURIComponent(m.id)}/history`, scopeOf(m));
+    const path = `/v1/memories/${encodeURIComponent(m.id)}`;
+    const [r, rec] = await Promise.all([get(`${path}/history`, scopeOf(m)), get(`${path}/receipts`, scopeOf(m))]);
     clear(section);
     append(section, [h("h3", {}, `History of ${m.id}`),
       table(["version", "event", "before", "after", "actor", "at"], r.results.map((e) => [
         String(e.version), badge(e.event), e.old_memory === null ? "—" : longText(e.old_memory, 300),
-        e.new_memory === null ? "—" : longText(e.new_memory, 300), e.actor || "—", fmtTime(e.at)]), "Versions side by side (oldest first)")]);
+        e.new_memory === null ? "—" : longText(e.new_memory, 300), e.actor || "—", fmtTime(e.at)]), "Versions side by side (oldest first)"),
+      h("h3", {}, "Receipts"),
+      rec.receipts.length
+        ? h("div", { "data-testid": "memory-receipts" }, table(["version", "transition", "status", "run", "at"], rec.receipts.map((x) => [
+          String(x.version), `${x.from_tier || "—"} → ${x.to_tier}`, badge(x.status, x.status === "committed" ? "ok" : "warn"), x.run_id, fmtTime(x.at)]),
+          "Content-free receipts of every version (oldest first)"))
+        : empty("No receipts (they may have been compacted into day counts).")]);
     section.scrollIntoView({ block: "nearest" });
   } catch (err) {
     clear(section).appendChild(errorBox(err));

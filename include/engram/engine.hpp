@@ -182,6 +182,11 @@ class Engine {
   // Events of a memory (deleted and purged ones too), oldest first.
   virtual Result<std::vector<MemoryHistoryEvent>> MemoryHistory(const MemoryScope& scope,
                                                                 const std::string& id) = 0;
+  // The receipts of every version of a memory (its transitions: added,
+  // updated, deleted, purged), oldest first; the memory must be one that
+  // MemoryHistory shows in `scope` (else NotFound). Receipts compacted into
+  // day counts are not listed.
+  virtual Result<std::vector<ReceiptInfo>> MemoryReceipts(const MemoryScope& scope, const std::string& id) = 0;
 
   // For clients that name a memory by id alone: the scope of the live memory
   // `id` of `tenant` (its own user, agent and run). NotFound when the tenant

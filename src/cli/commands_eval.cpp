@@ -14,6 +14,7 @@
 #include <unistd.h>  // isatty
 
 #include <cstdio>
+#include <fstream>
 #include <cstdlib>
 #include <cerrno>
 #include <algorithm>
@@ -193,6 +194,7 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
   static std::vector<int> budgets;
   static int max_questions = 0, max_pages = -1, held_out_from = 5;
   static std::vector<std::string> settings;
+  static std::string questions_out;
   static bool answer = false;
   locomo->add_option("FILE", file, "The LoCoMo file (e.g. locomo10.json)")->required();
   locomo->add_option("--conversations", conversations, "Only these sample ids (comma-separated)");
@@ -210,6 +212,8 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
   locomo->add_option("--held-out-from", held_out_from,
                      "Conversations from this index of the file on (0-based) are reported as held out (default 5)")
       ->check(CLI::Range(0, 1000000));
+  locomo->add_option("--questions-out", questions_out,
+                     "Write one JSON line per scored question (evidence, ranked refs, recall) to this file");
   locomo->add_flag("--answer", answer,
                    "Also answer each question (categories 1-4) with the configured model and score F1, "
                    "BLEU-1 and an LLM judge");
@@ -240,6 +244,22 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
         return;
       }
       opt.answer = true;
+    }
+    std::ofstream qout;
+    if (!questions_out.empty()) {
+      qout.open(questions_out, std::ios::trunc);
+      if (!qout) {
+        code = Fail(1, "eval locomo --questions-out: " + questions_out + ": cannot be written");
+        return;
+      }
+      opt.on_question = [&qout](const std::string& conv, const LocomoQuestion& q,
+                                const std::vector<std::string>& evidence, const eval::QuestionScore& sc,
+                                const std::vector<std::string>& refs) {
+        nlohmann::json line = {{"conversation", conv}, {"category", q.category}, {"question", q.question},
+                               {"answer", q.answer}, {"evidence", evidence}, {"recall@10", sc.recall[1]},
+                               {"budget_recall", sc.budget_recall}, {"ranked", refs}};
+        qout << line.dump() << "\n";
+      };
     }
     // opt.work_dir stays empty: the harness makes and removes its own.
     EvalProgress progress;

@@ -76,6 +76,7 @@ class EngineImpl final : public Engine {
   Result<MemoryPurgeResult> PurgeMemory(const MemoryScope& scope, const std::string& id) override;
   Result<MemoryPurgeResult> PurgeMemories(const MemoryScope& scope) override;
   Result<std::vector<MemoryHistoryEvent>> MemoryHistory(const MemoryScope& scope, const std::string& id) override;
+  Result<std::vector<ReceiptInfo>> MemoryReceipts(const MemoryScope& scope, const std::string& id) override;
   Result<MemoryScope> LocateMemory(const std::string& tenant, const std::string& id) override;
   Result<std::vector<MemoryEntity>> ListMemoryEntities(const std::string& tenant) override;
 

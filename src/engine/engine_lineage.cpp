@@ -2,12 +2,19 @@
 // retrieval receipt buffer, the health report, scope verification, receipt
 // listing and retention.
 #include "engine/engine_impl.hpp"
+
+#include <algorithm>
+#include <set>
+
 #include "lineage/compaction.hpp"
 #include "lineage/evidence.hpp"
 #include "lineage/health.hpp"
 #include "lineage/receipts.hpp"
+#include "memory/facts/fact_query.hpp"
 #include "memory/mtm.hpp"
 #include "memory/scope_store.hpp"
+#include "store/facts_history.hpp"
+#include "store/scopes.hpp"
 
 namespace engram {
 
@@ -171,6 +178,37 @@ Result<std::vector<ReceiptInfo>> EngineImpl::ListReceipts(const ReceiptQuery& q)
   std::vector<ReceiptInfo> out;
   out.reserve(rows.size());
   for (const auto& r : rows) out.push_back(InfoFrom(r));
+  return out;
+}
+
+Result<std::vector<ReceiptInfo>> EngineImpl::MemoryReceipts(const MemoryScope& scope, const std::string& id) {
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
+  // Only a memory the scope may see (NotFound otherwise, as its history).
+  ENGRAM_RETURN_IF_ERROR(memory::facts::MemoryHistory(db, scope, id, deps_.clock->NowMs()).status());
+  // Its versions are facts rows; their receipts name those rows.
+  ENGRAM_ASSIGN_OR_RETURN(auto history, store::ListFactHistory(db, id));
+  std::set<std::int64_t> rows, scopes;
+  for (const auto& h : history) {
+    rows.insert(h.fact_id);
+    scopes.insert(h.scope_id);
+  }
+  std::vector<ReceiptInfo> out;
+  for (std::int64_t scope_id : scopes) {
+    ENGRAM_ASSIGN_OR_RETURN(auto row, store::LoadScope(db, scope_id));
+    if (row.scope.tenant != scope.tenant) continue;
+    lineage::ReadFilter f;
+    f.tenant = row.scope.tenant;
+    f.user = row.scope.user;
+    f.assistant = row.scope.assistant;
+    f.memory_kind = "fact";
+    ENGRAM_ASSIGN_OR_RETURN(auto receipts, lineage::Read(db, f));
+    for (const auto& r : receipts) {
+      if (rows.count(r.memory_id)) out.push_back(InfoFrom(r));
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const ReceiptInfo& a, const ReceiptInfo& b) { return a.id < b.id; });
   return out;
 }
 

@@ -185,6 +185,14 @@ Status RunConversation(const ParsedDialogue& d, const std::vector<LocomoQuestion
       std::vector<const RetrievalResult*> by_budget;
       for (const auto& r : results) by_budget.push_back(&r);
       score = ScoreQuestion(evidence, results.back().ranked, by_budget);
+      if (opt.on_question) {
+        std::vector<std::string> refs;
+        for (const auto& item : results.back().ranked) {
+          if (refs.size() >= 20) break;
+          refs.push_back(item.source_ref);
+        }
+        opt.on_question(scope.user, q, evidence, *score, refs);
+      }
     }
     for (Groups* g : {&t.all, &t.split[held_out ? 1 : 0]}) {
       auto cat = g->by_category.try_emplace(q.category, nb).first;

@@ -19,6 +19,8 @@
 #include "engram/options.hpp"
 #include "engram/result.hpp"
 #include "engram/types.hpp"
+#include "eval/metrics.hpp"
+#include "core/dialogue_formats.hpp"
 
 namespace engram::eval {
 
@@ -45,6 +47,13 @@ struct EvalOptions {
   // are held out: the ranking was never tuned on them. The report gives them
   // and the others ("tuned") apart as well as together.
   int held_out_from = 5;
+  // Called once per scored question (evidence found) with the conversation,
+  // the question, its normalised evidence, its score and the ranked source
+  // refs (best first, at most 20): what a failure analysis needs.
+  std::function<void(const std::string& conversation, const LocomoQuestion& q,
+                     const std::vector<std::string>& evidence, const QuestionScore& score,
+                     const std::vector<std::string>& ranked_refs)>
+      on_question;
   // Answer scoring (needs engine.llm): every question of categories 1-4 is
   // answered through Engine::Chat (admit = false: nothing enters memory;
   // budget = the largest budget; answer_length "a short phrase") and scored

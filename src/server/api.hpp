@@ -158,6 +158,7 @@ class Api {
   HttpResponse UpdateMemory(Call& c);
   HttpResponse DeleteMemory(Call& c);
   HttpResponse MemoryHistory(Call& c);
+  HttpResponse MemoryReceipts(Call& c);
   HttpResponse PurgeMemory(Call& c);
   HttpResponse PurgeMemories(Call& c);
   // Inspection and operations.

@@ -182,20 +182,7 @@ HttpResponse Api::Receipts(Call& c) {
   const std::size_t keep = static_cast<std::size_t>(limit);
   const std::size_t from = hits.size() > keep ? hits.size() - keep : 0;
   for (std::size_t i = from; i < hits.size(); ++i) {
-    const ReceiptInfo& r = *hits[i];
-    out.push_back({{"id", r.id},
-                   {"run_id", r.run_id},
-                   {"assistant", r.scope.assistant},
-                   {"kind", r.memory_kind},
-                   {"memory_id", r.memory_id},
-                   {"version", r.version},
-                   {"from_tier", r.from_tier},
-                   {"to_tier", r.to_tier},
-                   {"status", r.status},
-                   {"at", FormatIso8601(r.at_utc)},
-                   {"source_version", r.source_version},
-                   {"depends_on_version", r.depends_on_version},
-                   {"outcome", r.outcome_receipt}});
+    out.push_back(wire::ToJson(*hits[i]));
   }
   return Json(200, {{"user", scope.user}, {"receipts", out}, {"matched", matched}});
 }

@@ -51,6 +51,7 @@ void Api::RegisterMemories(HttpServer& s) {
       kWriteBodyBytes);
   Add(s, "DELETE", "/v1/memories/{id}", Role::kWrite, false, [this](Call& c) { return DeleteMemory(c); });
   Add(s, "GET", "/v1/memories/{id}/history", Role::kRead, false, [this](Call& c) { return MemoryHistory(c); });
+  Add(s, "GET", "/v1/memories/{id}/receipts", Role::kRead, false, [this](Call& c) { return MemoryReceipts(c); });
   Add(s, "POST", "/v1/memories/{id}/purge", Role::kAdmin, true, [this](Call& c) { return PurgeMemory(c); },
       kQueryBodyBytes);
 }
@@ -187,6 +188,15 @@ HttpResponse Api::MemoryHistory(Call& c) {
   json out = json::array();
   for (const auto& e : Check(engine().MemoryHistory(FactScope(c, true), MemoryId(c)))) out.push_back(wire::ToJson(e));
   return Json(200, {{"id", MemoryId(c)}, {"results", out}});
+}
+
+HttpResponse Api::MemoryReceipts(Call& c) {
+  wire::Args a(c.body, "parameter");
+  a.Only({"user", "agent", "run", "narrower"});
+  CheckArgs(a);
+  json out = json::array();
+  for (const auto& r : Check(engine().MemoryReceipts(FactScope(c, true), MemoryId(c)))) out.push_back(wire::ToJson(r));
+  return Json(200, {{"id", MemoryId(c)}, {"receipts", out}});
 }
 
 HttpResponse Api::PurgeMemory(Call& c) {

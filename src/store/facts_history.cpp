@@ -18,8 +18,8 @@ Status InsertFactHistory(sql::Db* db, const FactHistoryRow& h) {
 
 Result<std::vector<FactHistoryRow>> ListFactHistory(sql::Db* db, const std::string& memory_id) {
   ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st, db->Prepare("SELECT version, event, old_text, new_text, actor, role, at FROM fact_history "
-                                  "WHERE memory_id = ? ORDER BY id"));
+      sql::Stmt * st, db->Prepare("SELECT version, event, old_text, new_text, actor, role, at, scope_id, fact_id "
+                                  "FROM fact_history WHERE memory_id = ? ORDER BY id"));
   st->Bind(1, memory_id);
   std::vector<FactHistoryRow> out;
   for (;;) {
@@ -34,6 +34,8 @@ Result<std::vector<FactHistoryRow>> ListFactHistory(sql::Db* db, const std::stri
     e.actor = st->Text(4);
     e.role = st->Text(5);
     e.at = st->Int(6);
+    e.scope_id = st->Int(7);
+    e.fact_id = st->Int(8);
     out.push_back(std::move(e));
   }
   st->Reset();

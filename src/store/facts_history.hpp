@@ -32,7 +32,7 @@ struct FactHistoryRow {
 // Appends an event. REQUIRES: inside a write transaction.
 Status InsertFactHistory(sql::Db* db, const FactHistoryRow& row);
 
-// The events of a memory, oldest first (scope_id, fact_id and op_id are not read).
+// The events of a memory, oldest first (op_id is not read).
 Result<std::vector<FactHistoryRow>> ListFactHistory(sql::Db* db, const std::string& memory_id);
 
 // The recorded outcome (JSON array of {id, event, version}) of the add with

@@ -222,4 +222,20 @@ json RetrievalJson(const std::string& query, int budget, const RetrievalResult& 
           {"truncated", r.truncated}, {"items", items}, {"context", r.context}};
 }
 
+nlohmann::json ToJson(const ReceiptInfo& r) {
+  return {{"id", r.id},
+          {"run_id", r.run_id},
+          {"assistant", r.scope.assistant},
+          {"kind", r.memory_kind},
+          {"memory_id", r.memory_id},
+          {"version", r.version},
+          {"from_tier", r.from_tier},
+          {"to_tier", r.to_tier},
+          {"status", r.status},
+          {"at", FormatIso8601(r.at_utc)},
+          {"source_version", r.source_version},
+          {"depends_on_version", r.depends_on_version},
+          {"outcome", r.outcome_receipt}};
+}
+
 }  // namespace engram::wire

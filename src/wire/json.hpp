@@ -27,6 +27,9 @@ nlohmann::json ToJson(const JobInfo& j);
 // A memory as the fact surface shows it (user_id, agent_id, run_id, score...).
 nlohmann::json ToJson(const MemoryItem& m);
 nlohmann::json ToJson(const MemoryHistoryEvent& e);
+// A receipt as the HTTP API lists it: ids, tiers, status and versions
+// (content-free, like the receipt).
+nlohmann::json ToJson(const ReceiptInfo& r);
 nlohmann::json ToJson(const MemoryAddResult& r);
 nlohmann::json ToJson(const HealthItem& i);
 // The health report (without the caller's own fields such as the store path).

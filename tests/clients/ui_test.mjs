@@ -184,6 +184,12 @@ try {
   await page.getByTestId("history").getByText("aisle seats", { exact: false }).first().waitFor();
   const hist = await page.getByTestId("history").innerText();
   t.check(hist.includes("window seats") && hist.includes("aisle seats") && /UPDATE/.test(hist), `history shows both versions: ${hist.slice(0, 300)}`);
+  // The memory's receipts: one per version (added, then updated), content-free.
+  await page.getByTestId("memory-receipts").waitFor();
+  const rec = await page.getByTestId("memory-receipts").innerText();
+  const rows = rec.split("\n").filter((l) => /committed|degraded/.test(l));
+  t.check(rows.length >= 2 && /→ lpm/.test(rec), `receipts of both versions: ${rec.slice(0, 300)}`);
+  t.check(!rec.includes("window seats") && !rec.includes("aisle seats"), "receipts carry no memory text");
   await shot("3-facts-history");
   const victim = page.getByTestId("fact").filter({ hasText: "aisle seats" }).first();
   await victim.getByTestId("delete-btn").click();

@@ -184,6 +184,43 @@ TEST_F(ServerInspectTest, SegmentsReceiptsAndActivityDescribeTheTiers) {
   Get(limited, "/v1/activity", 403);  // a limited key names one of its users
 }
 
+TEST_F(ServerInspectTest, AMemoryOfTheFactApiHasTheReceiptsOfEveryVersion) {
+  json added = Post(admin_, "/v1/memories",
+                    R"({"user": "priya", "text": "Prefers window seats on long flights", "infer": false})", 201);
+  ASSERT_FALSE(added["results"].empty()) << added.dump();
+  const std::string id = added["results"][0]["id"];
+  auto c = server_->Client(admin_);
+  auto patched = c->Patch(("/v1/memories/" + id).c_str(),
+                          R"({"user": "priya", "text": "Prefers aisle seats on long flights"})", "application/json");
+  ASSERT_TRUE(patched);
+  ASSERT_EQ(patched->status, 200) << patched->body;
+
+  json r = Get(admin_, "/v1/memories/" + id + "/receipts?user=priya");
+  EXPECT_EQ(r["id"], id);
+  ASSERT_EQ(r["receipts"].size(), 2u) << r.dump();
+  EXPECT_EQ(r["receipts"][0]["version"], 1);
+  EXPECT_EQ(r["receipts"][1]["version"], 2);
+  for (const auto& x : r["receipts"]) {
+    EXPECT_EQ(x["kind"], "fact");
+    EXPECT_EQ(x["to_tier"], "lpm");
+    EXPECT_EQ(x.dump().find("seats"), std::string::npos) << "receipts are content-free";
+  }
+  // Each names the facts row of its version: the generic listing agrees.
+  const long long row = r["receipts"][1]["memory_id"].get<long long>();
+  json by_row = Get(admin_, "/v1/receipts?user=priya&kind=fact&id=" + std::to_string(row));
+  ASSERT_FALSE(by_row["receipts"].empty());
+  EXPECT_EQ(by_row["receipts"].back()["id"], r["receipts"][1]["id"]);
+
+  // Deleted: the delete's receipt joins; the memory's scope only; others refused.
+  ASSERT_EQ(c->Delete(("/v1/memories/" + id + "?user=priya").c_str())->status, 200);
+  json after = Get(admin_, "/v1/memories/" + id + "/receipts?user=priya");
+  ASSERT_EQ(after["receipts"].size(), 3u) << after.dump();
+  EXPECT_EQ(after["receipts"][2]["to_tier"], "deleted");
+  Get(admin_, "/v1/memories/" + id + "/receipts?user=someone-else", 404);
+  Get(admin_, "/v1/memories/m_nosuchmemory/receipts?user=priya", 404);
+  Get(CreateKey("default", "read", "bob"), "/v1/memories/" + id + "/receipts?user=priya", 403);
+}
+
 TEST_F(ServerInspectTest, RetrievalExplainsEachItemAndChangesNothing) {
   ImportSample(admin_, "priya");
   const json before = Get(admin_, "/v1/stats?user=priya");
