@@ -127,6 +127,11 @@ class Engine {
   // Receipts in id order (retrieval receipts buffered in memory are written
   // by the next Maintain() or when the engine closes).
   virtual Result<std::vector<ReceiptInfo>> ListReceipts(const ReceiptQuery& query) = 0;
+  // The receipts of a tenant (query.scope.tenant; of one user when
+  // query.scope.user is set) counted per day, scope and transition, oldest
+  // day first, compacted days included; at most query.limit rows (the caller
+  // asks for one more to tell whether there were more).
+  virtual Result<std::vector<ReceiptDayCount>> CountReceiptsByDay(const ReceiptQuery& query) = 0;
   // The page chain of one scope in page order (ids only).
   virtual Result<std::vector<PageLink>> ListPageLinks(const Scope& scope) = 0;
   // The mid-term segments of one scope by id (archived ones too when

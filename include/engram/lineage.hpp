@@ -109,6 +109,17 @@ struct ReceiptQuery {
   int limit = 10000;
 };
 
+// Receipts counted per UTC day, scope and transition (content-free), for
+// activity over time: those still held and those compacted into day counts.
+struct ReceiptDayCount {
+  std::int64_t day = 0;  // days since 1970-01-01 (UTC)
+  Scope scope{"", "", ""};
+  std::string memory_kind, from_tier, to_tier, status;
+  bool segment_created = false;  // segment receipts that created one (unknown once compacted: false)
+  bool compacted = false;        // from the day counts of receipts past the retention
+  std::int64_t count = 0;
+};
+
 // The dialogue chain of a scope as stored (ids only, no content).
 struct PageLink {
   std::int64_t page_id = 0;

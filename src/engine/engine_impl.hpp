@@ -58,6 +58,7 @@ class EngineImpl final : public Engine {
   Result<HealthReport> Health(const HealthOptions& options) override;
   Result<int> VerifyLineage(const HealthOptions& options) override;
   Result<std::vector<ReceiptInfo>> ListReceipts(const ReceiptQuery& query) override;
+  Result<std::vector<ReceiptDayCount>> CountReceiptsByDay(const ReceiptQuery& query) override;
   Result<std::vector<PageLink>> ListPageLinks(const Scope& scope) override;
   Result<std::vector<SegmentInfo>> ListSegments(const Scope& scope, bool include_archived) override;
   Result<ReceiptCompaction> CompactReceipts(int retention_days) override;

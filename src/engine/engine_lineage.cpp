@@ -14,6 +14,7 @@
 #include "memory/mtm.hpp"
 #include "memory/scope_store.hpp"
 #include "store/facts_history.hpp"
+#include "store/receipts.hpp"
 #include "store/scopes.hpp"
 
 namespace engram {
@@ -178,6 +179,31 @@ Result<std::vector<ReceiptInfo>> EngineImpl::ListReceipts(const ReceiptQuery& q)
   std::vector<ReceiptInfo> out;
   out.reserve(rows.size());
   for (const auto& r : rows) out.push_back(InfoFrom(r));
+  return out;
+}
+
+Result<std::vector<ReceiptDayCount>> EngineImpl::CountReceiptsByDay(const ReceiptQuery& q) {
+  if (q.scope.tenant.empty()) return Status::InvalidArgument("tenant: must not be empty");
+  if (q.limit < 1) return Status::InvalidArgument("limit: must be at least 1");
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
+  ENGRAM_ASSIGN_OR_RETURN(auto rows, store::CountReceiptsByDay(db, q.scope.tenant, q.scope.user, q.limit));
+  std::vector<ReceiptDayCount> out;
+  out.reserve(rows.size());
+  for (auto& r : rows) {
+    ReceiptDayCount c;
+    c.day = r.day;
+    c.scope = {q.scope.tenant, std::move(r.user), std::move(r.assistant)};
+    c.memory_kind = std::move(r.kind);
+    c.from_tier = std::move(r.from_tier);
+    c.to_tier = std::move(r.to_tier);
+    c.status = std::move(r.status);
+    c.segment_created = r.segment_created;
+    c.compacted = r.compacted;
+    c.count = r.count;
+    out.push_back(std::move(c));
+  }
   return out;
 }
 

@@ -197,48 +197,81 @@ HttpResponse Api::Activity(Call& c) {
   if (user.empty() && !c.who.AllUsers()) {
     Throw(403, "forbidden", "user: this API key is limited to some users; name one of them", "user");
   }
+  // Receipts counted per day, scope and transition by the store (every
+  // receipt of the tenant or user, compacted days included), folded here into
+  // per-day transitions and, per scope, the tier sizes at the end of each day
+  // as the receipts tell them (turns in STM, live and archived segments, fact
+  // versions consolidated); a scope purged on a day starts from zero.
   ReceiptQuery q;
   q.scope = {c.who.tenant, user, ""};
-  q.limit = kMaxReceiptsRead;
-  auto receipts = Check(engine().ListReceipts(q));
-  // Per day: transitions counted, and the tier sizes at the end of the day as
-  // the receipts tell them (turns in STM, live and archived segments, fact
-  // versions consolidated).
-  struct DayRow {
-    std::int64_t admitted = 0, promoted = 0, archived = 0, consolidated = 0, retrievals = 0, answers = 0;
+  q.limit = kMaxReceiptsRead + 1;
+  auto counts = Check(engine().CountReceiptsByDay(q));
+  const bool complete = static_cast<int>(counts.size()) <= kMaxReceiptsRead;
+  if (!complete) counts.resize(kMaxReceiptsRead);
+  struct Tiers {
     std::int64_t stm = 0, mtm = 0, archive = 0, lpm = 0;
   };
-  std::map<std::string, DayRow> by_day;
-  std::int64_t stm = 0, mtm = 0, archive = 0, lpm = 0;
-  for (const auto& r : receipts) {
-    if (r.status != "committed" && r.status != "degraded") continue;
-    DayRow& d = by_day[Day(r.at_utc)];
-    const std::string tr = r.from_tier + "->" + r.to_tier;
-    if (r.memory_kind == "turn" && tr == "input->stm") ++d.admitted, ++stm;
-    else if (r.memory_kind == "turn" && tr == "stm->mtm") ++d.promoted, --stm;
-    else if (r.memory_kind == "segment" && tr == "stm->mtm" && r.outcome_receipt.rfind("segment.create", 0) == 0) ++mtm;
-    else if (r.memory_kind == "segment" && tr == "mtm->archive") ++d.archived, --mtm, ++archive;
-    else if (r.memory_kind == "fact" && tr == "mtm->lpm") ++d.consolidated, ++lpm;
-    else if (r.memory_kind == "retrieval") ++d.retrievals;
-    else if (r.memory_kind == "generation") ++d.answers;
-    else if (r.memory_kind == "scope" && r.to_tier == "purged") stm = mtm = archive = lpm = 0;
-    d.stm = std::max<std::int64_t>(0, stm);
-    d.mtm = std::max<std::int64_t>(0, mtm);
-    d.archive = std::max<std::int64_t>(0, archive);
-    d.lpm = std::max<std::int64_t>(0, lpm);
+  struct DayRow {
+    std::int64_t admitted = 0, promoted = 0, archived = 0, consolidated = 0, retrievals = 0, answers = 0;
+    Tiers size;
+    bool compacted = false;
+  };
+  std::map<std::int64_t, DayRow> by_day;
+  std::map<std::pair<std::string, std::string>, Tiers> scopes;
+  std::int64_t receipts = 0;
+  auto end_of_day = [&](std::int64_t day, const std::vector<const ReceiptDayCount*>& purged) {
+    for (const auto* p : purged) scopes[{p->scope.user, p->scope.assistant}] = Tiers{};
+    Tiers total;
+    for (const auto& [key, t] : scopes) {
+      total.stm += std::max<std::int64_t>(0, t.stm);
+      total.mtm += std::max<std::int64_t>(0, t.mtm);
+      total.archive += std::max<std::int64_t>(0, t.archive);
+      total.lpm += std::max<std::int64_t>(0, t.lpm);
+    }
+    by_day[day].size = total;
+  };
+  std::vector<const ReceiptDayCount*> purged;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const ReceiptDayCount& r = counts[i];
+    receipts += r.count;
+    if (r.status == "committed" || r.status == "degraded") {
+      DayRow& d = by_day[r.day];
+      d.compacted = d.compacted || r.compacted;
+      Tiers& t = scopes[{r.scope.user, r.scope.assistant}];
+      const std::string tr = r.from_tier + "->" + r.to_tier;
+      const std::int64_t n = r.count;
+      if (r.memory_kind == "turn" && tr == "input->stm") d.admitted += n, t.stm += n;
+      else if (r.memory_kind == "turn" && tr == "stm->mtm") d.promoted += n, t.stm -= n;
+      else if (r.memory_kind == "segment" && tr == "stm->mtm" && r.segment_created) t.mtm += n;
+      else if (r.memory_kind == "segment" && tr == "mtm->archive") d.archived += n, t.mtm -= n, t.archive += n;
+      else if (r.memory_kind == "fact" && tr == "mtm->lpm") d.consolidated += n, t.lpm += n;
+      else if (r.memory_kind == "retrieval") d.retrievals += n;
+      else if (r.memory_kind == "generation") d.answers += n;
+      else if (r.memory_kind == "scope" && r.to_tier == "purged") purged.push_back(&r);
+    }
+    if (i + 1 == counts.size() || counts[i + 1].day != r.day) {
+      if (by_day.count(r.day)) end_of_day(r.day, purged);
+      purged.clear();
+    }
   }
   json out = json::array();
-  const std::string first = by_day.empty() ? "" : Day(SystemClock::Default().NowMs() - static_cast<std::int64_t>(days - 1) * kDayMs);
+  const std::int64_t now_day = SystemClock::Default().NowMs() / kDayMs;
   for (const auto& [day, d] : by_day) {
-    if (day < first) continue;
-    out.push_back({{"day", day},         {"admitted", d.admitted},   {"promoted", d.promoted},
-                   {"archived", d.archived}, {"consolidated", d.consolidated}, {"retrievals", d.retrievals},
-                   {"answers", d.answers}, {"stm", d.stm},             {"mtm_segments", d.mtm},
-                   {"archived_segments", d.archive}, {"lpm_facts", d.lpm}});
+    if (day < now_day - (days - 1)) continue;  // days before the window set its starting sizes
+    out.push_back({{"day", Day(day * kDayMs)},
+                   {"admitted", d.admitted},
+                   {"promoted", d.promoted},
+                   {"archived", d.archived},
+                   {"consolidated", d.consolidated},
+                   {"retrievals", d.retrievals},
+                   {"answers", d.answers},
+                   {"stm", d.size.stm},
+                   {"mtm_segments", d.size.mtm},
+                   {"archived_segments", d.size.archive},
+                   {"lpm_facts", d.size.lpm},
+                   {"compacted", d.compacted}});
   }
-  // Days before the window that had activity: the window starts from their state.
-  return Json(200, {{"tenant", c.who.tenant}, {"days", out}, {"receipts_read", receipts.size()},
-                    {"complete", static_cast<int>(receipts.size()) < kMaxReceiptsRead}});
+  return Json(200, {{"tenant", c.who.tenant}, {"days", out}, {"receipts_read", receipts}, {"complete", complete}});
 }
 
 HttpResponse Api::Requests(Call& c) {

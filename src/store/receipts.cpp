@@ -122,6 +122,44 @@ Result<std::vector<ReceiptRow>> ReadReceipts(sql::Db* db, const ReceiptFilter& f
   return out;
 }
 
+Result<std::vector<ReceiptDayRow>> CountReceiptsByDay(sql::Db* db, const std::string& tenant, const std::string& user,
+                                                      std::int64_t limit) {
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare("SELECT day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status, created, "
+                  "compacted, CAST(SUM(n) AS BIGINT) FROM ("
+                  "SELECT at_utc / 86400000 AS day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, "
+                  "status, CASE WHEN memory_kind = 'segment' AND outcome_receipt LIKE 'segment.create%' THEN 1 "
+                  "ELSE 0 END AS created, 0 AS compacted, CAST(1 AS BIGINT) AS n FROM receipts "
+                  "WHERE tenant = ?1 AND (?2 = '' OR user_scope = ?2) "
+                  "UNION ALL SELECT day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status, 0, 1, "
+                  "receipts FROM receipt_days WHERE tenant = ?1 AND (?2 = '' OR user_scope = ?2)) t "
+                  "GROUP BY day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status, created, "
+                  "compacted ORDER BY day, compacted DESC LIMIT ?3"));
+  st->Bind(1, tenant);
+  st->Bind(2, user);
+  st->Bind(3, limit);
+  std::vector<ReceiptDayRow> out;
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool more, st->Step());
+    if (!more) break;
+    ReceiptDayRow r;
+    r.day = st->Int(0);
+    r.user = st->Text(1);
+    r.assistant = st->Text(2);
+    r.kind = st->Text(3);
+    r.from_tier = st->Text(4);
+    r.to_tier = st->Text(5);
+    r.status = st->Text(6);
+    r.segment_created = st->Int(7) != 0;
+    r.compacted = st->Int(8) != 0;
+    r.count = st->Int(9);
+    out.push_back(std::move(r));
+  }
+  st->Reset();
+  return out;
+}
+
 Result<ReceiptCompaction> CompactReceipts(sql::Db* db, TimeMs cutoff) {
   ReceiptCompaction out;
   out.cutoff = cutoff;

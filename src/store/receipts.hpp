@@ -53,6 +53,20 @@ struct ReceiptFilter {
 // Receipts matching every filter, in id order.
 Result<std::vector<ReceiptRow>> ReadReceipts(sql::Db* db, const ReceiptFilter& filter);
 
+// Receipts of a tenant (of one user when `user` is not empty) counted per UTC
+// day, scope, kind, tiers, status and whether a segment receipt created its
+// segment; the rows of receipt_days added as compacted (creation unknown).
+// Oldest day first; at most `limit` rows.
+struct ReceiptDayRow {
+  std::int64_t day = 0;
+  std::string user, assistant, kind, from_tier, to_tier, status;
+  bool segment_created = false;
+  bool compacted = false;
+  std::int64_t count = 0;
+};
+Result<std::vector<ReceiptDayRow>> CountReceiptsByDay(sql::Db* db, const std::string& tenant, const std::string& user,
+                                                      std::int64_t limit);
+
 // Folds the receipts older than `cutoff` into receipt_days (counts per UTC
 // day, scope, kind, tiers and status; added to the day's existing counts)
 // and deletes them. Started job receipts whose run has no outcome yet are
