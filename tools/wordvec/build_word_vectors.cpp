@@ -1,65 +1,82 @@
 // Build-time generator of the built-in word vectors (core/word_vectors.hpp):
 // reads the WordNet database that Debian's `wordnet-base` installs
 // (/usr/share/wordnet) and writes one compact binary file of int8 vectors,
-// one per index term (the engine's own stem of a WordNet lemma or gloss word).
+// one per index term (the engine's own stem of a WordNet lemma).
 //
-//   build_word_vectors WORDNET_DIR OUT_FILE [--probe w,w,...] [--pairs a:b,c:d,...]
+//   build_word_vectors WORDNET_DIR OUT_FILE [--probe word,word,...]
 //
-// How a vector is made (deterministic: a fixed seed):
-//  1. A term x context matrix from WordNet (cooccurrence.hpp): a term meets
-//     its senses, their hypernyms (decayed), hyponyms, related synsets,
-//     lexicographer files, its glosses' words' senses, and the synsets whose
-//     gloss or collocations use it; weighted by PPMI.
-//  2. A truncated SVD (randomized_svd.hpp) of that matrix: a term's vector is
-//     its row of U * S^p (p = 0.5), so terms that meet the same synsets, or
-//     synsets that meet the same terms, end up close.
-//  3. The mean vector and the strongest principal component (what every word
-//     shares) are removed; vectors are normalised and quantised to int8.
-// A per-term weight (1/sqrt(senses): generic words count less) goes with it.
-// The WV_* environment variables override the parameters (for measurements
-// only; the build uses the defaults). --probe prints the nearest terms of
-// some words, --pairs the cosine of word pairs.
+// How a vector is made (all deterministic, no randomness but fixed hashes):
+//  1. Each synset is described by sparse features: itself; its hypernyms up to
+//     four levels (decayed); its direct hyponyms; derivationally related,
+//     similar, attribute, pertainym, domain and part/member synsets; its
+//     lexicographer file (noun.food, noun.person, verb.consumption ...); and
+//     the synsets of the content words of its gloss (first senses).
+//  2. A lemma sums the features of its senses (the most frequent first,
+//     weighted 1/rank); lemmas with the same stem are summed.
+//  3. Features are weighted by inverse document frequency over the stems
+//     (so "entity" or "abstraction", shared by everything, count little).
+//  4. Random indexing: every feature has a fixed sparse signature of +-1 in
+//     kDim dimensions; a stem's dense vector is the weighted sum (a random
+//     projection of the sparse vector), normalised.
+//  5. Second order: each vector is mixed with the mean vector of the gloss
+//     words of its first senses, normalised.
+//  6. The mean vector and the strongest principal component (what every word
+//     shares) are removed; the vectors are normalised and quantised to int8.
+// A per-stem weight (1/sqrt(senses), generic words count less) goes with it.
+// The WV_* environment variables override the weights (for measurements only;
+// the build uses the defaults). WV_EXPLAIN=a,b prints the features two stems
+// share; --probe prints the nearest stems of some words.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iostream>
-#include <numeric>
+#include <map>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
-#include "cooccurrence.hpp"
 #include "core/text.hpp"
-#include "randomized_svd.hpp"
-#include "wordnet_graph.hpp"
 
 namespace {
 
-using namespace engram::wordvec_tool;
+#ifndef WV_DIM
+#define WV_DIM 256
+#endif
+constexpr int kDim = WV_DIM;
+constexpr int kNonZeros = 12;
 
-double Param(const char* name, double def) {
-  const char* v = std::getenv(name);
-  return v && *v ? std::atof(v) : def;
+struct Synset {
+  int pos = 0;      // 0 n, 1 v, 2 a, 3 r
+  int lexfile = 0;
+  std::vector<std::pair<char, std::uint64_t>> ptrs_raw;  // resolved below
+  std::vector<std::pair<std::string, std::uint64_t>> ptr_sym;
+  std::vector<std::uint32_t> hypernyms, hyponyms, related, parts;
+  std::vector<std::string> gloss_stems;
+};
+
+int PosIndex(char c) {
+  switch (c) {
+    case 'n': return 0;
+    case 'v': return 1;
+    case 'a': case 's': return 2;
+    case 'r': return 3;
+  }
+  return -1;
 }
 
-std::vector<std::string> SplitCsv(const std::string& s) {
+std::uint64_t Key(int pos, std::uint64_t off) { return (static_cast<std::uint64_t>(pos) << 40) | off; }
+
+std::vector<std::string> Split(const std::string& s) {
   std::vector<std::string> out;
-  std::stringstream ss(s);
-  for (std::string w; std::getline(ss, w, ',');) out.push_back(w);
+  std::istringstream in(s);
+  for (std::string w; in >> w;) out.push_back(w);
   return out;
-}
-
-void Normalise(float* v, int dim) {
-  double ss = 0;
-  for (int i = 0; i < dim; ++i) ss += static_cast<double>(v[i]) * v[i];
-  if (ss <= 0) return;
-  const auto inv = static_cast<float>(1.0 / std::sqrt(ss));
-  for (int i = 0; i < dim; ++i) v[i] *= inv;
 }
 
 std::uint64_t Mix(std::uint64_t x) {
@@ -69,117 +86,471 @@ std::uint64_t Mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// Random indexing of the sparse rows: each column has a fixed signature of
-// kNonZeros entries +-1 in `dim` dimensions; a row's vector is the weighted
-// sum of its columns' signatures (a sparse random projection that keeps
-// cosines of the rows up to noise), normalised.
-std::vector<float> RandomIndex(const SparseMatrix& m, int dim) {
-  constexpr int kNonZeros = 12;
-  const auto d = static_cast<std::size_t>(dim);
-  std::vector<float> out(static_cast<std::size_t>(m.rows) * d, 0.0f);
-  for (int r = 0; r < m.rows; ++r) {
-    float* v = &out[static_cast<std::size_t>(r) * d];
-    for (auto p = m.ptr[static_cast<std::size_t>(r)]; p < m.ptr[static_cast<std::size_t>(r) + 1]; ++p) {
-      const auto c = static_cast<std::uint64_t>(m.col[static_cast<std::size_t>(p)]);
-      const float x = m.val[static_cast<std::size_t>(p)];
-      std::uint64_t h = Mix(0x51ed2701ULL ^ (c * 0x100000001b3ULL));
-      for (int k = 0; k < kNonZeros; ++k) {
-        h = Mix(h + static_cast<std::uint64_t>(k));
-        v[h % d] += (h >> 32) & 1 ? x : -x;
-      }
-    }
-    Normalise(v, dim);
+std::string Lower(std::string s) {
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
-  return out;
+  return s;
 }
 
-// Second order: each term's vector plus `share` times the mean vector of the
-// gloss words of its first senses, normalised.
-void MixGloss(const WordNetGraph& wn, const std::vector<std::string>& terms, int dim, double share,
-              std::vector<float>& vec) {
-  const auto d = static_cast<std::size_t>(dim);
-  std::unordered_map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < terms.size(); ++i) index[terms[i]] = i;
-  std::vector<float> out(vec.size(), 0.0f), g(d);
-  for (std::size_t i = 0; i < terms.size(); ++i) {
-    std::fill(g.begin(), g.end(), 0.0f);
-    int used = 0;
-    for (std::uint32_t s : wn.FirstSenses(terms[i])) {
-      for (const auto& w : wn.synsets()[s].gloss_terms) {
-        auto it = index.find(w);
-        if (it == index.end() || it->second == i) continue;
-        for (std::size_t k = 0; k < d; ++k) g[k] += vec[it->second * d + k];
-        ++used;
-      }
-    }
-    float* o = &out[i * d];
-    for (std::size_t k = 0; k < d; ++k) o[k] = vec[i * d + k];
-    if (used > 0) {
-      Normalise(g.data(), dim);
-      for (std::size_t k = 0; k < d; ++k) o[k] += static_cast<float>(share) * g[k];
-    }
-    Normalise(o, dim);
-  }
-  vec.swap(out);
+// The one index term of a single-word lemma ("" for collocations, stopwords).
+std::string StemOf(const std::string& lemma) {
+  if (lemma.find('_') != std::string::npos) return "";
+  auto t = engram::text::Terms(lemma);
+  return t.size() == 1 ? t[0] : "";
 }
 
-// Removes the mean and the `drop` strongest principal components of the rows
-// (n x dim), then normalises each row.
-void RemoveCommon(std::vector<float>& v, std::size_t n, int dim, int drop) {
-  const auto d = static_cast<std::size_t>(dim);
-  std::vector<double> mean(d, 0.0);
-  for (std::size_t r = 0; r < n; ++r)
-    for (std::size_t k = 0; k < d; ++k) mean[k] += v[r * d + k];
+double Param(const char* name, double def) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atof(v) : def;
+}
+const double kHyperDecay = Param("WV_HYPER", 0.7);
+const double kIdfPower = Param("WV_IDF", 1.0);
+const double kSecond = Param("WV_SECOND", 0.6);
+const double kGloss = Param("WV_GLOSS", 0.8);
+const double kHypo = Param("WV_HYPO", 0.5);
+const double kLex = Param("WV_LEX", 0.4);
+
+struct Builder {
+  std::vector<Synset> syn;
+  std::unordered_map<std::uint64_t, std::uint32_t> by_key;
+  // lemma -> senses by frequency, per pos
+  std::map<std::string, std::vector<std::uint32_t>> lemma_senses;
+  std::unordered_map<std::string, int> lemma_sense_count;
+  std::unordered_map<std::string, std::vector<std::string>> stem_lemmas;
+
+  bool LoadData(const std::string& path, int pos) {
+    std::ifstream in(path);
+    if (!in) return false;
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == ' ') continue;
+      const auto bar = line.find(" | ");
+      const std::string head = bar == std::string::npos ? line : line.substr(0, bar);
+      std::string gloss = bar == std::string::npos ? "" : line.substr(bar + 3);
+      const auto quote = gloss.find('"');  // examples follow the definition
+      if (quote != std::string::npos && !std::getenv("WV_EXAMPLES")) gloss.resize(quote);
+      auto f = Split(head);
+      if (f.size() < 4) continue;
+      Synset s;
+      s.pos = pos;
+      s.lexfile = std::stoi(f[1]);
+      const std::uint64_t off = std::stoull(f[0]);
+      const std::size_t wcnt = std::stoul(f[3], nullptr, 16);
+      std::size_t i = 4 + 2 * wcnt;
+      if (i >= f.size()) continue;
+      const std::size_t pcnt = std::stoul(f[i]);
+      ++i;
+      for (std::size_t p = 0; p < pcnt && i + 3 < f.size(); ++p, i += 4) {
+        const int tpos = PosIndex(f[i + 2][0]);
+        if (tpos < 0) continue;
+        s.ptr_sym.emplace_back(f[i], Key(tpos, std::stoull(f[i + 1])));
+      }
+      std::unordered_set<std::string> seen;
+      for (const auto& t : engram::text::Terms(gloss)) {
+        if (seen.insert(t).second) s.gloss_stems.push_back(t);
+      }
+      by_key[Key(pos, off)] = static_cast<std::uint32_t>(syn.size());
+      syn.push_back(std::move(s));
+    }
+    return true;
+  }
+
+  bool LoadIndex(const std::string& path, int pos) {
+    std::ifstream in(path);
+    if (!in) return false;
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == ' ') continue;
+      auto f = Split(line);
+      if (f.size() < 4) continue;
+      const std::string lemma = Lower(f[0]);
+      const std::size_t senses = std::stoul(f[2]), pcnt = std::stoul(f[3]);
+      const std::size_t first = 4 + pcnt + 2;
+      auto& out = lemma_senses[lemma];
+      lemma_sense_count[lemma] += static_cast<int>(senses);
+      for (std::size_t k = first; k < f.size() && k < first + senses; ++k) {
+        auto it = by_key.find(Key(pos, std::stoull(f[k])));
+        if (it != by_key.end()) out.push_back(it->second);
+      }
+    }
+    return true;
+  }
+
+  void Resolve() {
+    for (auto& s : syn) {
+      for (const auto& [sym, key] : s.ptr_sym) {
+        auto it = by_key.find(key);
+        if (it == by_key.end()) continue;
+        const std::uint32_t t = it->second;
+        if (sym == "@" || sym == "@i") s.hypernyms.push_back(t);
+        else if (sym == "~" || sym == "~i") s.hyponyms.push_back(t);
+        else if (sym == "+" || sym == "&" || sym == "=" || sym == "\\" || sym == "^" || sym == ";c" ||
+                 sym == "-c" || sym == "*" || sym == ">" || sym == "<" || sym == "$")
+          s.related.push_back(t);
+        else if (sym == "#m" || sym == "#p" || sym == "#s" || sym == "%m" || sym == "%p" || sym == "%s")
+          s.parts.push_back(t);
+      }
+      std::sort(s.related.begin(), s.related.end());
+      s.related.erase(std::unique(s.related.begin(), s.related.end()), s.related.end());
+      s.ptr_sym.clear();
+      s.ptr_sym.shrink_to_fit();
+    }
+    for (const auto& [lemma, senses] : lemma_senses) {
+      if (senses.empty()) continue;
+      const std::string st = StemOf(lemma);
+      if (!st.empty()) stem_lemmas[st].push_back(lemma);
+    }
+  }
+
+  // First sense of each part of speech of the lemmas with this stem.
+  std::vector<std::uint32_t> FirstSenses(const std::string& stem) const {
+    std::vector<std::uint32_t> out;
+    auto it = stem_lemmas.find(stem);
+    if (it == stem_lemmas.end()) return out;
+    for (const auto& lemma : it->second) {
+      bool have[4] = {false, false, false, false};
+      for (std::uint32_t s : lemma_senses.at(lemma)) {
+        if (have[syn[s].pos]) continue;
+        have[syn[s].pos] = true;
+        out.push_back(s);
+      }
+    }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+
+  using Sparse = std::unordered_map<std::uint32_t, float>;
+
+  static void Add(Sparse& v, std::uint32_t f, float w) {
+    float& x = v[f];
+    x = std::max(x, w);
+  }
+
+  std::uint32_t LexFeature(int lexfile) const { return static_cast<std::uint32_t>(syn.size()) + lexfile; }
+
+  void SynsetFeatures(std::uint32_t s, float w, Sparse& v) const {
+    const Synset& x = syn[s];
+    Add(v, s, w);
+    Add(v, LexFeature(x.lexfile), static_cast<float>(kLex) * w);
+    // Hypernyms, four levels, decayed.
+    std::vector<std::uint32_t> level = x.hypernyms;
+    float d = static_cast<float>(kHyperDecay);
+    std::unordered_set<std::uint32_t> seen{s};
+    for (int depth = 1; depth <= 4 && !level.empty(); ++depth, d *= static_cast<float>(kHyperDecay)) {
+      std::vector<std::uint32_t> next;
+      for (std::uint32_t h : level) {
+        if (!seen.insert(h).second) continue;
+        Add(v, h, d * w);
+        for (std::uint32_t hh : syn[h].hypernyms) next.push_back(hh);
+      }
+      level = std::move(next);
+    }
+    const float hw = static_cast<float>(kHypo) / std::sqrt(std::max<float>(1.0f, static_cast<float>(x.hyponyms.size()) / 4.0f));
+    for (std::uint32_t h : x.hyponyms) Add(v, h, hw * w);
+    for (std::uint32_t r : x.related) {
+      Add(v, r, 0.6f * w);
+      for (std::uint32_t h : syn[r].hypernyms) Add(v, h, 0.35f * w);
+    }
+    for (std::uint32_t p : x.parts) Add(v, p, 0.3f * w);
+    if (!x.gloss_stems.empty()) {
+      const float gw = static_cast<float>(kGloss) / std::sqrt(static_cast<float>(x.gloss_stems.size()));
+      for (const auto& g : x.gloss_stems) {
+        for (std::uint32_t gs : FirstSenses(g)) {
+          Add(v, gs, gw * w);
+          for (std::uint32_t h : syn[gs].hypernyms) Add(v, h, 0.5f * gw * w);
+        }
+      }
+    }
+  }
+
+  Sparse StemFeatures(const std::string& stem, std::vector<std::string>* gloss) const {
+    Sparse v;
+    for (const auto& lemma : stem_lemmas.at(stem)) {
+      int rank[4] = {0, 0, 0, 0};
+      for (std::uint32_t s : lemma_senses.at(lemma)) {
+        const int r = ++rank[syn[s].pos];
+        if (r > 6) continue;
+        SynsetFeatures(s, 1.0f / static_cast<float>(r), v);
+        if (gloss && r == 1) {
+          for (const auto& g : syn[s].gloss_stems) gloss->push_back(g);
+        }
+      }
+    }
+    return v;
+  }
+};
+
+void Signature(std::uint32_t feature, int* pos, float* sign) {
+  std::uint64_t h = Mix(0x51ed2701ULL ^ (static_cast<std::uint64_t>(feature) * 0x100000001b3ULL));
+  for (int k = 0; k < kNonZeros; ++k) {
+    h = Mix(h + static_cast<std::uint64_t>(k));
+    pos[k] = static_cast<int>(h % kDim);
+    sign[k] = (h >> 32) & 1 ? 1.0f : -1.0f;
+  }
+}
+
+void Normalise(std::vector<float>& v) {
+  double ss = 0;
+  for (float x : v) ss += static_cast<double>(x) * x;
+  if (ss <= 0) return;
+  const float inv = static_cast<float>(1.0 / std::sqrt(ss));
+  for (float& x : v) x *= inv;
+}
+
+float Cos(const std::vector<float>& a, const std::vector<float>& b) {
+  double s = 0;
+  for (int i = 0; i < kDim; ++i) s += static_cast<double>(a[i]) * b[i];
+  return static_cast<float>(s);
+}
+
+
+// Eigen-decomposition of a symmetric matrix (cyclic Jacobi): eigenvalues in
+// `values`, eigenvectors in the columns of `vectors` (both n x n, row-major).
+void Jacobi(std::vector<double> a, int n, std::vector<double>& values, std::vector<double>& vectors) {
+  vectors.assign(static_cast<std::size_t>(n) * n, 0.0);
+  for (int i = 0; i < n; ++i) vectors[static_cast<std::size_t>(i) * n + i] = 1.0;
+  auto at = [&](std::vector<double>& m, int r, int c) -> double& { return m[static_cast<std::size_t>(r) * n + c]; };
+  for (int sweep = 0; sweep < 30; ++sweep) {
+    double off = 0;
+    for (int p = 0; p < n; ++p)
+      for (int q = p + 1; q < n; ++q) off += at(a, p, q) * at(a, p, q);
+    if (off < 1e-18) break;
+    for (int p = 0; p < n; ++p) {
+      for (int q = p + 1; q < n; ++q) {
+        const double apq = at(a, p, q);
+        if (std::fabs(apq) < 1e-15) continue;
+        const double theta = (at(a, q, q) - at(a, p, p)) / (2 * apq);
+        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::fabs(theta) + std::sqrt(theta * theta + 1));
+        const double c = 1 / std::sqrt(t * t + 1), s = t * c;
+        for (int k = 0; k < n; ++k) {
+          const double akp = at(a, k, p), akq = at(a, k, q);
+          at(a, k, p) = c * akp - s * akq;
+          at(a, k, q) = s * akp + c * akq;
+        }
+        for (int k = 0; k < n; ++k) {
+          const double apk = at(a, p, k), aqk = at(a, q, k);
+          at(a, p, k) = c * apk - s * aqk;
+          at(a, q, k) = s * apk + c * aqk;
+        }
+        for (int k = 0; k < n; ++k) {
+          const double vkp = at(vectors, k, p), vkq = at(vectors, k, q);
+          at(vectors, k, p) = c * vkp - s * vkq;
+          at(vectors, k, q) = s * vkp + c * vkq;
+        }
+      }
+    }
+  }
+  values.resize(n);
+  for (int i = 0; i < n; ++i) values[i] = at(a, i, i);
+}
+
+// Principal components of the vectors: the mean is removed, the `drop`
+// strongest components (directions every word shares) are removed, and the
+// others are rescaled by (eigenvalue)^(power/2) (power 1: unchanged; 0: whitened).
+void Reweight(std::vector<std::vector<float>>& v, int drop, double power) {
+  const std::size_t n = v.size();
+  std::vector<double> mean(kDim, 0.0);
+  for (const auto& x : v)
+    for (int k = 0; k < kDim; ++k) mean[k] += x[k];
   for (auto& m : mean) m /= static_cast<double>(n);
-  for (std::size_t r = 0; r < n; ++r)
-    for (std::size_t k = 0; k < d; ++k) v[r * d + k] -= static_cast<float>(mean[k]);
-  if (drop > 0) {
-    std::vector<double> cov(d * d, 0.0);
-    for (std::size_t r = 0; r < n; ++r) {
-      const float* x = &v[r * d];
-      for (std::size_t a = 0; a < d; ++a)
-        for (std::size_t b = a; b < d; ++b) cov[a * d + b] += static_cast<double>(x[a]) * x[b];
+  std::vector<double> cov(static_cast<std::size_t>(kDim) * kDim, 0.0);
+  std::vector<double> row(kDim);
+  for (auto& x : v) {
+    for (int k = 0; k < kDim; ++k) {
+      x[k] -= static_cast<float>(mean[k]);
+      row[k] = x[k];
     }
-    for (std::size_t a = 0; a < d; ++a)
-      for (std::size_t b = 0; b < a; ++b) cov[a * d + b] = cov[b * d + a];
-    std::vector<double> values, vecs;
-    SymmetricEigen(std::move(cov), dim, values, vecs);
-    std::vector<int> order(d);
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return values[static_cast<std::size_t>(a)] > values[static_cast<std::size_t>(b)]; });
-    for (int j = 0; j < drop && j < dim; ++j) {
-      const auto c = static_cast<std::size_t>(order[static_cast<std::size_t>(j)]);
-      for (std::size_t r = 0; r < n; ++r) {
-        float* x = &v[r * d];
-        double proj = 0;
-        for (std::size_t k = 0; k < d; ++k) proj += x[k] * vecs[k * d + c];
-        for (std::size_t k = 0; k < d; ++k) x[k] -= static_cast<float>(proj * vecs[k * d + c]);
+    for (int a = 0; a < kDim; ++a) {
+      const double ra = row[a];
+      double* c = &cov[static_cast<std::size_t>(a) * kDim];
+      for (int b = a; b < kDim; ++b) c[b] += ra * row[b];
+    }
+  }
+  for (int a = 0; a < kDim; ++a)
+    for (int b = 0; b < a; ++b) cov[static_cast<std::size_t>(a) * kDim + b] = cov[static_cast<std::size_t>(b) * kDim + a];
+  std::vector<double> values, vecs;
+  Jacobi(cov, kDim, values, vecs);
+  std::vector<int> order(kDim);
+  for (int i = 0; i < kDim; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return values[a] > values[b]; });
+  const double top = std::max(values[order[0]], 1e-12);
+  std::vector<float> out(kDim);
+  for (auto& x : v) {
+    for (int j = 0; j < kDim; ++j) {
+      const int c = order[j];
+      double proj = 0;
+      for (int k = 0; k < kDim; ++k) proj += x[k] * vecs[static_cast<std::size_t>(k) * kDim + c];
+      const double scale = j < drop ? 0.0 : std::pow(std::max(values[c], 1e-12) / top, (power - 1.0) / 2.0);
+      out[j] = static_cast<float>(proj * scale);
+    }
+    x = out;
+    Normalise(x);
+  }
+}
+
+// Random-indexed sparse features of each stem, mixed with its gloss words'.
+std::vector<std::vector<float>> FeatureVectors(const Builder& b, const std::vector<std::string>& stems,
+                                               const std::unordered_map<std::string, std::size_t>& index) {
+  const std::size_t n = stems.size();
+  // Sparse features per stem, then document frequencies.
+  std::vector<Builder::Sparse> sparse(n);
+  std::vector<std::vector<std::string>> gloss(n);
+  std::unordered_map<std::uint32_t, std::uint32_t> df;
+  for (std::size_t i = 0; i < n; ++i) {
+    sparse[i] = b.StemFeatures(stems[i], &gloss[i]);
+    for (const auto& [f, w] : sparse[i]) ++df[f];
+  }
+  if (const char* ex = std::getenv("WV_EXPLAIN")) {
+    std::string pair(ex);
+    const auto comma = pair.find(',');
+    auto ia = index.find(pair.substr(0, comma)), ib = index.find(pair.substr(comma + 1));
+    if (ia != index.end() && ib != index.end()) {
+      const double logn = std::log(static_cast<double>(n));
+      auto weighted = [&](const Builder::Sparse& v) {
+        std::unordered_map<std::uint32_t, double> out;
+        double ss = 0;
+        for (const auto& [f, w] : v) {
+          double idf = logn - std::log(static_cast<double>(df[f]));
+          if (idf <= 0) continue;
+          out[f] = w * std::pow(idf, kIdfPower);
+          ss += out[f] * out[f];
+        }
+        for (auto& [f, w] : out) w /= std::sqrt(ss);
+        return out;
+      };
+      auto a = weighted(sparse[ia->second]), c = weighted(sparse[ib->second]);
+      std::vector<std::pair<double, std::uint32_t>> shared;
+      double total = 0;
+      for (const auto& [f, w] : a) {
+        auto it = c.find(f);
+        if (it != c.end()) { shared.emplace_back(w * it->second, f); total += w * it->second; }
+      }
+      std::sort(shared.rbegin(), shared.rend());
+      std::cout << "features " << a.size() << " / " << c.size() << ", cosine " << total << "\n";
+      for (std::size_t k = 0; k < shared.size() && k < 20; ++k) {
+        const std::uint32_t f = shared[k].second;
+        std::string name = f >= b.syn.size() ? "LEX" + std::to_string(f - b.syn.size()) : "?";
+        if (f < b.syn.size()) {
+          for (const auto& [lemma, senses] : b.lemma_senses) {
+            if (std::find(senses.begin(), senses.end(), f) != senses.end()) { name = lemma; break; }
+          }
+        }
+        std::cout << "  " << name << " " << shared[k].first << " df " << df[f] << "\n";
       }
     }
   }
-  for (std::size_t r = 0; r < n; ++r) Normalise(&v[r * d], dim);
+  // Random indexing.
+  std::vector<std::vector<float>> dense(n, std::vector<float>(kDim, 0.0f));
+  int pos[kNonZeros];
+  float sign[kNonZeros];
+  const double logn = std::log(static_cast<double>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const auto& [f, w] : sparse[i]) {
+      double idf = logn - std::log(static_cast<double>(df[f]));
+      if (idf <= 0) continue;
+      idf = std::pow(idf, kIdfPower);
+      const float x = static_cast<float>(w * idf);
+      Signature(f, pos, sign);
+      for (int k = 0; k < kNonZeros; ++k) dense[i][pos[k]] += sign[k] * x;
+    }
+    Normalise(dense[i]);
+    Builder::Sparse().swap(sparse[i]);
+  }
+  // Second order: mix in the mean of the gloss words' vectors.
+  std::vector<std::vector<float>> final(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<float> g(kDim, 0.0f);
+    int used = 0;
+    for (const auto& w : gloss[i]) {
+      auto it = index.find(w);
+      if (it == index.end() || it->second == i) continue;
+      for (int k = 0; k < kDim; ++k) g[k] += dense[it->second][k];
+      ++used;
+    }
+    Normalise(g);
+    final[i] = dense[i];
+    if (used > 0) {
+      for (int k = 0; k < kDim; ++k) final[i][k] += static_cast<float>(kSecond) * g[k];
+    }
+    Normalise(final[i]);
+  }
+
+  return final;
 }
 
-bool Write(const std::string& out_path, const std::vector<std::string>& terms, const std::vector<float>& weights,
-           const std::vector<float>& vec, int dim) {
-  const std::size_t n = terms.size();
-  const auto d = static_cast<std::size_t>(dim);
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::cerr << "usage: build_word_vectors WORDNET_DIR OUT_FILE [--probe w1,w2,...]\n";
+    return 2;
+  }
+  const std::string dir = argv[1], out_path = argv[2];
+  std::vector<std::string> probes;
+  if (argc >= 5 && std::string(argv[3]) == "--probe") {
+    std::stringstream ss(argv[4]);
+    for (std::string w; std::getline(ss, w, ',');) probes.push_back(w);
+  }
+  Builder b;
+  const char* names[4] = {"noun", "verb", "adj", "adv"};
+  for (int pos = 0; pos < 4; ++pos) {
+    if (!b.LoadData(dir + "/data." + names[pos], pos)) {
+      std::cerr << "build_word_vectors: cannot read " << dir << "/data." << names[pos] << "\n";
+      return 1;
+    }
+  }
+  for (int pos = 0; pos < 4; ++pos) b.LoadIndex(dir + "/index." + names[pos], pos);
+  b.Resolve();
+
+  std::vector<std::string> stems;
+  for (const auto& [stem, lemmas] : b.stem_lemmas) stems.push_back(stem);
+  std::sort(stems.begin(), stems.end());
+  const std::size_t n = stems.size();
+
+  std::unordered_map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < n; ++i) index[stems[i]] = i;
+  std::vector<std::vector<float>> final = FeatureVectors(b, stems, index);
+  // Measured on bench/data/paraphrase.jsonl (docs/PERFORMANCE.md): removing
+  // the mean and the strongest component (what every word shares) helps;
+  // rescaling the others does not.
+  Reweight(final, static_cast<int>(Param("WV_DROP", 1)), Param("WV_POWER", 1.0));
+
+  if (!probes.empty()) {
+    for (const auto& p : probes) {
+      auto t = engram::text::Terms(p);
+      if (t.empty() || !index.count(t[0])) {
+        std::cout << p << ": unknown\n";
+        continue;
+      }
+      const auto& q = final[index[t[0]]];
+      std::vector<std::pair<float, std::size_t>> best;
+      for (std::size_t i = 0; i < n; ++i) best.emplace_back(Cos(q, final[i]), i);
+      std::partial_sort(best.begin(), best.begin() + 15, best.end(), std::greater<>());
+      std::cout << p << ":";
+      for (int k = 0; k < 15; ++k) std::cout << " " << stems[best[k].second] << "(" << best[k].first << ")";
+      std::cout << "\n";
+    }
+  }
+
+  // The file: header, offsets, strings, weights, scales, int8 vectors.
   std::string strings;
   std::vector<std::uint32_t> offsets;
-  std::vector<float> scales;
+  std::vector<float> weights, scales;
   std::vector<std::int8_t> codes;
-  codes.reserve(n * d);
+  codes.reserve(n * kDim);
   for (std::size_t i = 0; i < n; ++i) {
     offsets.push_back(static_cast<std::uint32_t>(strings.size()));
-    strings += terms[i];
-    const float* x = &vec[i * d];
+    strings += stems[i];
+    int senses = 0;
+    for (const auto& lemma : b.stem_lemmas[stems[i]]) senses = std::max(senses, b.lemma_sense_count[lemma]);
+    weights.push_back(1.0f / std::sqrt(static_cast<float>(std::max(1, senses))));
     float mx = 0;
-    for (std::size_t k = 0; k < d; ++k) mx = std::max(mx, std::fabs(x[k]));
+    for (float x : final[i]) mx = std::max(mx, std::fabs(x));
     const float scale = mx > 0 ? mx / 127.0f : 1.0f;
     // Quantise, then record the factor that makes the int8 vector unit length.
     double ss = 0;
-    for (std::size_t k = 0; k < d; ++k) {
-      const int q = static_cast<int>(std::lround(x[k] / scale));
+    for (float x : final[i]) {
+      const int q = static_cast<int>(std::lround(x / scale));
       codes.push_back(static_cast<std::int8_t>(std::clamp(q, -127, 127)));
       ss += static_cast<double>(q) * q;
     }
@@ -187,11 +558,15 @@ bool Write(const std::string& out_path, const std::vector<std::string>& terms, c
   }
   offsets.push_back(static_cast<std::uint32_t>(strings.size()));
   while (strings.size() % 4) strings.push_back('\0');
+
   const std::string tmp = out_path + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return false;
+  if (!f) {
+    std::cerr << "build_word_vectors: cannot write " << tmp << "\n";
+    return 1;
+  }
   const char magic[8] = {'E', 'N', 'G', 'W', 'V', 'E', 'C', '1'};
-  const std::uint32_t head[4] = {static_cast<std::uint32_t>(dim), static_cast<std::uint32_t>(n),
+  const std::uint32_t head[4] = {static_cast<std::uint32_t>(kDim), static_cast<std::uint32_t>(n),
                                  static_cast<std::uint32_t>(strings.size()), 0};
   bool ok = std::fwrite(magic, 1, 8, f) == 8 && std::fwrite(head, 4, 4, f) == 4 &&
             std::fwrite(offsets.data(), 4, offsets.size(), f) == offsets.size() &&
@@ -199,137 +574,10 @@ bool Write(const std::string& out_path, const std::vector<std::string>& terms, c
             std::fwrite(weights.data(), 4, n, f) == n && std::fwrite(scales.data(), 4, n, f) == n &&
             std::fwrite(codes.data(), 1, codes.size(), f) == codes.size();
   ok = std::fclose(f) == 0 && ok;
-  return ok && std::rename(tmp.c_str(), out_path.c_str()) == 0;
-}
-
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc < 3) {
-    std::cerr << "usage: build_word_vectors WORDNET_DIR OUT_FILE [--probe w1,w2,...] [--pairs a:b,...]\n";
-    return 2;
-  }
-  const auto start = std::chrono::steady_clock::now();
-  const std::string dir = argv[1], out_path = argv[2];
-  std::vector<std::string> probes, pairs;
-  for (int i = 3; i + 1 < argc; i += 2) {
-    const std::string flag = argv[i];
-    if (flag == "--probe") probes = SplitCsv(argv[i + 1]);
-    else if (flag == "--pairs") pairs = SplitCsv(argv[i + 1]);
-  }
-  WordNetGraph wn;
-  std::string error;
-  if (!wn.Load(dir, std::getenv("WV_EXAMPLES") != nullptr, &error)) {
-    std::cerr << "build_word_vectors: " << error << "\n";
-    return 1;
-  }
-  const std::vector<std::string> terms = VectorTerms(wn);
-  CooccurrenceWeights cw;
-  cw.hyper_decay = Param("WV_HYPER", cw.hyper_decay);
-  cw.hyper_levels = static_cast<int>(Param("WV_LEVELS", cw.hyper_levels));
-  cw.hyponym = Param("WV_HYPO", cw.hyponym);
-  cw.related = Param("WV_REL", cw.related);
-  cw.lexfile = Param("WV_LEX", cw.lexfile);
-  cw.gloss = Param("WV_GLOSS", cw.gloss);
-  cw.inverse_gloss = Param("WV_IGLOSS", cw.inverse_gloss);
-  cw.collocation = Param("WV_COLLOC", cw.collocation);
-  cw.smoothing = Param("WV_CDS", cw.smoothing);
-  const SparseMatrix m = BuildCooccurrence(wn, terms, cw);
-  std::cerr << "build_word_vectors: " << m.rows << " x " << m.cols << " matrix, " << m.col.size()
-            << " non-zeros (" << Seconds(start) << " s)\n";
-  const int dim = static_cast<int>(Param("WV_DIM", 256));
-  const int threads = static_cast<int>(std::clamp<unsigned>(std::thread::hardware_concurrency(), 1u, 2u));
-  std::vector<float> vec;
-  int out_dim = dim;
-  const std::size_t n = terms.size();
-  if (Param("WV_METHOD_RI", 1) > 0) {
-    vec = RandomIndex(m, dim);
-    const double second = Param("WV_SECOND", 0.6);
-    if (second > 0) MixGloss(wn, terms, dim, second, vec);
-  } else {
-  SvdResult svd;
-    const char* cache = std::getenv("WV_SVD_CACHE");  // measurements: reuse one factorisation
-    if (std::FILE* cf = cache ? std::fopen(cache, "rb") : nullptr) {
-      int k = 0;
-      bool ok = std::fread(&k, sizeof k, 1, cf) == 1;
-      svd.k = k;
-      svd.singular.resize(static_cast<std::size_t>(k));
-      svd.u.resize(static_cast<std::size_t>(m.rows) * static_cast<std::size_t>(k));
-      ok = ok && std::fread(svd.singular.data(), sizeof(double), svd.singular.size(), cf) == svd.singular.size() &&
-           std::fread(svd.u.data(), sizeof(float), svd.u.size(), cf) == svd.u.size();
-      std::fclose(cf);
-      if (!ok) return 1;
-    } else {
-      svd = TruncatedSvd(m, dim, static_cast<int>(Param("WV_OVERSAMPLE", 16)),
-                         static_cast<int>(Param("WV_POWER_ITER", 2)), threads);
-      if (std::FILE* out = cache ? std::fopen(cache, "wb") : nullptr) {
-        std::fwrite(&svd.k, sizeof svd.k, 1, out);
-        std::fwrite(svd.singular.data(), sizeof(double), svd.singular.size(), out);
-        std::fwrite(svd.u.data(), sizeof(float), svd.u.size(), out);
-        std::fclose(out);
-      }
-    }
-    std::cerr << "build_word_vectors: SVD, singular values " << svd.singular.front() << " .. " << svd.singular.back()
-              << " (" << Seconds(start) << " s)\n";
-      const auto d = static_cast<std::size_t>(svd.k);
-    std::vector<float> vec = svd.u;
-    const double p = Param("WV_EIG", 0.5);
-    for (std::size_t r = 0; r < n; ++r) {
-      for (std::size_t k = 0; k < d; ++k) vec[r * d + k] *= static_cast<float>(std::pow(svd.singular[k], p));
-      Normalise(&vec[r * d], svd.k);
-    }
-    out_dim = svd.k;
-  }
-  RemoveCommon(vec, n, out_dim, static_cast<int>(Param("WV_DROP", 1)));
-  const auto d = static_cast<std::size_t>(out_dim);
-
-  std::unordered_map<std::string, std::size_t> index;
-  for (std::size_t i = 0; i < n; ++i) index[terms[i]] = i;
-  auto find = [&](const std::string& word) -> long {
-    auto t = engram::text::Terms(word);
-    if (t.empty()) return -1;
-    auto it = index.find(t[0]);
-    return it == index.end() ? -1 : static_cast<long>(it->second);
-  };
-  auto cosine = [&](std::size_t a, std::size_t b) {
-    double s = 0;
-    for (std::size_t k = 0; k < d; ++k) s += static_cast<double>(vec[a * d + k]) * vec[b * d + k];
-    return s;
-  };
-  for (const auto& pr : pairs) {
-    const auto colon = pr.find(':');
-    const long a = find(pr.substr(0, colon)), b = colon == std::string::npos ? -1 : find(pr.substr(colon + 1));
-    std::cout << pr << " " << (a < 0 || b < 0 ? std::string("unknown") : std::to_string(cosine(static_cast<std::size_t>(a), static_cast<std::size_t>(b)))) << "\n";
-  }
-  for (const auto& word : probes) {
-    const long q = find(word);
-    if (q < 0) {
-      std::cout << word << ": unknown\n";
-      continue;
-    }
-    std::vector<std::pair<double, std::size_t>> best;
-    for (std::size_t i = 0; i < n; ++i) best.emplace_back(cosine(static_cast<std::size_t>(q), i), i);
-    std::partial_sort(best.begin(), best.begin() + 15, best.end(), std::greater<>());
-    std::cout << word << ":";
-    for (int k = 0; k < 15; ++k) std::cout << " " << terms[best[static_cast<std::size_t>(k)].second] << "(" << static_cast<int>(100 * best[static_cast<std::size_t>(k)].first) << ")";
-    std::cout << "\n";
-  }
-
-  const double sense_power = Param("WV_SENSE_POWER", 0.5);
-  std::vector<float> weights(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const int senses = wn.SenseCount(terms[i]);
-    weights[i] = senses > 0 ? static_cast<float>(std::pow(senses, -sense_power)) : 0.5f;
-  }
-  if (!Write(out_path, terms, weights, vec, out_dim)) {
+  if (!ok || std::rename(tmp.c_str(), out_path.c_str()) != 0) {
     std::cerr << "build_word_vectors: cannot write " << out_path << "\n";
     return 1;
   }
-  std::cerr << "build_word_vectors: " << n << " terms, " << out_dim << " dimensions -> " << out_path << " ("
-            << Seconds(start) << " s)\n";
+  std::cerr << "build_word_vectors: " << n << " terms, " << kDim << " dimensions -> " << out_path << "\n";
   return 0;
 }
