@@ -41,6 +41,10 @@ inline constexpr double kEntityWeight = 0.15;
 // best semantic matches of the snapshots are candidates too.
 inline constexpr double kSemanticFloor = 0.05;
 inline constexpr double kSemanticCeiling = 0.40;  // word-vector means of related texts rarely go higher
+// Added to that cosine before rescaling: kExpansionWeight times the
+// idf-weighted share of the query's terms found in the memory's WordNet
+// neighbourhood (wordvec::WordVectors::Expansions of its words).
+inline constexpr double kExpansionWeight = 0.6;
 
 // Search (fact_search.cpp): candidates are the union of the best vector
 // matches, the FTS5 bm25 matches and the entity matches among the visible
