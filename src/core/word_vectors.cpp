@@ -131,11 +131,10 @@ std::unique_ptr<WordVectors> WordVectors::Open(const std::string& path) {
     wv->exp_offsets_ = reinterpret_cast<const std::uint32_t*>(wv->base_ + base_size);
     wv->exp_entries_ = wv->exp_offsets_ + count + 1;
     if (wv->exp_offsets_[0] != 0 || wv->exp_offsets_[count] != expansions) return nullptr;
+    // Entries are checked when read (an index out of range is skipped), so
+    // opening touches no more pages than before.
     for (std::size_t i = 0; i < count; ++i) {
       if (wv->exp_offsets_[i] > wv->exp_offsets_[i + 1]) return nullptr;
-    }
-    for (std::size_t e = 0; e < expansions; ++e) {
-      if ((wv->exp_entries_[e] >> 8) >= count) return nullptr;
     }
     wv->exp_count_ = expansions;
   }
@@ -209,6 +208,7 @@ std::vector<std::pair<long, float>> WordVectors::Expansions(long index) const {
   const auto i = static_cast<std::size_t>(index);
   for (std::uint32_t e = exp_offsets_[i]; e < exp_offsets_[i + 1]; ++e) {
     const std::uint32_t x = exp_entries_[e];
+    if ((x >> 8) >= count_) continue;
     out.emplace_back(static_cast<long>(x >> 8), static_cast<float>(x & 0xFF) / 255.0f);
   }
   return out;

@@ -9,7 +9,7 @@
 // "jazz" -> music, "tea" -> beverage), which fact search uses to expand the
 // memories' words.
 //
-// The file (engram-words.bin, about 27 MB) is memory-mapped read-only, so
+// The file (engram-words.bin, about 22 MB) is memory-mapped read-only, so
 // every process shares the same pages and the cost is what the page cache
 // holds; opening it is a header check (no parsing, no allocation). Lookups
 // are a binary search over the sorted terms. Immutable: thread-safe. No

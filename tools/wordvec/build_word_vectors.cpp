@@ -22,7 +22,11 @@
 //     words of its first senses, normalised.
 //  6. The mean vector and the strongest principal component (what every word
 //     shares) are removed; the vectors are normalised and quantised to int8.
-// A per-stem weight (1/sqrt(senses), generic words count less) goes with it.
+// A per-stem weight (1/sqrt(senses), generic words count less) goes with it,
+// and its WordNet neighbourhood for document expansion (Builder::Expansions:
+// synonyms, hypernyms to four levels, related and gloss words, the 64
+// strongest), stored after the vectors as per-term offsets and entries
+// (neighbour index << 8 | weight * 255); the header's fourth word counts them.
 // The WV_* environment variables override the weights (for measurements only;
 // the build uses the defaults). WV_EXPLAIN=a,b prints the features two stems
 // share; --probe prints the nearest stems of some words.
