@@ -77,7 +77,7 @@ TEST(ParaphraseEval, TheHeldOutSetIsWellFormedAndRunsFromItsFile) {
   EXPECT_EQ(j["overall"]["questions"], questions);
   EXPECT_NE(j["config"]["file"].get<std::string>().find("paraphrase-heldout.jsonl"), std::string::npos);
   if (j["config"]["word_vectors"].is_null()) GTEST_SKIP() << "no built-in word vectors";
-  // Measured on the whole held-out set: hit@3 0.536 (docs/PERFORMANCE.md); a
+  // Measured on the whole held-out set: hit@3 0.522 (docs/PERFORMANCE.md); a
   // floor well under it, and far above words alone (0.014).
   EXPECT_GE(j["overall"]["hit@3"].get<double>(), 0.40) << j.dump(1);
 }
@@ -91,8 +91,8 @@ TEST(ParaphraseEval, BuiltinEngineFindsMemoriesByMeaningOnASlice) {
   if (j["config"]["word_vectors"].is_null()) GTEST_SKIP() << "no built-in word vectors (WordNet missing at build time)";
   // Words alone find almost none of these (see the next test: hit@3 0.095 on
   // this slice); with the word vectors and their expansions hit@3 is 0.595,
-  // hit@1 0.405 (a floor with a margin: the engine is deterministic, the
-  // vectors may be retuned).
+  // hit@1 0.452 (a floor with a margin: ties may fall either way, the vectors
+  // may be retuned).
   EXPECT_GE(o["hit@3"].get<double>(), 0.45) << j.dump(1);
   EXPECT_GE(o["hit@1"].get<double>(), 0.30) << j.dump(1);
   for (const char* k : {"hit@1", "hit@3", "mrr@10"}) EXPECT_LE(o[k].get<double>(), 1.0);
