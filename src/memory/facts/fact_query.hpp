@@ -53,7 +53,7 @@ inline constexpr double kExpansionWeight = 0.6;
 // matches, the FTS5 bm25 matches and the entity matches among the visible
 // memories that pass the filters (filters inside the query); each candidate gets
 // every component, the fused score, and is kept when score >= threshold; best
-// top_k, ties by newer. Vector candidates come from `source`'s snapshots
+// top_k, ties by the unclamped semantic cosine, then newer. Vector candidates come from `source`'s snapshots
 // (the rows then fetched with the filter; widened once, then an exact
 // filtered scan, when the filter removes too many) or, without a source,
 // from an exact scan of the scope's embeddings in the store.

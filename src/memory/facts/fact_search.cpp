@@ -286,6 +286,9 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     }
   }
   std::vector<MemoryItem> out;
+  // The semantic cosine before clamping, by memory id: it orders memories
+  // whose scores tie because both semantic components were clamped to 1.
+  std::unordered_map<std::string, double> unclamped;
   for (auto& [id, d] : cand) {
     auto it = rows.find(id);
     if (it == rows.end()) continue;
@@ -314,6 +317,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       for (std::size_t i = 0; i < msem.size() && i < qsem.size(); ++i) cos += static_cast<double>(qsem[i]) * msem[i];
       cos += kExpansionWeight * ExpansionMatch(*words, qidx, qidf, m.memory);
       d.semantic = std::clamp((cos - kSemanticFloor) / (kSemanticCeiling - kSemanticFloor), 0.0, 1.0);
+      unclamped[m.id] = cos;
     }
     const double meaning = std::max(d.vector, d.semantic);
     m.score = std::clamp(kVectorWeight * meaning + kLexicalWeight * d.lexical + kEntityWeight * d.entity, 0.0, 1.0);
@@ -321,8 +325,13 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     if (o.explain) m.score_details = d;
     out.push_back(std::move(m));
   }
-  std::sort(out.begin(), out.end(), [](const MemoryItem& a, const MemoryItem& b) {
+  auto raw = [&](const MemoryItem& m) {
+    auto it = unclamped.find(m.id);
+    return it == unclamped.end() ? 0.0 : it->second;
+  };
+  std::sort(out.begin(), out.end(), [&](const MemoryItem& a, const MemoryItem& b) {
     if (a.score != b.score) return a.score > b.score;
+    if (const double ra = raw(a), rb = raw(b); ra != rb) return ra > rb;
     if (a.created_at != b.created_at) return a.created_at > b.created_at;
     return a.id > b.id;
   });
