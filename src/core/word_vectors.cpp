@@ -109,9 +109,11 @@ std::unique_ptr<WordVectors> WordVectors::Open(const std::string& path) {
   if (std::memcmp(wv->base_, kMagic, 8) != 0) return nullptr;
   std::uint32_t head[4];
   std::memcpy(head, wv->base_ + 8, sizeof head);
-  const std::size_t dim = head[0], count = head[1], strings = head[2];
+  const std::size_t dim = head[0], count = head[1], strings = head[2], expansions = head[3];
   if (dim == 0 || dim > 4096 || count == 0 || strings % 4 != 0) return nullptr;
-  const std::size_t need = kHeader + 4 * (count + 1) + strings + 8 * count + dim * count;
+  if (expansions > 0 && (dim * count) % 4 != 0) return nullptr;  // the expansion tables are 4-byte aligned
+  const std::size_t base_size = kHeader + 4 * (count + 1) + strings + 8 * count + dim * count;
+  const std::size_t need = base_size + (expansions > 0 ? 4 * (count + 1) + 4 * expansions : 0);
   if (need != size) return nullptr;
   wv->dim_ = static_cast<int>(dim);
   wv->count_ = count;
@@ -125,6 +127,17 @@ std::unique_ptr<WordVectors> WordVectors::Open(const std::string& path) {
     if (wv->offsets_[i] > wv->offsets_[i + 1]) return nullptr;
   }
   if (wv->offsets_[count] > strings) return nullptr;
+  if (expansions > 0) {
+    wv->exp_offsets_ = reinterpret_cast<const std::uint32_t*>(wv->base_ + base_size);
+    wv->exp_entries_ = wv->exp_offsets_ + count + 1;
+    if (wv->exp_offsets_[0] != 0 || wv->exp_offsets_[count] != expansions) return nullptr;
+    // Entries are checked when read (an index out of range is skipped), so
+    // opening touches no more pages than before.
+    for (std::size_t i = 0; i < count; ++i) {
+      if (wv->exp_offsets_[i] > wv->exp_offsets_[i + 1]) return nullptr;
+    }
+    wv->exp_count_ = expansions;
+  }
   ::madvise(m, size, MADV_WILLNEED);  // read ahead now, off the request path
   return wv;
 }
@@ -181,6 +194,34 @@ std::vector<float> WordVectors::TextVector(std::string_view text,
   if (seen.empty()) return {};
   Normalise(acc);
   return acc;
+}
+
+std::string_view WordVectors::Term(long index) const {
+  if (index < 0 || static_cast<std::size_t>(index) >= count_) return {};
+  const auto i = static_cast<std::size_t>(index);
+  return {strings_ + offsets_[i], offsets_[i + 1] - offsets_[i]};
+}
+
+std::vector<std::pair<long, float>> WordVectors::Expansions(long index) const {
+  std::vector<std::pair<long, float>> out;
+  if (exp_count_ == 0 || index < 0 || static_cast<std::size_t>(index) >= count_) return out;
+  const auto i = static_cast<std::size_t>(index);
+  for (std::uint32_t e = exp_offsets_[i]; e < exp_offsets_[i + 1]; ++e) {
+    const std::uint32_t x = exp_entries_[e];
+    if ((x >> 8) >= count_) continue;
+    out.emplace_back(static_cast<long>(x >> 8), static_cast<float>(x & 0xFF) / 255.0f);
+  }
+  return out;
+}
+
+float WordVectors::ExpansionWeight(long index, long neighbour) const {
+  if (exp_count_ == 0 || index < 0 || neighbour < 0 || static_cast<std::size_t>(index) >= count_) return 0.0f;
+  const auto i = static_cast<std::size_t>(index);
+  const auto want = static_cast<std::uint32_t>(neighbour);
+  for (std::uint32_t e = exp_offsets_[i]; e < exp_offsets_[i + 1]; ++e) {
+    if ((exp_entries_[e] >> 8) == want) return static_cast<float>(exp_entries_[e] & 0xFF) / 255.0f;
+  }
+  return 0.0f;
 }
 
 float WordVectors::Similarity(std::string_view a, std::string_view b) const {

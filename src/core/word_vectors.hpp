@@ -4,9 +4,12 @@
 // tools/wordvec/build_word_vectors.cpp (synsets, hypernyms, hyponyms,
 // derivations, domains and glosses, random-indexed, then mixed with the mean
 // of their gloss words): "vegetarian" lies near "diet" and "meat", "nurse"
-// near "care" and "treatment", "vacation" near "holiday".
+// near "care" and "treatment", "vacation" near "holiday". With each term goes
+// its WordNet neighbourhood (synonyms, hypernyms, related and gloss words:
+// "jazz" -> music, "tea" -> beverage), which fact search uses to expand the
+// memories' words.
 //
-// The file (engram-words.bin, about 18 MB) is memory-mapped read-only, so
+// The file (engram-words.bin, about 22 MB) is memory-mapped read-only, so
 // every process shares the same pages and the cost is what the page cache
 // holds; opening it is a header check (no parsing, no allocation). Lookups
 // are a binary search over the sorted terms. Immutable: thread-safe. No
@@ -69,6 +72,18 @@ class WordVectors {
   // Cosine of two words' vectors (their index terms); 0 when one is unknown.
   float Similarity(std::string_view a, std::string_view b) const;
 
+  // The index term at `index` ("" when out of range).
+  std::string_view Term(long index) const;
+  // The term's WordNet neighbourhood, for document expansion: the other words
+  // of its two most frequent senses, their hypernyms' words up to four levels
+  // (decayed), related words and first-sense gloss words, as (index, weight in
+  // (0, 1]), strongest first, at most 64; empty when the file has none.
+  std::vector<std::pair<long, float>> Expansions(long index) const;
+  // The weight of `neighbour` in the expansions of `index` (0 when absent); no allocation.
+  float ExpansionWeight(long index, long neighbour) const;
+  // Whether the file carries expansions.
+  bool has_expansions() const { return exp_count_ > 0; }
+
  private:
   WordVectors() = default;
   const std::uint8_t* base_ = nullptr;
@@ -80,6 +95,9 @@ class WordVectors {
   const float* weights_ = nullptr;
   const float* scales_ = nullptr;
   const std::int8_t* codes_ = nullptr;
+  std::size_t exp_count_ = 0;
+  const std::uint32_t* exp_offsets_ = nullptr;  // count + 1
+  const std::uint32_t* exp_entries_ = nullptr;  // neighbour index << 8 | weight * 255
 };
 
 }  // namespace engram::wordvec

@@ -34,18 +34,19 @@ Outcome Engram(const std::string& args, const std::string& env = "") {
 }
 
 const std::string kSet = ENGRAM_SOURCE_DIR "/bench/data/paraphrase.jsonl";
+// Written before any tuning and never tuned on (docs/PERFORMANCE.md).
+const std::string kHeldOut = ENGRAM_SOURCE_DIR "/bench/data/paraphrase-heldout.jsonl";
 
-nlohmann::json RunEval(const std::string& args, const std::string& env = "") {
-  auto r = Engram("eval paraphrase '" + kSet + "' --json " + args, env);
+nlohmann::json RunEval(const std::string& args, const std::string& env = "", const std::string& set = kSet) {
+  auto r = Engram("eval paraphrase '" + set + "' --json " + args, env);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   auto j = nlohmann::json::parse(r.out, nullptr, false);
   EXPECT_TRUE(j.is_object()) << r.out;
   return j;
 }
 
-TEST(ParaphraseEval, TheSetIsWellFormedAndLargeEnough) {
-  auto j = RunEval("");  // the runner checks every question of the file against its memory
-  std::ifstream in(kSet);
+std::pair<std::size_t, std::size_t> CountItems(const std::string& set) {
+  std::ifstream in(set);
   std::size_t memories = 0, questions = 0;
   for (std::string line; std::getline(in, line);) {
     if (line.empty()) continue;
@@ -53,10 +54,32 @@ TEST(ParaphraseEval, TheSetIsWellFormedAndLargeEnough) {
     ++memories;
     questions += item["questions"].size();
   }
+  return {memories, questions};
+}
+
+TEST(ParaphraseEval, TheSetIsWellFormedAndLargeEnough) {
+  auto j = RunEval("");  // the runner checks every question of the file against its memory
+  const auto [memories, questions] = CountItems(kSet);
   EXPECT_GE(memories, 100u);
   EXPECT_GE(questions, memories);
   ASSERT_TRUE(j.contains("config"));
   EXPECT_EQ(j["config"]["benchmark"], "paraphrase");
+  EXPECT_EQ(j["overall"]["memories"], memories);
+}
+
+TEST(ParaphraseEval, TheHeldOutSetIsWellFormedAndRunsFromItsFile) {
+  auto j = RunEval("", "", kHeldOut);
+  const auto [memories, questions] = CountItems(kHeldOut);
+  EXPECT_GE(memories, 60u);
+  EXPECT_GE(questions, memories);
+  ASSERT_TRUE(j.contains("overall"));
+  EXPECT_EQ(j["overall"]["memories"], memories);
+  EXPECT_EQ(j["overall"]["questions"], questions);
+  EXPECT_NE(j["config"]["file"].get<std::string>().find("paraphrase-heldout.jsonl"), std::string::npos);
+  if (j["config"]["word_vectors"].is_null()) GTEST_SKIP() << "no built-in word vectors";
+  // Measured on the whole held-out set: hit@3 0.522 (docs/PERFORMANCE.md); a
+  // floor well under it, and far above words alone (0.014).
+  EXPECT_GE(j["overall"]["hit@3"].get<double>(), 0.40) << j.dump(1);
 }
 
 TEST(ParaphraseEval, BuiltinEngineFindsMemoriesByMeaningOnASlice) {
@@ -67,10 +90,11 @@ TEST(ParaphraseEval, BuiltinEngineFindsMemoriesByMeaningOnASlice) {
   ASSERT_TRUE(o["hit@3"].is_number());
   if (j["config"]["word_vectors"].is_null()) GTEST_SKIP() << "no built-in word vectors (WordNet missing at build time)";
   // Words alone find almost none of these (see the next test: hit@3 0.095 on
-  // this slice); with the word vectors hit@3 is 0.595, hit@1 0.357 (a floor
-  // with a margin: the engine is deterministic, the vectors may be retuned).
+  // this slice); with the word vectors and their expansions hit@3 is 0.595,
+  // hit@1 0.452 (a floor with a margin: ties may fall either way, the vectors
+  // may be retuned).
   EXPECT_GE(o["hit@3"].get<double>(), 0.45) << j.dump(1);
-  EXPECT_GE(o["hit@1"].get<double>(), 0.25) << j.dump(1);
+  EXPECT_GE(o["hit@1"].get<double>(), 0.30) << j.dump(1);
   for (const char* k : {"hit@1", "hit@3", "mrr@10"}) EXPECT_LE(o[k].get<double>(), 1.0);
   EXPECT_TRUE(j["by_category"].is_object());
   EXPECT_TRUE(j["misses"].is_array());

@@ -22,7 +22,11 @@
 //     words of its first senses, normalised.
 //  6. The mean vector and the strongest principal component (what every word
 //     shares) are removed; the vectors are normalised and quantised to int8.
-// A per-stem weight (1/sqrt(senses), generic words count less) goes with it.
+// A per-stem weight (1/sqrt(senses), generic words count less) goes with it,
+// and its WordNet neighbourhood for document expansion (Builder::Expansions:
+// synonyms, hypernyms to four levels, related and gloss words, the 64
+// strongest), stored after the vectors as per-term offsets and entries
+// (neighbour index << 8 | weight * 255); the header's fourth word counts them.
 // The WV_* environment variables override the weights (for measurements only;
 // the build uses the defaults). WV_EXPLAIN=a,b prints the features two stems
 // share; --probe prints the nearest stems of some words.
@@ -110,6 +114,12 @@ const double kSecond = Param("WV_SECOND", 0.6);
 const double kGloss = Param("WV_GLOSS", 0.8);
 const double kHypo = Param("WV_HYPO", 0.5);
 const double kLex = Param("WV_LEX", 0.4);
+// Document expansion (measured on bench/data/paraphrase.jsonl, docs/PERFORMANCE.md).
+constexpr int kExpandSenses = 2;
+constexpr double kExpandHyper = 0.8;
+constexpr double kExpandRelated = 0.8;
+constexpr double kExpandGloss = 0.5;
+constexpr std::size_t kMaxExpansions = 64;  // per term, the strongest
 
 struct Builder {
   std::vector<Synset> syn;
@@ -261,6 +271,49 @@ struct Builder {
         }
       }
     }
+  }
+
+  // The WordNet neighbourhood of a stem, for document expansion: for its two
+  // most frequent senses of each part of speech (weighted 1/rank), the
+  // synset's other words (1), its hypernyms' words up to four levels (0.8 per
+  // level), the words of related synsets (0.8) and, for the first sense, the
+  // gloss words (0.5). Each neighbour keeps its largest weight.
+  std::unordered_map<std::string, float> Expansions(const std::string& stem,
+                                                    const std::vector<std::vector<std::string>>& synset_stems) const {
+    std::unordered_map<std::string, float> out;
+    auto put = [&](const std::string& t, double w) {
+      if (t == stem) return;
+      float& x = out[t];
+      x = std::max(x, static_cast<float>(w));
+    };
+    auto it = stem_lemmas.find(stem);
+    if (it == stem_lemmas.end()) return out;
+    for (const auto& lemma : it->second) {
+      int rank[4] = {0, 0, 0, 0};
+      for (std::uint32_t s : lemma_senses.at(lemma)) {
+        const int r = ++rank[syn[s].pos];
+        if (r > kExpandSenses) continue;
+        const double base = 1.0 / r;
+        for (const auto& t : synset_stems[s]) put(t, base);
+        std::vector<std::uint32_t> level = syn[s].hypernyms;
+        std::unordered_set<std::uint32_t> seen;
+        double d = kExpandHyper;
+        for (int depth = 1; depth <= 4 && !level.empty(); ++depth, d *= kExpandHyper) {
+          std::vector<std::uint32_t> next;
+          for (std::uint32_t h : level) {
+            if (!seen.insert(h).second) continue;
+            for (const auto& t : synset_stems[h]) put(t, base * d);
+            next.insert(next.end(), syn[h].hypernyms.begin(), syn[h].hypernyms.end());
+          }
+          level = std::move(next);
+        }
+        for (std::uint32_t rel : syn[s].related)
+          for (const auto& t : synset_stems[rel]) put(t, base * kExpandRelated);
+        if (r == 1)
+          for (const auto& t : syn[s].gloss_stems) put(t, base * kExpandGloss);
+      }
+    }
+    return out;
   }
 
   Sparse StemFeatures(const std::string& stem, std::vector<std::string>* gloss) const {
@@ -532,7 +585,31 @@ int main(int argc, char** argv) {
     }
   }
 
-  // The file: header, offsets, strings, weights, scales, int8 vectors.
+  // Expansions: per term, (neighbour index << 8 | weight * 255), strongest first.
+  std::vector<std::vector<std::string>> synset_stems(b.syn.size());
+  for (const auto& [lemma, senses] : b.lemma_senses) {
+    const std::string st = StemOf(lemma);
+    if (st.empty()) continue;
+    for (std::uint32_t s : senses) synset_stems[s].push_back(st);
+  }
+  std::vector<std::uint32_t> exp_offsets{0}, exp_entries;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::pair<float, std::uint32_t>> e;
+    for (const auto& [t, w] : b.Expansions(stems[i], synset_stems)) {
+      auto it = index.find(t);
+      if (it != index.end()) e.emplace_back(w, static_cast<std::uint32_t>(it->second));
+    }
+    std::sort(e.begin(), e.end(), [](const auto& x, const auto& y) { return x.first > y.first || (x.first == y.first && x.second < y.second); });
+    if (e.size() > kMaxExpansions) e.resize(kMaxExpansions);
+    for (const auto& [w, j] : e) {
+      const auto q = static_cast<std::uint32_t>(std::clamp(std::lround(w * 255.0f), 1L, 255L));
+      exp_entries.push_back((j << 8) | q);
+    }
+    exp_offsets.push_back(static_cast<std::uint32_t>(exp_entries.size()));
+  }
+
+  // The file: header, offsets, strings, weights, scales, int8 vectors, then
+  // the expansions (offsets per term, entries).
   std::string strings;
   std::vector<std::uint32_t> offsets;
   std::vector<float> weights, scales;
@@ -567,17 +644,21 @@ int main(int argc, char** argv) {
   }
   const char magic[8] = {'E', 'N', 'G', 'W', 'V', 'E', 'C', '1'};
   const std::uint32_t head[4] = {static_cast<std::uint32_t>(kDim), static_cast<std::uint32_t>(n),
-                                 static_cast<std::uint32_t>(strings.size()), 0};
+                                 static_cast<std::uint32_t>(strings.size()),
+                                 static_cast<std::uint32_t>(exp_entries.size())};
   bool ok = std::fwrite(magic, 1, 8, f) == 8 && std::fwrite(head, 4, 4, f) == 4 &&
             std::fwrite(offsets.data(), 4, offsets.size(), f) == offsets.size() &&
             std::fwrite(strings.data(), 1, strings.size(), f) == strings.size() &&
             std::fwrite(weights.data(), 4, n, f) == n && std::fwrite(scales.data(), 4, n, f) == n &&
-            std::fwrite(codes.data(), 1, codes.size(), f) == codes.size();
+            std::fwrite(codes.data(), 1, codes.size(), f) == codes.size() &&
+            std::fwrite(exp_offsets.data(), 4, exp_offsets.size(), f) == exp_offsets.size() &&
+            std::fwrite(exp_entries.data(), 4, exp_entries.size(), f) == exp_entries.size();
   ok = std::fclose(f) == 0 && ok;
   if (!ok || std::rename(tmp.c_str(), out_path.c_str()) != 0) {
     std::cerr << "build_word_vectors: cannot write " << out_path << "\n";
     return 1;
   }
-  std::cerr << "build_word_vectors: " << n << " terms, " << kDim << " dimensions -> " << out_path << "\n";
+  std::cerr << "build_word_vectors: " << n << " terms, " << kDim << " dimensions, " << exp_entries.size()
+            << " expansions -> " << out_path << "\n";
   return 0;
 }

@@ -7,6 +7,7 @@
 // entity matches joined with the conditions; then ONE fetch of the candidate
 // rows.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -98,6 +99,30 @@ Result<Scored> ScanVectors(sql::Db* db, const store::FactSelector& sel, const Ve
   SortScored(out);
   if (out.size() > n) out.resize(n);
   return out;
+}
+
+// Document expansion (built-in word vectors): the idf-weighted share of the
+// query's distinct terms that the memory's WordNet neighbourhood contains
+// (a synonym, hypernym, related or gloss word of one of its words: "music"
+// for "jazz"), each counted by its strongest expansion weight.
+double ExpansionMatch(const wordvec::WordVectors& words, const std::vector<long>& query_terms,
+                      const std::vector<double>& query_weights, std::string_view memory) {
+  double all = 0;
+  for (double w : query_weights) all += w;
+  if (all <= 0 || !words.has_expansions()) return 0.0;
+  std::vector<long> own;
+  for (const auto& t : DistinctTerms(memory)) {
+    const long i = words.Find(t);
+    if (i >= 0) own.push_back(i);
+  }
+  double hit = 0;
+  for (std::size_t k = 0; k < query_terms.size(); ++k) {
+    if (query_terms[k] < 0) continue;
+    float best = 0;
+    for (long i : own) best = std::max(best, words.ExpansionWeight(i, query_terms[k]));
+    hit += query_weights[k] * best;
+  }
+  return hit / all;
 }
 
 // Text matches as (id, -bm25): higher is better.
@@ -241,7 +266,29 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
 
   // 5. Every component for every candidate, fused.
   const auto qterms = LexicalTerms(query);
+  // Each query term counts by its inverse document frequency among the
+  // scope's memories when the snapshots keep term counts (word vectors), so
+  // a match on a word most memories use ("user", "likes") counts little.
+  std::vector<double> qweight(qterms.size(), 1.0);
+  if (!sem_snaps.empty()) {
+    const auto idf = TermIdf(sem_snaps);
+    for (std::size_t k = 0; k < qterms.size(); ++k) qweight[k] = idf(qterms[k]);
+  }
+  // The query's distinct index terms (their word-vector indexes, -1 when
+  // unknown) and idf weights, for the expansion match.
+  std::vector<long> qidx;
+  std::vector<double> qidf;
+  if (!qsem.empty()) {
+    const auto idf = sem_snaps.empty() ? std::function<float(const std::string&)>() : TermIdf(sem_snaps);
+    for (const auto& t : DistinctTerms(query)) {
+      qidx.push_back(words->Find(t));
+      qidf.push_back(idf ? idf(t) : 1.0);
+    }
+  }
   std::vector<MemoryItem> out;
+  // The semantic cosine before clamping, by memory id: it orders memories
+  // whose scores tie because both semantic components were clamped to 1.
+  std::unordered_map<std::string, double> unclamped;
   for (auto& [id, d] : cand) {
     auto it = rows.find(id);
     if (it == rows.end()) continue;
@@ -253,9 +300,12 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     if (!qterms.empty()) {
       auto doc = LexicalTerms(m.memory);
       std::unordered_set<std::string> have(doc.begin(), doc.end());
-      int hit = 0;
-      for (const auto& t : qterms) hit += have.count(t) ? 1 : 0;
-      d.lexical = static_cast<double>(hit) / static_cast<double>(qterms.size());
+      double hit = 0, all = 0;
+      for (std::size_t k = 0; k < qterms.size(); ++k) {
+        all += qweight[k];
+        hit += have.count(qterms[k]) ? qweight[k] : 0.0;
+      }
+      d.lexical = all > 0 ? hit / all : 0.0;
     }
     std::sort(d.entities.begin(), d.entities.end());
     d.entities.erase(std::unique(d.entities.begin(), d.entities.end()), d.entities.end());
@@ -265,7 +315,9 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       const auto msem = words->TextVector(m.memory);
       double cos = 0;
       for (std::size_t i = 0; i < msem.size() && i < qsem.size(); ++i) cos += static_cast<double>(qsem[i]) * msem[i];
+      cos += kExpansionWeight * ExpansionMatch(*words, qidx, qidf, m.memory);
       d.semantic = std::clamp((cos - kSemanticFloor) / (kSemanticCeiling - kSemanticFloor), 0.0, 1.0);
+      unclamped[m.id] = cos;
     }
     const double meaning = std::max(d.vector, d.semantic);
     m.score = std::clamp(kVectorWeight * meaning + kLexicalWeight * d.lexical + kEntityWeight * d.entity, 0.0, 1.0);
@@ -273,8 +325,13 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     if (o.explain) m.score_details = d;
     out.push_back(std::move(m));
   }
-  std::sort(out.begin(), out.end(), [](const MemoryItem& a, const MemoryItem& b) {
+  auto raw = [&](const MemoryItem& m) {
+    auto it = unclamped.find(m.id);
+    return it == unclamped.end() ? 0.0 : it->second;
+  };
+  std::sort(out.begin(), out.end(), [&](const MemoryItem& a, const MemoryItem& b) {
     if (a.score != b.score) return a.score > b.score;
+    if (const double ra = raw(a), rb = raw(b); ra != rb) return ra > rb;
     if (a.created_at != b.created_at) return a.created_at > b.created_at;
     return a.id > b.id;
   });

@@ -34,11 +34,10 @@ std::vector<std::string> DistinctTerms(std::string_view text) {
   return t;
 }
 
-std::vector<float> SemanticQuery(const std::vector<std::shared_ptr<const FactVectors>>& snaps,
-                                 const wordvec::WordVectors& words, const std::string& query) {
+std::function<float(const std::string&)> TermIdf(const std::vector<std::shared_ptr<const FactVectors>>& snaps) {
   double rows = 0;
   for (const auto& sn : snaps) rows += static_cast<double>((sn->base ? sn->base->rows : 0) + sn->added.size());
-  return words.TextVector(query, [&](const std::string& term) {
+  return [snaps, rows](const std::string& term) {
     double df = 0;
     for (const auto& sn : snaps) {
       if (sn->base) {
@@ -48,7 +47,12 @@ std::vector<float> SemanticQuery(const std::vector<std::shared_ptr<const FactVec
       for (const auto& a : sn->added) df += std::binary_search(a->terms.begin(), a->terms.end(), term) ? 1 : 0;
     }
     return static_cast<float>(std::log(1.0 + (rows + 1.0) / (df + 1.0)));
-  });
+  };
+}
+
+std::vector<float> SemanticQuery(const std::vector<std::shared_ptr<const FactVectors>>& snaps,
+                                 const wordvec::WordVectors& words, const std::string& query) {
+  return words.TextVector(query, TermIdf(snaps));
 }
 
 bool IdentityMatch::Accepts(const FactIdentity& x) const {

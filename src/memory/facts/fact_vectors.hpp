@@ -138,6 +138,11 @@ std::vector<std::pair<std::int64_t, float>> TopVectors(const FactVectors& v, con
 // The distinct index terms of a text, sorted (AddedFactVec::terms).
 std::vector<std::string> DistinctTerms(std::string_view text);
 
+// The inverse document frequency of an index term among the live rows of
+// these snapshots, log(1 + (rows + 1) / (rows with the term + 1)) (the
+// snapshots must keep word vectors: FactVectors::words set).
+std::function<float(const std::string&)> TermIdf(const std::vector<std::shared_ptr<const FactVectors>>& snaps);
+
 // The query's word-vector mean for semantic search in these snapshots (each
 // term weighted by log(1 + (rows + 1) / (rows with the term + 1)) over them);
 // empty without word vectors or known words.

@@ -1,6 +1,7 @@
 // The built-in word vectors (made at build time from WordNet, beside the test
 // binaries): words of one topic lie nearer than words of different topics,
-// unknown words have no vector, and a damaged file is refused.
+// terms carry their WordNet neighbourhood, unknown words have no vector, and a
+// damaged file is refused.
 #include "core/word_vectors.hpp"
 
 #include <gtest/gtest.h>
@@ -26,6 +27,44 @@ TEST(WordVectors, WordsOfATopicLieNearer) {
   EXPECT_GT(w.Similarity("vacation", "holiday"), 0.5f);
   EXPECT_GT(w.Similarity("car", "automobile"), 0.8f);
   EXPECT_NEAR(w.Similarity("daughters", "daughter"), 1.0f, 1e-3f);  // one index term
+}
+
+// The weight of `neighbour` among the expansions of `word` (0 when absent).
+float Expands(const WordVectors& w, const std::string& word, const std::string& neighbour) {
+  const long i = w.Find(word), j = w.Find(neighbour);
+  if (i < 0 || j < 0) return -1.0f;
+  float via_list = 0.0f;
+  for (const auto& [k, weight] : w.Expansions(i)) {
+    if (k == j) via_list = weight;
+  }
+  EXPECT_EQ(via_list, w.ExpansionWeight(i, j)) << word << " -> " << neighbour;
+  return via_list;
+}
+
+TEST(WordVectors, TermsCarryTheirWordNetNeighbourhood) {
+  if (!Words()) GTEST_SKIP() << "no built-in word vectors";
+  const WordVectors& w = *Words();
+  ASSERT_TRUE(w.has_expansions());
+  // Index terms are stems (text::Terms): "beverage" -> "beverag".
+  EXPECT_GT(Expands(w, "tea", "beverag"), 0.5f);   // a direct hypernym
+  EXPECT_GT(Expands(w, "jazz", "music"), 0.3f);     // three levels up
+  EXPECT_GT(Expands(w, "wife", "spous"), 0.5f);
+  EXPECT_EQ(Expands(w, "tea", "keyboard"), 0.0f);
+  EXPECT_EQ(Expands(w, "tea", "tea"), 0.0f);        // never the term itself
+  const long tea = w.Find("tea");
+  const auto list = w.Expansions(tea);
+  ASSERT_FALSE(list.empty());
+  EXPECT_LE(list.size(), 64u);
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    EXPECT_GT(list[k].second, 0.0f);
+    EXPECT_LE(list[k].second, 1.0f);
+    EXPECT_FALSE(w.Term(list[k].first).empty());
+    if (k > 0) EXPECT_GE(list[k - 1].second, list[k].second);  // strongest first
+  }
+  EXPECT_EQ(w.Term(tea), "tea");
+  EXPECT_TRUE(w.Term(-1).empty());
+  EXPECT_TRUE(w.Expansions(-1).empty());
+  EXPECT_EQ(w.ExpansionWeight(tea, -1), 0.0f);
 }
 
 TEST(WordVectors, TextsWithoutKnownWordsHaveNoVector) {

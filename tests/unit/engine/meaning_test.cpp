@@ -79,6 +79,33 @@ TEST_F(MeaningTest, WordsOfTheQueryStillRankFirst) {
   EXPECT_EQ(r->front().memory, "Alice loves ramen");
 }
 
+TEST_F(MeaningTest, AWordMostMemoriesShareCountsLessThanARareOne) {
+  if (!HaveWords()) GTEST_SKIP() << "no built-in word vectors";
+  auto e = Open();
+  Add(*e, "eve", "The user likes green tea");
+  Add(*e, "eve", "The user lives in Oslo");
+  Add(*e, "eve", "The user plays chess on Sundays");
+  Add(*e, "eve", "Eve repairs an old bicycle");
+  MemorySearchOptions so;
+  so.explain = true;
+  // Each memory matches one of the two words: "user" is in three of the four
+  // memories, "bicycle" in one, so the bicycle match counts more.
+  auto r = e->SearchMemories(User("eve"), "user bicycle", so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->empty());
+  EXPECT_EQ(r->front().memory, "Eve repairs an old bicycle");
+  double rare = -1, common = -1;
+  for (const auto& m : *r) {
+    ASSERT_TRUE(m.score_details);
+    if (m.memory == "Eve repairs an old bicycle") rare = m.score_details->lexical;
+    if (m.memory == "The user lives in Oslo") common = m.score_details->lexical;
+  }
+  EXPECT_GT(rare, 0.5);
+  EXPECT_GT(common, 0.0);
+  EXPECT_LT(common, 0.5);
+  EXPECT_NEAR(rare + common, 1.0, 1e-6);  // shares of the same two words
+}
+
 TEST_F(MeaningTest, MemoriesAddedLaterAreFoundByMeaning) {
   if (!HaveWords()) GTEST_SKIP() << "no built-in word vectors";
   auto e = Open();
