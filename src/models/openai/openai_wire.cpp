@@ -21,8 +21,11 @@ std::int64_t IntField(const Json& obj, const char* key) {
   if (!obj.is_object()) return 0;
   auto it = obj.find(key);
   if (it == obj.end() || !it->is_number()) return 0;
+  // A count no reply can mean (beyond 2^53, where doubles stop being exact
+  // integers; converting past the int64 range would be undefined) is ignored
+  // like a missing one.
   const double v = it->get<double>();
-  return std::isfinite(v) && v > 0 ? static_cast<std::int64_t>(v) : 0;
+  return std::isfinite(v) && v > 0 && v < 9007199254740992.0 ? static_cast<std::int64_t>(v) : 0;
 }
 
 std::string StringField(const Json& obj, const char* key) {

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/http/http_client.hpp"
+#include "models/openai/openai_wire.hpp"
 #include "testing/fake_openai_server.hpp"
 
 namespace engram {
@@ -374,6 +375,32 @@ TEST_F(OpenAiTest, ConcurrentCallsShareTheClient) {
   EXPECT_EQ(good.load(), 30);
   EXPECT_EQ(client->Stats().calls, 30);
   EXPECT_EQ(client->Stats().completion_tokens, 30 * 7);
+}
+
+
+// Found by fuzz_model_reply: a usage count beyond the int64 range was
+// converted (undefined behaviour). Counts no reply can mean are ignored.
+TEST(OpenAiWire, UsageCountsBeyondAnyRealReplyAreIgnored) {
+  auto r = openai_wire::ParseChatReply(
+      R"({"choices":[{"message":{"content":"Hi"},"finish_reason":"stop"}],)"
+      R"("usage":{"prompt_tokens":277777777777777777777777777777777777777777,"completion_tokens":1e300}})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->content, "Hi");
+  EXPECT_EQ(r->prompt_tokens, 0);
+  EXPECT_EQ(r->completion_tokens, 0);
+  auto fine = openai_wire::ParseChatReply(
+      R"({"choices":[{"message":{"content":"Hi"},"finish_reason":"stop"}],"usage":{"prompt_tokens":12,"completion_tokens":3}})");
+  ASSERT_TRUE(fine.ok());
+  EXPECT_EQ(fine->prompt_tokens, 12);
+  EXPECT_EQ(fine->completion_tokens, 3);
+
+  std::function<void(std::string_view)> ignore = [](std::string_view) {};
+  openai_wire::SseChatStream stream(&ignore);
+  EXPECT_TRUE(stream.Feed("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}],"
+                          "\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2.8e41}}\n\ndata: [DONE]\n\n"));
+  ASSERT_TRUE(stream.Finish().ok());
+  EXPECT_EQ(stream.result().completion_tokens, 0);
+  EXPECT_EQ(stream.result().prompt_tokens, 1);
 }
 
 }  // namespace
