@@ -251,7 +251,8 @@ class Api {
 // how it was chosen, the query terms its text matches, and for messages the
 // speaker side, the time cue, neighbour evidence and vector use. `rank` is
 // the item's place among the ranked messages (1 = best; 0 = not ranked).
-nlohmann::json ExplainItem(const RetrievedItem& item, const std::string& query, bool semantic_embedder, int rank);
+nlohmann::json ExplainItem(const RetrievedItem& item, const std::string& query, bool semantic_embedder, int rank,
+                           const RankingOptions& ranking);
 
 // --- Helpers shared by the route files (api.cpp) ---
 

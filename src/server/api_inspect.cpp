@@ -301,7 +301,8 @@ HttpResponse Api::Canary(Call& c) {
   return Json(200, r);
 }
 
-json ExplainItem(const RetrievedItem& item, const std::string& query, bool semantic_embedder, int rank) {
+json ExplainItem(const RetrievedItem& item, const std::string& query, bool semantic_embedder, int rank,
+                 const RankingOptions& ranking) {
   // Recomputed from the query and the item's own text with the ranking's
   // term rules (the ranker's internal sums are not kept).
   std::set<std::string> item_terms;
@@ -312,12 +313,17 @@ json ExplainItem(const RetrievedItem& item, const std::string& query, bool seman
   }
   const bool message = item.kind == ItemKind::kPage || item.kind == ItemKind::kStmTurn;
   const bool asks_when = retrieval::AsksWhen(query);
+  auto share = [](double s) { return std::to_string(static_cast<int>(s * 100 + 0.5)) + "%"; };
   std::string chosen;
   switch (item.kind) {
-    case ItemKind::kStmTurn: chosen = "recent short-term turn (the newest turns fill up to 10% of the budget)"; break;
-    case ItemKind::kProfile: chosen = "profile slot (up to 5% of the budget)"; break;
+    case ItemKind::kStmTurn:
+      chosen = "recent short-term turn (the newest turns fill up to " + share(ranking.stm_share) + " of the budget)";
+      break;
+    case ItemKind::kProfile: chosen = "profile slot (up to " + share(ranking.profile_share) + " of the budget)"; break;
     case ItemKind::kUserFact:
-    case ItemKind::kAssistantFact: chosen = "fact ranked by bm25 and vector similarity (up to 10% of the budget)"; break;
+    case ItemKind::kAssistantFact:
+      chosen = "fact ranked by bm25 and vector similarity (up to " + share(ranking.facts_share) + " of the budget)";
+      break;
     case ItemKind::kPage:
       chosen = rank > 0 ? "message ranked #" + std::to_string(rank) + " among the scope's messages"
                         : "message ranked among the scope's messages";

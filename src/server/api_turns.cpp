@@ -168,7 +168,7 @@ HttpResponse Api::Retrieve(Call& c) {
         if (x.turn_id != 0 && x.turn_id == item.turn_id) rank = static_cast<int>(k) + 1;
       }
       out["items"][i]["part"] = item.part;
-      out["items"][i]["why"] = ExplainItem(item, query, semantic, rank);
+      out["items"][i]["why"] = ExplainItem(item, query, semantic, rank, o.ranking);
     }
   }
   return Json(200, out);
