@@ -58,8 +58,10 @@ function why(i, user) {
   const li = [];
   li.push(h("li", {}, w.chosen || "—"));
   if (w.matched_terms) li.push(h("li", {}, w.matched_terms.length ? ["matched terms: ", w.matched_terms.map((t) => badge(t, "kw"))] : "no query term in its own text"));
+  if (w.expansions && w.expansions.length) li.push(h("li", {}, ["related words (WordNet): ", w.expansions.map((e) => badge(`${e.term} ×${fmtNum(e.weight, 2)}`, "kw"))]));
+  if (w.lexical_score !== undefined) li.push(h("li", {}, `own words ${fmtNum(w.lexical_score, 2)} (covers ${Math.round(100 * (w.coverage || 0))}% of the question), neighbours ${fmtNum(w.neighbour_score, 2)}`));
   if (w.neighbour_evidence) li.push(h("li", {}, "neighbour evidence: ranked through the neighbouring messages of its conversation"));
-  if (w.speaker) li.push(h("li", {}, `speaker: ${w.speaker}`));
+  if (w.speaker) li.push(h("li", {}, `speaker: ${w.speaker}${w.speaker_factor ? " (the speaker the question names: score raised)" : ""}`));
   if (w.time_cue) li.push(h("li", {}, "time cue: the question asks when and the item is dated"));
   if (w.vector_similarity) li.push(h("li", {}, `vector similarity: ${w.vector_similarity}`));
   const link = i.turn_id ? h("a", { href: route("memory", { user, turn: i.turn_id }) }, `turn ${i.turn_id}`) : null;

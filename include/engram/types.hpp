@@ -164,10 +164,29 @@ struct RetrieveOptions {
   bool include_stm = true;
   bool include_profile = true;
   RankingOptions ranking;
+  // Fill each ranked message's `why` (costs a little; off for callers that
+  // only want the context).
+  bool explain = false;
 };
 
 enum class ItemKind { kStmTurn, kPage, kUserFact, kAssistantFact, kProfile };
 const char* ItemKindName(ItemKind kind);
+
+// How the ranking scored a message (RetrieveOptions::explain), from the
+// ranker's own sums: final score = (lexical + neighbour) / the best such sum,
+// + vector weight x vector, x (1 + speaker weight) when `speaker`.
+struct RankReasons {
+  bool filled = false;
+  double lexical = 0;    // its own BM25F evidence, after coverage and the time cue
+  double neighbour = 0;  // evidence of the messages around it (within the time gap)
+  double coverage = 0;   // share (by idf) of the question's own words it holds, in [0, 1]
+  double vector = 0;     // cosine of its exchange (configured embedders only)
+  bool time_cue = false; // a "when" question and a message with a time expression
+  bool speaker = false;  // the named-speaker factor applied
+  // Query terms its text or speaker name holds: the question's own (weight
+  // 1) and WordNet expansions (weight below 1).
+  std::vector<std::pair<std::string, double>> matched_terms;
+};
 
 // One piece of context with the provenance a caller needs to audit it.
 struct RetrievedItem {
@@ -187,6 +206,7 @@ struct RetrievedItem {
   std::string part;
   std::string text;             // rendered text of the item
   int tokens = 0;               // estimated tokens of `text`
+  RankReasons why;              // messages, with RetrieveOptions::explain
 };
 
 struct RetrievalResult {

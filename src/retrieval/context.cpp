@@ -99,6 +99,7 @@ RetrievedItem Merge(const RetrievedItem& a, const RetrievedItem& b) {
   m.text = a.text + "\n" + b.text;
   m.tokens = text::EstimateTokens(m.text);
   m.score = std::max(a.score, b.score);
+  if (b.score > a.score) m.why = b.why;  // the reasons of the better side
   if (a.source_ref != b.source_ref && !a.source_ref.empty() && !b.source_ref.empty()) {
     m.source_ref = a.source_ref + "," + b.source_ref;
   } else if (m.source_ref.empty()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include "core/text.hpp"
@@ -191,6 +192,28 @@ std::vector<bool> NamedSpeakerMessages(const Corpus& c, const std::vector<QueryT
   return mask;
 }
 
+// The query terms each ranked message holds (text or speaker name) and the
+// idf share of the question's own words among them (explanations only).
+void ExplainTerms(const Corpus& c, const std::vector<QueryTerm>& terms, std::vector<RankedMessage>& out) {
+  const CollectionStats stats = Stats(terms, {&c.idx.messages, &c.stm.index});
+  double own_total = 0;
+  for (std::size_t qi = 0; qi < terms.size(); ++qi) {
+    if (terms[qi].weight >= 1.0) own_total += stats.idf[qi];
+  }
+  for (auto& m : out) {
+    std::set<std::string> held;
+    for (auto& t : text::Terms(m.entry->texts[m.side])) held.insert(std::move(t));
+    for (auto& t : text::Terms(SpeakerName(*m.entry, m.side))) held.insert(std::move(t));
+    double own = 0;
+    for (std::size_t qi = 0; qi < terms.size(); ++qi) {
+      if (!held.count(terms[qi].term)) continue;
+      m.why.matched_terms.emplace_back(terms[qi].term, terms[qi].weight);
+      if (terms[qi].weight >= 1.0) own += stats.idf[qi];
+    }
+    m.why.coverage = own_total > 0 ? own / own_total : 0.0;
+  }
+}
+
 }  // namespace
 
 bool AsksWhen(const std::string& query) {
@@ -271,8 +294,18 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   std::vector<RankedMessage> out;
   for (std::size_t i = 0; i < keep; ++i) {
     const std::size_t d = scored[i].second;
-    out.push_back({&c.Entry(d), c.Side(d), scored[i].first});
+    out.push_back({&c.Entry(d), c.Side(d), scored[i].first, {}});
+    if (q.explain) {
+      RankReasons& why = out.back().why;
+      why.filled = true;
+      why.lexical = lex[d];
+      why.neighbour = nb[d] - lex[d];
+      why.vector = have_vec ? cos[d] : 0.0;
+      why.time_cue = q.asks_when && p.temporal > 0 && c.Entry(d).dated[c.Side(d)];
+      why.speaker = !by_speaker.empty() && by_speaker[d];
+    }
   }
+  if (q.explain) ExplainTerms(c, q.terms, out);
   return out;
 }
 

@@ -96,6 +96,7 @@ struct RankedMessage {
   const TurnEntry* entry = nullptr;
   int side = 0;
   double score = 0.0;
+  RankReasons why;  // filled when RankQuery::explain
 };
 
 struct RankQuery {
@@ -103,6 +104,7 @@ struct RankQuery {
   std::vector<QueryTerm> terms;
   const Vector* vector = nullptr;  // null: lexical evidence only
   bool asks_when = false;          // the question asks for a time
+  bool explain = false;            // fill RankedMessage::why
 };
 
 // True when a question asks for a time ("when", "what year", "how long ago"...).

@@ -149,6 +149,7 @@ RetrievedItem MessageItem(const RankedMessage& m, bool with_text) {
   item.event_time = e.event_time;
   item.part = m.side == 0 ? "user" : "assistant";
   item.source_ref = e.refs[m.side].empty() ? e.source_ref : e.refs[m.side];
+  item.why = m.why;
   if (with_text) {
     item.text = e.lines[m.side];
     item.tokens = e.tokens[m.side];
@@ -213,6 +214,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
         expansion);
   }
   rq.asks_when = AsksWhen(in.query);
+  rq.explain = opt.explain;
   rq.vector = use_vectors ? &in.query_embedding : nullptr;
   auto ranked = RankMessages(idx, stm, rq, params, kRankedLimit);
 

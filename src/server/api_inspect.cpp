@@ -303,21 +303,14 @@ HttpResponse Api::Canary(Call& c) {
 
 json ExplainItem(const RetrievedItem& item, const std::string& query, bool semantic_embedder, int rank,
                  const RankingOptions& ranking) {
-  // Recomputed from the query and the item's own text with the ranking's
-  // term rules (the ranker's internal sums are not kept).
-  std::set<std::string> item_terms;
-  for (auto& t : text::Terms(item.text)) item_terms.insert(std::move(t));
-  json matched = json::array();
-  for (const auto& qt : retrieval::QueryTerms(query)) {
-    if (item_terms.count(qt.term)) matched.push_back(qt.term);
-  }
   const bool message = item.kind == ItemKind::kPage || item.kind == ItemKind::kStmTurn;
-  const bool asks_when = retrieval::AsksWhen(query);
   auto share = [](double s) { return std::to_string(static_cast<int>(s * 100 + 0.5)) + "%"; };
   std::string chosen;
   switch (item.kind) {
     case ItemKind::kStmTurn:
-      chosen = "recent short-term turn (the newest turns fill up to " + share(ranking.stm_share) + " of the budget)";
+      chosen = rank > 0 ? "short-term turn ranked #" + std::to_string(rank) + " among the scope's messages"
+                        : "recent short-term turn (the newest turns fill up to " + share(ranking.stm_share) +
+                              " of the budget)";
       break;
     case ItemKind::kProfile: chosen = "profile slot (up to " + share(ranking.profile_share) + " of the budget)"; break;
     case ItemKind::kUserFact:
@@ -329,14 +322,41 @@ json ExplainItem(const RetrievedItem& item, const std::string& query, bool seman
                         : "message ranked among the scope's messages";
       break;
   }
-  json why = {{"chosen", chosen}, {"matched_terms", matched}};
-  if (message) {
-    why["neighbour_evidence"] = item.kind == ItemKind::kPage && matched.empty() && item.score > 0;
-    why["speaker"] = item.part;
-    why["time_cue"] = asks_when && item.event_time != 0;
-    why["vector_similarity"] = semantic_embedder ? "used (the exchange's cosine similarity)"
-                                                 : "not used (built-in embedder: lexical evidence only)";
+  json why = {{"chosen", chosen}};
+  json matched = json::array(), expansions = json::array();
+  if (item.why.filled) {
+    // The ranker's own sums (RankReasons).
+    for (const auto& [term, weight] : item.why.matched_terms) {
+      if (weight >= 1.0) matched.push_back(term);
+      else expansions.push_back({{"term", term}, {"weight", weight}});
+    }
+  } else {
+    // Not ranked (recent turns, facts, profile): the query terms its text holds.
+    std::set<std::string> item_terms;
+    for (auto& t : text::Terms(item.text)) item_terms.insert(std::move(t));
+    for (const auto& qt : retrieval::QueryTerms(query)) {
+      if (item_terms.count(qt.term)) matched.push_back(qt.term);
+    }
   }
+  why["matched_terms"] = matched;
+  if (!message) return why;
+  why["speaker"] = item.part;
+  if (item.why.filled) {
+    const RankReasons& r = item.why;
+    why["expansions"] = expansions;
+    why["lexical_score"] = r.lexical;
+    why["neighbour_score"] = r.neighbour;
+    why["neighbour_evidence"] = r.neighbour > 0;
+    why["coverage"] = r.coverage;
+    why["speaker_factor"] = r.speaker;
+    why["time_cue"] = r.time_cue;
+  } else {
+    why["neighbour_evidence"] = false;
+    why["time_cue"] = false;
+  }
+  why["vector_similarity"] = semantic_embedder
+                                 ? "used (the exchange's cosine similarity: " + std::to_string(item.why.vector) + ")"
+                                 : "not used (built-in embedder: lexical evidence only)";
   return why;
 }
 

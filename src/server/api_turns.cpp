@@ -154,6 +154,7 @@ HttpResponse Api::Retrieve(Call& c) {
   o.include_profile = a.Bool("include_profile").value_or(true);
   a.Ranking("ranking", &o.ranking);
   const bool explain = a.Bool("explain").value_or(false);
+  o.explain = explain;
   CheckArgs(a);
   const Scope scope = TurnScope(c);
   auto r = Check(engine().Retrieve(scope, query, o));

@@ -232,6 +232,19 @@ TEST_F(ServerInspectTest, RetrievalExplainsEachItemAndChangesNothing) {
     ASSERT_TRUE(i.contains("why")) << i.dump();
     EXPECT_FALSE(i["why"]["chosen"].get<std::string>().empty());
     for (const auto& t : i["why"]["matched_terms"]) matched_lisbon = matched_lisbon || t == "move";
+    if (i["kind"] == "page") {
+      // The ranker's own sums: the score is (own + neighbour evidence) over the best such sum.
+      const auto& w = i["why"];
+      ASSERT_TRUE(w.contains("lexical_score") && w.contains("neighbour_score") && w.contains("coverage")) << w.dump();
+      EXPECT_GE(w["lexical_score"].get<double>(), 0.0);
+      EXPECT_EQ(w["neighbour_evidence"].get<bool>(), w["neighbour_score"].get<double>() > 0);
+      EXPECT_GE(w["coverage"].get<double>(), 0.0);
+      EXPECT_LE(w["coverage"].get<double>(), 1.0);
+      EXPECT_EQ(w["coverage"].get<double>() > 0, !w["matched_terms"].empty()) << w.dump();
+      if (w["matched_terms"].empty() && w["expansions"].empty()) {
+        EXPECT_DOUBLE_EQ(w["lexical_score"].get<double>(), 0.0) << "no word of the query: only neighbours" << w.dump();
+      }
+    }
   }
   EXPECT_TRUE(matched_lisbon) << r.dump();
   EXPECT_EQ(Get(admin_, "/v1/stats?user=priya"), before);
