@@ -324,6 +324,7 @@ void EngineImpl::DropSnapshots(const std::vector<std::int64_t>& scope_ids) {
     }
     ++index_epoch_;
   }
+  stm_cache_.Drop(scope_ids);
   DropFactVectors(scope_ids);
 }
 
@@ -382,6 +383,7 @@ Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::stri
   // built-in one adds nothing over the lexical ranking), uncached: retrieval
   // writes nothing, not even the embedding cache.
   in.embedder = query_embedder_.get();
+  in.stm_cache = &stm_cache_;
   memory::AccessLog hits;
   ENGRAM_ASSIGN_OR_RETURN(RetrievalResult result, retrieval::Retrieve(db, in, &hits));
   {

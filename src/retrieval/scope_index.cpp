@@ -5,7 +5,9 @@
 
 #include "core/text.hpp"
 #include "core/time.hpp"
+#include "memory/lpm.hpp"
 #include "memory/scope_store.hpp"
+#include "store/fulltext.hpp"
 #include "store/snapshot_reads.hpp"
 
 namespace engram::retrieval {
@@ -61,7 +63,7 @@ std::size_t ScopeIndex::MemoryBytes() const {
             e.names[1].size() + e.refs[0].size() + e.refs[1].size() + e.source_ref.size() +
             e.chain_summary.size() + e.lines[0].size() + e.lines[1].size();
   }
-  return pages.MemoryBytes() + segments.MemoryBytes() + user_facts.MemoryBytes() +
+  return segment_text.MemoryBytes() + fact_text.MemoryBytes() + pages.MemoryBytes() + segments.MemoryBytes() + user_facts.MemoryBytes() +
          assistant_facts.MemoryBytes() + page_refs.size() * 64 + turn_page.size() * 32 + text +
          page_entry.size() * 32 + messages.MemoryBytes() + message_docs.size() * sizeof(MessageDoc);
 }
@@ -170,6 +172,17 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
   }
   IndexMessages(idx->entries, idx->messages, idx->message_docs, first_new);
   ENGRAM_RETURN_IF_ERROR(LoadFacts(db, idx.get()));
+  ENGRAM_ASSIGN_OR_RETURN(idx->profile, memory::LoadProfile(db, scope_id));
+  if (db->dialect() == sql::Dialect::kSqlite) {
+    ENGRAM_RETURN_IF_ERROR(store::ScanTextRows(db, store::FullText::kSegments, scope_id,
+                                               [&](std::int64_t rowid, const std::string& terms) {
+                                                 idx->segment_text.Add(rowid, terms);
+                                               }));
+    ENGRAM_RETURN_IF_ERROR(store::ScanTextRows(
+        db, store::FullText::kFacts, scope_id,
+        [&](std::int64_t rowid, const std::string& terms) { idx->fact_text.Add(rowid, terms); }));
+    idx->text_in_memory = true;
+  }
   return std::shared_ptr<const ScopeIndex>(std::move(idx));
 }
 

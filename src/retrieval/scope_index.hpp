@@ -16,6 +16,7 @@
 #include "engram/types.hpp"
 #include "index/flat_index.hpp"
 #include "retrieval/lexical.hpp"
+#include "retrieval/text_index.hpp"
 #include "store/sqlite.hpp"
 
 namespace engram::retrieval {
@@ -96,6 +97,13 @@ struct ScopeIndex {
   FlatIndex assistant_facts;
   std::unordered_map<std::int64_t, FactEntry> facts;  // live facts by id
   std::vector<std::pair<std::int64_t, TimeMs>> expiring_facts;  // (id, expires_at) of facts with an expiry
+  std::vector<ProfileSlot> profile;  // written only with a data_version change
+  // The scope's rows of segments_fts and facts_fts, searched in memory
+  // instead of by a statement (SQLite stores only: the copy reproduces FTS5's
+  // bm25; text_in_memory false elsewhere).
+  bool text_in_memory = false;
+  TextIndex segment_text;
+  TextIndex fact_text;
 
   std::size_t MemoryBytes() const;
 };

@@ -69,5 +69,45 @@ TEST(Snapshot, IncrementalBuildsAnswerLikeFullBuilds) {
   }
 }
 
+// The indexed STM turns are cached between retrievals (retrieval/stm_cache.hpp):
+// a turn admitted after a retrieval is found by the next one, and a
+// promotion moves turns out of the cached STM.
+TEST(Snapshot, CachedStmFollowsAdmissionsAndPromotions) {
+  testing::TempDir dir;
+  EngineOptions o;
+  o.db_path = testing::StoreAt(dir.File("e.db"));
+  auto opened = Engine::Open(o);
+  ASSERT_TRUE(opened.ok());
+  Engine& e = **opened;
+  const Scope s{"default", "ana", "a"};
+  ASSERT_TRUE(e.AddTurns(s, {TurnInput{"I walked the dog", "Nice walk", {}, "", "", "", ""}}).ok());
+  auto before = e.Retrieve(s, "violin lessons", {});
+  ASSERT_TRUE(before.ok());
+  EXPECT_EQ(before->context.find("violin"), std::string::npos);
+  ASSERT_TRUE(e.AddTurns(s, {TurnInput{"I started violin lessons", "Which teacher?", {}, "", "", "", ""}}).ok());
+  auto after = e.Retrieve(s, "violin lessons", {});
+  ASSERT_TRUE(after.ok());
+  EXPECT_NE(after->context.find("violin"), std::string::npos) << after->context;
+  std::vector<std::int64_t> stm_ids;
+  for (const auto& item : after->ranked) {
+    if (item.tier == Tier::kStm) stm_ids.push_back(item.turn_id);
+  }
+  EXPECT_FALSE(stm_ids.empty());
+  // Enough turns to promote the first ones: they leave STM for pages.
+  const auto turns = testing::SyntheticDialogue(40);
+  ASSERT_TRUE(e.AddTurns(s, turns).ok());
+  ASSERT_TRUE(e.Maintain(nullptr).ok());
+  auto promoted = e.Retrieve(s, "violin lessons", {});
+  ASSERT_TRUE(promoted.ok());
+  bool found = false;
+  for (const auto& item : promoted->ranked) {
+    if (item.turn_id == stm_ids.front()) {
+      found = true;
+      EXPECT_NE(item.tier, Tier::kStm);
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
 }  // namespace
 }  // namespace engram
