@@ -5,6 +5,7 @@
 
 #include "core/process.hpp"
 #include "core/version.hpp"
+#include "core/wordnet.hpp"
 #include "engine/caching_embedder.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/lpm.hpp"
@@ -85,6 +86,8 @@ Status EngineImpl::Init() {
   ENGRAM_ASSIGN_OR_RETURN(embedder_, WithCache(embedder_));  // persistent cache (non-builtin)
   // Opened here, never on a request: mapping the file is a header check.
   if (query_embedder_->IsBuiltin()) fact_words_ = wordvec::WordVectors::Default();
+  // Likewise the WordNet image that query expansion reads (when there is one).
+  wordnet::WordNet::PreloadDefault();
 
   config_.stm_capacity = options_.stm_capacity;
   config_.promote_batch_max = options_.promote_batch_max;
