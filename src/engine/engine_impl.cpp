@@ -289,12 +289,14 @@ Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
   lock.unlock();
   // Built outside the lock, in this reader's read transaction (the snapshot
   // at data_version); others needing the same version wait for it above.
-  IndexResult idx = retrieval::LoadScopeIndex(db, scope_id, generation, data_version, previous.get());
+  // Page vectors only serve a semantic embedder (see retrieval::RankParams::vector).
+  const bool page_vectors = !query_embedder_->IsBuiltin();
+  IndexResult idx = retrieval::LoadScopeIndex(db, scope_id, generation, data_version, previous.get(), page_vectors);
   lock.lock();
   if (index_epoch_ != epoch && previous) {
     // Content was erased meanwhile: the base may be from before; start over.
     lock.unlock();
-    idx = retrieval::LoadScopeIndex(db, scope_id, generation, data_version);
+    idx = retrieval::LoadScopeIndex(db, scope_id, generation, data_version, nullptr, page_vectors);
     lock.lock();
   }
   std::shared_ptr<const retrieval::ScopeIndex> replaced;  // freed after the lock is released

@@ -39,14 +39,11 @@ void MessageIndex::Add(const MessageTerms& t) {
     if (fresh) order.push_back(id);
     ++it->second.second;
   }
-  std::vector<int> distinct;
   for (int id : order) {
     const auto& [text_tf, name_tf] = tf[id];
     postings_[static_cast<std::size_t>(id)].push_back({doc, Sat16(text_tf), Sat16(name_tf)});
-    if (text_tf > 0) distinct.push_back(id);
   }
   lengths_.push_back(static_cast<std::uint32_t>(t.text.size()));
-  doc_terms_.push_back(std::move(distinct));
   total_length_ += t.text.size();
 }
 
@@ -63,7 +60,6 @@ std::size_t MessageIndex::Df(std::string_view term) const {
 std::size_t MessageIndex::MemoryBytes() const {
   std::size_t n = lengths_.size() * 4 + terms_.size() * 48;
   for (const auto& p : postings_) n += p.size() * sizeof(Posting) + 24;
-  for (const auto& d : doc_terms_) n += d.size() * 4 + 24;
   return n;
 }
 

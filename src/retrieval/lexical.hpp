@@ -37,8 +37,6 @@ class MessageIndex {
   // Text terms of a document (its length for BM25).
   std::uint32_t Length(std::uint32_t doc) const { return lengths_[doc]; }
   std::uint64_t TotalLength() const { return total_length_; }
-  // Distinct text term ids of a document (for feedback).
-  const std::vector<int>& DocTerms(std::uint32_t doc) const { return doc_terms_[doc]; }
   const std::string& Term(int id) const { return terms_[static_cast<std::size_t>(id)]; }
   std::size_t MemoryBytes() const;
 
@@ -48,7 +46,6 @@ class MessageIndex {
   std::vector<std::string> terms_;
   std::vector<std::vector<Posting>> postings_;
   std::vector<std::uint32_t> lengths_;
-  std::vector<std::vector<int>> doc_terms_;
   std::uint64_t total_length_ = 0;
 };
 

@@ -64,7 +64,7 @@ std::size_t ScopeIndex::MemoryBytes() const {
             e.chain_summary.size() + e.lines[0].size() + e.lines[1].size();
   }
   return segment_text.MemoryBytes() + fact_text.MemoryBytes() + pages.MemoryBytes() + segments.MemoryBytes() + user_facts.MemoryBytes() +
-         assistant_facts.MemoryBytes() + page_refs.size() * 64 + turn_page.size() * 32 + text +
+         assistant_facts.MemoryBytes() + turn_page.size() * 32 + text +
          page_entry.size() * 32 + messages.MemoryBytes() + message_docs.size() * sizeof(MessageDoc);
 }
 
@@ -77,49 +77,35 @@ Status LoadSegments(sql::Db* db, ScopeIndex* idx) {
   });
 }
 
-PageRef RefOf(const store::PageLinkRow& l) { return PageRef{l.turn_id, l.segment_id, l.prev_page, l.next_page}; }
-
-// What may change on a page after it was written (store::PageLinkRow): its
-// segment (never, so far, but cheap to re-read) and its chain links (the next
-// page is set when the following page arrives). In turn order.
-using PageState = store::PageLinkRow;
-
-// Copies the page part of `previous` into `idx` when its pages are the first
-// pages of `states`; false (idx untouched) otherwise.
-bool ReusePages(const ScopeIndex& previous, const std::vector<PageState>& states, ScopeIndex* idx) {
-  const std::size_t n = previous.entries.size();
-  if (n == 0 || states.size() < n) return false;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (states[i].page_id != previous.entries[i].page_id || states[i].turn_id != previous.entries[i].turn_id) {
-      return false;
-    }
-  }
-  idx->pages.AssignWithRoom(previous.pages, states.size());  // appending does not move the vectors again
+// Copies the page part of `previous` into `idx` when its last page is still
+// the page of its turn (pages are only appended within a generation); false
+// (idx untouched) otherwise.
+Result<bool> ReusePages(sql::Db* db, const ScopeIndex& previous, ScopeIndex* idx) {
+  if (previous.entries.empty() || previous.page_vectors != idx->page_vectors) return false;
+  const TurnEntry& last = previous.entries.back();
+  ENGRAM_ASSIGN_OR_RETURN(auto now, store::PageOfTurnAt(db, idx->scope_id, last.seq));
+  if (now.page_id != last.page_id || now.turn_id != last.turn_id) return false;
+  constexpr std::size_t kRoom = 1024;  // appending a few batches moves nothing again
+  idx->pages.AssignWithRoom(previous.pages, previous.pages.size() + kRoom);
   idx->turn_page = previous.turn_page;
-  idx->entries.reserve(states.size());
+  idx->entries.reserve(previous.entries.size() + kRoom);
   idx->entries.assign(previous.entries.begin(), previous.entries.end());
   idx->page_entry = previous.page_entry;
   idx->messages = previous.messages;
   idx->message_docs = previous.message_docs;
-  for (std::size_t i = 0; i < n; ++i) {
-    idx->page_refs[states[i].page_id] = RefOf(states[i]);
-    idx->entries[i].segment_id = states[i].segment_id;
-  }
   return true;
 }
 
 // Reads and appends the pages after turn `after_seq` (all pages when 0).
 Status AppendPages(sql::Db* db, std::int64_t after_seq, ScopeIndex* idx) {
-  return store::ScanSnapshotPages(db, idx->scope_id, after_seq, [&](store::SnapshotPageRow& p) {
+  return store::ScanSnapshotPages(db, idx->scope_id, after_seq, idx->page_vectors, [&](store::SnapshotPageRow& p) {
     const std::int64_t id = p.link.page_id;
-    PageRef ref = RefOf(p.link);
-    idx->pages.Add(id, p.embedding);
-    idx->page_refs[id] = ref;
-    idx->turn_page[ref.turn_id] = id;
+    if (idx->page_vectors) idx->pages.Add(id, p.embedding);
+    idx->turn_page[p.link.turn_id] = id;
     TurnEntry e;
     e.page_id = id;
-    e.turn_id = ref.turn_id;
-    e.segment_id = ref.segment_id;
+    e.turn_id = p.link.turn_id;
+    e.segment_id = p.link.segment_id;
     e.chain_summary = std::move(p.chain_summary);
     e.seq = p.seq;
     e.event_time = p.event_time;
@@ -153,16 +139,17 @@ Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
 
 Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64_t scope_id,
                                                          std::int64_t generation, std::int64_t data_version,
-                                                         const ScopeIndex* previous) {
+                                                         const ScopeIndex* previous, bool page_vectors) {
   auto idx = std::make_shared<ScopeIndex>();
   idx->scope_id = scope_id;
   idx->generation = generation;
   idx->data_version = data_version;
+  idx->page_vectors = page_vectors;
   ENGRAM_RETURN_IF_ERROR(LoadSegments(db, idx.get()));
   std::int64_t after_seq = 0;
   if (previous && previous->scope_id == scope_id && previous->generation == generation) {
-    ENGRAM_ASSIGN_OR_RETURN(auto states, store::LoadPageLinks(db, scope_id));
-    if (ReusePages(*previous, states, idx.get())) after_seq = idx->entries.back().seq;
+    ENGRAM_ASSIGN_OR_RETURN(bool reused, ReusePages(db, *previous, idx.get()));
+    if (reused) after_seq = idx->entries.back().seq;
   }
   const std::size_t first_new = idx->entries.size();
   ENGRAM_RETURN_IF_ERROR(AppendPages(db, after_seq, idx.get()));

@@ -21,13 +21,6 @@
 
 namespace engram::retrieval {
 
-struct PageRef {
-  std::int64_t turn_id = 0;
-  std::int64_t segment_id = 0;
-  std::int64_t prev_page = 0;
-  std::int64_t next_page = 0;
-};
-
 // One turn with its page (or an STM turn, page_id 0), as ranking and context
 // assembly need it.
 struct TurnEntry {
@@ -84,8 +77,10 @@ struct ScopeIndex {
   std::int64_t scope_id = 0;
   std::int64_t generation = 0;  // of the scope row (erasures bump it)
   std::int64_t data_version = -1;
+  // Page vectors: only for a semantic embedder (ranking uses them only then;
+  // with the built-in embedder `pages` stays empty and page_vectors false).
+  bool page_vectors = true;
   FlatIndex pages;
-  std::unordered_map<std::int64_t, PageRef> page_refs;       // page id -> refs
   std::unordered_map<std::int64_t, std::int64_t> turn_page;  // turn id -> page id
   std::vector<TurnEntry> entries;                            // paged turns by seq
   std::unordered_map<std::int64_t, std::uint32_t> page_entry;  // page id -> entry
@@ -109,18 +104,21 @@ struct ScopeIndex {
 };
 
 // Loads the snapshot of a scope at its current data_version (read inside
-// the caller's read transaction).
+// the caller's read transaction), with the page vectors when `page_vectors`.
 //
 // `previous` (optional): an older snapshot of the same scope and generation. Pages are only
-// ever appended (in turn order) and their texts and vectors never change, so
-// when the previous snapshot's pages are still the first pages of the scope,
-// its page vectors, texts and message index are copied and only the new
-// pages are read and indexed; what can change on old pages (segment, archive
-// tier, chain links) and the segments and facts are read again. Otherwise
-// (pages gone: the caller must not pass a snapshot from before an erasure)
-// the snapshot is built from scratch. Both give the same snapshot.
+// ever appended (in turn order), their texts, vectors and segments never
+// change, and none is removed without a new generation (erasure,
+// re-embedding), so when the previous snapshot's last page is still the page
+// of its turn, its page vectors, texts and message index are copied and only
+// the new pages are read and indexed; what can change on old pages (the
+// archive tier, from their segment) and the segments, facts, profile and
+// full-text rows are read again. Otherwise (the caller must not pass a
+// snapshot from before an erasure) the snapshot is built from scratch. Both
+// give the same snapshot.
 Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64_t scope_id,
                                                          std::int64_t generation, std::int64_t data_version,
-                                                         const ScopeIndex* previous = nullptr);
+                                                         const ScopeIndex* previous = nullptr,
+                                                         bool page_vectors = true);
 
 }  // namespace engram::retrieval
