@@ -25,24 +25,23 @@ int MessageIndex::Intern(const std::string& term) {
 
 void MessageIndex::Add(const MessageTerms& t) {
   const auto doc = static_cast<std::uint32_t>(lengths_.size());
-  std::unordered_map<int, std::pair<std::uint32_t, std::uint32_t>> tf;  // term -> (text, name)
-  std::vector<int> order;
-  for (const auto& s : t.text) {
-    int id = Intern(s);
-    auto [it, fresh] = tf.try_emplace(id, 0u, 0u);
-    if (fresh) order.push_back(id);
-    ++it->second.first;
-  }
-  for (const auto& s : t.name) {
-    int id = Intern(s);
-    auto [it, fresh] = tf.try_emplace(id, 0u, 0u);
-    if (fresh) order.push_back(id);
-    ++it->second.second;
-  }
-  for (int id : order) {
-    const auto& [text_tf, name_tf] = tf[id];
-    postings_[static_cast<std::size_t>(id)].push_back({doc, Sat16(text_tf), Sat16(name_tf)});
-  }
+  // Term -> (text, name) occurrences, in order of first occurrence. A message
+  // holds a few dozen terms: a linear scan beats a hash map here.
+  struct Tf {
+    int id;
+    std::uint32_t text, name;
+  };
+  std::vector<Tf> tf;
+  tf.reserve(t.text.size() + t.name.size());
+  auto count = [&](const std::string& s, bool name) {
+    const int id = Intern(s);
+    auto it = std::find_if(tf.begin(), tf.end(), [&](const Tf& x) { return x.id == id; });
+    if (it == tf.end()) it = tf.insert(tf.end(), Tf{id, 0u, 0u});
+    ++(name ? it->name : it->text);
+  };
+  for (const auto& s : t.text) count(s, false);
+  for (const auto& s : t.name) count(s, true);
+  for (const Tf& x : tf) postings_[static_cast<std::size_t>(x.id)].push_back({doc, Sat16(x.text), Sat16(x.name)});
   lengths_.push_back(static_cast<std::uint32_t>(t.text.size()));
   total_length_ += t.text.size();
 }

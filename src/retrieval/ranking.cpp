@@ -38,6 +38,7 @@ struct Corpus {
     return d < n_page ? idx.entries[idx.message_docs[d].entry] : stm.entries[stm.docs[d - n_page].entry];
   }
   int Side(std::size_t d) const { return d < n_page ? idx.message_docs[d].side : stm.docs[d - n_page].side; }
+  const MessageDoc& Doc(std::size_t d) const { return d < n_page ? idx.message_docs[d] : stm.docs[d - n_page]; }
 };
 
 // BM25F of every message for the query.
@@ -62,7 +63,7 @@ std::vector<double> WithNeighbours(const Corpus& c, const std::vector<double>& l
   const double gap_ms = p.gap_minutes * 60000.0;
   auto near = [&](std::size_t a, std::size_t b) {
     if (gap_ms <= 0) return true;
-    double dt = static_cast<double>(c.Entry(a).event_time - c.Entry(b).event_time);
+    double dt = static_cast<double>(c.Doc(a).time - c.Doc(b).time);
     return dt <= gap_ms && -dt <= gap_ms;
   };
   for (std::size_t d = 0; d < c.n; ++d) {
@@ -129,12 +130,14 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   std::vector<double> lex = LexicalScores(c, q.terms, p);
   if (q.asks_when && p.temporal > 0) {
     for (std::size_t d = 0; d < n; ++d) {
-      if (c.Entry(d).dated[c.Side(d)]) lex[d] *= 1.0 + p.temporal;
+      if (c.Doc(d).dated) lex[d] *= 1.0 + p.temporal;
     }
   }
   std::vector<double> nb = WithNeighbours(c, lex, p);
   double max_nb = 0;
-  for (double v : nb) max_nb = std::max(max_nb, v);
+  for (double v : nb) {
+    if (v > max_nb) max_nb = v;  // (std::max here kept max_nb in memory: a store per message)
+  }
 
   // Vector similarity of each message's exchange.
   std::vector<double> cos(n, 0.0);

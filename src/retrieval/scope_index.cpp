@@ -1,6 +1,7 @@
 #include "retrieval/scope_index.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/text.hpp"
@@ -12,7 +13,9 @@
 
 namespace engram::retrieval {
 
-bool HasTimeExpression(const std::string& s) {
+namespace {
+
+bool IsTimeToken(const std::string& t) {
   static const std::unordered_set<std::string> kWords = {
       "yesterday", "today", "tomorrow", "tonight", "ago", "last", "next", "week", "weekend",
       "month", "year", "morning", "evening", "afternoon", "night", "recently", "since", "weeks",
@@ -20,12 +23,39 @@ bool HasTimeExpression(const std::string& s) {
       "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july",
       "august", "september", "october", "november", "december", "summer", "winter", "spring",
       "autumn", "fall", "earlier", "soon", "upcoming"};
-  for (const auto& t : text::Tokenize(s)) {
-    if (kWords.count(t)) return true;
-    if (t.size() == 4 && (t[0] == '1' || t[0] == '2') &&
-        std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return true;
+  if (kWords.count(t)) return true;
+  return t.size() == 4 && (t[0] == '1' || t[0] == '2') &&
+         std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// text::Terms of many texts, remembering stems: in a dialogue the same words
+// recur, and stemming is most of the cost of indexing.
+class TermMaker {
+ public:
+  // The terms of `text` (as text::Terms) and whether it holds a time expression.
+  std::vector<std::string> Terms(const std::string& text, bool* dated) {
+    std::vector<std::string> terms;
+    bool time = false;
+    for (const std::string& token : text::Tokenize(text)) {
+      if (!time && dated && IsTimeToken(token)) time = true;
+      if (text::IsStopword(token)) continue;
+      auto it = stems_.find(token);
+      if (it == stems_.end()) it = stems_.emplace(token, text::Stem(token)).first;
+      terms.push_back(it->second);
     }
+    if (dated) *dated = time;
+    return terms;
+  }
+
+ private:
+  std::unordered_map<std::string, std::string> stems_;
+};
+
+}  // namespace
+
+bool HasTimeExpression(const std::string& s) {
+  for (const auto& t : text::Tokenize(s)) {
+    if (IsTimeToken(t)) return true;
   }
   return false;
 }
@@ -37,20 +67,22 @@ const std::string& SpeakerName(const TurnEntry& e, int side) {
 
 void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs,
                    std::size_t first) {
+  TermMaker maker;
   for (std::size_t e = first; e < entries.size(); ++e) {
     TurnEntry& t = entries[e];
     for (int side = 0; side < 2; ++side) {
-      MessageTerms terms;
-      terms.text = text::Terms(t.texts[side]);
       if (t.texts[side].find_first_not_of(" \t\r\n") == std::string::npos) continue;
+      MessageTerms terms;
+      bool dated = false;
+      terms.text = maker.Terms(t.texts[side], &dated);
       const std::string& name = SpeakerName(t, side);
-      terms.name = text::Terms(name);
+      terms.name = maker.Terms(name, nullptr);
       t.lines[side] = name + ": " + t.texts[side];
       t.tokens[side] = text::EstimateTokens(t.lines[side]);
-      t.dated[side] = HasTimeExpression(t.texts[side]);
+      t.dated[side] = dated;
       t.docs[side] = static_cast<int>(index.size());
       index.Add(terms);
-      docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side)});
+      docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side), t.dated[side], t.event_time});
     }
   }
 }

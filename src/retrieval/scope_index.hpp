@@ -41,10 +41,14 @@ struct TurnEntry {
   int docs[2] = {-1, -1};  // message document per side, -1 when the side is empty
 };
 
-// A message document: which side of which entry.
+// A message document: which side of which entry, with what ranking reads
+// of every message (its entry's time and whether it holds a time
+// expression), so that a scan over all messages stays in this small array.
 struct MessageDoc {
   std::uint32_t entry = 0;
   std::uint8_t side = 0;  // 0 user, 1 assistant
+  bool dated = false;     // == entries[entry].dated[side]
+  TimeMs time = 0;        // == entries[entry].event_time
 };
 
 // The name a message is rendered and indexed under: the side's speaker name,
