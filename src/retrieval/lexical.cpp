@@ -18,7 +18,7 @@ int MessageIndex::Intern(const std::string& term) {
   auto [it, fresh] = vocab_.try_emplace(term, static_cast<int>(terms_.size()));
   if (fresh) {
     terms_.push_back(term);
-    postings_.emplace_back();
+    postings_.push_back(std::make_shared<std::vector<Posting>>());
   }
   return it->second;
 }
@@ -41,7 +41,13 @@ void MessageIndex::Add(const MessageTerms& t) {
   };
   for (const auto& s : t.text) count(s, false);
   for (const auto& s : t.name) count(s, true);
-  for (const Tf& x : tf) postings_[static_cast<std::size_t>(x.id)].push_back({doc, Sat16(x.text), Sat16(x.name)});
+  for (const Tf& x : tf) {
+    auto& list = postings_[static_cast<std::size_t>(x.id)];
+    // A count of 1: no other index holds the list, so no reader can be
+    // copying it meanwhile.
+    if (list.use_count() > 1) list = std::make_shared<std::vector<Posting>>(*list);
+    list->push_back({doc, Sat16(x.text), Sat16(x.name)});
+  }
   lengths_.push_back(static_cast<std::uint32_t>(t.text.size()));
   total_length_ += t.text.size();
 }
@@ -53,12 +59,12 @@ int MessageIndex::TermId(std::string_view term) const {
 
 std::size_t MessageIndex::Df(std::string_view term) const {
   int id = TermId(term);
-  return id < 0 ? 0 : postings_[static_cast<std::size_t>(id)].size();
+  return id < 0 ? 0 : postings_[static_cast<std::size_t>(id)]->size();
 }
 
 std::size_t MessageIndex::MemoryBytes() const {
   std::size_t n = lengths_.size() * 4 + terms_.size() * 48;
-  for (const auto& p : postings_) n += p.size() * sizeof(Posting) + 24;
+  for (const auto& p : postings_) n += p->capacity() * sizeof(Posting) + 40;
   return n;
 }
 

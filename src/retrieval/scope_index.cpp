@@ -1,6 +1,7 @@
 #include "retrieval/scope_index.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -65,8 +66,49 @@ const std::string& SpeakerName(const TurnEntry& e, int side) {
   return e.names[side].empty() ? kDefault[side] : e.names[side];
 }
 
-void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs,
-                   std::size_t first) {
+EntryList& EntryList::operator=(std::vector<TurnEntry> entries) {
+  chunks_.clear();
+  size_ = 0;
+  for (auto& e : entries) push_back(std::move(e));
+  return *this;
+}
+
+std::vector<TurnEntry>& EntryList::Own(std::size_t chunk) {
+  auto& c = chunks_[chunk];
+  // Only this list can reach a chunk whose count is 1: no reader can be
+  // copying it meanwhile.
+  if (c.use_count() > 1) c = std::make_shared<std::vector<TurnEntry>>(*c);
+  return *c;
+}
+
+void EntryList::push_back(TurnEntry e) {
+  if (size_ % kChunk == 0) {
+    chunks_.push_back(std::make_shared<std::vector<TurnEntry>>());
+    chunks_.back()->reserve(kChunk);
+  }
+  Own(size_ / kChunk).push_back(std::move(e));
+  ++size_;
+}
+
+std::size_t EntryList::SharedChunks(const EntryList& other) const {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < chunks_.size() && i < other.chunks_.size(); ++i) n += chunks_[i] == other.chunks_[i];
+  return n;
+}
+
+void TurnIdSet::insert(std::int64_t turn_id) {
+  if (ids_.empty() || ids_.back() < turn_id) {
+    ids_.push_back(turn_id);  // the usual case: turns arrive in id order
+  } else {
+    auto at = std::lower_bound(ids_.begin(), ids_.end(), turn_id);
+    if (at == ids_.end() || *at != turn_id) ids_.insert(at, turn_id);
+  }
+}
+
+namespace {
+
+template <typename Entries>
+void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageDoc>& docs, std::size_t first) {
   TermMaker maker;
   for (std::size_t e = first; e < entries.size(); ++e) {
     TurnEntry& t = entries[e];
@@ -87,16 +129,28 @@ void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::ve
   }
 }
 
+}  // namespace
+
+void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs,
+                   std::size_t first) {
+  IndexMessagesOf(entries, index, docs, first);
+}
+
+void IndexMessages(EntryList& entries, MessageIndex& index, std::vector<MessageDoc>& docs, std::size_t first) {
+  IndexMessagesOf(entries, index, docs, first);
+}
+
 std::size_t ScopeIndex::MemoryBytes() const {
   std::size_t text = 0;
   for (const auto& [id, f] : facts) text += sizeof(FactEntry) + 16 + f.text.size() + f.line.size();
-  for (const auto& e : entries) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const TurnEntry& e = entries[i];
     text += sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() +
             e.names[1].size() + e.refs[0].size() + e.refs[1].size() + e.source_ref.size() +
             e.chain_summary.size() + e.lines[0].size() + e.lines[1].size();
   }
   return segment_text.MemoryBytes() + fact_text.MemoryBytes() + pages.MemoryBytes() + segments.MemoryBytes() + user_facts.MemoryBytes() +
-         assistant_facts.MemoryBytes() + turn_page.size() * 32 + text +
+         assistant_facts.MemoryBytes() + turn_page.size() * 8 + text +
          page_entry.size() * 32 + messages.MemoryBytes() + message_docs.size() * sizeof(MessageDoc);
 }
 
@@ -120,8 +174,7 @@ Result<bool> ReusePages(sql::Db* db, const ScopeIndex& previous, ScopeIndex* idx
   constexpr std::size_t kRoom = 1024;  // appending a few batches moves nothing again
   idx->pages.AssignWithRoom(previous.pages, previous.pages.size() + kRoom);
   idx->turn_page = previous.turn_page;
-  idx->entries.reserve(previous.entries.size() + kRoom);
-  idx->entries.assign(previous.entries.begin(), previous.entries.end());
+  idx->entries = previous.entries;  // shares the chunks
   idx->page_entry = previous.page_entry;
   idx->messages = previous.messages;
   idx->message_docs = previous.message_docs;
@@ -133,7 +186,7 @@ Status AppendPages(sql::Db* db, std::int64_t after_seq, ScopeIndex* idx) {
   return store::ScanSnapshotPages(db, idx->scope_id, after_seq, idx->page_vectors, [&](store::SnapshotPageRow& p) {
     const std::int64_t id = p.link.page_id;
     if (idx->page_vectors) idx->pages.Add(id, p.embedding);
-    idx->turn_page[p.link.turn_id] = id;
+    idx->turn_page.insert(p.link.turn_id);
     TurnEntry e;
     e.page_id = id;
     e.turn_id = p.link.turn_id;
@@ -148,7 +201,7 @@ Status AppendPages(sql::Db* db, std::int64_t after_seq, ScopeIndex* idx) {
     e.source_ref = std::move(p.source_ref);
     e.refs[0] = std::move(p.user_source_ref);
     e.refs[1] = std::move(p.assistant_source_ref);
-    idx->page_entry[id] = static_cast<std::uint32_t>(idx->entries.size());
+    if (idx->page_vectors) idx->page_entry[id] = static_cast<std::uint32_t>(idx->entries.size());
     idx->entries.push_back(std::move(e));
   });
 }
@@ -185,9 +238,16 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
   }
   const std::size_t first_new = idx->entries.size();
   ENGRAM_RETURN_IF_ERROR(AppendPages(db, after_seq, idx.get()));
-  for (auto& e : idx->entries) {  // archiving moves old pages too
-    auto arch = idx->segment_archived.find(e.segment_id);
-    e.tier = arch != idx->segment_archived.end() && arch->second ? Tier::kArchive : Tier::kMtm;
+  std::int64_t seen_segment = -1;  // neighbouring pages mostly share a segment
+  Tier seen_tier = Tier::kMtm;
+  for (std::size_t i = 0; i < idx->entries.size(); ++i) {  // archiving moves old pages too
+    const TurnEntry& e = std::as_const(idx->entries)[i];
+    if (e.segment_id != seen_segment) {
+      auto arch = idx->segment_archived.find(e.segment_id);
+      seen_segment = e.segment_id;
+      seen_tier = arch != idx->segment_archived.end() && arch->second ? Tier::kArchive : Tier::kMtm;
+    }
+    if (e.tier != seen_tier) idx->entries[i].tier = seen_tier;  // copies that chunk only
   }
   IndexMessages(idx->entries, idx->messages, idx->message_docs, first_new);
   ENGRAM_RETURN_IF_ERROR(LoadFacts(db, idx.get()));

@@ -5,6 +5,7 @@
 // data_version so readers share it until the next commit changes the scope.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -41,6 +42,33 @@ struct TurnEntry {
   int docs[2] = {-1, -1};  // message document per side, -1 when the side is empty
 };
 
+// The paged turns of a snapshot, in shared immutable chunks: a snapshot made
+// from the previous one shares its chunks and copies only a chunk it changes
+// (copy on write), so an update costs the new pages, not all of them.
+// Readers see a plain random-access list.
+class EntryList {
+ public:
+  static constexpr std::size_t kChunk = 1024;
+
+  EntryList() = default;
+  EntryList& operator=(std::vector<TurnEntry> entries);
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const TurnEntry& operator[](std::size_t i) const { return (*chunks_[i / kChunk])[i % kChunk]; }
+  // Copies the entry's chunk first when another snapshot shares it.
+  TurnEntry& operator[](std::size_t i) { return Own(i / kChunk)[i % kChunk]; }
+  const TurnEntry& back() const { return (*this)[size_ - 1]; }
+  void push_back(TurnEntry e);
+  // Chunks shared with `other` (the same objects, not copies): for tests.
+  std::size_t SharedChunks(const EntryList& other) const;
+
+ private:
+  std::vector<TurnEntry>& Own(std::size_t chunk);
+  std::vector<std::shared_ptr<std::vector<TurnEntry>>> chunks_;
+  std::size_t size_ = 0;
+};
+
 // A message document: which side of which entry, with what ranking reads
 // of every message (its entry's time and whether it holds a time
 // expression), so that a scan over all messages stays in this small array.
@@ -64,6 +92,20 @@ bool HasTimeExpression(const std::string& text);
 // documents are then neighbouring messages.
 void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs,
                    std::size_t first = 0);
+void IndexMessages(EntryList& entries, MessageIndex& index, std::vector<MessageDoc>& docs, std::size_t first = 0);
+
+// Turn ids, sorted: which turns have a page in the snapshot.
+class TurnIdSet {
+ public:
+  std::size_t count(std::int64_t turn_id) const {
+    return std::binary_search(ids_.begin(), ids_.end(), turn_id) ? 1 : 0;
+  }
+  void insert(std::int64_t turn_id);
+  std::size_t size() const { return ids_.size(); }
+
+ private:
+  std::vector<std::int64_t> ids_;
+};
 
 struct FactEntry {
   std::int64_t version = 1;
@@ -85,9 +127,9 @@ struct ScopeIndex {
   // with the built-in embedder `pages` stays empty and page_vectors false).
   bool page_vectors = true;
   FlatIndex pages;
-  std::unordered_map<std::int64_t, std::int64_t> turn_page;  // turn id -> page id
-  std::vector<TurnEntry> entries;                            // paged turns by seq
-  std::unordered_map<std::int64_t, std::uint32_t> page_entry;  // page id -> entry
+  TurnIdSet turn_page;                                       // turns with a page
+  EntryList entries;                                         // paged turns by seq
+  std::unordered_map<std::int64_t, std::uint32_t> page_entry;  // page id -> entry (with page vectors only)
   MessageIndex messages;
   std::vector<MessageDoc> message_docs;
   FlatIndex segments;                                         // live and archived
