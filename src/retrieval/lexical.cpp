@@ -88,6 +88,11 @@ CollectionStats Stats(const std::vector<QueryTerm>& query,
 
 void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
                const CollectionStats& stats, const Bm25Params& p, std::vector<double>& scores) {
+  ScoreBm25(index, query, stats, p, scores.data());
+}
+
+void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
+               const CollectionStats& stats, const Bm25Params& p, double* scores) {
   for (std::size_t qi = 0; qi < query.size(); ++qi) {
     int id = index.TermId(query[qi].term);
     if (id < 0) continue;

@@ -81,5 +81,8 @@ CollectionStats Stats(const std::vector<QueryTerm>& query,
 // scores[doc] (scores has index.size() entries).
 void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
                const CollectionStats& stats, const Bm25Params& p, std::vector<double>& scores);
+// The same into scores[0 .. index.size()).
+void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
+               const CollectionStats& stats, const Bm25Params& p, double* scores);
 
 }  // namespace engram::retrieval

@@ -45,12 +45,8 @@ struct Corpus {
 std::vector<double> LexicalScores(const Corpus& c, const std::vector<QueryTerm>& terms, const RankParams& p) {
   std::vector<double> lex(c.n, 0.0);
   CollectionStats stats = Stats(terms, {&c.idx.messages, &c.stm.index});
-  std::vector<double> part(c.n_page, 0.0);
-  ScoreBm25(c.idx.messages, terms, stats, p.bm25, part);
-  std::copy(part.begin(), part.end(), lex.begin());
-  std::vector<double> s(c.stm.docs.size(), 0.0);
-  ScoreBm25(c.stm.index, terms, stats, p.bm25, s);
-  std::copy(s.begin(), s.end(), lex.begin() + static_cast<std::ptrdiff_t>(c.n_page));
+  ScoreBm25(c.idx.messages, terms, stats, p.bm25, lex.data());
+  ScoreBm25(c.stm.index, terms, stats, p.bm25, lex.data() + c.n_page);
   return lex;
 }
 
@@ -69,8 +65,9 @@ std::vector<double> WithNeighbours(const Corpus& c, const std::vector<double>& l
   for (std::size_t d = 0; d < c.n; ++d) {
     for (std::size_t k = 1; k <= 3; ++k) {
       if (w[k] <= 0) continue;
-      double prev = d >= k && near(d, d - k) ? lex[d - k] : 0.0;
-      double next = d + k < c.n && near(d, d + k) ? lex[d + k] : 0.0;
+      // (near() only for a neighbour with evidence: most messages have none)
+      double prev = d >= k && lex[d - k] != 0.0 && near(d, d - k) ? lex[d - k] : 0.0;
+      double next = d + k < c.n && lex[d + k] != 0.0 && near(d, d + k) ? lex[d + k] : 0.0;
       nb[d] += w[k] * (p.neighbour_sum > 0 ? prev + next : std::max(prev, next));
     }
   }
@@ -140,8 +137,8 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   }
 
   // Vector similarity of each message's exchange.
-  std::vector<double> cos(n, 0.0);
   const bool have_vec = q.vector && !q.vector->empty() && p.vector > 0;
+  std::vector<double> cos(have_vec ? n : 0, 0.0);
   if (have_vec) {
     if (static_cast<int>(q.vector->size()) == idx.pages.dim()) {
       for (std::size_t r = 0; r < idx.pages.size(); ++r) {

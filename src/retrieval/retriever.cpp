@@ -64,8 +64,8 @@ std::vector<std::pair<std::int64_t, double>> Sorted(const std::unordered_map<std
 std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& index,
                                      const std::vector<std::int64_t>& lexical, ItemKind kind) {
   std::unordered_map<std::int64_t, double> scores;
-  std::unordered_set<std::int64_t> mine;
-  for (std::size_t r = 0; r < index.size(); ++r) mine.insert(index.id(r));
+  // The facts of this kind: those in `index` (FactEntry::in_vectors).
+  const std::uint8_t mine = &index == &in.index->user_facts ? 1 : 2;
   // Expired facts are left out of both rankings (the snapshot keeps them: an
   // expiry passing does not change data_version); the vector search asks for
   // as many more.
@@ -75,7 +75,8 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
   }
   std::vector<std::int64_t> lex, vec;
   for (auto id : lexical) {
-    if (mine.count(id) && !expired.count(id)) lex.push_back(id);
+    auto fact = in.index->facts.find(id);
+    if (fact != in.index->facts.end() && fact->second.in_vectors == mine && !expired.count(id)) lex.push_back(id);
   }
   for (auto id : Ids(index.Search(in.query_embedding, kVectorCandidates + static_cast<int>(expired.size())))) {
     if (!expired.count(id) && vec.size() < static_cast<std::size_t>(kVectorCandidates)) vec.push_back(id);

@@ -208,8 +208,10 @@ Status AppendPages(sql::Db* db, std::int64_t after_seq, ScopeIndex* idx) {
 
 Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
   return store::ScanSnapshotFacts(db, idx->scope_id, [&](store::SnapshotFactRow& f) {
-    (f.kind == "user" ? idx->user_facts : idx->assistant_facts).Add(f.id, f.embedding);
+    const bool user = f.kind == "user";
+    const bool indexed = (user ? idx->user_facts : idx->assistant_facts).Add(f.id, f.embedding);
     FactEntry fe{f.version, f.event_time, std::move(f.text), "", 0, memory::IdsFromJson(f.source_pages)};
+    fe.in_vectors = indexed ? (user ? 1 : 2) : 0;
     fe.line = "- (" + FormatHumanDate(fe.event_time) + ") " + fe.text;
     fe.tokens = text::EstimateTokens(fe.line);
     if (f.expires_at) {

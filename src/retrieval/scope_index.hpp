@@ -117,6 +117,9 @@ struct FactEntry {
   // Hidden from retrieval from then on. Checked at query time: an expiry
   // passing does not change data_version, so the snapshot keeps the fact.
   std::optional<TimeMs> expires_at;
+  // Which vector index holds the fact: 1 user_facts, 2 assistant_facts, 0
+  // neither (a vector of another dimension).
+  std::uint8_t in_vectors = 0;
 };
 
 struct ScopeIndex {
