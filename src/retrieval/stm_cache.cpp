@@ -2,7 +2,8 @@
 
 namespace engram::retrieval {
 
-std::shared_ptr<const StmSnapshot> StmCache::Find(std::int64_t scope_id, const Key& key, std::uint64_t* epoch) const {
+std::shared_ptr<const StmSnapshot> StmCache::Find(std::int64_t scope_id, const Key& key,
+                                                  std::uint64_t* epoch) const {
   std::lock_guard<std::mutex> lock(mu_);
   *epoch = epoch_;
   auto it = entries_.find(scope_id);

@@ -33,11 +33,13 @@ class StmCache {
   };
   // The cached STM of the scope at `key`, or null. `epoch` receives the
   // cache's epoch, to hand to Put.
-  std::shared_ptr<const StmSnapshot> Find(std::int64_t scope_id, const Key& key, std::uint64_t* epoch) const;
+  std::shared_ptr<const StmSnapshot> Find(std::int64_t scope_id, const Key& key,
+                                          std::uint64_t* epoch) const;
   // Caches `stm` unless an erasure dropped entries since `epoch` (it may hold
   // erased turns). Bounded: the cache empties itself when it holds too many
   // scopes.
-  void Put(std::int64_t scope_id, const Key& key, std::shared_ptr<const StmSnapshot> stm, std::uint64_t epoch);
+  void Put(std::int64_t scope_id, const Key& key, std::shared_ptr<const StmSnapshot> stm,
+           std::uint64_t epoch);
   // After an erasure: forgets these scopes.
   void Drop(const std::vector<std::int64_t>& scope_ids);
 

@@ -14,7 +14,8 @@ bool TokenChar(char c) {
 }
 
 bool Ascii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
 }
 
 }  // namespace
@@ -53,11 +54,14 @@ void TextIndex::Add(std::int64_t rowid, std::string_view terms) {
 bool TextIndex::CanSearch(const std::vector<std::string>& terms) const {
   if (!exact_) return false;
   return std::all_of(terms.begin(), terms.end(), [](const std::string& t) {
-    return !t.empty() && Ascii(t) && std::all_of(t.begin(), t.end(), [](char c) { return TokenChar(c) && !(c >= 'A' && c <= 'Z'); });
+    return !t.empty() && Ascii(t) && std::all_of(t.begin(), t.end(), [](char c) {
+      return TokenChar(c) && !(c >= 'A' && c <= 'Z');
+    });
   });
 }
 
-std::vector<std::int64_t> TextIndex::Search(const std::vector<std::string>& terms, int limit) const {
+std::vector<std::int64_t> TextIndex::Search(const std::vector<std::string>& terms,
+                                            int limit) const {
   std::vector<std::int64_t> out;
   if (terms.empty() || rowids_.empty() || limit <= 0) return out;
   // FTS5's bm25(): the same constants and the same arithmetic, in the same
@@ -91,7 +95,8 @@ std::vector<std::int64_t> TextIndex::Search(const std::vector<std::string>& term
     return score[a] > score[c] || (score[a] == score[c] && rowids_[a] < rowids_[c]);
   };
   const std::size_t keep = std::min(hit_rows.size(), static_cast<std::size_t>(limit));
-  std::partial_sort(hit_rows.begin(), hit_rows.begin() + static_cast<std::ptrdiff_t>(keep), hit_rows.end(), better);
+  std::partial_sort(hit_rows.begin(), hit_rows.begin() + static_cast<std::ptrdiff_t>(keep),
+                    hit_rows.end(), better);
   out.reserve(keep);
   for (std::size_t i = 0; i < keep; ++i) out.push_back(rowids_[hit_rows[i]]);
   return out;

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "build_wordnet: %s does not read back\n", out.c_str());
     return 1;
   }
-  std::printf("build_wordnet: %zu synsets, %zu bytes -> %s\n", wn->synsets(), wn->ImageBytes(), out.c_str());
+  std::printf("build_wordnet: %zu synsets, %zu bytes -> %s\n", wn->synsets(), wn->ImageBytes(),
+              out.c_str());
   return 0;
 }

@@ -27,8 +27,9 @@ TEST(TextIndex, RanksLikeFts5OnAOneScopeStore) {
   ASSERT_TRUE(db.ok()) << db.status().ToString();
   sql::Db* d = db->get();
   // A small vocabulary: many rows share terms and lengths, so scores tie.
-  const std::vector<std::string> vocab = {"cello", "japan", "trip", "dinner", "run", "book", "paint",
-                                          "dog",   "hike",  "jazz", "work",   "cook", "a_b",  "x9"};
+  const std::vector<std::string> vocab = {"cello", "japan", "trip", "dinner", "run",
+                                          "book",  "paint", "dog",  "hike",   "jazz",
+                                          "work",  "cook",  "a_b",  "x9"};
   std::mt19937 rng(7);
   std::int64_t scope = 0;
   {
@@ -46,9 +47,10 @@ TEST(TextIndex, RanksLikeFts5OnAOneScopeStore) {
     ASSERT_TRUE((*txn)->Commit().ok());
   }
   TextIndex copy;
-  ASSERT_TRUE(store::ScanTextRows(d, store::FullText::kFacts, scope, [&](std::int64_t rowid, const std::string& terms) {
-                copy.Add(rowid, terms);
-              }).ok());
+  ASSERT_TRUE(store::ScanTextRows(
+                  d, store::FullText::kFacts, scope,
+                  [&](std::int64_t rowid, const std::string& terms) { copy.Add(rowid, terms); })
+                  .ok());
   EXPECT_EQ(copy.size(), 300u);
   EXPECT_TRUE(copy.exact());
   for (int q = 0; q < 200; ++q) {
@@ -60,7 +62,8 @@ TEST(TextIndex, RanksLikeFts5OnAOneScopeStore) {
     }
     ASSERT_TRUE(copy.CanSearch(terms));
     for (int limit : {5, 50, 1000}) {
-      auto fts = store::SearchText(d, store::FullText::kFacts, store::ScopeToken(scope), terms, limit);
+      auto fts =
+          store::SearchText(d, store::FullText::kFacts, store::ScopeToken(scope), terms, limit);
       ASSERT_TRUE(fts.ok());
       EXPECT_EQ(copy.Search(terms, limit), Rowids(*fts)) << "query " << q << " limit " << limit;
     }
