@@ -105,4 +105,10 @@ void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
   }
 }
 
+double MaxScore(const std::vector<double>& scores) {
+  double m = 0;
+  for (const double x : scores) m = x > m ? x : m;
+  return m;
+}
+
 }  // namespace engram::retrieval

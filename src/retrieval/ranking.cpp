@@ -131,10 +131,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     }
   }
   std::vector<double> nb = WithNeighbours(c, lex, p);
-  double max_nb = 0;
-  for (double v : nb) {
-    if (v > max_nb) max_nb = v;  // (std::max here kept max_nb in memory: a store per message)
-  }
+  const double max_nb = MaxScore(nb);
 
   // Vector similarity of each message's exchange.
   const bool have_vec = q.vector && !q.vector->empty() && p.vector > 0;
