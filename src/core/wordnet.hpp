@@ -1,16 +1,21 @@
 // WordNet (Princeton database files, as Debian's `wordnet-base` installs them
 // under /usr/share/wordnet): synonyms, derivationally related words and
-// hyponyms of an English word, for query expansion. Parses data.noun,
-// data.verb, data.adj and the *.exc morphology exceptions itself; loaded
-// lazily, once per process, and only when the files are present. Immutable
-// after loading: thread-safe. No exceptions escape.
+// hyponyms of an English word, for query expansion.
+//
+// Two ways in, one form: Load() parses data.noun, data.verb, data.adj, the
+// index files and the *.exc morphology exceptions into a compact image (flat
+// arrays of 32-bit ids and sorted string tables, about 9 MB for WordNet 3.0);
+// Open() memory-maps an image that WriteImage() saved (made at build time by
+// tools/wordnet, `engram-wordnet.bin` beside the binary): no parsing, no
+// allocation, and the pages are shared by every process on the machine. Both
+// answer identically. Immutable after loading: thread-safe. No exceptions
+// escape.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace engram::wordnet {
@@ -33,12 +38,28 @@ struct ExpandOptions {
 
 class WordNet {
  public:
-  // Loads the database from a directory; nullptr when its files are missing
+  ~WordNet();
+  WordNet(const WordNet&) = delete;
+  WordNet& operator=(const WordNet&) = delete;
+
+  // Parses the database in a directory; nullptr when its files are missing
   // or unreadable.
   static std::unique_ptr<WordNet> Load(const std::string& dir);
-  // The database under /usr/share/wordnet (or $WNSEARCHDIR when set), loaded
-  // on the first call; nullptr when absent.
+  // Maps an image written by WriteImage; nullptr when the file is missing or
+  // not a valid image.
+  static std::unique_ptr<WordNet> Open(const std::string& path);
+  // Writes this database's image to `path`; false on an I/O error.
+  bool WriteImage(const std::string& path) const;
+
+  // The process's database, made on the first call: the image named by
+  // $ENGRAM_WORDNET ("off": none), else `engram-wordnet.bin` beside the
+  // executable (or in ../share/engram), else parsed from $WNSEARCHDIR or
+  // /usr/share/wordnet; nullptr when there is none.
   static const WordNet* Default();
+  // Maps the default image now when there is one (the engine calls this when
+  // it opens, so no request pays for it); without an image, the database is
+  // parsed at the first Default() as before.
+  static void PreloadDefault();
 
   // Base forms of a lower-case word for each part of speech ("cities" ->
   // "city", "went" -> "go"); collocations use '_' or ' ' between words.
@@ -49,32 +70,51 @@ class WordNet {
   // Deterministic order; the word itself and duplicates are left out.
   std::vector<RelatedWord> Expand(std::string_view word, const ExpandOptions& opt = {}) const;
 
-  std::size_t synsets() const { return synsets_.size(); }
+  std::size_t synsets() const { return n_synsets_; }
+  // Bytes of the image (mapped or owned).
+  std::size_t ImageBytes() const { return size_; }
+  bool mapped() const { return mapped_; }
 
  private:
-  struct Synset {
-    std::vector<std::uint32_t> words;
-    std::vector<std::uint32_t> hyponyms;     // synset indexes
-    std::vector<std::uint32_t> derivations;  // word ids
-    std::uint8_t pos = 0;                    // 0 noun, 1 verb, 2 adjective
+  WordNet() = default;
+  // A list of ids: [begin, end).
+  struct Ids {
+    const std::uint32_t* b;
+    const std::uint32_t* e;
+    const std::uint32_t* begin() const { return b; }
+    const std::uint32_t* end() const { return e; }
   };
-  bool LoadData(const std::string& path, std::uint8_t pos);
-  bool LoadIndex(const std::string& path, std::uint8_t pos);
-  bool LoadExceptions(const std::string& path, std::uint8_t pos);
-  std::uint32_t WordId(std::string_view w);
+  // Sorted strings (offsets into chars).
+  struct Strings {
+    std::uint32_t n = 0;
+    const std::uint32_t* off = nullptr;
+    const char* chars = nullptr;
+    std::string_view at(std::uint32_t i) const { return {chars + off[i], off[i + 1] - off[i]}; }
+    long Find(std::string_view s) const;
+  };
+  // Lists per key (offsets into data).
+  struct Lists {
+    const std::uint32_t* off = nullptr;
+    const std::uint32_t* data = nullptr;
+    Ids at(std::uint32_t i) const { return {data + off[i], data + off[i + 1]}; }
+  };
+  // Points the views at an image; false when it is not a valid one.
+  bool Attach(const std::uint8_t* base, std::size_t size);
   int FindWord(std::string_view w) const;
   bool HasPos(int word, std::uint8_t pos) const;
-  void Resolve();
 
-  std::unordered_map<std::string, std::uint32_t> word_ids_;
-  std::vector<std::string> words_;
-  std::vector<std::vector<std::uint32_t>> word_synsets_;  // per word id, by sense (index.*)
-  std::vector<Synset> synsets_;
-  std::unordered_map<std::uint64_t, std::uint32_t> by_offset_;  // pos << 32 | offset
-  // Pointers by offset until Resolve() maps them to indexes.
-  std::vector<std::vector<std::uint64_t>> pending_hyponyms_;
-  std::vector<std::vector<std::pair<std::uint64_t, int>>> pending_derivations_;
-  std::unordered_map<std::string, std::vector<std::string>> exceptions_[3];
+  std::vector<std::uint8_t> owned_;  // the image when parsed
+  const std::uint8_t* base_ = nullptr;
+  std::size_t size_ = 0;
+  bool mapped_ = false;
+
+  Strings words_;
+  Lists word_synsets_;  // per word, its synsets by sense
+  std::uint32_t n_synsets_ = 0;
+  const std::uint8_t* synset_pos_ = nullptr;  // 0 noun, 1 verb, 2 adjective
+  Lists synset_words_, synset_hyponyms_, synset_derivations_;
+  Strings exception_keys_[3];  // inflected forms per part of speech
+  Lists exception_bases_[3];   // their base forms (word ids)
 };
 
 }  // namespace engram::wordnet

@@ -5,6 +5,7 @@
 
 #include "core/process.hpp"
 #include "core/version.hpp"
+#include "core/wordnet.hpp"
 #include "engine/caching_embedder.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/lpm.hpp"
@@ -86,6 +87,8 @@ Status EngineImpl::Init() {
   ENGRAM_ASSIGN_OR_RETURN(embedder_, WithCache(embedder_));  // persistent cache (non-builtin)
   // Opened here, never on a request: mapping the file is a header check.
   if (query_embedder_->IsBuiltin()) fact_words_ = wordvec::WordVectors::Default();
+  // Likewise the WordNet image that query expansion reads (when there is one).
+  wordnet::WordNet::PreloadDefault();
 
   config_.stm_capacity = options_.stm_capacity;
   config_.promote_batch_max = options_.promote_batch_max;
@@ -287,12 +290,14 @@ Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
   lock.unlock();
   // Built outside the lock, in this reader's read transaction (the snapshot
   // at data_version); others needing the same version wait for it above.
-  IndexResult idx = retrieval::LoadScopeIndex(db, scope_id, generation, data_version, previous.get());
+  // Page vectors only serve a semantic embedder (see retrieval::RankParams::vector).
+  const bool page_vectors = !query_embedder_->IsBuiltin();
+  IndexResult idx = retrieval::LoadScopeIndex(db, scope_id, generation, data_version, previous.get(), page_vectors);
   lock.lock();
   if (index_epoch_ != epoch && previous) {
     // Content was erased meanwhile: the base may be from before; start over.
     lock.unlock();
-    idx = retrieval::LoadScopeIndex(db, scope_id, generation, data_version);
+    idx = retrieval::LoadScopeIndex(db, scope_id, generation, data_version, nullptr, page_vectors);
     lock.lock();
   }
   std::shared_ptr<const retrieval::ScopeIndex> replaced;  // freed after the lock is released
@@ -325,6 +330,7 @@ void EngineImpl::DropSnapshots(const std::vector<std::int64_t>& scope_ids) {
     }
     ++index_epoch_;
   }
+  stm_cache_.Drop(scope_ids);
   DropFactVectors(scope_ids);
 }
 
@@ -383,6 +389,7 @@ Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::stri
   // built-in one adds nothing over the lexical ranking), uncached: retrieval
   // writes nothing, not even the embedding cache.
   in.embedder = query_embedder_.get();
+  in.stm_cache = &stm_cache_;
   memory::AccessLog hits;
   ENGRAM_ASSIGN_OR_RETURN(RetrievalResult result, retrieval::Retrieve(db, in, &hits));
   {

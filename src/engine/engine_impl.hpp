@@ -19,6 +19,7 @@
 #include "memory/jobs.hpp"
 #include "memory/promotion.hpp"
 #include "retrieval/scope_index.hpp"
+#include "retrieval/stm_cache.hpp"
 #include "store/db.hpp"
 
 namespace engram {
@@ -186,6 +187,7 @@ class EngineImpl final : public Engine {
   // content was erased or re-embedded: a build that started before must not
   // be cached nor serve as the base of an incremental build.
   std::uint64_t index_epoch_ = 0;
+  retrieval::StmCache stm_cache_;  // the indexed STM turns of each scope's last retrieval
 
   std::mutex fact_vectors_mu_;
   std::map<std::int64_t, std::shared_ptr<const memory::facts::FactVectors>> fact_vectors_;

@@ -18,35 +18,37 @@ int MessageIndex::Intern(const std::string& term) {
   auto [it, fresh] = vocab_.try_emplace(term, static_cast<int>(terms_.size()));
   if (fresh) {
     terms_.push_back(term);
-    postings_.emplace_back();
+    postings_.push_back(std::make_shared<std::vector<Posting>>());
   }
   return it->second;
 }
 
 void MessageIndex::Add(const MessageTerms& t) {
   const auto doc = static_cast<std::uint32_t>(lengths_.size());
-  std::unordered_map<int, std::pair<std::uint32_t, std::uint32_t>> tf;  // term -> (text, name)
-  std::vector<int> order;
-  for (const auto& s : t.text) {
-    int id = Intern(s);
-    auto [it, fresh] = tf.try_emplace(id, 0u, 0u);
-    if (fresh) order.push_back(id);
-    ++it->second.first;
-  }
-  for (const auto& s : t.name) {
-    int id = Intern(s);
-    auto [it, fresh] = tf.try_emplace(id, 0u, 0u);
-    if (fresh) order.push_back(id);
-    ++it->second.second;
-  }
-  std::vector<int> distinct;
-  for (int id : order) {
-    const auto& [text_tf, name_tf] = tf[id];
-    postings_[static_cast<std::size_t>(id)].push_back({doc, Sat16(text_tf), Sat16(name_tf)});
-    if (text_tf > 0) distinct.push_back(id);
+  // Term -> (text, name) occurrences, in order of first occurrence. A message
+  // holds a few dozen terms: a linear scan beats a hash map here.
+  struct Tf {
+    int id;
+    std::uint32_t text, name;
+  };
+  std::vector<Tf> tf;
+  tf.reserve(t.text.size() + t.name.size());
+  auto count = [&](const std::string& s, bool name) {
+    const int id = Intern(s);
+    auto it = std::find_if(tf.begin(), tf.end(), [&](const Tf& x) { return x.id == id; });
+    if (it == tf.end()) it = tf.insert(tf.end(), Tf{id, 0u, 0u});
+    ++(name ? it->name : it->text);
+  };
+  for (const auto& s : t.text) count(s, false);
+  for (const auto& s : t.name) count(s, true);
+  for (const Tf& x : tf) {
+    auto& list = postings_[static_cast<std::size_t>(x.id)];
+    // A count of 1: no other index holds the list, so no reader can be
+    // copying it meanwhile.
+    if (list.use_count() > 1) list = std::make_shared<std::vector<Posting>>(*list);
+    list->push_back({doc, Sat16(x.text), Sat16(x.name)});
   }
   lengths_.push_back(static_cast<std::uint32_t>(t.text.size()));
-  doc_terms_.push_back(std::move(distinct));
   total_length_ += t.text.size();
 }
 
@@ -57,13 +59,12 @@ int MessageIndex::TermId(std::string_view term) const {
 
 std::size_t MessageIndex::Df(std::string_view term) const {
   int id = TermId(term);
-  return id < 0 ? 0 : postings_[static_cast<std::size_t>(id)].size();
+  return id < 0 ? 0 : postings_[static_cast<std::size_t>(id)]->size();
 }
 
 std::size_t MessageIndex::MemoryBytes() const {
   std::size_t n = lengths_.size() * 4 + terms_.size() * 48;
-  for (const auto& p : postings_) n += p.size() * sizeof(Posting) + 24;
-  for (const auto& d : doc_terms_) n += d.size() * 4 + 24;
+  for (const auto& p : postings_) n += p->capacity() * sizeof(Posting) + 40;
   return n;
 }
 
@@ -87,6 +88,11 @@ CollectionStats Stats(const std::vector<QueryTerm>& query,
 
 void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
                const CollectionStats& stats, const Bm25Params& p, std::vector<double>& scores) {
+  ScoreBm25(index, query, stats, p, scores.data());
+}
+
+void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
+               const CollectionStats& stats, const Bm25Params& p, double* scores) {
   for (std::size_t qi = 0; qi < query.size(); ++qi) {
     int id = index.TermId(query[qi].term);
     if (id < 0) continue;
@@ -97,6 +103,12 @@ void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
       scores[post.doc] += w * tf * (p.k1 + 1.0) / (tf + norm);
     }
   }
+}
+
+double MaxScore(const std::vector<double>& scores) {
+  double m = 0;
+  for (const double x : scores) m = x > m ? x : m;
+  return m;
 }
 
 }  // namespace engram::retrieval

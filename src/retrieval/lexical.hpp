@@ -1,10 +1,13 @@
 // In-memory lexical index over messages (one document per message: the text
 // of one side of an exchange plus its speaker's name as a separate field) and
 // BM25F scoring. Built once per scope snapshot (immutable afterwards, shared
-// by readers) or on the fly for the few STM turns of one retrieval.
+// by readers) or on the fly for the few STM turns of one retrieval. Copying
+// an index shares its posting lists; appending to a copy copies only the
+// lists it extends.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -32,13 +35,11 @@ class MessageIndex {
   std::size_t size() const { return lengths_.size(); }
   // The id of a term, or -1 when no document holds it.
   int TermId(std::string_view term) const;
-  const std::vector<Posting>& Postings(int term) const { return postings_[static_cast<std::size_t>(term)]; }
+  const std::vector<Posting>& Postings(int term) const { return *postings_[static_cast<std::size_t>(term)]; }
   std::size_t Df(std::string_view term) const;
   // Text terms of a document (its length for BM25).
   std::uint32_t Length(std::uint32_t doc) const { return lengths_[doc]; }
   std::uint64_t TotalLength() const { return total_length_; }
-  // Distinct text term ids of a document (for feedback).
-  const std::vector<int>& DocTerms(std::uint32_t doc) const { return doc_terms_[doc]; }
   const std::string& Term(int id) const { return terms_[static_cast<std::size_t>(id)]; }
   std::size_t MemoryBytes() const;
 
@@ -46,9 +47,10 @@ class MessageIndex {
   int Intern(const std::string& term);
   std::unordered_map<std::string, int> vocab_;
   std::vector<std::string> terms_;
-  std::vector<std::vector<Posting>> postings_;
+  // Shared between copies (a snapshot and the one made from it); a list is
+  // copied only when a copy appends to it (copy on write).
+  std::vector<std::shared_ptr<std::vector<Posting>>> postings_;
   std::vector<std::uint32_t> lengths_;
-  std::vector<std::vector<int>> doc_terms_;
   std::uint64_t total_length_ = 0;
 };
 
@@ -79,5 +81,14 @@ CollectionStats Stats(const std::vector<QueryTerm>& query,
 // scores[doc] (scores has index.size() entries).
 void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
                const CollectionStats& stats, const Bm25Params& p, std::vector<double>& scores);
+// The largest score, at least 0. (Out of line on purpose: a running maximum
+// written inside RankMessages was compiled with the maximum kept in memory,
+// a store and a load per message: 15-19% of the ranking at 10k pages in
+// `perf annotate`.)
+double MaxScore(const std::vector<double>& scores);
+
+// The same into scores[0 .. index.size()).
+void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
+               const CollectionStats& stats, const Bm25Params& p, double* scores);
 
 }  // namespace engram::retrieval

@@ -99,18 +99,15 @@ struct Corpus {
     return d < n_page ? idx.entries[idx.message_docs[d].entry] : stm.entries[stm.docs[d - n_page].entry];
   }
   int Side(std::size_t d) const { return d < n_page ? idx.message_docs[d].side : stm.docs[d - n_page].side; }
+  const MessageDoc& Doc(std::size_t d) const { return d < n_page ? idx.message_docs[d] : stm.docs[d - n_page]; }
 };
 
 // BM25F of every message for the query.
 std::vector<double> LexicalScores(const Corpus& c, const std::vector<QueryTerm>& terms, const RankParams& p) {
   std::vector<double> lex(c.n, 0.0);
   CollectionStats stats = Stats(terms, {&c.idx.messages, &c.stm.index});
-  std::vector<double> part(c.n_page, 0.0);
-  ScoreBm25(c.idx.messages, terms, stats, p.bm25, part);
-  std::copy(part.begin(), part.end(), lex.begin());
-  std::vector<double> s(c.stm.docs.size(), 0.0);
-  ScoreBm25(c.stm.index, terms, stats, p.bm25, s);
-  std::copy(s.begin(), s.end(), lex.begin() + static_cast<std::ptrdiff_t>(c.n_page));
+  ScoreBm25(c.idx.messages, terms, stats, p.bm25, lex.data());
+  ScoreBm25(c.stm.index, terms, stats, p.bm25, lex.data() + c.n_page);
   return lex;
 }
 
@@ -149,14 +146,15 @@ std::vector<double> WithNeighbours(const Corpus& c, const std::vector<double>& l
   const double gap_ms = p.gap_minutes * 60000.0;
   auto near = [&](std::size_t a, std::size_t b) {
     if (gap_ms <= 0) return true;
-    double dt = static_cast<double>(c.Entry(a).event_time - c.Entry(b).event_time);
+    double dt = static_cast<double>(c.Doc(a).time - c.Doc(b).time);
     return dt <= gap_ms && -dt <= gap_ms;
   };
   for (std::size_t d = 0; d < c.n; ++d) {
     for (std::size_t k = 1; k <= 3; ++k) {
       if (w[k] <= 0) continue;
-      double prev = d >= k && near(d, d - k) ? lex[d - k] : 0.0;
-      double next = d + k < c.n && near(d, d + k) ? lex[d + k] : 0.0;
+      // (near() only for a neighbour with evidence: most messages have none)
+      double prev = d >= k && lex[d - k] != 0.0 && near(d, d - k) ? lex[d - k] : 0.0;
+      double next = d + k < c.n && lex[d + k] != 0.0 && near(d, d + k) ? lex[d + k] : 0.0;
       nb[d] += w[k] * (p.neighbour_sum > 0 ? prev + next : std::max(prev, next));
     }
   }
@@ -239,16 +237,15 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   if (p.coverage > 0) ApplyCoverage(c, q.terms, p.coverage, lex);
   if (q.asks_when && p.temporal > 0) {
     for (std::size_t d = 0; d < n; ++d) {
-      if (c.Entry(d).dated[c.Side(d)]) lex[d] *= 1.0 + p.temporal;
+      if (c.Doc(d).dated) lex[d] *= 1.0 + p.temporal;
     }
   }
   std::vector<double> nb = WithNeighbours(c, lex, p);
-  double max_nb = 0;
-  for (double v : nb) max_nb = std::max(max_nb, v);
+  const double max_nb = MaxScore(nb);
 
   // Vector similarity of each message's exchange.
-  std::vector<double> cos(n, 0.0);
   const bool have_vec = q.vector && !q.vector->empty() && p.vector > 0;
+  std::vector<double> cos(have_vec ? n : 0, 0.0);
   if (have_vec) {
     if (static_cast<int>(q.vector->size()) == idx.pages.dim()) {
       for (std::size_t r = 0; r < idx.pages.size(); ++r) {
@@ -301,7 +298,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       why.lexical = lex[d];
       why.neighbour = nb[d] - lex[d];
       why.vector = have_vec ? cos[d] : 0.0;
-      why.time_cue = q.asks_when && p.temporal > 0 && c.Entry(d).dated[c.Side(d)];
+      why.time_cue = q.asks_when && p.temporal > 0 && c.Doc(d).dated;
       why.speaker = !by_speaker.empty() && by_speaker[d];
     }
   }

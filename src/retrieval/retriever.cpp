@@ -26,11 +26,13 @@ constexpr std::size_t kRankedLimit = 100;
 constexpr int kRankedWithText = 100;
 
 // Lexical ranking of the scope's rows of a full-text index for the query,
-// best first (store::SearchText: bm25 on SQLite, ts_rank on PostgreSQL).
+// best first (store::SearchText: bm25 on SQLite, ts_rank on PostgreSQL), from
+// the snapshot's copy of the rows when it has one (the same ranking).
 Result<std::vector<std::int64_t>> Lexical(sql::Db* db, store::FullText table, std::int64_t scope_id,
-                                          const std::string& query, int limit) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      auto hits, store::SearchText(db, table, store::ScopeToken(scope_id), store::QueryTerms(query), limit));
+                                          const std::string& query, int limit, const TextIndex* copy = nullptr) {
+  const auto terms = store::QueryTerms(query);
+  if (copy && copy->CanSearch(terms)) return copy->Search(terms, limit);
+  ENGRAM_ASSIGN_OR_RETURN(auto hits, store::SearchText(db, table, store::ScopeToken(scope_id), terms, limit));
   std::vector<std::int64_t> out;
   out.reserve(hits.size());
   for (const auto& h : hits) out.push_back(h.rowid);
@@ -62,8 +64,8 @@ std::vector<std::pair<std::int64_t, double>> Sorted(const std::unordered_map<std
 std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& index,
                                      const std::vector<std::int64_t>& lexical, ItemKind kind) {
   std::unordered_map<std::int64_t, double> scores;
-  std::unordered_set<std::int64_t> mine;
-  for (std::size_t r = 0; r < index.size(); ++r) mine.insert(index.id(r));
+  // The facts of this kind: those in `index` (FactEntry::in_vectors).
+  const std::uint8_t mine = &index == &in.index->user_facts ? 1 : 2;
   // Expired facts are left out of both rankings (the snapshot keeps them: an
   // expiry passing does not change data_version); the vector search asks for
   // as many more.
@@ -73,7 +75,8 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
   }
   std::vector<std::int64_t> lex, vec;
   for (auto id : lexical) {
-    if (mine.count(id) && !expired.count(id)) lex.push_back(id);
+    auto fact = in.index->facts.find(id);
+    if (fact != in.index->facts.end() && fact->second.in_vectors == mine && !expired.count(id)) lex.push_back(id);
   }
   for (auto id : Ids(index.Search(in.query_embedding, kVectorCandidates + static_cast<int>(expired.size())))) {
     if (!expired.count(id) && vec.size() < static_cast<std::size_t>(kVectorCandidates)) vec.push_back(id);
@@ -137,6 +140,25 @@ Result<std::vector<Turn>> LoadStmForRanking(sql::Db* db, const RetrievalInput& i
   return older;
 }
 
+// The STM turns to rank with their messages indexed: from the cache while the
+// scope's STM is unchanged and small enough not to depend on the query.
+Result<std::shared_ptr<const StmSnapshot>> StmFor(sql::Db* db, const RetrievalInput& in) {
+  const bool cacheable = in.stm_cache && in.scope->stm_count <= kStmForRanking;
+  const StmCache::Key key{in.scope->generation, in.scope->data_version, in.scope->next_seq, in.scope->stm_count};
+  std::uint64_t epoch = 0;
+  if (cacheable) {
+    if (auto hit = in.stm_cache->Find(in.scope->id, key, &epoch)) return hit;
+  }
+  ENGRAM_ASSIGN_OR_RETURN(auto turns, LoadStmForRanking(db, in));
+  auto stm = std::make_shared<StmSnapshot>();
+  stm->turns = std::move(turns);
+  for (const auto& t : stm->turns) stm->messages.entries.push_back(EntryFromTurn(t));
+  IndexMessages(stm->messages.entries, stm->messages.index, stm->messages.docs);
+  std::shared_ptr<const StmSnapshot> out = std::move(stm);
+  if (cacheable) in.stm_cache->Put(in.scope->id, key, out, epoch);
+  return out;
+}
+
 RetrievedItem MessageItem(const RankedMessage& m, bool with_text) {
   const TurnEntry& e = *m.entry;
   RetrievedItem item;
@@ -168,7 +190,8 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
 
   // Segments: vector + lexical over summaries and keywords; their hits feed
   // heat. (As evidence for their messages they cost recall: measured -0.002.)
-  ENGRAM_ASSIGN_OR_RETURN(auto lex_segs, Lexical(db, store::FullText::kSegments, scope_id, in.query, 50));
+  ENGRAM_ASSIGN_OR_RETURN(auto lex_segs, Lexical(db, store::FullText::kSegments, scope_id, in.query, 50,
+                                                   idx.text_in_memory ? &idx.segment_text : nullptr));
   std::unordered_map<std::int64_t, double> seg_scores;
   AddRrf(seg_scores, lex_segs, 1.0);
   AddRrf(seg_scores, Ids(idx.segments.Search(in.query_embedding, 50)), 1.0);
@@ -184,18 +207,23 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   }
 
   // STM turns, indexed on the fly, rank with the pages.
-  ENGRAM_ASSIGN_OR_RETURN(auto stm_turns, LoadStmForRanking(db, in));
-  StmMessages stm;
-  for (const auto& t : stm_turns) stm.entries.push_back(EntryFromTurn(t));
-  IndexMessages(stm.entries, stm.index, stm.docs);
+  ENGRAM_ASSIGN_OR_RETURN(auto stm_snapshot, StmFor(db, in));
+  const std::vector<Turn>& stm_turns = stm_snapshot->turns;
+  const StmMessages* stm_messages = &stm_snapshot->messages;
+  StmMessages with_vectors;
   // Vectors only with a semantic embedder (see RankParams::vector).
   const bool use_vectors = in.embedder && !in.embedder->IsBuiltin() && params.vector > 0;
-  if (use_vectors && !stm.entries.empty()) {
+  if (use_vectors && !stm_turns.empty()) {
     std::vector<std::string> texts;
     for (const auto& t : stm_turns) texts.push_back(memory::RenderExchange(t));
     auto vecs = in.embedder->Embed(texts);
-    if (vecs.ok() && vecs->size() == texts.size()) stm.vectors = std::move(*vecs);
+    if (vecs.ok() && vecs->size() == texts.size()) {
+      with_vectors = *stm_messages;
+      with_vectors.vectors = std::move(*vecs);
+      stm_messages = &with_vectors;
+    }
   }
+  const StmMessages& stm = *stm_messages;
 
   RankQuery rq;
   // The query's terms, then WordNet expansions that the scope's messages hold
@@ -241,10 +269,9 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
     ctx.recent.push_back(std::move(item));
   }
 
-  if (opt.include_profile) {
-    ENGRAM_ASSIGN_OR_RETURN(ctx.profile, memory::LoadProfile(db, scope_id));
-  }
-  ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, in.query, 100));
+  if (opt.include_profile) ctx.profile = idx.profile;
+  ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, in.query, 100,
+                                                  idx.text_in_memory ? &idx.fact_text : nullptr));
   ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact);
   ctx.assistant_facts = RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact);
   return AssembleContext(ctx);

@@ -14,6 +14,7 @@
 #include "memory/scope_store.hpp"
 #include "models/embedder.hpp"
 #include "retrieval/scope_index.hpp"
+#include "retrieval/stm_cache.hpp"
 
 namespace engram::retrieval {
 
@@ -27,6 +28,8 @@ struct RetrievalInput {
   // Optional: embeds STM turns on the fly so that they rank like pages (whose
   // vectors are stored); without it STM turns rank by lexical evidence only.
   Embedder* embedder = nullptr;
+  // Optional: the indexed STM turns of earlier retrievals (see stm_cache.hpp).
+  StmCache* stm_cache = nullptr;
 };
 
 // REQUIRES: db is a connection used by this thread only.

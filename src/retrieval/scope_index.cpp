@@ -1,16 +1,22 @@
 #include "retrieval/scope_index.hpp"
 
 #include <algorithm>
+#include <utility>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/text.hpp"
 #include "core/time.hpp"
+#include "memory/lpm.hpp"
 #include "memory/scope_store.hpp"
+#include "store/fulltext.hpp"
 #include "store/snapshot_reads.hpp"
 
 namespace engram::retrieval {
 
-bool HasTimeExpression(const std::string& s) {
+namespace {
+
+bool IsTimeToken(const std::string& t) {
   static const std::unordered_set<std::string> kWords = {
       "yesterday", "today", "tomorrow", "tonight", "ago", "last", "next", "week", "weekend",
       "month", "year", "morning", "evening", "afternoon", "night", "recently", "since", "weeks",
@@ -18,12 +24,39 @@ bool HasTimeExpression(const std::string& s) {
       "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july",
       "august", "september", "october", "november", "december", "summer", "winter", "spring",
       "autumn", "fall", "earlier", "soon", "upcoming"};
-  for (const auto& t : text::Tokenize(s)) {
-    if (kWords.count(t)) return true;
-    if (t.size() == 4 && (t[0] == '1' || t[0] == '2') &&
-        std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-      return true;
+  if (kWords.count(t)) return true;
+  return t.size() == 4 && (t[0] == '1' || t[0] == '2') &&
+         std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// text::Terms of many texts, remembering stems: in a dialogue the same words
+// recur, and stemming is most of the cost of indexing.
+class TermMaker {
+ public:
+  // The terms of `text` (as text::Terms) and whether it holds a time expression.
+  std::vector<std::string> Terms(const std::string& text, bool* dated) {
+    std::vector<std::string> terms;
+    bool time = false;
+    for (const std::string& token : text::Tokenize(text)) {
+      if (!time && dated && IsTimeToken(token)) time = true;
+      if (text::IsStopword(token)) continue;
+      auto it = stems_.find(token);
+      if (it == stems_.end()) it = stems_.emplace(token, text::Stem(token)).first;
+      terms.push_back(it->second);
     }
+    if (dated) *dated = time;
+    return terms;
+  }
+
+ private:
+  std::unordered_map<std::string, std::string> stems_;
+};
+
+}  // namespace
+
+bool HasTimeExpression(const std::string& s) {
+  for (const auto& t : text::Tokenize(s)) {
+    if (IsTimeToken(t)) return true;
   }
   return false;
 }
@@ -33,36 +66,91 @@ const std::string& SpeakerName(const TurnEntry& e, int side) {
   return e.names[side].empty() ? kDefault[side] : e.names[side];
 }
 
-void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs,
-                   std::size_t first) {
+EntryList& EntryList::operator=(std::vector<TurnEntry> entries) {
+  chunks_.clear();
+  size_ = 0;
+  for (auto& e : entries) push_back(std::move(e));
+  return *this;
+}
+
+std::vector<TurnEntry>& EntryList::Own(std::size_t chunk) {
+  auto& c = chunks_[chunk];
+  // Only this list can reach a chunk whose count is 1: no reader can be
+  // copying it meanwhile.
+  if (c.use_count() > 1) c = std::make_shared<std::vector<TurnEntry>>(*c);
+  return *c;
+}
+
+void EntryList::push_back(TurnEntry e) {
+  if (size_ % kChunk == 0) {
+    chunks_.push_back(std::make_shared<std::vector<TurnEntry>>());
+    chunks_.back()->reserve(kChunk);
+  }
+  Own(size_ / kChunk).push_back(std::move(e));
+  ++size_;
+}
+
+std::size_t EntryList::SharedChunks(const EntryList& other) const {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < chunks_.size() && i < other.chunks_.size(); ++i) n += chunks_[i] == other.chunks_[i];
+  return n;
+}
+
+void TurnIdSet::insert(std::int64_t turn_id) {
+  if (ids_.empty() || ids_.back() < turn_id) {
+    ids_.push_back(turn_id);  // the usual case: turns arrive in id order
+  } else {
+    auto at = std::lower_bound(ids_.begin(), ids_.end(), turn_id);
+    if (at == ids_.end() || *at != turn_id) ids_.insert(at, turn_id);
+  }
+}
+
+namespace {
+
+template <typename Entries>
+void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageDoc>& docs, std::size_t first) {
+  TermMaker maker;
   for (std::size_t e = first; e < entries.size(); ++e) {
     TurnEntry& t = entries[e];
     for (int side = 0; side < 2; ++side) {
-      MessageTerms terms;
-      terms.text = text::Terms(t.texts[side]);
       if (t.texts[side].find_first_not_of(" \t\r\n") == std::string::npos) continue;
+      MessageTerms terms;
+      bool dated = false;
+      terms.text = maker.Terms(t.texts[side], &dated);
       const std::string& name = SpeakerName(t, side);
-      terms.name = text::Terms(name);
+      terms.name = maker.Terms(name, nullptr);
       t.lines[side] = name + ": " + t.texts[side];
       t.tokens[side] = text::EstimateTokens(t.lines[side]);
-      t.dated[side] = HasTimeExpression(t.texts[side]);
+      t.dated[side] = dated;
       t.docs[side] = static_cast<int>(index.size());
       index.Add(terms);
-      docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side)});
+      docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side), t.dated[side], t.event_time});
     }
   }
+}
+
+}  // namespace
+
+void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs,
+                   std::size_t first) {
+  IndexMessagesOf(entries, index, docs, first);
+}
+
+void IndexMessages(EntryList& entries, MessageIndex& index, std::vector<MessageDoc>& docs, std::size_t first) {
+  IndexMessagesOf(entries, index, docs, first);
 }
 
 std::size_t ScopeIndex::MemoryBytes() const {
   std::size_t text = 0;
   for (const auto& [id, f] : facts) text += sizeof(FactEntry) + 16 + f.text.size() + f.line.size();
-  for (const auto& e : entries) {
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const TurnEntry& e = entries[i];
     text += sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() +
             e.names[1].size() + e.refs[0].size() + e.refs[1].size() + e.source_ref.size() +
             e.chain_summary.size() + e.lines[0].size() + e.lines[1].size();
   }
-  return pages.MemoryBytes() + segments.MemoryBytes() + user_facts.MemoryBytes() +
-         assistant_facts.MemoryBytes() + page_refs.size() * 64 + turn_page.size() * 32 + text +
+  return segment_text.MemoryBytes() + fact_text.MemoryBytes() + pages.MemoryBytes() + segments.MemoryBytes() + user_facts.MemoryBytes() +
+         assistant_facts.MemoryBytes() + turn_page.size() * 8 + text +
          page_entry.size() * 32 + messages.MemoryBytes() + message_docs.size() * sizeof(MessageDoc);
 }
 
@@ -75,49 +163,34 @@ Status LoadSegments(sql::Db* db, ScopeIndex* idx) {
   });
 }
 
-PageRef RefOf(const store::PageLinkRow& l) { return PageRef{l.turn_id, l.segment_id, l.prev_page, l.next_page}; }
-
-// What may change on a page after it was written (store::PageLinkRow): its
-// segment (never, so far, but cheap to re-read) and its chain links (the next
-// page is set when the following page arrives). In turn order.
-using PageState = store::PageLinkRow;
-
-// Copies the page part of `previous` into `idx` when its pages are the first
-// pages of `states`; false (idx untouched) otherwise.
-bool ReusePages(const ScopeIndex& previous, const std::vector<PageState>& states, ScopeIndex* idx) {
-  const std::size_t n = previous.entries.size();
-  if (n == 0 || states.size() < n) return false;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (states[i].page_id != previous.entries[i].page_id || states[i].turn_id != previous.entries[i].turn_id) {
-      return false;
-    }
-  }
-  idx->pages.AssignWithRoom(previous.pages, states.size());  // appending does not move the vectors again
+// Copies the page part of `previous` into `idx` when its last page is still
+// the page of its turn (pages are only appended within a generation); false
+// (idx untouched) otherwise.
+Result<bool> ReusePages(sql::Db* db, const ScopeIndex& previous, ScopeIndex* idx) {
+  if (previous.entries.empty() || previous.page_vectors != idx->page_vectors) return false;
+  const TurnEntry& last = previous.entries.back();
+  ENGRAM_ASSIGN_OR_RETURN(auto now, store::PageOfTurnAt(db, idx->scope_id, last.seq));
+  if (now.page_id != last.page_id || now.turn_id != last.turn_id) return false;
+  constexpr std::size_t kRoom = 1024;  // appending a few batches moves nothing again
+  idx->pages.AssignWithRoom(previous.pages, previous.pages.size() + kRoom);
   idx->turn_page = previous.turn_page;
-  idx->entries.reserve(states.size());
-  idx->entries.assign(previous.entries.begin(), previous.entries.end());
+  idx->entries = previous.entries;  // shares the chunks
   idx->page_entry = previous.page_entry;
   idx->messages = previous.messages;
   idx->message_docs = previous.message_docs;
-  for (std::size_t i = 0; i < n; ++i) {
-    idx->page_refs[states[i].page_id] = RefOf(states[i]);
-    idx->entries[i].segment_id = states[i].segment_id;
-  }
   return true;
 }
 
 // Reads and appends the pages after turn `after_seq` (all pages when 0).
 Status AppendPages(sql::Db* db, std::int64_t after_seq, ScopeIndex* idx) {
-  return store::ScanSnapshotPages(db, idx->scope_id, after_seq, [&](store::SnapshotPageRow& p) {
+  return store::ScanSnapshotPages(db, idx->scope_id, after_seq, idx->page_vectors, [&](store::SnapshotPageRow& p) {
     const std::int64_t id = p.link.page_id;
-    PageRef ref = RefOf(p.link);
-    idx->pages.Add(id, p.embedding);
-    idx->page_refs[id] = ref;
-    idx->turn_page[ref.turn_id] = id;
+    if (idx->page_vectors) idx->pages.Add(id, p.embedding);
+    idx->turn_page.insert(p.link.turn_id);
     TurnEntry e;
     e.page_id = id;
-    e.turn_id = ref.turn_id;
-    e.segment_id = ref.segment_id;
+    e.turn_id = p.link.turn_id;
+    e.segment_id = p.link.segment_id;
     e.chain_summary = std::move(p.chain_summary);
     e.seq = p.seq;
     e.event_time = p.event_time;
@@ -128,15 +201,17 @@ Status AppendPages(sql::Db* db, std::int64_t after_seq, ScopeIndex* idx) {
     e.source_ref = std::move(p.source_ref);
     e.refs[0] = std::move(p.user_source_ref);
     e.refs[1] = std::move(p.assistant_source_ref);
-    idx->page_entry[id] = static_cast<std::uint32_t>(idx->entries.size());
+    if (idx->page_vectors) idx->page_entry[id] = static_cast<std::uint32_t>(idx->entries.size());
     idx->entries.push_back(std::move(e));
   });
 }
 
 Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
   return store::ScanSnapshotFacts(db, idx->scope_id, [&](store::SnapshotFactRow& f) {
-    (f.kind == "user" ? idx->user_facts : idx->assistant_facts).Add(f.id, f.embedding);
+    const bool user = f.kind == "user";
+    const bool indexed = (user ? idx->user_facts : idx->assistant_facts).Add(f.id, f.embedding);
     FactEntry fe{f.version, f.event_time, std::move(f.text), "", 0, memory::IdsFromJson(f.source_pages)};
+    fe.in_vectors = indexed ? (user ? 1 : 2) : 0;
     fe.line = "- (" + FormatHumanDate(fe.event_time) + ") " + fe.text;
     fe.tokens = text::EstimateTokens(fe.line);
     if (f.expires_at) {
@@ -151,25 +226,44 @@ Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
 
 Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64_t scope_id,
                                                          std::int64_t generation, std::int64_t data_version,
-                                                         const ScopeIndex* previous) {
+                                                         const ScopeIndex* previous, bool page_vectors) {
   auto idx = std::make_shared<ScopeIndex>();
   idx->scope_id = scope_id;
   idx->generation = generation;
   idx->data_version = data_version;
+  idx->page_vectors = page_vectors;
   ENGRAM_RETURN_IF_ERROR(LoadSegments(db, idx.get()));
   std::int64_t after_seq = 0;
   if (previous && previous->scope_id == scope_id && previous->generation == generation) {
-    ENGRAM_ASSIGN_OR_RETURN(auto states, store::LoadPageLinks(db, scope_id));
-    if (ReusePages(*previous, states, idx.get())) after_seq = idx->entries.back().seq;
+    ENGRAM_ASSIGN_OR_RETURN(bool reused, ReusePages(db, *previous, idx.get()));
+    if (reused) after_seq = idx->entries.back().seq;
   }
   const std::size_t first_new = idx->entries.size();
   ENGRAM_RETURN_IF_ERROR(AppendPages(db, after_seq, idx.get()));
-  for (auto& e : idx->entries) {  // archiving moves old pages too
-    auto arch = idx->segment_archived.find(e.segment_id);
-    e.tier = arch != idx->segment_archived.end() && arch->second ? Tier::kArchive : Tier::kMtm;
+  std::int64_t seen_segment = -1;  // neighbouring pages mostly share a segment
+  Tier seen_tier = Tier::kMtm;
+  for (std::size_t i = 0; i < idx->entries.size(); ++i) {  // archiving moves old pages too
+    const TurnEntry& e = std::as_const(idx->entries)[i];
+    if (e.segment_id != seen_segment) {
+      auto arch = idx->segment_archived.find(e.segment_id);
+      seen_segment = e.segment_id;
+      seen_tier = arch != idx->segment_archived.end() && arch->second ? Tier::kArchive : Tier::kMtm;
+    }
+    if (e.tier != seen_tier) idx->entries[i].tier = seen_tier;  // copies that chunk only
   }
   IndexMessages(idx->entries, idx->messages, idx->message_docs, first_new);
   ENGRAM_RETURN_IF_ERROR(LoadFacts(db, idx.get()));
+  ENGRAM_ASSIGN_OR_RETURN(idx->profile, memory::LoadProfile(db, scope_id));
+  if (db->dialect() == sql::Dialect::kSqlite) {
+    ENGRAM_RETURN_IF_ERROR(store::ScanTextRows(db, store::FullText::kSegments, scope_id,
+                                               [&](std::int64_t rowid, const std::string& terms) {
+                                                 idx->segment_text.Add(rowid, terms);
+                                               }));
+    ENGRAM_RETURN_IF_ERROR(store::ScanTextRows(
+        db, store::FullText::kFacts, scope_id,
+        [&](std::int64_t rowid, const std::string& terms) { idx->fact_text.Add(rowid, terms); }));
+    idx->text_in_memory = true;
+  }
   return std::shared_ptr<const ScopeIndex>(std::move(idx));
 }
 

@@ -5,6 +5,7 @@
 // data_version so readers share it until the next commit changes the scope.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -16,16 +17,10 @@
 #include "engram/types.hpp"
 #include "index/flat_index.hpp"
 #include "retrieval/lexical.hpp"
+#include "retrieval/text_index.hpp"
 #include "store/sqlite.hpp"
 
 namespace engram::retrieval {
-
-struct PageRef {
-  std::int64_t turn_id = 0;
-  std::int64_t segment_id = 0;
-  std::int64_t prev_page = 0;
-  std::int64_t next_page = 0;
-};
 
 // One turn with its page (or an STM turn, page_id 0), as ranking and context
 // assembly need it.
@@ -47,10 +42,41 @@ struct TurnEntry {
   int docs[2] = {-1, -1};  // message document per side, -1 when the side is empty
 };
 
-// A message document: which side of which entry.
+// The paged turns of a snapshot, in shared immutable chunks: a snapshot made
+// from the previous one shares its chunks and copies only a chunk it changes
+// (copy on write), so an update costs the new pages, not all of them.
+// Readers see a plain random-access list.
+class EntryList {
+ public:
+  static constexpr std::size_t kChunk = 1024;
+
+  EntryList() = default;
+  EntryList& operator=(std::vector<TurnEntry> entries);
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const TurnEntry& operator[](std::size_t i) const { return (*chunks_[i / kChunk])[i % kChunk]; }
+  // Copies the entry's chunk first when another snapshot shares it.
+  TurnEntry& operator[](std::size_t i) { return Own(i / kChunk)[i % kChunk]; }
+  const TurnEntry& back() const { return (*this)[size_ - 1]; }
+  void push_back(TurnEntry e);
+  // Chunks shared with `other` (the same objects, not copies): for tests.
+  std::size_t SharedChunks(const EntryList& other) const;
+
+ private:
+  std::vector<TurnEntry>& Own(std::size_t chunk);
+  std::vector<std::shared_ptr<std::vector<TurnEntry>>> chunks_;
+  std::size_t size_ = 0;
+};
+
+// A message document: which side of which entry, with what ranking reads
+// of every message (its entry's time and whether it holds a time
+// expression), so that a scan over all messages stays in this small array.
 struct MessageDoc {
   std::uint32_t entry = 0;
   std::uint8_t side = 0;  // 0 user, 1 assistant
+  bool dated = false;     // == entries[entry].dated[side]
+  TimeMs time = 0;        // == entries[entry].event_time
 };
 
 // The name a message is rendered and indexed under: the side's speaker name,
@@ -66,6 +92,20 @@ bool HasTimeExpression(const std::string& text);
 // documents are then neighbouring messages.
 void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs,
                    std::size_t first = 0);
+void IndexMessages(EntryList& entries, MessageIndex& index, std::vector<MessageDoc>& docs, std::size_t first = 0);
+
+// Turn ids, sorted: which turns have a page in the snapshot.
+class TurnIdSet {
+ public:
+  std::size_t count(std::int64_t turn_id) const {
+    return std::binary_search(ids_.begin(), ids_.end(), turn_id) ? 1 : 0;
+  }
+  void insert(std::int64_t turn_id);
+  std::size_t size() const { return ids_.size(); }
+
+ private:
+  std::vector<std::int64_t> ids_;
+};
 
 struct FactEntry {
   std::int64_t version = 1;
@@ -77,17 +117,22 @@ struct FactEntry {
   // Hidden from retrieval from then on. Checked at query time: an expiry
   // passing does not change data_version, so the snapshot keeps the fact.
   std::optional<TimeMs> expires_at;
+  // Which vector index holds the fact: 1 user_facts, 2 assistant_facts, 0
+  // neither (a vector of another dimension).
+  std::uint8_t in_vectors = 0;
 };
 
 struct ScopeIndex {
   std::int64_t scope_id = 0;
   std::int64_t generation = 0;  // of the scope row (erasures bump it)
   std::int64_t data_version = -1;
+  // Page vectors: only for a semantic embedder (ranking uses them only then;
+  // with the built-in embedder `pages` stays empty and page_vectors false).
+  bool page_vectors = true;
   FlatIndex pages;
-  std::unordered_map<std::int64_t, PageRef> page_refs;       // page id -> refs
-  std::unordered_map<std::int64_t, std::int64_t> turn_page;  // turn id -> page id
-  std::vector<TurnEntry> entries;                            // paged turns by seq
-  std::unordered_map<std::int64_t, std::uint32_t> page_entry;  // page id -> entry
+  TurnIdSet turn_page;                                       // turns with a page
+  EntryList entries;                                         // paged turns by seq
+  std::unordered_map<std::int64_t, std::uint32_t> page_entry;  // page id -> entry (with page vectors only)
   MessageIndex messages;
   std::vector<MessageDoc> message_docs;
   FlatIndex segments;                                         // live and archived
@@ -96,23 +141,33 @@ struct ScopeIndex {
   FlatIndex assistant_facts;
   std::unordered_map<std::int64_t, FactEntry> facts;  // live facts by id
   std::vector<std::pair<std::int64_t, TimeMs>> expiring_facts;  // (id, expires_at) of facts with an expiry
+  std::vector<ProfileSlot> profile;  // written only with a data_version change
+  // The scope's rows of segments_fts and facts_fts, searched in memory
+  // instead of by a statement (SQLite stores only: the copy reproduces FTS5's
+  // bm25; text_in_memory false elsewhere).
+  bool text_in_memory = false;
+  TextIndex segment_text;
+  TextIndex fact_text;
 
   std::size_t MemoryBytes() const;
 };
 
 // Loads the snapshot of a scope at its current data_version (read inside
-// the caller's read transaction).
+// the caller's read transaction), with the page vectors when `page_vectors`.
 //
 // `previous` (optional): an older snapshot of the same scope and generation. Pages are only
-// ever appended (in turn order) and their texts and vectors never change, so
-// when the previous snapshot's pages are still the first pages of the scope,
-// its page vectors, texts and message index are copied and only the new
-// pages are read and indexed; what can change on old pages (segment, archive
-// tier, chain links) and the segments and facts are read again. Otherwise
-// (pages gone: the caller must not pass a snapshot from before an erasure)
-// the snapshot is built from scratch. Both give the same snapshot.
+// ever appended (in turn order), their texts, vectors and segments never
+// change, and none is removed without a new generation (erasure,
+// re-embedding), so when the previous snapshot's last page is still the page
+// of its turn, its page vectors, texts and message index are copied and only
+// the new pages are read and indexed; what can change on old pages (the
+// archive tier, from their segment) and the segments, facts, profile and
+// full-text rows are read again. Otherwise (the caller must not pass a
+// snapshot from before an erasure) the snapshot is built from scratch. Both
+// give the same snapshot.
 Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64_t scope_id,
                                                          std::int64_t generation, std::int64_t data_version,
-                                                         const ScopeIndex* previous = nullptr);
+                                                         const ScopeIndex* previous = nullptr,
+                                                         bool page_vectors = true);
 
 }  // namespace engram::retrieval

@@ -113,6 +113,22 @@ Result<std::vector<TextHit>> SearchText(sql::Db* db, FullText table, const std::
   return out;
 }
 
+Status ScanTextRows(sql::Db* db, FullText table, std::int64_t scope_id,
+                    const std::function<void(std::int64_t rowid, const std::string& terms)>& sink) {
+  if (db->dialect() != sql::Dialect::kSqlite) return Status::FailedPrecondition("full-text rows: SQLite only");
+  const std::string t = TableName(table);
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                          db->Prepare("SELECT rowid, terms FROM " + t + " WHERE " + t + " MATCH ?1 ORDER BY rowid"));
+  st->Bind(1, "scope:" + ScopeToken(scope_id));
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    sink(st->Int(0), st->Text(1));
+  }
+  st->Reset();
+  return Status::Ok();
+}
+
 std::string Fts5MatchText(const std::string& scope_token, const std::vector<std::string>& terms) {
   return Fts5MatchImpl(scope_token, terms);
 }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,13 @@ struct TextHit {
 // scope `scope_token` ("" = every scope). Empty when there are no terms.
 Result<std::vector<TextHit>> SearchText(sql::Db* db, FullText table, const std::string& scope_token,
                                         const std::vector<std::string>& terms, int limit);
+
+// Every row of one scope in a full-text table: its rowid and its document
+// (the `terms` column), in rowid order, for an in-memory copy of the scope's
+// rows (retrieval/text_index.hpp). SQLite only (the copy reproduces FTS5's
+// bm25); FailedPrecondition on PostgreSQL.
+Status ScanTextRows(sql::Db* db, FullText table, std::int64_t scope_id,
+                    const std::function<void(std::int64_t rowid, const std::string& terms)>& sink);
 
 // The match expressions SearchText uses, for statements that join a
 // full-text table with other conditions: FTS5 MATCH text (with the scope

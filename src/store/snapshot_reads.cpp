@@ -29,28 +29,26 @@ Status ScanSegmentVectors(sql::Db* db, std::int64_t scope_id,
   return Status::Ok();
 }
 
-Result<std::vector<PageLinkRow>> LoadPageLinks(sql::Db* db, std::int64_t scope_id) {
+Result<PageLinkRow> PageOfTurnAt(sql::Db* db, std::int64_t scope_id, std::int64_t seq) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
       db->Prepare("SELECT p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page FROM turns t "
-                  "JOIN pages p ON p.id = t.page_id AND p.tenant = t.tenant WHERE t.scope_id = ? ORDER BY t.seq"));
-  st->Bind(1, scope_id);
-  std::vector<PageLinkRow> out;
-  for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
-    if (!row) break;
-    out.push_back({st->Int(0), st->Int(1), st->Int(2), LinkAt(st, 3), LinkAt(st, 4)});
-  }
+                  "JOIN pages p ON p.id = t.page_id AND p.tenant = t.tenant WHERE t.scope_id = ? AND t.seq = ?"));
+  st->Bind(1, scope_id).Bind(2, seq);
+  PageLinkRow out;
+  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+  if (row) out = {st->Int(0), st->Int(1), st->Int(2), LinkAt(st, 3), LinkAt(st, 4)};
   st->Reset();
   return out;
 }
 
-Status ScanSnapshotPages(sql::Db* db, std::int64_t scope_id, std::int64_t after_seq,
+Status ScanSnapshotPages(sql::Db* db, std::int64_t scope_id, std::int64_t after_seq, bool with_embedding,
                          const std::function<void(SnapshotPageRow&)>& sink) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
       db->Prepare(
-          "SELECT p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page, p.embedding, "
+          std::string("SELECT p.id, p.turn_id, p.segment_id, p.prev_page, p.next_page, ") +
+          (with_embedding ? "p.embedding, " : "NULL, ") +
           "p.chain_summary, t.seq, t.event_time, t.user_name, t.user_text, "
           "t.assistant_name, t.assistant_text, t.source_ref, t.user_source_ref, "
           "t.assistant_source_ref FROM turns t JOIN pages p ON p.id = t.page_id AND p.tenant = t.tenant "
@@ -61,7 +59,7 @@ Status ScanSnapshotPages(sql::Db* db, std::int64_t scope_id, std::int64_t after_
     if (!row) break;
     SnapshotPageRow r;
     r.link = {st->Int(0), st->Int(1), st->Int(2), LinkAt(st, 3), LinkAt(st, 4)};
-    r.embedding = st->Floats(5);
+    if (with_embedding) r.embedding = st->Floats(5);
     r.chain_summary = st->Text(6);
     r.seq = st->Int(7);
     r.event_time = st->Int(8);

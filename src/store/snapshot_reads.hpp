@@ -27,8 +27,8 @@ struct SegmentVectorRow {
 Status ScanSegmentVectors(sql::Db* db, std::int64_t scope_id,
                           const std::function<void(SegmentVectorRow&)>& sink);
 
-// What may change on a page after it was written: its segment and its chain
-// links (0 = none; the next page is set when the following page arrives).
+// A page's ids and links (0 = none; the next page is set when the following
+// page arrives).
 struct PageLinkRow {
   std::int64_t page_id = 0;
   std::int64_t turn_id = 0;
@@ -36,8 +36,9 @@ struct PageLinkRow {
   std::int64_t prev_page = 0;
   std::int64_t next_page = 0;
 };
-// The links of every paged turn of the scope, in turn order (seq).
-Result<std::vector<PageLinkRow>> LoadPageLinks(sql::Db* db, std::int64_t scope_id);
+// The page of the scope's turn at `seq` (page_id 0 when the turn has no page
+// or there is no such turn): one indexed lookup.
+Result<PageLinkRow> PageOfTurnAt(sql::Db* db, std::int64_t scope_id, std::int64_t seq);
 
 // A page with its vector, chain summary and the texts of its turn.
 struct SnapshotPageRow {
@@ -50,8 +51,9 @@ struct SnapshotPageRow {
   std::string source_ref, user_source_ref, assistant_source_ref;
 };
 // The pages of the scope's turns after turn `after_seq` (all when 0), in turn
-// order (walks UNIQUE(scope_id, seq)).
-Status ScanSnapshotPages(sql::Db* db, std::int64_t scope_id, std::int64_t after_seq,
+// order (walks UNIQUE(scope_id, seq)); `embedding` left empty unless
+// `with_embedding`.
+Status ScanSnapshotPages(sql::Db* db, std::int64_t scope_id, std::int64_t after_seq, bool with_embedding,
                          const std::function<void(SnapshotPageRow&)>& sink);
 
 // A live consolidated fact (kind "user" or "assistant").

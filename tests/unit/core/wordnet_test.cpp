@@ -7,6 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
 
 namespace engram::wordnet {
 namespace {
@@ -108,6 +112,76 @@ TEST_F(TinyWordNet, ExpansionIsDeterministic) {
   auto x = a->Expand("instrument"), y = b->Expand("instrument");
   ASSERT_EQ(x.size(), y.size());
   for (std::size_t i = 0; i < x.size(); ++i) EXPECT_EQ(x[i].word, y[i].word);
+}
+
+// Every answer of a database, for comparing two forms of it.
+std::string Answers(const WordNet& wn, const std::vector<std::string>& words) {
+  std::string out;
+  ExpandOptions all;
+  all.verbs = all.adjectives = true;
+  all.hyponym_depth = 3;
+  for (const auto& w : words) {
+    out += w + ":";
+    for (const auto& b : wn.BaseForms(w)) out += " " + b;
+    out += " |";
+    for (const auto& opt : {ExpandOptions{}, all}) {
+      for (const auto& r : wn.Expand(w, opt)) {
+        out += " " + r.word + "/" + std::to_string(static_cast<int>(r.relation)) + "/" + std::to_string(r.depth);
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+TEST_F(TinyWordNet, TheMappedImageAnswersLikeTheParsedDatabase) {
+  auto parsed = WordNet::Load(dir_);
+  ASSERT_NE(parsed, nullptr);
+  EXPECT_FALSE(parsed->mapped());
+  ASSERT_TRUE(parsed->WriteImage(dir_ + "/wordnet.bin"));
+  auto mapped = WordNet::Open(dir_ + "/wordnet.bin");
+  ASSERT_NE(mapped, nullptr);
+  EXPECT_TRUE(mapped->mapped());
+  EXPECT_EQ(mapped->synsets(), parsed->synsets());
+  const std::vector<std::string> words = {"instrument", "instruments", "children", "kids", "kid", "violin",
+                                          "Musical Instruments", "play", "plays", "zebra", ""};
+  EXPECT_EQ(Answers(*mapped, words), Answers(*parsed, words));
+}
+
+TEST_F(TinyWordNet, ADamagedImageIsRefused) {
+  auto parsed = WordNet::Load(dir_);
+  ASSERT_NE(parsed, nullptr);
+  ASSERT_TRUE(parsed->WriteImage(dir_ + "/wordnet.bin"));
+  EXPECT_EQ(WordNet::Open(dir_ + "/nowhere.bin"), nullptr);
+  const auto size = std::filesystem::file_size(dir_ + "/wordnet.bin");
+  std::filesystem::resize_file(dir_ + "/wordnet.bin", size - 4);  // truncated
+  EXPECT_EQ(WordNet::Open(dir_ + "/wordnet.bin"), nullptr);
+  Write("wordnet.bin", "not an image at all");
+  EXPECT_EQ(WordNet::Open(dir_ + "/wordnet.bin"), nullptr);
+}
+
+// The real database (Debian's wordnet-base, when installed): the image made
+// from it answers exactly as the parse for thousands of words.
+TEST(RealWordNet, TheImageAnswersLikeTheParse) {
+  const std::string dir = "/usr/share/wordnet";
+  if (!std::filesystem::exists(dir + "/data.noun")) GTEST_SKIP() << "wordnet-base is not installed";
+  auto parsed = WordNet::Load(dir);
+  ASSERT_NE(parsed, nullptr);
+  const std::string image = (std::filesystem::temp_directory_path() / ("engram-wn-image-" + std::to_string(getpid()))).string();
+  ASSERT_TRUE(parsed->WriteImage(image));
+  auto mapped = WordNet::Open(image);
+  std::filesystem::remove(image);
+  ASSERT_NE(mapped, nullptr);
+  EXPECT_LT(mapped->ImageBytes(), 30u << 20);
+  std::vector<std::string> words = {"cities", "went", "children", "martial_arts", "instruments", "kids",
+                                    "running", "better", "geese", "painted"};
+  std::ifstream index(dir + "/index.noun");
+  int n = 0;
+  for (std::string line; std::getline(index, line) && n < 40000; ++n) {
+    if (line.empty() || line[0] == ' ' || n % 10 != 0) continue;
+    words.push_back(line.substr(0, line.find(' ')));
+  }
+  EXPECT_EQ(Answers(*mapped, words), Answers(*parsed, words));
 }
 
 }  // namespace
