@@ -249,11 +249,17 @@ RetrievalResult AssembleContext(const ContextInput& in) {
   // extractive summary is made of the chain's own messages).
   std::vector<std::string> summary(in.ranked.size());
   std::unordered_set<std::int64_t> summarised;
-  std::string said;  // normalised texts of the chosen messages and summaries
-  for (std::size_t i : chosen) said += Normalised(in.ranked[i].text) + "\n";
-  for (const auto* it : recent_items) said += Normalised(it->text) + "\n";
+  std::string said;  // normalised texts of the chosen messages and summaries (made when first needed)
+  bool said_made = false;
+  const Size shortest = Measure("  (context: x.)") + Size{0, 1};
   for (std::size_t i : chosen) {
+    if (Tokens(pack.used + shortest) > budget) break;  // no summary fits any more
     if (i >= in.chain.size() || in.chain[i].empty() || !summarised.insert(in.ranked[i].turn_id).second) continue;
+    if (!said_made) {
+      for (std::size_t k : chosen) said += Normalised(in.ranked[k].text) + "\n";
+      for (const auto* it : recent_items) said += Normalised(it->text) + "\n";
+      said_made = true;
+    }
     const std::string news = Unsaid(in.chain[i], said);
     if (news.empty()) continue;
     std::string s = "  (context: " + news + ")";
