@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/text.hpp"
@@ -202,16 +203,33 @@ RetrievalResult AssembleContext(const ContextInput& in) {
   bool past_open = false;
   const std::size_t max_messages = in.options.max_pages > 0 ? 2 * static_cast<std::size_t>(in.options.max_pages)
                                                              : in.ranked.size();
+  // Each item's size and its date line's, measured once (both passes and
+  // every item that does not fit would measure them again).
+  struct Sizes {
+    bool ready = false;
+    Size text, day_line;
+  };
+  std::vector<Sizes> sizes(in.ranked.size());
+  std::unordered_map<std::int64_t, Size> day_lines;  // by day
+  const Size past_heading = HeadingSize(kPastTitle);
   auto pack_messages = [&](int limit) {
     for (std::size_t i = 0; i < in.ranked.size() && chosen.size() < max_messages; ++i) {
       const RetrievedItem& item = in.ranked[i];
       if (taken[i] || item.text.empty()) continue;
       if (item.kind == ItemKind::kStmTurn && recent_turns.count(item.turn_id)) continue;
-      Size add = Measure(item.text);
-      add.bytes += 1;
+      Sizes& z = sizes[i];
+      if (!z.ready) {
+        z.text = Measure(item.text);
+        z.text.bytes += 1;
+        auto [dl, fresh] = day_lines.try_emplace(DayKey(item.event_time));
+        if (fresh) dl->second = Measure(DayLine(item.event_time) + "\n");
+        z.day_line = dl->second;
+        z.ready = true;
+      }
+      Size add = z.text;
       const std::int64_t day = DayKey(item.event_time);
-      if (!days.count(day)) add = add + Measure(DayLine(item.event_time) + "\n");
-      if (!past_open) add = add + HeadingSize(kPastTitle);
+      if (!days.count(day)) add = add + z.day_line;
+      if (!past_open) add = add + past_heading;
       if (!pack.Take(add, limit)) continue;
       past_open = true;
       days.insert(day);
