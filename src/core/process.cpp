@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <random>
 #include <sstream>
 #include <vector>
@@ -63,6 +64,38 @@ bool HolderIsGone(const std::string& holder) {
     return false;
   }
   return kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+}
+
+namespace {
+
+std::string ExecutableDir() {
+  char buf[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "";
+  std::string path(buf, static_cast<std::size_t>(n));
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
+bool IsRegularFile(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+}  // namespace
+
+std::string FindDataFile(const char* env_var, const char* file_name) {
+  if (const char* env = std::getenv(env_var)) {
+    const std::string v = env;
+    if (v.empty() || v == "off") return "";
+    return v;
+  }
+  const std::string dir = ExecutableDir();
+  if (dir.empty()) return "";
+  for (const std::string& p : {dir + "/" + file_name, dir + "/../share/engram/" + file_name}) {
+    if (IsRegularFile(p)) return p;
+  }
+  return "";
 }
 
 }  // namespace engram::process

@@ -16,4 +16,10 @@ std::string NewHolderId();
 // is presumed alive until its lease expires.
 bool HolderIsGone(const std::string& holder);
 
+// A data file made at build time and installed beside the binary: the path in
+// $`env_var` when it is set (an empty value or "off": none), else `file_name`
+// beside the executable, else ../share/engram/`file_name` from it; "" when
+// none is found.
+std::string FindDataFile(const char* env_var, const char* file_name);
+
 }  // namespace engram::process

@@ -12,6 +12,7 @@
 #include <limits>
 #include <unordered_set>
 
+#include "core/process.hpp"
 #include "core/text.hpp"
 
 namespace engram::wordvec {
@@ -32,33 +33,7 @@ void Normalise(std::vector<float>& v) {
   for (float& x : v) x *= inv;
 }
 
-std::string ExecutableDir() {
-  char buf[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  std::string path(buf, static_cast<std::size_t>(n));
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? "" : path.substr(0, slash);
-}
-
-bool Exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
-std::string FindDefault() {
-  if (const char* env = std::getenv("ENGRAM_WORD_VECTORS")) {
-    const std::string v = env;
-    if (v.empty() || v == "off") return "";
-    return v;
-  }
-  const std::string dir = ExecutableDir();
-  if (dir.empty()) return "";
-  for (const std::string& p : {dir + "/engram-words.bin", dir + "/../share/engram/engram-words.bin"}) {
-    if (Exists(p)) return p;
-  }
-  return "";
-}
+std::string FindDefault() { return process::FindDataFile("ENGRAM_WORD_VECTORS", "engram-words.bin"); }
 
 }  // namespace
 

@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/process.hpp"
+
 namespace engram::wordnet {
 
 namespace {
@@ -383,34 +385,8 @@ bool ValidStrings(const std::uint32_t* off, std::size_t n, std::uint32_t chars) 
   return true;
 }
 
-std::string ExecutableDir() {
-  char buf[4096];
-  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "";
-  std::string path(buf, static_cast<std::size_t>(n));
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? "" : path.substr(0, slash);
-}
-
-bool IsFile(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
 // The image to map: "" when there is none ("off" or not found).
-std::string DefaultImagePath() {
-  if (const char* env = std::getenv("ENGRAM_WORDNET")) {
-    const std::string v = env;
-    if (v.empty() || v == "off") return "";
-    return v;
-  }
-  const std::string dir = ExecutableDir();
-  if (dir.empty()) return "";
-  for (const std::string& p : {dir + "/engram-wordnet.bin", dir + "/../share/engram/engram-wordnet.bin"}) {
-    if (IsFile(p)) return p;
-  }
-  return "";
-}
+std::string DefaultImagePath() { return process::FindDataFile("ENGRAM_WORDNET", "engram-wordnet.bin"); }
 
 bool WordNetOff() {
   const char* env = std::getenv("ENGRAM_WORDNET");
