@@ -32,7 +32,9 @@ void Args::Ranking(const char* key, RankingOptions* out) {
     return;
   }
   const auto& fields = retrieval::RankingFields();
-  for (const auto& [name, value] : it->items()) {
+  for (const auto& entry : it->items()) {
+    const std::string& name = entry.key();
+    const auto& value = entry.value();
     const std::string path = std::string(key) + "." + name;
     auto f = std::find_if(fields.begin(), fields.end(), [&](const retrieval::RankingField& x) { return name == x.name; });
     if (f == fields.end()) {
