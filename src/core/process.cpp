@@ -1,6 +1,8 @@
 #include "core/process.hpp"
 
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,6 +85,20 @@ bool IsRegularFile(const std::string& path) {
 }
 
 }  // namespace
+
+const unsigned char* MapReadOnly(const std::string& path, std::size_t min_size, std::size_t* size) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || st.st_size <= 0 || static_cast<std::size_t>(st.st_size) < min_size) {
+    ::close(fd);
+    return nullptr;
+  }
+  *size = static_cast<std::size_t>(st.st_size);
+  void* m = ::mmap(nullptr, *size, PROT_READ, MAP_SHARED, fd, 0);
+  ::close(fd);
+  return m == MAP_FAILED ? nullptr : static_cast<const unsigned char*>(m);
+}
 
 std::string FindDataFile(const char* env_var, const char* file_name) {
   if (const char* env = std::getenv(env_var)) {

@@ -2,6 +2,7 @@
 // holder is known to be gone.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace engram::process {
@@ -21,5 +22,10 @@ bool HolderIsGone(const std::string& holder);
 // beside the executable, else ../share/engram/`file_name` from it; "" when
 // none is found.
 std::string FindDataFile(const char* env_var, const char* file_name);
+
+// Maps the whole file at `path` read-only and shared (the caller unmaps it);
+// nullptr when it cannot be opened or mapped or holds fewer than `min_size`
+// bytes (and at least one).
+const unsigned char* MapReadOnly(const std::string& path, std::size_t min_size, std::size_t* size);
 
 }  // namespace engram::process

@@ -67,19 +67,11 @@ WordVectors::~WordVectors() {
 }
 
 std::unique_ptr<WordVectors> WordVectors::Open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return nullptr;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(kHeader)) {
-    ::close(fd);
-    return nullptr;
-  }
-  const auto size = static_cast<std::size_t>(st.st_size);
-  void* m = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (m == MAP_FAILED) return nullptr;
+  std::size_t size = 0;
+  const unsigned char* m = process::MapReadOnly(path, kHeader, &size);
+  if (!m) return nullptr;
   std::unique_ptr<WordVectors> wv(new WordVectors());
-  wv->base_ = static_cast<const std::uint8_t*>(m);
+  wv->base_ = m;
   wv->size_ = size;
   if (std::memcmp(wv->base_, kMagic, 8) != 0) return nullptr;
   std::uint32_t head[4];
@@ -113,7 +105,7 @@ std::unique_ptr<WordVectors> WordVectors::Open(const std::string& path) {
     }
     wv->exp_count_ = expansions;
   }
-  ::madvise(m, size, MADV_WILLNEED);  // read ahead now, off the request path
+  ::madvise(const_cast<unsigned char*>(m), size, MADV_WILLNEED);  // read ahead now, off the request path
   return wv;
 }
 

@@ -473,21 +473,13 @@ std::unique_ptr<WordNet> WordNet::Load(const std::string& dir) {
 }
 
 std::unique_ptr<WordNet> WordNet::Open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return nullptr;
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || st.st_size <= 0) {
-    ::close(fd);
-    return nullptr;
-  }
-  const auto size = static_cast<std::size_t>(st.st_size);
-  void* m = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-  ::close(fd);
-  if (m == MAP_FAILED) return nullptr;
+  std::size_t size = 0;
+  const unsigned char* m = process::MapReadOnly(path, 1, &size);
+  if (!m) return nullptr;
   std::unique_ptr<WordNet> wn(new WordNet());
   wn->mapped_ = true;
-  if (!wn->Attach(static_cast<const std::uint8_t*>(m), size)) return nullptr;  // unmapped by the destructor
-  ::madvise(m, size, MADV_WILLNEED);  // read ahead now, off the request path
+  if (!wn->Attach(m, size)) return nullptr;  // unmapped by the destructor
+  ::madvise(const_cast<unsigned char*>(m), size, MADV_WILLNEED);  // read ahead now, off the request path
   return wn;
 }
 
