@@ -1,12 +1,17 @@
 #include "models/llm/model_json.hpp"
 
+#include "core/json_limits.hpp"
+
 namespace engram::llmjson {
 
 namespace {
 
 using nlohmann::json;
 
+// Replies nested deeper than json_limits::kMaxDepth are not JSON a caller can
+// mean (and the parsed value would be a hazard to print).
 bool TryParse(std::string_view text, json* out) {
+  if (!json_limits::WithinDepth(text)) return false;
   auto j = json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded()) return false;
   *out = std::move(j);

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_limits.hpp"
+
 namespace engram::openai_wire {
 namespace {
 
@@ -32,6 +34,13 @@ std::string StringField(const Json& obj, const char* key) {
   if (!obj.is_object()) return {};
   auto it = obj.find(key);
   return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A reply from the endpoint, parsed; discarded (like malformed JSON) when it
+// nests deeper than any reply means (json_limits::kMaxDepth).
+Json ParseReply(std::string_view body) {
+  if (!json_limits::WithinDepth(body)) return Json(Json::value_t::discarded);
+  return Json::parse(body.begin(), body.end(), nullptr, false);
 }
 
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
@@ -73,7 +82,7 @@ Result<std::string> BuildChatBody(const std::string& model, const ChatRequest& r
 
 Result<ChatResult> ParseChatReply(const std::string& body) {
   try {
-    const Json j = Json::parse(body, nullptr, false);
+    const Json j = ParseReply(body);
     if (j.is_discarded() || !j.is_object()) return Status::Unavailable("malformed reply (not JSON)");
     auto choices = j.find("choices");
     if (choices == j.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object())
@@ -94,7 +103,7 @@ Result<ChatResult> ParseChatReply(const std::string& body) {
 }
 
 bool ReplyCallsTools(const std::string& body) {
-  const Json j = Json::parse(body, nullptr, false);
+  const Json j = ParseReply(body);
   if (!j.is_object()) return false;
   auto choices = j.find("choices");
   if (choices == j.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object()) return false;
@@ -117,7 +126,7 @@ Result<std::string> BuildEmbedBody(const std::string& model, const std::vector<s
 
 Result<std::vector<Vector>> ParseEmbedReply(const std::string& body, std::size_t expected, std::int64_t* tokens) {
   try {
-    const Json j = Json::parse(body, nullptr, false);
+    const Json j = ParseReply(body);
     if (j.is_discarded() || !j.is_object()) return Status::Unavailable("malformed reply (not JSON)");
     auto data = j.find("data");
     if (data == j.end() || !data->is_array()) return Status::Unavailable("malformed reply (no data)");
@@ -167,7 +176,7 @@ Result<std::vector<Vector>> ParseEmbedReply(const std::string& body, std::size_t
 
 std::string ErrorIdentifier(const std::string& body) {
   try {
-    const Json j = Json::parse(body, nullptr, false);
+    const Json j = ParseReply(body);
     if (j.is_discarded() || !j.is_object()) return {};
     auto err = j.find("error");
     if (err == j.end() || !err->is_object()) return {};
@@ -270,7 +279,7 @@ void SseChatStream::Line(std::string_view line) {
     done_ = true;
     return;
   }
-  const Json j = Json::parse(line, nullptr, false);
+  const Json j = ParseReply(line);
   if (j.is_discarded() || !j.is_object()) {
     malformed_ = true;
     return;

@@ -32,6 +32,10 @@ TEST(ModelJson, ExtractsFromFencesAndProse) {
   EXPECT_EQ((*llmjson::Extract("Sure! Here it is: {\"a\":3} Hope it helps."))["a"], 3);
   EXPECT_FALSE(llmjson::Extract("I cannot do that.").ok());
   EXPECT_FALSE(llmjson::Extract("").ok());
+  // A reply nested beyond json_limits::kMaxDepth is no JSON object, in prose or not.
+  const std::string deep = std::string(5000, '[') + std::string(5000, ']');
+  EXPECT_FALSE(llmjson::Extract(deep).ok());
+  EXPECT_FALSE(llmjson::Extract("Here: {\"a\":" + deep + "} done").ok());
 }
 
 TEST(LlmMaintainer, AnalyzesABatchInOneCall) {

@@ -403,5 +403,20 @@ TEST(OpenAiWire, UsageCountsBeyondAnyRealReplyAreIgnored) {
   EXPECT_EQ(stream.result().prompt_tokens, 1);
 }
 
+
+TEST(OpenAiWire, RepliesNestedBeyondTheLimitAreMalformed) {
+  // An endpoint that answers with 100,000 nested arrays inside the usage
+  // object gets the same answer as malformed JSON, without being parsed.
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  auto r = openai_wire::ParseChatReply(R"({"choices":[{"message":{"content":"Hi"}}],"usage":)" + deep + "}");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("malformed"), std::string::npos) << r.status().ToString();
+  EXPECT_FALSE(openai_wire::ParseEmbedReply(R"({"data":[{"embedding":[1]}],"x":)" + deep + "}", 1, nullptr).ok());
+  EXPECT_FALSE(openai_wire::ReplyCallsTools(R"({"choices":)" + deep + "}"));
+  // Nesting a reply can mean is parsed as before.
+  const std::string shallow = std::string(20, '[') + std::string(20, ']');
+  EXPECT_TRUE(openai_wire::ParseChatReply(R"({"choices":[{"message":{"content":"Hi"}}],"usage":)" + shallow + "}").ok());
+}
+
 }  // namespace
 }  // namespace engram
