@@ -27,6 +27,9 @@ struct Transfer {
   HttpResponse response;
   bool cancelled = false;       // on_chunk returned false
   bool callback_failed = false;  // on_chunk threw, or an allocation failed
+  bool too_large = false;        // the reply passed a size limit
+  std::size_t header_bytes = 0;
+  std::size_t body_bytes = 0;
 };
 
 std::string_view TrimLine(std::string_view s) {
@@ -41,6 +44,11 @@ std::string_view TrimLine(std::string_view s) {
 std::size_t OnHeader(char* data, std::size_t size, std::size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const std::size_t len = size * count;
+  t->header_bytes += len;
+  if (t->header_bytes > kMaxReplyHeaderBytes) {
+    t->too_large = true;
+    return 0;  // makes curl abort the transfer
+  }
   try {
     std::string_view line = TrimLine(std::string_view(data, len));
     if (line.rfind("HTTP/", 0) == 0) {
@@ -70,6 +78,11 @@ std::size_t OnHeader(char* data, std::size_t size, std::size_t count, void* user
 std::size_t OnBody(char* data, std::size_t size, std::size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const std::size_t len = size * count;
+  t->body_bytes += len;
+  if (t->body_bytes > t->request->max_reply_bytes) {
+    t->too_large = true;
+    return 0;
+  }
   try {
     const int status = t->response.status;
     if (t->request->on_chunk && status >= 200 && status < 300) {
@@ -193,6 +206,10 @@ Result<HttpResponse> CurlHttpClient::Post(const HttpRequest& request) {
     curl_easy_setopt(h, CURLOPT_HTTPHEADER, nullptr);
     curl_easy_setopt(h, CURLOPT_POSTFIELDS, nullptr);
 
+    if (transfer.too_large)
+      return Status::Unavailable(transfer.header_bytes > kMaxReplyHeaderBytes
+                                     ? "http: reply headers larger than " + std::to_string(kMaxReplyHeaderBytes) + " bytes"
+                                     : "http: reply larger than " + std::to_string(request.max_reply_bytes) + " bytes");
     if (transfer.cancelled) return Status::Aborted("http: transfer cancelled by the receiver");
     if (transfer.callback_failed) return Status::Internal("http: reply handler failed");
     switch (rc) {

@@ -29,7 +29,14 @@ struct HttpRequest {
   // returning false cancels the transfer (Post then returns kAborted). The
   // body of a non-2xx reply is still collected into HttpResponse::body.
   std::function<bool(std::string_view chunk)> on_chunk;
+  // The most reply body bytes accepted, streamed or collected: a reply that
+  // grows past it is cut off and Post returns kUnavailable ("reply larger
+  // than ..."), so no endpoint can make the process hold unbounded memory.
+  // The reply's headers are capped at kMaxReplyHeaderBytes the same way.
+  std::size_t max_reply_bytes = std::size_t{64} << 20;
 };
+
+inline constexpr std::size_t kMaxReplyHeaderBytes = std::size_t{1} << 20;
 
 struct HttpResponse {
   int status = 0;                              // HTTP status code of the final reply

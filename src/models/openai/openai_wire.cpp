@@ -256,14 +256,18 @@ std::string ThinkFilter::Finish() {
 bool SseChatStream::Feed(std::string_view chunk) {
   try {
     buffer_.append(chunk);
+    // Only the bytes not searched before are searched for a line break, so a
+    // long line arriving in small chunks costs linear time, not quadratic.
     std::size_t start = 0;
-    for (std::size_t nl; (nl = buffer_.find('\n', start)) != std::string::npos; start = nl + 1) {
+    std::size_t from = scanned_;
+    for (std::size_t nl; (nl = buffer_.find('\n', from)) != std::string::npos; start = from = nl + 1) {
       std::string_view line(buffer_.data() + start, nl - start);
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
       Line(line);
       if (callback_failed_) break;
     }
     buffer_.erase(0, std::min(start, buffer_.size()));
+    scanned_ = callback_failed_ ? 0 : buffer_.size();
   } catch (const std::exception&) {
     malformed_ = true;  // reported by Finish()
   }

@@ -89,6 +89,7 @@ class SseChatStream {
 
   const std::function<void(std::string_view)>* on_delta_;
   std::string buffer_;
+  std::size_t scanned_ = 0;  // bytes of buffer_ already searched for a line break
   ChatResult result_;
   ThinkFilter filter_;
   bool done_ = false;

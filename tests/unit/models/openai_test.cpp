@@ -228,6 +228,39 @@ TEST_F(OpenAiTest, ThinkBlocksAreStripped) {
   EXPECT_EQ(shown, "Visible text");
 }
 
+TEST_F(OpenAiTest, RepliesLargerThanTheLimitAreCutOff) {
+  // Collected and streamed bodies past HttpRequest::max_reply_bytes abort the
+  // transfer with a clear error instead of growing without bound.
+  const std::string big(100000, 'x');
+  server_.QueueChat(FakeOpenAiServer::ChatReply(big));
+  HttpRequest req;
+  req.url = server_.base_url() + "/chat/completions";
+  req.body = "{}";
+  req.max_reply_bytes = 10000;
+  auto r = http_->Post(req);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("reply larger than 10000 bytes"), std::string::npos) << r.status().ToString();
+
+  server_.QueueChat(FakeOpenAiServer::ChatStream(std::vector<std::string>(200, std::string(500, 'y'))));
+  std::size_t streamed = 0;
+  req.on_chunk = [&streamed](std::string_view chunk) {
+    streamed += chunk.size();
+    return true;
+  };
+  auto s = http_->Post(req);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("reply larger than"), std::string::npos) << s.status().ToString();
+  EXPECT_LE(streamed, 10000u);
+
+  // Under the limit, the same exchange succeeds.
+  server_.QueueChat(FakeOpenAiServer::ChatReply("short"));
+  req.on_chunk = nullptr;
+  auto fine = http_->Post(req);
+  ASSERT_TRUE(fine.ok()) << fine.status().ToString();
+  EXPECT_EQ(fine->status, 200);
+}
+
 TEST(StripThinkBlocks, Forms) {
   EXPECT_EQ(StripThinkBlocks("no tags <b>here</b>"), "no tags <b>here</b>");
   EXPECT_EQ(StripThinkBlocks("  keep leading space"), "  keep leading space");
@@ -403,6 +436,23 @@ TEST(OpenAiWire, UsageCountsBeyondAnyRealReplyAreIgnored) {
   EXPECT_EQ(stream.result().prompt_tokens, 1);
 }
 
+
+TEST(OpenAiWire, StreamLinesSplitIntoSingleBytesAreReassembled) {
+  // Every byte of the stream its own chunk (what a slow endpoint may send):
+  // the events come out whole, in order, and a line break split from its
+  // carriage return still ends the line.
+  std::string delivered;
+  std::function<void(std::string_view)> collect = [&delivered](std::string_view d) { delivered.append(d); };
+  openai_wire::SseChatStream stream(&collect);
+  const std::string text(20000, 'z');
+  const std::string wire = "data: {\"choices\":[{\"delta\":{\"content\":\"" + text + "\"}}]}\r\n\r\n" +
+                           "data: {\"choices\":[{\"delta\":{\"content\":\"!\"},\"finish_reason\":\"stop\"}]}\n\n" +
+                           "data: [DONE]\n\n";
+  for (char c : wire) ASSERT_TRUE(stream.Feed(std::string_view(&c, 1)));
+  ASSERT_TRUE(stream.Finish().ok());
+  EXPECT_EQ(delivered, text + "!");
+  EXPECT_EQ(stream.result().content, text + "!");
+}
 
 TEST(OpenAiWire, RepliesNestedBeyondTheLimitAreMalformed) {
   // An endpoint that answers with 100,000 nested arrays inside the usage
