@@ -119,12 +119,7 @@ constexpr int kExpandSenses = 2;
 constexpr double kExpandHyper = 0.8;
 constexpr double kExpandRelated = 0.8;
 constexpr double kExpandGloss = 0.5;
-const std::size_t kMaxExpansions = static_cast<std::size_t>(Param("WV_MAXEXP", 64));  // per term, the strongest
-// Sense frequency (cntlist.rev, the tagged-corpus counts): a sense of a
-// stem expands by ((count + a) / (largest count of the stem's senses + a))^p.
-const double kSenseAdd = Param("WV_SENSE_A", 1.0);
-const double kSensePower = Param("WV_SENSE_P", 0.0);
-const double kColloc = Param("WV_COLLOC", 0.0);
+constexpr std::size_t kMaxExpansions = 64;  // per term, the strongest
 
 struct Builder {
   std::vector<Synset> syn;
@@ -132,10 +127,6 @@ struct Builder {
   // lemma -> senses by frequency, per pos
   std::map<std::string, std::vector<std::uint32_t>> lemma_senses;
   std::unordered_map<std::string, int> lemma_sense_count;
-  // lemma -> tagged count of each sense, parallel to lemma_senses
-  std::map<std::string, std::vector<int>> lemma_tags;
-  // "lemma pos sense-number" -> tagged count (cntlist.rev)
-  std::unordered_map<std::string, int> tag_counts;
   std::unordered_map<std::string, std::vector<std::string>> stem_lemmas;
 
   bool LoadData(const std::string& path, int pos) {
@@ -185,32 +176,13 @@ struct Builder {
       const std::size_t senses = std::stoul(f[2]), pcnt = std::stoul(f[3]);
       const std::size_t first = 4 + pcnt + 2;
       auto& out = lemma_senses[lemma];
-      auto& tags = lemma_tags[lemma];
       lemma_sense_count[lemma] += static_cast<int>(senses);
       for (std::size_t k = first; k < f.size() && k < first + senses; ++k) {
         auto it = by_key.find(Key(pos, std::stoull(f[k])));
-        if (it == by_key.end()) continue;
-        out.push_back(it->second);
-        auto c = tag_counts.find(lemma + " " + std::to_string(pos) + " " + std::to_string(k - first + 1));
-        tags.push_back(c == tag_counts.end() ? 0 : c->second);
+        if (it != by_key.end()) out.push_back(it->second);
       }
     }
     return true;
-  }
-
-  // cntlist.rev lines: "lemma%ss_type:lexfile:lex_id:head:head_id sense_number count".
-  void LoadCounts(const std::string& path) {
-    std::ifstream in(path);
-    for (std::string line; std::getline(in, line);) {
-      auto f = Split(line);
-      if (f.size() < 3) continue;
-      const auto pct = f[0].find('%');
-      if (pct == std::string::npos || pct + 1 >= f[0].size()) continue;
-      const char t = f[0][pct + 1];
-      const int pos = t == '1' ? 0 : t == '2' ? 1 : (t == '3' || t == '5') ? 2 : t == '4' ? 3 : -1;
-      if (pos < 0) continue;
-      tag_counts[Lower(f[0].substr(0, pct)) + " " + std::to_string(pos) + " " + f[1]] += std::atoi(f[2].c_str());
-    }
   }
 
   void Resolve() {
@@ -307,8 +279,7 @@ struct Builder {
   // level), the words of related synsets (0.8) and, for the first sense, the
   // gloss words (0.5). Each neighbour keeps its largest weight.
   std::unordered_map<std::string, float> Expansions(const std::string& stem,
-                                                    const std::vector<std::vector<std::string>>& synset_stems,
-                                                    const std::vector<std::vector<std::string>>& synset_colloc) const {
+                                                    const std::vector<std::vector<std::string>>& synset_stems) const {
     std::unordered_map<std::string, float> out;
     auto put = [&](const std::string& t, double w) {
       if (t == stem) return;
@@ -317,21 +288,13 @@ struct Builder {
     };
     auto it = stem_lemmas.find(stem);
     if (it == stem_lemmas.end()) return out;
-    int most = 0;
-    for (const auto& lemma : it->second)
-      for (int c : lemma_tags.at(lemma)) most = std::max(most, c);
     for (const auto& lemma : it->second) {
       int rank[4] = {0, 0, 0, 0};
-      const auto& senses = lemma_senses.at(lemma);
-      const auto& tags = lemma_tags.at(lemma);
-      for (std::size_t k = 0; k < senses.size(); ++k) {
-        const std::uint32_t s = senses[k];
+      for (std::uint32_t s : lemma_senses.at(lemma)) {
         const int r = ++rank[syn[s].pos];
         if (r > kExpandSenses) continue;
-        const double freq = kSensePower > 0 ? std::pow((tags[k] + kSenseAdd) / (most + kSenseAdd), kSensePower) : 1.0;
-        const double base = freq / r;
+        const double base = 1.0 / r;
         for (const auto& t : synset_stems[s]) put(t, base);
-        for (const auto& t : synset_colloc[s]) put(t, base * kColloc);
         std::vector<std::uint32_t> level = syn[s].hypernyms;
         std::unordered_set<std::uint32_t> seen;
         double d = kExpandHyper;
@@ -340,16 +303,12 @@ struct Builder {
           for (std::uint32_t h : level) {
             if (!seen.insert(h).second) continue;
             for (const auto& t : synset_stems[h]) put(t, base * d);
-            for (const auto& t : synset_colloc[h]) put(t, base * d * kColloc);
             next.insert(next.end(), syn[h].hypernyms.begin(), syn[h].hypernyms.end());
           }
           level = std::move(next);
         }
         for (std::uint32_t rel : syn[s].related)
-        {
           for (const auto& t : synset_stems[rel]) put(t, base * kExpandRelated);
-          for (const auto& t : synset_colloc[rel]) put(t, base * kExpandRelated * kColloc);
-        }
         if (r == 1)
           for (const auto& t : syn[s].gloss_stems) put(t, base * kExpandGloss);
       }
@@ -593,7 +552,6 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  b.LoadCounts(dir + "/cntlist.rev");
   for (int pos = 0; pos < 4; ++pos) b.LoadIndex(dir + "/index." + names[pos], pos);
   b.Resolve();
 
@@ -634,20 +592,10 @@ int main(int argc, char** argv) {
     if (st.empty()) continue;
     for (std::uint32_t s : senses) synset_stems[s].push_back(st);
   }
-  std::vector<std::vector<std::string>> synset_colloc(b.syn.size());
-  if (kColloc > 0) {
-    for (const auto& [lemma, senses] : b.lemma_senses) {
-      if (lemma.find('_') == std::string::npos) continue;
-      std::string spaced = lemma;
-      std::replace(spaced.begin(), spaced.end(), '_', ' ');
-      for (const auto& t : engram::text::Terms(spaced))
-        for (std::uint32_t s : senses) synset_colloc[s].push_back(t);
-    }
-  }
   std::vector<std::uint32_t> exp_offsets{0}, exp_entries;
   for (std::size_t i = 0; i < n; ++i) {
     std::vector<std::pair<float, std::uint32_t>> e;
-    for (const auto& [t, w] : b.Expansions(stems[i], synset_stems, synset_colloc)) {
+    for (const auto& [t, w] : b.Expansions(stems[i], synset_stems)) {
       auto it = index.find(t);
       if (it != index.end()) e.emplace_back(w, static_cast<std::uint32_t>(it->second));
     }
