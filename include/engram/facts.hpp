@@ -83,7 +83,7 @@ struct MemoryAddResult {
 // Components of a search score (explain).
 struct MemoryScoreDetails {
   double vector = 0;    // cosine similarity of query and memory, clamped to [0, 1]
-  double semantic = 0;  // built-in embedder only: cosine of the WordNet word-vector means, [0, 1]
+  double semantic = 0;  // built-in embedder only: WordNet word vectors (the memory's words the query lacks), [0, 1]
   double lexical = 0;   // share of the query's index terms the memory contains, [0, 1]
   double bm25 = 0;      // raw FTS5 bm25 (higher is better; 0 when not a lexical candidate)
   double entity = 0;    // share of the query's entities the memory is linked to

@@ -101,7 +101,8 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
   std::map<std::string, std::string> text_of;
   for (const auto& it : items) text_of[it.memory_id] = it.memory;
 
-  const MemorySearchOptions so;  // what a caller gets by default
+  MemorySearchOptions so;  // what a caller gets by default
+  so.explain = true;        // fills score_details only (the misses' components); the ranking is the same
   Group overall;
   std::map<std::string, Group> by_category;
   std::vector<double> latencies;
@@ -123,10 +124,20 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
         x->rr += rank < 10 ? 1.0 / static_cast<double>(rank + 1) : 0.0;
       }
       if (rank >= 3) {
+        auto parts = [](const MemoryItem& m) {
+          if (!m.score_details) return json(nullptr);
+          const MemoryScoreDetails& d = *m.score_details;
+          return json{{"score", Round(m.score, 3)},     {"semantic", Round(d.semantic, 3)},
+                      {"vector", Round(d.vector, 3)},   {"lexical", Round(d.lexical, 3)},
+                      {"from_semantic", d.from_semantic}, {"from_lexical", d.from_lexical}};
+        };
         misses.push_back({{"id", it.id},
                           {"question", q},
                           {"memory", it.memory},
-                          {"first", found.empty() ? json(nullptr) : json(found.front().memory)}});
+                          {"rank", rank < found.size() ? json(rank + 1) : json(nullptr)},
+                          {"components", rank < found.size() ? parts(found[rank]) : json(nullptr)},
+                          {"first", found.empty() ? json(nullptr) : json(found.front().memory)},
+                          {"first_components", found.empty() ? json(nullptr) : parts(found.front())}});
       }
     }
   }

@@ -39,8 +39,11 @@ struct ParaphraseOptions {
 //   config       {"benchmark": "paraphrase","file","embedder","word_vectors"
 //                 (the vector file or null),"engram_version","top_k","max_memories"}
 //   latency_ms   {"p50","p95","p99","mean","calls"}: one search per question
-//   misses       [{"id","question","memory","first"}]: questions whose memory
-//                is not in the first three (the first result's text, or null)
+//   misses       [{"id","question","memory","rank","components","first",
+//                "first_components"}]: questions whose memory is not in the
+//                first three: its rank (null beyond top_k), the first result's
+//                text, and both results' score components ({"score",
+//                "semantic","vector","lexical","from_semantic","from_lexical"})
 Result<nlohmann::json> RunParaphraseEval(const std::string& path, const ParaphraseOptions& opt);
 
 }  // namespace engram::eval

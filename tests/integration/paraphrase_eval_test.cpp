@@ -77,9 +77,9 @@ TEST(ParaphraseEval, TheHeldOutSetIsWellFormedAndRunsFromItsFile) {
   EXPECT_EQ(j["overall"]["questions"], questions);
   EXPECT_NE(j["config"]["file"].get<std::string>().find("paraphrase-heldout.jsonl"), std::string::npos);
   ASSERT_FALSE(j["config"]["word_vectors"].is_null()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
-  // Measured on the whole held-out set: hit@3 0.522 (docs/PERFORMANCE.md); a
+  // Measured on the whole held-out set: hit@3 0.536 (docs/PERFORMANCE.md); a
   // floor well under it, and far above words alone (0.014).
-  EXPECT_GE(j["overall"]["hit@3"].get<double>(), 0.40) << j.dump(1);
+  EXPECT_GE(j["overall"]["hit@3"].get<double>(), 0.45) << j.dump(1);
 }
 
 TEST(ParaphraseEval, BuiltinEngineFindsMemoriesByMeaningOnASlice) {
@@ -90,11 +90,11 @@ TEST(ParaphraseEval, BuiltinEngineFindsMemoriesByMeaningOnASlice) {
   ASSERT_TRUE(o["hit@3"].is_number());
   ASSERT_FALSE(j["config"]["word_vectors"].is_null()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
   // Words alone find almost none of these (see the next test: hit@3 0.095 on
-  // this slice); with the word vectors and their expansions hit@3 is 0.595,
+  // this slice); with the word vectors and their expansions hit@3 is 0.619,
   // hit@1 0.452 (a floor with a margin: ties may fall either way, the vectors
   // may be retuned).
-  EXPECT_GE(o["hit@3"].get<double>(), 0.45) << j.dump(1);
-  EXPECT_GE(o["hit@1"].get<double>(), 0.30) << j.dump(1);
+  EXPECT_GE(o["hit@3"].get<double>(), 0.52) << j.dump(1);
+  EXPECT_GE(o["hit@1"].get<double>(), 0.35) << j.dump(1);
   for (const char* k : {"hit@1", "hit@3", "mrr@10"}) EXPECT_LE(o[k].get<double>(), 1.0);
   EXPECT_TRUE(j["by_category"].is_object());
   EXPECT_TRUE(j["misses"].is_array());

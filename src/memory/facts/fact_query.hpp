@@ -35,7 +35,9 @@ inline constexpr double kLexicalWeight = 0.30;
 inline constexpr double kEntityWeight = 0.15;
 
 // With `words` (the built-in embedder, whose hashed vectors know no meaning):
-// the cosine of the query's and the memory's word-vector means, rescaled
+// the cosine of the query's word-vector mean and the mean of the memory's
+// words that the query does not contain (the shared words count in the
+// lexical and vector components already), rescaled
 // from [kSemanticFloor, kSemanticCeiling] to [0, 1], is the `semantic` component, and the
 // vector slot of the score takes the larger of `vector` and `semantic`; the
 // best semantic matches of the snapshots are candidates too.

@@ -7,6 +7,7 @@
 // entity matches joined with the conditions; then ONE fetch of the candidate
 // rows.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <set>
@@ -123,6 +124,29 @@ double ExpansionMatch(const wordvec::WordVectors& words, const std::vector<long>
     hit += query_weights[k] * best;
   }
   return hit / all;
+}
+
+// The word-vector mean of the memory's known index terms that the query does
+// not contain (unit length; empty when none is left): the semantic component
+// scores the meaning beyond the words the query and the memory share, which
+// the lexical and vector components already count. Without this a memory
+// sharing one frequent word with the query ("user") took a near-full semantic
+// score from that word alone and passed the memories that answer in other
+// words.
+std::vector<float> UnsharedMeaning(const wordvec::WordVectors& words, std::string_view memory,
+                                   const std::unordered_set<std::string>& query_terms) {
+  std::vector<float> acc(static_cast<std::size_t>(words.dim()), 0.0f);
+  double ss = 0;
+  for (const auto& t : DistinctTerms(memory)) {
+    if (query_terms.count(t)) continue;
+    const long i = words.Find(t);
+    if (i >= 0) words.AddTo(i, words.Weight(i), acc);
+  }
+  for (float x : acc) ss += static_cast<double>(x) * x;
+  if (ss <= 0) return {};
+  const float inv = static_cast<float>(1.0 / std::sqrt(ss));
+  for (float& x : acc) x *= inv;
+  return acc;
 }
 
 // Text matches as (id, -bm25): higher is better.
@@ -285,6 +309,8 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       qidf.push_back(idf ? idf(t) : 1.0);
     }
   }
+  const std::vector<std::string> qdistinct = DistinctTerms(query);
+  const std::unordered_set<std::string> qset(qdistinct.begin(), qdistinct.end());
   std::vector<MemoryItem> out;
   // The semantic cosine before clamping, by memory id: it orders memories
   // whose scores tie because both semantic components were clamped to 1.
@@ -312,7 +338,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     d.entity = matched_names.empty() ? 0.0
                                      : static_cast<double>(d.entities.size()) / static_cast<double>(matched_names.size());
     if (!qsem.empty()) {
-      const auto msem = words->TextVector(m.memory);
+      const auto msem = UnsharedMeaning(*words, m.memory, qset);
       double cos = 0;
       for (std::size_t i = 0; i < msem.size() && i < qsem.size(); ++i) cos += static_cast<double>(qsem[i]) * msem[i];
       cos += kExpansionWeight * ExpansionMatch(*words, qidx, qidf, m.memory);

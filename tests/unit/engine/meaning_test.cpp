@@ -106,6 +106,33 @@ TEST_F(MeaningTest, AWordMostMemoriesShareCountsLessThanARareOne) {
   EXPECT_NEAR(rare + common, 1.0, 1e-6);  // shares of the same two words
 }
 
+TEST_F(MeaningTest, ASharedWordDoesNotCarryTheSemanticScore) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "ann", "Priya is vegetarian");
+  Add(*e, "ann", "Omar prefers tea to coffee");
+  Add(*e, "ann", "My parents live on a farm in Ireland");
+  Add(*e, "ann", "Marco's father passed away in 2019");
+  Add(*e, "ann", "The user");
+  MemorySearchOptions so;
+  so.explain = true;
+  // The semantic component scores the meaning beyond the words the query
+  // and the memory share ("father"), which the lexical and vector parts
+  // count already: the memory that answers in other words comes first.
+  auto home = e->SearchMemories(User("ann"), "Where are the user's mother and father based?", so);
+  ASSERT_TRUE(home.ok()) << home.status().ToString();
+  ASSERT_FALSE(home->empty());
+  EXPECT_EQ(home->front().memory, "My parents live on a farm in Ireland");
+  for (const auto& m : *home) {
+    ASSERT_TRUE(m.score_details);
+    if (m.memory == "The user") {
+      // Every known word of it is in the query: no meaning beyond them.
+      EXPECT_EQ(m.score_details->semantic, 0.0);
+      EXPECT_GT(m.score_details->lexical, 0.0);
+    }
+  }
+}
+
 TEST_F(MeaningTest, MemoriesAddedLaterAreFoundByMeaning) {
   ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
   auto e = Open();
