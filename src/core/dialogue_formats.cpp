@@ -402,7 +402,13 @@ Status ReadQuestion(const Json& q, LocomoQuestion& out) {
     for (const Json& e : *ev) out.evidence.push_back(e.get<std::string>());
   }
   auto cat = q.find("category");
+  // LoCoMo's five categories; anything else (negative, 0, beyond int) would be
+  // counted under a category no report has.
   if (cat == q.end() || !cat->is_number_integer()) return Bad("field \"category\": expected an integer");
+  const bool in_range = cat->is_number_unsigned()
+                            ? cat->get<std::uint64_t>() >= 1 && cat->get<std::uint64_t>() <= 5
+                            : cat->get<std::int64_t>() >= 1 && cat->get<std::int64_t>() <= 5;
+  if (!in_range) return Bad("field \"category\": expected 1 to 5");
   out.category = cat->get<int>();
   return Status::Ok();
 }

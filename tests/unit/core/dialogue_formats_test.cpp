@@ -264,6 +264,13 @@ TEST(LocomoTest, Questions) {
   auto bad = ParseLocomoQuestions(R"([{"qa":[{"question":"q","category":"x"}]}])");
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "sample 0: qa[0]: field \"category\": expected an integer");
+  // Found by fuzzing: a negative category was accepted; only LoCoMo's 1 to 5 are.
+  for (const char* c : {"-7", "0", "6", "4294967297", "18446744073709551615", "-9223372036854775808"}) {
+    auto out = ParseLocomoQuestions(std::string(R"([{"qa":[{"question":"q","category":)") + c + "}]}]");
+    ASSERT_FALSE(out.ok()) << c;
+    EXPECT_EQ(out.status().message(), "sample 0: qa[0]: field \"category\": expected 1 to 5") << c;
+  }
+  EXPECT_TRUE(ParseLocomoQuestions(R"([{"qa":[{"question":"q","answer":"a","category":5}]}])").ok());
 }
 
 TEST(DialogueFileTest, ReadsFileAndReportsMissing) {
