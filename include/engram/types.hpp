@@ -142,6 +142,12 @@ struct RankingOptions {
   // A message's lexical score is multiplied by 1 + coverage [0, 10] x the
   // share (by idf) of the question's own words that it holds.
   double coverage = 2.0;
+  // A question naming a day or a month with its year ("on 8 May, 2023", "in
+  // June 2023"): the lexical score of the messages of that day or month,
+  // widened by date_slack_days [0, 366] on each side, counts 1 + date
+  // [0, 10] times.
+  double date = 2.0;
+  double date_slack_days = 1.0;
   // WordNet expansion of the query: weight [0, 1] of a synonym, derivation or
   // hyponym; only terms held by at most expansion_max_df_share [0, 1] of the
   // messages (0 = no expansion).

@@ -26,6 +26,7 @@ RankParams RankParamsFrom(const RankingOptions& o) {
   p.speaker = o.speaker;
   p.speaker_keep = o.speaker_keep;
   p.coverage = o.coverage;
+  p.date = o.date;
   return p;
 }
 
@@ -44,6 +45,8 @@ const std::vector<RankingField>& RankingFields() {
       {"speaker", &R::speaker, 0, 10, false},
       {"speaker_keep", &R::speaker_keep, 0, 1, false},
       {"coverage", &R::coverage, 0, 10, false},
+      {"date", &R::date, 0, 10, false},
+      {"date_slack_days", &R::date_slack_days, 0, 366, false},
       {"expansion", &R::expansion, 0, 1, false},
       {"expansion_max_df_share", &R::expansion_max_df_share, 0, 1, false},
       {"stm_share", &R::stm_share, 0, 1, false},
@@ -238,6 +241,11 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   if (q.asks_when && p.temporal > 0) {
     for (std::size_t d = 0; d < n; ++d) {
       if (c.Doc(d).dated) lex[d] *= 1.0 + p.temporal;
+    }
+  }
+  if (!q.dates.empty() && p.date > 0) {
+    for (std::size_t d = 0; d < n; ++d) {
+      if (lex[d] != 0.0 && q.dates.contains(c.Doc(d).time)) lex[d] *= 1.0 + p.date;
     }
   }
   std::vector<double> nb = WithNeighbours(c, lex, p);

@@ -1,0 +1,100 @@
+#include "retrieval/query_dates.hpp"
+
+#include <cctype>
+#include <cstdlib>
+#include <string_view>
+#include <vector>
+
+#include "core/text.hpp"
+#include "core/time.hpp"
+
+namespace engram::retrieval {
+
+namespace {
+
+constexpr TimeMs kDayMs = 86400000;
+
+// 1-12 for a month's name or its usual abbreviation, 0 otherwise.
+int Month(const std::string& t) {
+  static const char* const kNames[12] = {"january", "february", "march",     "april",   "may",      "june",
+                                         "july",    "august",   "september", "october", "november", "december"};
+  for (int m = 0; m < 12; ++m) {
+    const std::string_view name = kNames[m];
+    // The name or its three-letter abbreviation ("jan", "sep"; and "sept").
+    if (t == name || (t.size() == 3 && name.substr(0, 3) == t)) return m + 1;
+  }
+  if (t == "sept") return 9;
+  return 0;
+}
+
+bool AllDigits(const std::string& t) {
+  if (t.empty()) return false;
+  for (char c : t) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+int Number(const std::string& t, int lo, int hi) {
+  std::string digits = t;
+  // "8th", "1st", "22nd", "3rd"
+  for (const char* suffix : {"st", "nd", "rd", "th"}) {
+    const std::string s = suffix;
+    if (digits.size() > s.size() && digits.compare(digits.size() - s.size(), s.size(), s) == 0) {
+      digits.resize(digits.size() - s.size());
+      break;
+    }
+  }
+  if (!AllDigits(digits) || digits.size() > 4) return 0;
+  const int v = std::atoi(digits.c_str());
+  return v >= lo && v <= hi ? v : 0;
+}
+
+int DaysIn(int year, int month) {
+  static const int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  return month == 2 && leap ? 29 : kDays[month - 1];
+}
+
+TimeWindow Widen(TimeMs from, TimeMs to, int slack_days) {
+  const TimeMs slack = static_cast<TimeMs>(slack_days) * kDayMs;
+  return {from - slack, to + slack};
+}
+
+}  // namespace
+
+TimeWindow QueryDateWindow(const std::string& query, int slack_days) {
+  const std::vector<std::string> tokens = text::Tokenize(query);
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    // ISO dates: "2023-05-08" is one token.
+    const std::string& t = tokens[i];
+    if (t.size() == 10 && t[4] == '-' && t[7] == '-') {
+      const int y = Number(t.substr(0, 4), 1000, 9999), m = Number(t.substr(5, 2), 1, 12),
+                d = Number(t.substr(8, 2), 1, 31);
+      if (y && m && d && d <= DaysIn(y, m)) {
+        const TimeMs day = MakeTimeMs(y, m, d);
+        return Widen(day, day + kDayMs, slack_days);
+      }
+    }
+    const int month = Month(t);
+    if (!month) continue;
+    // "8 May, 2023" / "May 8, 2023" / "May 2023"
+    int day = i > 0 ? Number(tokens[i - 1], 1, 31) : 0;
+    std::size_t next = i + 1;
+    if (!day && next < tokens.size() && tokens[next].size() <= 4) {
+      day = Number(tokens[next], 1, 31);
+      if (day) ++next;
+    }
+    const int year = next < tokens.size() && tokens[next].size() == 4 ? Number(tokens[next], 1000, 9999) : 0;
+    if (!year) continue;
+    if (day && day <= DaysIn(year, month)) {
+      const TimeMs from = MakeTimeMs(year, month, day);
+      return Widen(from, from + kDayMs, slack_days);
+    }
+    const TimeMs from = MakeTimeMs(year, month, 1);
+    return Widen(from, from + DaysIn(year, month) * kDayMs, slack_days);
+  }
+  return {};
+}
+
+}  // namespace engram::retrieval

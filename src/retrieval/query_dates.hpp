@@ -1,0 +1,26 @@
+// Dates a question names ("what did Anna say on 8 May, 2023?", "in June
+// 2023", "on October 13, 2023"), as a window of time: the messages of that
+// day or month are where such a question is answered.
+#pragma once
+
+#include <string>
+
+#include "engram/types.hpp"
+
+namespace engram::retrieval {
+
+// [from, to) in milliseconds since the epoch (UTC); empty when from >= to.
+struct TimeWindow {
+  TimeMs from = 0;
+  TimeMs to = 0;
+  bool empty() const { return from >= to; }
+  bool contains(TimeMs t) const { return t >= from && t < to; }
+};
+
+// The window of the first date the query names with its year: a day ("8
+// May, 2023", "May 8 2023", "2023-05-08") widened by `slack_days` on each
+// side, or a month ("June 2023", widened the same way). Empty when the query
+// names none (a year alone, or a day without its year, is not a window).
+TimeWindow QueryDateWindow(const std::string& query, int slack_days = 1);
+
+}  // namespace engram::retrieval

@@ -1,0 +1,94 @@
+// A date a question names ("on 8 May, 2023", "in June 2023") and what the
+// ranking does with it.
+#include <gtest/gtest.h>
+
+#include "core/time.hpp"
+#include "retrieval/query_dates.hpp"
+#include "retrieval/ranking.hpp"
+#include "retrieval/scope_index.hpp"
+
+namespace engram::retrieval {
+namespace {
+
+constexpr TimeMs kDay = 86400000;
+
+TEST(QueryDates, ADayOrAMonthWithItsYear) {
+  const TimeMs may8 = MakeTimeMs(2023, 5, 8, 14);
+  for (const char* q : {"What did Ana say on 8 May, 2023?", "What did Ana say on May 8, 2023?",
+                        "What did Ana say on May 8th 2023?", "What happened on 2023-05-08?"}) {
+    const TimeWindow w = QueryDateWindow(q, 0);
+    ASSERT_FALSE(w.empty()) << q;
+    EXPECT_TRUE(w.contains(may8)) << q;
+    EXPECT_FALSE(w.contains(may8 + kDay)) << q;
+    EXPECT_FALSE(w.contains(may8 - kDay)) << q;
+  }
+  // Slack widens the day on both sides.
+  const TimeWindow slack = QueryDateWindow("on 8 May, 2023", 1);
+  EXPECT_TRUE(slack.contains(may8 + kDay));
+  EXPECT_TRUE(slack.contains(may8 - kDay));
+  EXPECT_FALSE(slack.contains(may8 + 2 * kDay));
+  // A month: all its days.
+  const TimeWindow june = QueryDateWindow("What did Ben start in June 2023?", 0);
+  EXPECT_TRUE(june.contains(MakeTimeMs(2023, 6, 1)));
+  EXPECT_TRUE(june.contains(MakeTimeMs(2023, 6, 30, 23)));
+  EXPECT_FALSE(june.contains(MakeTimeMs(2023, 7, 1)));
+  EXPECT_FALSE(june.contains(MakeTimeMs(2023, 5, 31, 23)));
+  EXPECT_TRUE(QueryDateWindow("Sep 2024", 0).contains(MakeTimeMs(2024, 9, 10)));
+  // No window: no date, a year alone, a day without its year, "may" the verb.
+  EXPECT_TRUE(QueryDateWindow("What does Ana like?").empty());
+  EXPECT_TRUE(QueryDateWindow("What did Ana do in 2023?").empty());
+  EXPECT_TRUE(QueryDateWindow("What did Ana do on 8 May?").empty());
+  EXPECT_TRUE(QueryDateWindow("May I ask what Ana did?").empty());
+  EXPECT_TRUE(QueryDateWindow("What did Ana do on 31 February, 2023?").empty() ||
+              !QueryDateWindow("What did Ana do on 31 February, 2023?").contains(MakeTimeMs(2023, 3, 3)));
+}
+
+TurnEntry Entry(std::int64_t id, const std::string& user, const std::string& assistant, TimeMs t) {
+  TurnEntry e;
+  e.turn_id = id;
+  e.page_id = 100 + id;
+  e.seq = id;
+  e.event_time = t;
+  e.names[0] = "Ana";
+  e.names[1] = "Ben";
+  e.texts[0] = user;
+  e.texts[1] = assistant;
+  return e;
+}
+
+ScopeIndex Snapshot(std::vector<TurnEntry> entries) {
+  ScopeIndex idx;
+  idx.entries = std::move(entries);
+  IndexMessages(idx.entries, idx.messages, idx.message_docs);
+  return idx;
+}
+
+std::vector<std::pair<std::int64_t, int>> Order(const ScopeIndex& idx, const RankQuery& q, const RankParams& p) {
+  StmMessages stm;
+  std::vector<std::pair<std::int64_t, int>> out;  // turn, side
+  for (const auto& m : RankMessages(idx, stm, q, p, 10)) out.emplace_back(m.entry->turn_id, m.side);
+  return out;
+}
+
+TEST(Ranking, AQuestionsDateFavoursThatDaysMessages) {
+  const TimeMs may8 = MakeTimeMs(2023, 5, 8, 10), june20 = MakeTimeMs(2023, 6, 20, 10);
+  ScopeIndex idx = Snapshot({Entry(1, "I baked bread for the neighbours", "", may8),
+                             Entry(2, "I baked bread again", "", june20)});
+  const std::string question = "What did Ana bake on 8 May, 2023?";
+  RankQuery q;
+  q.terms = QueryTerms(question);
+  RankParams no_date = DefaultRankParams();
+  no_date.date = 0;
+  q.dates = QueryDateWindow(question, 1);
+  ASSERT_FALSE(q.dates.empty());
+  auto dated = Order(idx, q, DefaultRankParams());
+  ASSERT_GE(dated.size(), 2u);
+  EXPECT_EQ(dated[0].first, 1);
+  // Without the date the shorter, newer message ranks first.
+  auto plain = Order(idx, q, no_date);
+  ASSERT_GE(plain.size(), 2u);
+  EXPECT_EQ(plain[0].first, 2);
+}
+
+}  // namespace
+}  // namespace engram::retrieval
