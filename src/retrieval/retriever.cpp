@@ -274,7 +274,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
                                                   idx.text_in_memory ? &idx.fact_text : nullptr));
   ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact);
   ctx.assistant_facts = RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact);
-  return AssembleContext(ctx);
+  return AssembleContext(std::move(ctx));
 }
 
 }  // namespace engram::retrieval
