@@ -53,7 +53,7 @@ void MessageIndex::Add(const MessageTerms& t) {
 }
 
 int MessageIndex::TermId(std::string_view term) const {
-  auto it = vocab_.find(std::string(term));
+  auto it = vocab_.find(term);
   return it == vocab_.end() ? -1 : it->second;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,7 +46,12 @@ class MessageIndex {
 
  private:
   int Intern(const std::string& term);
-  std::unordered_map<std::string, int> vocab_;
+  // Looked up by string_view without making a string (C++20 heterogeneous lookup).
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, int, Hash, std::equal_to<>> vocab_;
   std::vector<std::string> terms_;
   // Shared between copies (a snapshot and the one made from it); a list is
   // copied only when a copy appends to it (copy on write).
