@@ -13,23 +13,6 @@ namespace {
 // the sign code, so sparse (hashed) vectors do not match on their zeros.
 constexpr float kZeroBand = 0.25f;
 
-// vec::Dot(row, q) for a query whose non-zero components are `nz`
-// (ascending) only: the same products added to the same sixteen partial
-// sums in the same order, then the same reduction, so the score is the same
-// bit for bit (a product with a zero component adds +0 or -0 to a partial
-// sum, which changes nothing: a sum that starts at +0 is never -0). A query
-// of the built-in hashed embedder has a few dozen non-zero components of 512.
-float SparseDot(const float* row, const float* q, const std::vector<int>& nz, int dim) {
-  const int main = dim / 16 * 16;
-  float acc[16] = {};
-  std::size_t j = 0;
-  for (; j < nz.size() && nz[j] < main; ++j) acc[nz[j] % 16] += row[nz[j]] * q[nz[j]];
-  for (int k = 0; k < 8; ++k) acc[k] += acc[k + 8];
-  float sum = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
-  for (; j < nz.size(); ++j) sum += row[nz[j]] * q[nz[j]];
-  return sum;
-}
-
 }  // namespace
 
 void FlatIndex::Encode(const float* v, std::uint64_t* pos, std::uint64_t* neg) const {
@@ -94,16 +77,7 @@ std::vector<std::pair<std::int64_t, float>> FlatIndex::SearchExact(const std::ve
                                                                    int k) const {
   if (static_cast<int>(q.size()) != dim_ || k <= 0 || ids_.empty()) return {};
   std::vector<std::pair<float, std::size_t>> scored(ids_.size());
-  std::vector<int> nz;
-  for (int d = 0; d < dim_; ++d) {
-    if (q[static_cast<std::size_t>(d)] != 0.0f) nz.push_back(d);
-  }
-  if (nz.size() * 4 <= static_cast<std::size_t>(dim_)) {  // sparse: a quarter of the work or less
-    const std::size_t d = static_cast<std::size_t>(dim_);
-    for (std::size_t r = 0; r < ids_.size(); ++r) scored[r] = {SparseDot(data_.data() + r * d, q.data(), nz, dim_), r};
-  } else {
-    for (std::size_t r = 0; r < ids_.size(); ++r) scored[r] = {ScoreRow(r, q), r};
-  }
+  for (std::size_t r = 0; r < ids_.size(); ++r) scored[r] = {ScoreRow(r, q), r};
   return TopK(scored, k);
 }
 

@@ -366,7 +366,12 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     return a.first > b.first || (a.first == b.first && a.second > b.second);
   };
   const std::size_t keep = std::min(scored.size(), limit);
-  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep), scored.end(), better);
+  // The order is total (documents are unique): selecting the best `keep`
+  // and sorting them gives what a partial sort gives, in linear time rather
+  // than a heap over every scored document.
+  const auto kept = scored.begin() + static_cast<std::ptrdiff_t>(keep);
+  if (kept != scored.end()) std::nth_element(scored.begin(), kept, scored.end(), better);
+  std::sort(scored.begin(), kept, better);
   std::vector<RankedMessage> out;
   for (std::size_t i = 0; i < keep; ++i) {
     const std::size_t d = docs[scored[i].second];

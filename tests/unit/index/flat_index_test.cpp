@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <set>
 
@@ -72,29 +71,6 @@ TEST(FlatIndex, ApproximateSearchRecallAgainstExact) {
     // neighbours share few of them) is a deliberately hard floor. Recall on
     // real text embeddings is measured by `engram bench`.
     EXPECT_GE(hit / total, sparse ? 0.7 : 0.9) << (sparse ? "sparse" : "dense");
-  }
-}
-
-TEST(FlatIndex, SparseQueriesScoreExactlyAsTheDenseProduct) {
-  // A query with few non-zero components (as the built-in hashed embedder
-  // makes) is scored over those components only: the scores must be those
-  // of the dense product bit for bit, tails of a dimension that is not a
-  // multiple of 16 included.
-  for (int dim : {100, 512}) {
-    FlatIndex idx;
-    const auto rows = Clustered(300, dim, 5, /*sparse=*/false, 11);
-    for (std::size_t i = 0; i < rows.size(); ++i) idx.Add(static_cast<std::int64_t>(i), rows[i]);
-    std::mt19937 rng(dim);
-    std::normal_distribution<float> g(0, 1);
-    for (int round = 0; round < 20; ++round) {
-      std::vector<float> q(static_cast<std::size_t>(dim), 0.0f);
-      for (int k = 0; k < dim / 10; ++k) q[rng() % dim] = g(rng);
-      if (round == 0) q.back() = 0.5f;  // the tail
-      for (const auto& [id, score] : idx.SearchExact(q, 300)) {
-        const float dense = idx.ScoreRow(static_cast<std::size_t>(id), q);
-        ASSERT_EQ(std::memcmp(&score, &dense, sizeof score), 0) << dim << " " << round << " " << id;
-      }
-    }
   }
 }
 
