@@ -32,6 +32,11 @@ class MessageIndex {
 
   // Appends one document (doc ids are 0, 1, 2 ... in call order).
   void Add(const MessageTerms& terms);
+  // The same with the terms as ids from Intern (a builder that remembers
+  // the ids of the words it has seen looks each word up once).
+  void AddIds(const std::vector<int>& text, const std::vector<int>& name);
+  // The id of a term, made when no document holds it yet.
+  int Intern(const std::string& term);
 
   std::size_t size() const { return lengths_.size(); }
   // The id of a term, or -1 when no document holds it.
@@ -45,7 +50,6 @@ class MessageIndex {
   std::size_t MemoryBytes() const;
 
  private:
-  int Intern(const std::string& term);
   // Looked up by string_view without making a string (C++20 heterogeneous lookup).
   struct Hash {
     using is_transparent = void;
