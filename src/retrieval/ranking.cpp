@@ -111,6 +111,11 @@ struct Scratch {
   std::vector<double> lex, held;
   std::vector<std::uint8_t> seen;
   std::vector<std::uint32_t> touched;  // documents of the query terms' postings
+  // Buffers of one call, kept for their capacity: at 100k pages a fresh
+  // array of 200,000 entries per call came from new pages (page faults).
+  std::vector<std::uint32_t> docs;
+  std::vector<double> nb;
+  std::vector<std::pair<double, std::size_t>> scored;
   void Reserve(std::size_t n) {
     if (lex.size() >= n) return;
     lex.resize(n, 0.0);
@@ -195,9 +200,9 @@ std::vector<std::uint32_t> Candidates(const Scratch& s, std::size_t n, std::size
 // Lexical evidence plus a share of the best neighbouring messages' (1, 2 and
 // 3 steps away in the dialogue, within the time gap), for each document of
 // `docs`: topics span several consecutive messages.
-std::vector<double> WithNeighbours(const Corpus& c, const double* lex, const std::vector<std::uint32_t>& docs,
-                                   const RankParams& p) {
-  std::vector<double> nb(docs.size());
+void WithNeighbours(const Corpus& c, const double* lex, const std::vector<std::uint32_t>& docs,
+                    const RankParams& p, std::vector<double>& nb) {
+  nb.resize(docs.size());
   const double w[4] = {0.0, p.neighbour, p.neighbour2, p.neighbour3};
   const double gap_ms = p.gap_minutes * 60000.0;
   auto near = [&](std::size_t a, std::size_t b) {
@@ -216,7 +221,6 @@ std::vector<double> WithNeighbours(const Corpus& c, const double* lex, const std
       nb[i] += w[k] * (p.neighbour_sum > 0 ? prev + next : std::max(prev, next));
     }
   }
-  return nb;
 }
 
 // The messages written by the one speaker the query names, as a mask over the
@@ -308,7 +312,8 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   const bool have_vec = q.vector && !q.vector->empty() && p.vector > 0;
   // Without vectors only the documents with lexical evidence and their
   // neighbours can score above 0; with vectors every document can.
-  std::vector<std::uint32_t> docs;
+  std::vector<std::uint32_t>& docs = scratch.docs;
+  docs.clear();
   // (Every document too when the query's postings cover much of the corpus,
   // as in a small scope: a pass over all is then cheaper than sorting hits.)
   if (have_vec || scratch.touched.size() * 8 >= n) {
@@ -318,7 +323,8 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     const std::size_t reach = p.neighbour3 > 0 ? 3 : p.neighbour2 > 0 ? 2 : p.neighbour > 0 ? 1 : 0;
     docs = Candidates(scratch, n, reach);
   }
-  std::vector<double> nb = WithNeighbours(c, lex, docs, p);  // per docs[i]
+  std::vector<double>& nb = scratch.nb;  // per docs[i]
+  WithNeighbours(c, lex, docs, p, nb);
   const double max_nb = MaxScore(nb);
 
   // Vector similarity of each message's exchange.
@@ -353,7 +359,8 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       if (lex[d] > 0 && lex[d] >= p.speaker_keep * max_lex) by_speaker[d] = true;
     }
   }
-  std::vector<std::pair<double, std::size_t>> scored;  // score, index into docs
+  std::vector<std::pair<double, std::size_t>>& scored = scratch.scored;  // score, index into docs
+  scored.clear();
   for (std::size_t i = 0; i < docs.size(); ++i) {
     const std::size_t d = docs[i];
     double s = max_nb > 0 ? nb[i] / max_nb : 0.0;
