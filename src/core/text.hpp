@@ -52,6 +52,10 @@ std::vector<std::string> SplitSentences(std::string_view text);
 // where words are whitespace-separated runs; never 0 for non-empty text.
 int EstimateTokens(std::string_view text);
 
+// The words of EstimateTokens: runs of bytes other than ' ', \t, \n, \v,
+// \f and \r.
+std::size_t CountWords(std::string_view text);
+
 // Truncates UTF-8 text to at most max_bytes (the "..." included) without
 // splitting a code point, adding "..." when cut (no "..." when max_bytes < 3).
 std::string Truncate(std::string_view text, std::size_t max_bytes);

@@ -1,7 +1,8 @@
 #include "retrieval/context.hpp"
 
 #include <algorithm>
-#include <cctype>
+#include <array>
+#include <cstring>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -29,18 +30,7 @@ struct Size {
   Size operator+(Size o) const { return {words + o.words, bytes + o.bytes}; }
 };
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-
-Size Measure(std::string_view s) {
-  Size out{0, s.size()};
-  bool in_word = false;
-  for (char c : s) {
-    const bool space = IsSpace(c);
-    if (!space && !in_word) ++out.words;
-    in_word = !space;
-  }
-  return out;
-}
+Size Measure(std::string_view s) { return {text::CountWords(s), s.size()}; }
 
 // Same arithmetic as text::EstimateTokens.
 int Tokens(Size s) {
@@ -109,23 +99,47 @@ RetrievedItem Merge(const RetrievedItem& a, const RetrievedItem& b) {
   return m;
 }
 
+// What AppendNormalised makes of each byte: ASCII letters lower-cased and digits
+// (std::isalnum and std::tolower of the C locale), bytes from 0x80 as they
+// are; 0 for the other ASCII bytes, which separate words.
+constexpr std::array<char, 256> kNormalChar = [] {
+  std::array<char, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    if (c >= 'A' && c <= 'Z') {
+      t[c] = static_cast<char>(c - 'A' + 'a');
+    } else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80) {
+      t[c] = static_cast<char>(c);
+    }
+  }
+  return t;
+}();
+
 // Lower-case words of a text separated by single spaces (punctuation and
-// speaker prefixes aside, two renderings of one sentence compare equal).
-std::string Normalised(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
+// speaker prefixes aside, two renderings of one sentence compare equal),
+// appended to `out`.
+void AppendNormalised(std::string_view s, std::string& out) {
+  const std::size_t start = out.size();
+  out.resize(start + s.size());  // never longer than its text: a space replaces a gap
+  char* const begin = out.data() + start;
+  char* w = begin;
   bool gap = false;
   for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (std::isalnum(c) || c >= 0x80) {
-      if (gap && !out.empty()) out += ' ';
-      out += static_cast<char>(std::tolower(c));
+    const char c = kNormalChar[static_cast<unsigned char>(ch)];
+    if (c != 0) {
+      if (gap && w != begin) *w++ = ' ';
+      *w++ = c;
       gap = false;
     } else {
       gap = true;
     }
   }
-  return out;
+  out.resize(static_cast<std::size_t>(w - out.data()));
+}
+
+// True when `said` holds `part` (memmem: std::string::find compares at every
+// occurrence of the first byte).
+bool Holds(const std::string& said, const std::string& part) {
+  return memmem(said.data(), said.size(), part.data(), part.size()) != nullptr;
 }
 
 // The sentences of a summary whose words the context has not said yet
@@ -134,6 +148,7 @@ std::string Normalised(std::string_view s) {
 std::string Unsaid(const std::string& summary, const std::string& said) {
   std::string out;
   std::string speaker, written;  // of the current sentence; last one written
+  std::string norm;
   for (const std::string& sentence : text::SplitSentences(summary)) {
     std::string_view body = sentence;
     // "Name: text": a speaker prefix of a few words, kept for what follows.
@@ -143,8 +158,9 @@ std::string Unsaid(const std::string& summary, const std::string& said) {
       speaker = std::string(body.substr(0, colon));
       body.remove_prefix(colon + 2);
     }
-    const std::string norm = Normalised(body);
-    if (norm.empty() || said.find(norm) != std::string::npos) continue;
+    norm.clear();
+    AppendNormalised(body, norm);
+    if (norm.empty() || Holds(said, norm)) continue;
     if (!out.empty()) out += ' ';
     if (!speaker.empty() && speaker != written) {
       out += speaker + ": ";
@@ -157,9 +173,8 @@ std::string Unsaid(const std::string& summary, const std::string& said) {
 
 }  // namespace
 
-RetrievalResult AssembleContext(const ContextInput& in) {
+RetrievalResult AssembleContext(ContextInput in) {
   RetrievalResult out;
-  out.ranked = in.ranked;
   const int budget = std::max(0, in.options.budget_tokens);
   Packer pack{budget, {}};
 
@@ -274,8 +289,14 @@ RetrievalResult AssembleContext(const ContextInput& in) {
     if (Tokens(pack.used + shortest) > budget) break;  // no summary fits any more
     if (i >= in.chain.size() || in.chain[i].empty() || !summarised.insert(in.ranked[i].turn_id).second) continue;
     if (!said_made) {
-      for (std::size_t k : chosen) said += Normalised(in.ranked[k].text) + "\n";
-      for (const auto* it : recent_items) said += Normalised(it->text) + "\n";
+      for (std::size_t k : chosen) {
+        AppendNormalised(in.ranked[k].text, said);
+        said += '\n';
+      }
+      for (const auto* it : recent_items) {
+        AppendNormalised(it->text, said);
+        said += '\n';
+      }
       said_made = true;
     }
     const std::string news = Unsaid(in.chain[i], said);
@@ -286,18 +307,21 @@ RetrievalResult AssembleContext(const ContextInput& in) {
     if (Tokens(pack.used + add) <= budget) {
       pack.used = pack.used + add;
       summary[i] = std::move(s);
-      said += Normalised(news) + "\n";
+      AppendNormalised(news, said);
+      said += '\n';
     }
   }
 
   // Render: sections in a fixed order; messages chronologically.
   std::string ctx;
+  ctx.reserve(pack.used.bytes + 64);
   auto heading = [&](const char* title) { ctx += std::string(ctx.empty() ? "" : "\n") + "## " + title + "\n"; };
   auto section = [&](const char* title, const std::vector<const RetrievedItem*>& items) {
     if (items.empty()) return;
     heading(title);
     for (const auto* it : items) {
-      ctx += it->text + "\n";
+      ctx += it->text;
+      ctx += '\n';
       out.items.push_back(*it);
     }
   };
@@ -325,22 +349,25 @@ RetrievalResult AssembleContext(const ContextInput& in) {
         ctx += DayLine(item.event_time) + "\n";
         first = false;
       }
-      std::string tail = summary[order[k]];
-      RetrievedItem merged = item;
-      if (k + 1 < order.size()) {
-        const RetrievedItem& next = in.ranked[order[k + 1]];
-        if (next.turn_id == item.turn_id && next.kind == item.kind && next.part != item.part) {
-          merged = Merge(item, next);
-          if (tail.empty()) tail = summary[order[k + 1]];
-          ++k;
-        }
+      const std::string* tail = &summary[order[k]];
+      if (k + 1 < order.size() && in.ranked[order[k + 1]].turn_id == item.turn_id &&
+          in.ranked[order[k + 1]].kind == item.kind && in.ranked[order[k + 1]].part != item.part) {
+        out.items.push_back(Merge(item, in.ranked[order[k + 1]]));
+        if (tail->empty()) tail = &summary[order[k + 1]];
+        ++k;
+      } else {
+        out.items.push_back(item);
       }
-      ctx += merged.text + "\n";
-      if (!tail.empty()) ctx += tail + "\n";
-      out.items.push_back(std::move(merged));
+      ctx += out.items.back().text;
+      ctx += '\n';
+      if (!tail->empty()) {
+        ctx += *tail;
+        ctx += '\n';
+      }
     }
   }
   section(kRecentTitle, recent_items);
+  out.ranked = std::move(in.ranked);
   out.context = std::move(ctx);
   out.context_tokens = text::EstimateTokens(out.context);
   out.truncated = pack.truncated;

@@ -46,6 +46,7 @@ struct ContextInput {
 // one date line per day; both sides of an exchange merge into one item of
 // part "both", source_ref joined), recent conversation.
 // context_tokens == text::EstimateTokens(context) <= budget.
-RetrievalResult AssembleContext(const ContextInput& in);
+// (By value: the ranked items move into the result.)
+RetrievalResult AssembleContext(ContextInput in);
 
 }  // namespace engram::retrieval

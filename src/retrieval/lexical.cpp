@@ -24,6 +24,15 @@ int MessageIndex::Intern(const std::string& term) {
 }
 
 void MessageIndex::Add(const MessageTerms& t) {
+  std::vector<int> text, name;
+  text.reserve(t.text.size());
+  name.reserve(t.name.size());
+  for (const auto& s : t.text) text.push_back(Intern(s));
+  for (const auto& s : t.name) name.push_back(Intern(s));
+  AddIds(text, name);
+}
+
+void MessageIndex::AddIds(const std::vector<int>& text, const std::vector<int>& name) {
   const auto doc = static_cast<std::uint32_t>(lengths_.size());
   // Term -> (text, name) occurrences, in order of first occurrence. A message
   // holds a few dozen terms: a linear scan beats a hash map here.
@@ -32,15 +41,14 @@ void MessageIndex::Add(const MessageTerms& t) {
     std::uint32_t text, name;
   };
   std::vector<Tf> tf;
-  tf.reserve(t.text.size() + t.name.size());
-  auto count = [&](const std::string& s, bool name) {
-    const int id = Intern(s);
+  tf.reserve(text.size() + name.size());
+  auto count = [&](int id, bool is_name) {
     auto it = std::find_if(tf.begin(), tf.end(), [&](const Tf& x) { return x.id == id; });
     if (it == tf.end()) it = tf.insert(tf.end(), Tf{id, 0u, 0u});
-    ++(name ? it->name : it->text);
+    ++(is_name ? it->name : it->text);
   };
-  for (const auto& s : t.text) count(s, false);
-  for (const auto& s : t.name) count(s, true);
+  for (const int id : text) count(id, false);
+  for (const int id : name) count(id, true);
   for (const Tf& x : tf) {
     auto& list = postings_[static_cast<std::size_t>(x.id)];
     // A count of 1: no other index holds the list, so no reader can be
@@ -48,12 +56,12 @@ void MessageIndex::Add(const MessageTerms& t) {
     if (list.use_count() > 1) list = std::make_shared<std::vector<Posting>>(*list);
     list->push_back({doc, Sat16(x.text), Sat16(x.name)});
   }
-  lengths_.push_back(static_cast<std::uint32_t>(t.text.size()));
-  total_length_ += t.text.size();
+  lengths_.push_back(static_cast<std::uint32_t>(text.size()));
+  total_length_ += text.size();
 }
 
 int MessageIndex::TermId(std::string_view term) const {
-  auto it = vocab_.find(std::string(term));
+  auto it = vocab_.find(term);
   return it == vocab_.end() ? -1 : it->second;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -31,6 +32,11 @@ class MessageIndex {
 
   // Appends one document (doc ids are 0, 1, 2 ... in call order).
   void Add(const MessageTerms& terms);
+  // The same with the terms as ids from Intern (a builder that remembers
+  // the ids of the words it has seen looks each word up once).
+  void AddIds(const std::vector<int>& text, const std::vector<int>& name);
+  // The id of a term, made when no document holds it yet.
+  int Intern(const std::string& term);
 
   std::size_t size() const { return lengths_.size(); }
   // The id of a term, or -1 when no document holds it.
@@ -44,8 +50,12 @@ class MessageIndex {
   std::size_t MemoryBytes() const;
 
  private:
-  int Intern(const std::string& term);
-  std::unordered_map<std::string, int> vocab_;
+  // Looked up by string_view without making a string (C++20 heterogeneous lookup).
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, int, Hash, std::equal_to<>> vocab_;
   std::vector<std::string> terms_;
   // Shared between copies (a snapshot and the one made from it); a list is
   // copied only when a copy appends to it (copy on write).

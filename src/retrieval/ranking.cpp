@@ -105,19 +105,60 @@ struct Corpus {
   const MessageDoc& Doc(std::size_t d) const { return d < n_page ? idx.message_docs[d] : stm.docs[d - n_page]; }
 };
 
-// BM25F of every message for the query.
-std::vector<double> LexicalScores(const Corpus& c, const std::vector<QueryTerm>& terms, const RankParams& p) {
-  std::vector<double> lex(c.n, 0.0);
+// Dense arrays over the corpus's documents, kept per thread and all zero
+// between calls (a call resets what it wrote): a retrieval costs the
+// messages that hold a query term and their neighbours, not every message of
+// the scope (at 100k pages, zeroing and scanning 200,000 scores per array
+// was most of the ranking).
+struct Scratch {
+  std::vector<double> lex, held;
+  std::vector<std::uint8_t> seen;
+  std::vector<std::uint32_t> touched;  // documents of the query terms' postings
+  // Buffers of one call, kept for their capacity: at 100k pages a fresh
+  // array of 200,000 entries per call came from new pages (page faults).
+  std::vector<std::uint32_t> docs;
+  std::vector<double> nb;
+  std::vector<std::pair<double, std::size_t>> scored;
+  void Reserve(std::size_t n) {
+    if (lex.size() >= n) return;
+    lex.resize(n, 0.0);
+    held.resize(n, 0.0);
+    seen.resize(n, 0);
+  }
+  void Clear() {
+    for (const std::uint32_t d : touched) {
+      lex[d] = 0.0;
+      held[d] = 0.0;
+      seen[d] = 0;
+    }
+    touched.clear();
+  }
+};
+
+// BM25F of every message for the query into lex (zero for the messages that
+// hold no query term), and the messages holding one into s.touched.
+void LexicalScores(const Corpus& c, const std::vector<QueryTerm>& terms, const RankParams& p, Scratch& s) {
   CollectionStats stats = Stats(terms, {&c.idx.messages, &c.stm.index});
-  ScoreBm25(c.idx.messages, terms, stats, p.bm25, lex.data());
-  ScoreBm25(c.stm.index, terms, stats, p.bm25, lex.data() + c.n_page);
-  return lex;
+  ScoreBm25(c.idx.messages, terms, stats, p.bm25, s.lex.data());
+  ScoreBm25(c.stm.index, terms, stats, p.bm25, s.lex.data() + c.n_page);
+  for (const auto& t : terms) {
+    for (const auto& [ix, offset] : {std::pair{&c.idx.messages, std::size_t{0}}, {&c.stm.index, c.n_page}}) {
+      const int id = ix->TermId(t.term);
+      if (id < 0) continue;
+      for (const auto& post : ix->Postings(id)) {
+        const auto d = static_cast<std::uint32_t>(offset + post.doc);
+        if (s.seen[d]) continue;
+        s.seen[d] = 1;
+        s.touched.push_back(d);
+      }
+    }
+  }
 }
 
 // Scales each message's lexical score by 1 + weight x the share of the
 // query's own words (by idf; expansions aside) that it holds: a message that
 // holds "Anna", "pottery" and "class" beats one that repeats "class".
-void ApplyCoverage(const Corpus& c, const std::vector<QueryTerm>& terms, double weight, std::vector<double>& lex) {
+void ApplyCoverage(const Corpus& c, const std::vector<QueryTerm>& terms, double weight, Scratch& s) {
   std::vector<QueryTerm> own;
   for (const auto& t : terms) {
     if (t.weight >= 1.0) own.push_back(t);
@@ -127,7 +168,7 @@ void ApplyCoverage(const Corpus& c, const std::vector<QueryTerm>& terms, double 
   double total = 0;
   for (double idf : stats.idf) total += idf;
   if (total <= 0) return;
-  std::vector<double> held(c.n, 0.0);
+  double* held = s.held.data();
   for (std::size_t qi = 0; qi < own.size(); ++qi) {
     for (const auto& [ix, offset] : {std::pair{&c.idx.messages, std::size_t{0}}, {&c.stm.index, c.n_page}}) {
       const int id = ix->TermId(own[qi].term);
@@ -135,16 +176,36 @@ void ApplyCoverage(const Corpus& c, const std::vector<QueryTerm>& terms, double 
       for (const auto& post : ix->Postings(id)) held[offset + post.doc] += stats.idf[qi];
     }
   }
-  for (std::size_t d = 0; d < c.n; ++d) {
-    if (held[d] > 0) lex[d] *= 1.0 + weight * held[d] / total;
+  for (const std::uint32_t d : s.touched) {  // held is zero elsewhere
+    if (held[d] > 0) s.lex[d] *= 1.0 + weight * held[d] / total;
   }
 }
 
+// The documents whose score can be positive without vectors: those with
+// lexical evidence and their neighbours up to `reach` steps away, ascending.
+std::vector<std::uint32_t> Candidates(const Scratch& s, std::size_t n, std::size_t reach) {
+  std::vector<std::uint32_t> hits;
+  for (const std::uint32_t d : s.touched) {
+    if (s.lex[d] != 0.0) hits.push_back(d);
+  }
+  std::sort(hits.begin(), hits.end());
+  std::vector<std::uint32_t> out;
+  out.reserve(hits.size() * (1 + 2 * reach));
+  for (const std::uint32_t h : hits) {
+    std::size_t from = h >= reach ? h - reach : 0;
+    if (!out.empty() && from <= out.back()) from = out.back() + std::size_t{1};
+    const std::size_t to = std::min(n - 1, h + reach);
+    for (std::size_t d = from; d <= to; ++d) out.push_back(static_cast<std::uint32_t>(d));
+  }
+  return out;
+}
+
 // Lexical evidence plus a share of the best neighbouring messages' (1, 2 and
-// 3 steps away in the dialogue, within the time gap): topics span several
-// consecutive messages.
-std::vector<double> WithNeighbours(const Corpus& c, const std::vector<double>& lex, const RankParams& p) {
-  std::vector<double> nb(lex);
+// 3 steps away in the dialogue, within the time gap), for each document of
+// `docs`: topics span several consecutive messages.
+void WithNeighbours(const Corpus& c, const double* lex, const std::vector<std::uint32_t>& docs,
+                    const RankParams& p, std::vector<double>& nb) {
+  nb.resize(docs.size());
   const double w[4] = {0.0, p.neighbour, p.neighbour2, p.neighbour3};
   const double gap_ms = p.gap_minutes * 60000.0;
   auto near = [&](std::size_t a, std::size_t b) {
@@ -152,16 +213,17 @@ std::vector<double> WithNeighbours(const Corpus& c, const std::vector<double>& l
     double dt = static_cast<double>(c.Doc(a).time - c.Doc(b).time);
     return dt <= gap_ms && -dt <= gap_ms;
   };
-  for (std::size_t d = 0; d < c.n; ++d) {
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const std::size_t d = docs[i];
+    nb[i] = lex[d];
     for (std::size_t k = 1; k <= 3; ++k) {
       if (w[k] <= 0) continue;
       // (near() only for a neighbour with evidence: most messages have none)
       double prev = d >= k && lex[d - k] != 0.0 && near(d, d - k) ? lex[d - k] : 0.0;
       double next = d + k < c.n && lex[d + k] != 0.0 && near(d, d + k) ? lex[d + k] : 0.0;
-      nb[d] += w[k] * (p.neighbour_sum > 0 ? prev + next : std::max(prev, next));
+      nb[i] += w[k] * (p.neighbour_sum > 0 ? prev + next : std::max(prev, next));
     }
   }
-  return nb;
 }
 
 // The messages written by the one speaker the query names, as a mask over the
@@ -235,24 +297,45 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
                                         const RankQuery& q, const RankParams& p, std::size_t limit) {
   const Corpus c{idx, stm};
   const std::size_t n_page = c.n_page, n = c.n;
+  thread_local Scratch scratch;
+  scratch.Reserve(n);
+  struct Reset {
+    Scratch& s;
+    ~Reset() { s.Clear(); }
+  } reset{scratch};
+  const double* lex = scratch.lex.data();
 
-  std::vector<double> lex = LexicalScores(c, q.terms, p);
-  if (p.coverage > 0) ApplyCoverage(c, q.terms, p.coverage, lex);
+  LexicalScores(c, q.terms, p, scratch);
+  if (p.coverage > 0) ApplyCoverage(c, q.terms, p.coverage, scratch);
   if (q.asks_when && p.temporal > 0) {
-    for (std::size_t d = 0; d < n; ++d) {
-      if (c.Doc(d).dated) lex[d] *= 1.0 + p.temporal;
+    for (const std::uint32_t d : scratch.touched) {  // lex is zero elsewhere
+      if (c.Doc(d).dated) scratch.lex[d] *= 1.0 + p.temporal;
     }
   }
   if (!q.dates.empty() && p.date > 0) {
-    for (std::size_t d = 0; d < n; ++d) {
-      if (lex[d] != 0.0 && q.dates.contains(c.Doc(d).time)) lex[d] *= 1.0 + p.date;
+    for (const std::uint32_t d : scratch.touched) {  // lex is zero elsewhere
+      if (scratch.lex[d] != 0.0 && q.dates.contains(c.Doc(d).time)) scratch.lex[d] *= 1.0 + p.date;
     }
   }
-  std::vector<double> nb = WithNeighbours(c, lex, p);
+  const bool have_vec = q.vector && !q.vector->empty() && p.vector > 0;
+  // Without vectors only the documents with lexical evidence and their
+  // neighbours can score above 0; with vectors every document can.
+  std::vector<std::uint32_t>& docs = scratch.docs;
+  docs.clear();
+  // (Every document too when the query's postings cover much of the corpus,
+  // as in a small scope: a pass over all is then cheaper than sorting hits.)
+  if (have_vec || scratch.touched.size() * 8 >= n) {
+    docs.resize(n);
+    for (std::size_t d = 0; d < n; ++d) docs[d] = static_cast<std::uint32_t>(d);
+  } else if (n > 0) {
+    const std::size_t reach = p.neighbour3 > 0 ? 3 : p.neighbour2 > 0 ? 2 : p.neighbour > 0 ? 1 : 0;
+    docs = Candidates(scratch, n, reach);
+  }
+  std::vector<double>& nb = scratch.nb;  // per docs[i]
+  WithNeighbours(c, lex, docs, p, nb);
   const double max_nb = MaxScore(nb);
 
   // Vector similarity of each message's exchange.
-  const bool have_vec = q.vector && !q.vector->empty() && p.vector > 0;
   std::vector<double> cos(have_vec ? n : 0, 0.0);
   if (have_vec) {
     if (static_cast<int>(q.vector->size()) == idx.pages.dim()) {
@@ -278,33 +361,41 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
 
   std::vector<bool> by_speaker = p.speaker > 0 ? NamedSpeakerMessages(c, q.terms) : std::vector<bool>{};
   if (!by_speaker.empty()) {
-    const double max_lex = *std::max_element(lex.begin(), lex.end());
-    for (std::size_t d = 0; d < n; ++d) {
+    double max_lex = 0.0;  // lexical scores are not negative; zero outside `touched`
+    for (const std::uint32_t d : scratch.touched) max_lex = std::max(max_lex, lex[d]);
+    for (const std::uint32_t d : scratch.touched) {
       if (lex[d] > 0 && lex[d] >= p.speaker_keep * max_lex) by_speaker[d] = true;
     }
   }
-  std::vector<std::pair<double, std::size_t>> scored;  // score, doc
-  for (std::size_t d = 0; d < n; ++d) {
-    double s = max_nb > 0 ? nb[d] / max_nb : 0.0;
+  std::vector<std::pair<double, std::size_t>>& scored = scratch.scored;  // score, index into docs
+  scored.clear();
+  for (std::size_t i = 0; i < docs.size(); ++i) {
+    const std::size_t d = docs[i];
+    double s = max_nb > 0 ? nb[i] / max_nb : 0.0;
     if (have_vec) s += p.vector * cos[d];
     if (!by_speaker.empty() && by_speaker[d]) s *= 1.0 + p.speaker;
-    if (s > 0) scored.emplace_back(s, d);
+    if (s > 0) scored.emplace_back(s, i);
   }
   // Best first; ties: newer first.
   auto better = [](const std::pair<double, std::size_t>& a, const std::pair<double, std::size_t>& b) {
     return a.first > b.first || (a.first == b.first && a.second > b.second);
   };
   const std::size_t keep = std::min(scored.size(), limit);
-  std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(keep), scored.end(), better);
+  // The order is total (documents are unique): selecting the best `keep`
+  // and sorting them gives what a partial sort gives, in linear time rather
+  // than a heap over every scored document.
+  const auto kept = scored.begin() + static_cast<std::ptrdiff_t>(keep);
+  if (kept != scored.end()) std::nth_element(scored.begin(), kept, scored.end(), better);
+  std::sort(scored.begin(), kept, better);
   std::vector<RankedMessage> out;
   for (std::size_t i = 0; i < keep; ++i) {
-    const std::size_t d = scored[i].second;
+    const std::size_t d = docs[scored[i].second];
     out.push_back({&c.Entry(d), c.Side(d), scored[i].first, {}});
     if (q.explain) {
       RankReasons& why = out.back().why;
       why.filled = true;
       why.lexical = lex[d];
-      why.neighbour = nb[d] - lex[d];
+      why.neighbour = nb[scored[i].second] - lex[d];
       why.vector = have_vec ? cos[d] : 0.0;
       why.time_cue = q.asks_when && p.temporal > 0 && c.Doc(d).dated;
       why.speaker = !by_speaker.empty() && by_speaker[d];

@@ -1,6 +1,7 @@
 #include "retrieval/retriever.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -28,9 +29,10 @@ constexpr int kRankedWithText = 100;
 // Lexical ranking of the scope's rows of a full-text index for the query,
 // best first (store::SearchText: bm25 on SQLite, ts_rank on PostgreSQL), from
 // the snapshot's copy of the rows when it has one (the same ranking).
+// `terms`: store::QueryTerms of the query.
 Result<std::vector<std::int64_t>> Lexical(sql::Db* db, store::FullText table, std::int64_t scope_id,
-                                          const std::string& query, int limit, const TextIndex* copy = nullptr) {
-  const auto terms = store::QueryTerms(query);
+                                          const std::vector<std::string>& terms, int limit,
+                                          const TextIndex* copy = nullptr) {
   if (copy && copy->CanSearch(terms)) return copy->Search(terms, limit);
   ENGRAM_ASSIGN_OR_RETURN(auto hits, store::SearchText(db, table, store::ScopeToken(scope_id), terms, limit));
   std::vector<std::int64_t> out;
@@ -39,52 +41,78 @@ Result<std::vector<std::int64_t>> Lexical(sql::Db* db, store::FullText table, st
   return out;
 }
 
-void AddRrf(std::unordered_map<std::int64_t, double>& scores, const std::vector<std::int64_t>& ranked,
-            double weight) {
-  for (std::size_t r = 0; r < ranked.size(); ++r) {
-    scores[ranked[r]] += weight / (kRrfK + static_cast<double>(r) + 1.0);
-  }
-}
-
 std::vector<std::int64_t> Ids(const std::vector<std::pair<std::int64_t, float>>& hits) {
   std::vector<std::int64_t> out;
   for (const auto& h : hits) out.push_back(h.first);
   return out;
 }
 
-std::vector<std::pair<std::int64_t, double>> Sorted(const std::unordered_map<std::int64_t, double>& m) {
-  std::vector<std::pair<std::int64_t, double>> v(m.begin(), m.end());
-  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-    return a.second > b.second || (a.second == b.second && a.first < b.first);
-  });
-  return v;
+// Reciprocal-rank fusion of two rankings (weight 1 each), best first (ties:
+// smaller id first): an id's score is the sum of its terms in both. Each
+// ranking holds an id at most once. Without a hash map or a sort of all ids:
+// the ids of only one ranking are already in score order (1 / (61 + rank)),
+// those of both are summed and sorted, and the three lists merged.
+std::vector<std::pair<std::int64_t, double>> FusedRrf(const std::vector<std::int64_t>& a,
+                                                      const std::vector<std::int64_t>& b) {
+  using Scored = std::pair<std::int64_t, double>;
+  auto term = [](std::size_t r) { return 1.0 / (kRrfK + static_cast<double>(r) + 1.0); };
+  std::vector<std::pair<std::int64_t, std::uint32_t>> a_rank(a.size());  // id, rank; by id
+  for (std::size_t r = 0; r < a.size(); ++r) a_rank[r] = {a[r], static_cast<std::uint32_t>(r)};
+  std::sort(a_rank.begin(), a_rank.end());
+  std::vector<bool> a_in_both(a.size(), false);
+  std::vector<Scored> only_b, both;
+  only_b.reserve(b.size());
+  for (std::size_t r = 0; r < b.size(); ++r) {
+    auto it = std::lower_bound(a_rank.begin(), a_rank.end(), std::pair{b[r], std::uint32_t{0}});
+    if (it != a_rank.end() && it->first == b[r]) {
+      a_in_both[it->second] = true;
+      // 0 + x + y, as a map of sums starting at 0 adds them (x + y == y + x).
+      both.emplace_back(b[r], (0.0 + term(it->second)) + term(r));
+    } else {
+      only_b.emplace_back(b[r], term(r));
+    }
+  }
+  std::vector<Scored> only_a;
+  only_a.reserve(a.size());
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    if (!a_in_both[r]) only_a.emplace_back(a[r], term(r));
+  }
+  auto better = [](const Scored& x, const Scored& y) {
+    return x.second > y.second || (x.second == y.second && x.first < y.first);
+  };
+  std::sort(both.begin(), both.end(), better);
+  std::vector<Scored> ab, out;
+  ab.reserve(only_a.size() + only_b.size());
+  std::merge(only_a.begin(), only_a.end(), only_b.begin(), only_b.end(), std::back_inserter(ab), better);
+  out.reserve(ab.size() + both.size());
+  std::merge(both.begin(), both.end(), ab.begin(), ab.end(), std::back_inserter(out), better);
+  return out;
 }
 
 // Facts of one kind ranked by lexical + vector fusion, as context items.
 std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& index,
                                      const std::vector<std::int64_t>& lexical, ItemKind kind) {
-  std::unordered_map<std::int64_t, double> scores;
   // The facts of this kind: those in `index` (FactEntry::in_vectors).
   const std::uint8_t mine = &index == &in.index->user_facts ? 1 : 2;
   // Expired facts are left out of both rankings (the snapshot keeps them: an
   // expiry passing does not change data_version); the vector search asks for
   // as many more.
-  std::unordered_set<std::int64_t> expired;
+  std::vector<std::int64_t> expired;  // sorted
   for (const auto& [id, at] : in.index->expiring_facts) {
-    if (at <= in.now) expired.insert(id);
+    if (at <= in.now) expired.push_back(id);
   }
+  std::sort(expired.begin(), expired.end());
+  auto is_expired = [&](std::int64_t id) { return std::binary_search(expired.begin(), expired.end(), id); };
   std::vector<std::int64_t> lex, vec;
   for (auto id : lexical) {
     auto fact = in.index->facts.find(id);
-    if (fact != in.index->facts.end() && fact->second.in_vectors == mine && !expired.count(id)) lex.push_back(id);
+    if (fact != in.index->facts.end() && fact->second.in_vectors == mine && !is_expired(id)) lex.push_back(id);
   }
-  for (auto id : Ids(index.Search(in.query_embedding, kVectorCandidates + static_cast<int>(expired.size())))) {
-    if (!expired.count(id) && vec.size() < static_cast<std::size_t>(kVectorCandidates)) vec.push_back(id);
+  for (const auto& hit : index.Search(in.query_embedding, kVectorCandidates + static_cast<int>(expired.size()))) {
+    if (!is_expired(hit.first) && vec.size() < static_cast<std::size_t>(kVectorCandidates)) vec.push_back(hit.first);
   }
-  AddRrf(scores, lex, 1.0);
-  AddRrf(scores, vec, 1.0);
   std::vector<FactCandidate> out;
-  for (const auto& [id, score] : Sorted(scores)) {
+  for (const auto& [id, score] : FusedRrf(lex, vec)) {
     auto it = in.index->facts.find(id);
     if (it == in.index->facts.end()) continue;
     RetrievedItem item;
@@ -119,13 +147,36 @@ TurnEntry EntryFromTurn(const Turn& t) {
   return e;
 }
 
+// The newest STM turns as context items ("recent conversation").
+std::vector<RetrievedItem> RecentItems(const std::vector<Turn>& stm_turns) {
+  std::vector<RetrievedItem> out;
+  const std::size_t first_recent =
+      stm_turns.size() > static_cast<std::size_t>(kStmForContext) ? stm_turns.size() - kStmForContext : 0;
+  for (std::size_t i = first_recent; i < stm_turns.size(); ++i) {
+    const Turn& t = stm_turns[i];
+    RetrievedItem item;
+    item.kind = ItemKind::kStmTurn;
+    item.tier = Tier::kStm;
+    item.id = t.id;
+    item.turn_id = t.id;
+    item.event_time = t.event_time;
+    item.part = t.user_text.empty() ? "assistant" : (t.assistant_text.empty() ? "user" : "both");
+    item.source_ref = t.source_ref;
+    item.text = "[" + FormatHumanDateTime(t.event_time) + "] " + memory::RenderExchange(t);
+    item.tokens = text::EstimateTokens(item.text);
+    out.push_back(std::move(item));
+  }
+  return out;
+}
+
 // STM turns to rank: the newest ones, plus older ones that match the query
 // lexically when STM holds more (promotion behind).
 Result<std::vector<Turn>> LoadStmForRanking(sql::Db* db, const RetrievalInput& in) {
   ENGRAM_ASSIGN_OR_RETURN(auto turns, memory::LoadStmNewest(db, in.scope->id, kStmForRanking));
   if (in.scope->stm_count <= static_cast<std::int64_t>(turns.size())) return turns;
   ENGRAM_ASSIGN_OR_RETURN(auto hits,
-                          Lexical(db, store::FullText::kTurns, in.scope->id, in.query, 4 * kOldStmMatches));
+                          Lexical(db, store::FullText::kTurns, in.scope->id, store::QueryTerms(in.query),
+                                  4 * kOldStmMatches));
   std::unordered_set<std::int64_t> have;
   for (const auto& t : turns) have.insert(t.id);
   std::vector<Turn> older;
@@ -154,6 +205,7 @@ Result<std::shared_ptr<const StmSnapshot>> StmFor(sql::Db* db, const RetrievalIn
   stm->turns = std::move(turns);
   for (const auto& t : stm->turns) stm->messages.entries.push_back(EntryFromTurn(t));
   IndexMessages(stm->messages.entries, stm->messages.index, stm->messages.docs);
+  stm->recent = RecentItems(stm->turns);
   std::shared_ptr<const StmSnapshot> out = std::move(stm);
   if (cacheable) in.stm_cache->Put(in.scope->id, key, out, epoch);
   return out;
@@ -190,12 +242,10 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
 
   // Segments: vector + lexical over summaries and keywords; their hits feed
   // heat. (As evidence for their messages they cost recall: measured -0.002.)
-  ENGRAM_ASSIGN_OR_RETURN(auto lex_segs, Lexical(db, store::FullText::kSegments, scope_id, in.query, 50,
+  const std::vector<std::string> fts_terms = store::QueryTerms(in.query);
+  ENGRAM_ASSIGN_OR_RETURN(auto lex_segs, Lexical(db, store::FullText::kSegments, scope_id, fts_terms, 50,
                                                    idx.text_in_memory ? &idx.segment_text : nullptr));
-  std::unordered_map<std::int64_t, double> seg_scores;
-  AddRrf(seg_scores, lex_segs, 1.0);
-  AddRrf(seg_scores, Ids(idx.segments.Search(in.query_embedding, 50)), 1.0);
-  auto seg_ranked = Sorted(seg_scores);
+  auto seg_ranked = FusedRrf(lex_segs, Ids(idx.segments.Search(in.query_embedding, 50)));
   if (static_cast<int>(seg_ranked.size()) > opt.max_segments) seg_ranked.resize(opt.max_segments);
   for (const auto& [id, s] : seg_ranked) {
     auto arch = idx.segment_archived.find(id);
@@ -253,29 +303,14 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
     ctx.ranked.push_back(MessageItem(ranked[i], static_cast<int>(i) < kRankedWithText));
     ctx.chain.push_back(ranked[i].entry->chain_summary);
   }
-  const std::size_t first_recent =
-      stm_turns.size() > static_cast<std::size_t>(kStmForContext) ? stm_turns.size() - kStmForContext : 0;
-  for (std::size_t i = first_recent; i < stm_turns.size(); ++i) {
-    const Turn& t = stm_turns[i];
-    RetrievedItem item;
-    item.kind = ItemKind::kStmTurn;
-    item.tier = Tier::kStm;
-    item.id = t.id;
-    item.turn_id = t.id;
-    item.event_time = t.event_time;
-    item.part = t.user_text.empty() ? "assistant" : (t.assistant_text.empty() ? "user" : "both");
-    item.source_ref = t.source_ref;
-    item.text = "[" + FormatHumanDateTime(t.event_time) + "] " + memory::RenderExchange(t);
-    item.tokens = text::EstimateTokens(item.text);
-    ctx.recent.push_back(std::move(item));
-  }
+  ctx.recent = stm_snapshot->recent;
 
   if (opt.include_profile) ctx.profile = idx.profile;
-  ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, in.query, 100,
+  ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fts_terms, 100,
                                                   idx.text_in_memory ? &idx.fact_text : nullptr));
   ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact);
   ctx.assistant_facts = RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact);
-  return AssembleContext(ctx);
+  return AssembleContext(std::move(ctx));
 }
 
 }  // namespace engram::retrieval

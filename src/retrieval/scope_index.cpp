@@ -29,27 +29,40 @@ bool IsTimeToken(const std::string& t) {
          std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
 }
 
-// text::Terms of many texts, remembering stems: in a dialogue the same words
-// recur, and stemming is most of the cost of indexing.
+// text::Terms of many texts as ids of the index, remembering what each word
+// is (a stopword or the id of its stem, and whether it is a time word): in a
+// dialogue the same words recur, and stemming and the look-ups of each word
+// were most of the cost of indexing.
 class TermMaker {
  public:
-  // The terms of `text` (as text::Terms) and whether it holds a time expression.
-  std::vector<std::string> Terms(const std::string& text, bool* dated) {
-    std::vector<std::string> terms;
+  explicit TermMaker(MessageIndex& index) : index_(index) {}
+  // The ids of the terms of `text` (as text::Terms) and whether it holds a
+  // time expression.
+  std::vector<int> Ids(const std::string& text, bool* dated) {
+    std::vector<int> ids;
     bool time = false;
     for (const std::string& token : text::Tokenize(text)) {
-      if (!time && dated && IsTimeToken(token)) time = true;
-      if (text::IsStopword(token)) continue;
-      auto it = stems_.find(token);
-      if (it == stems_.end()) it = stems_.emplace(token, text::Stem(token)).first;
-      terms.push_back(it->second);
+      auto it = words_.find(token);
+      if (it == words_.end()) {
+        Word w;
+        w.time = IsTimeToken(token);
+        w.id = text::IsStopword(token) ? -1 : index_.Intern(text::Stem(token));
+        it = words_.emplace(token, w).first;
+      }
+      if (it->second.time) time = true;
+      if (it->second.id >= 0) ids.push_back(it->second.id);
     }
     if (dated) *dated = time;
-    return terms;
+    return ids;
   }
 
  private:
-  std::unordered_map<std::string, std::string> stems_;
+  struct Word {
+    int id = -1;  // -1: a stopword
+    bool time = false;
+  };
+  MessageIndex& index_;
+  std::unordered_map<std::string, Word> words_;
 };
 
 }  // namespace
@@ -109,21 +122,20 @@ namespace {
 
 template <typename Entries>
 void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageDoc>& docs, std::size_t first) {
-  TermMaker maker;
+  TermMaker maker(index);
   for (std::size_t e = first; e < entries.size(); ++e) {
     TurnEntry& t = entries[e];
     for (int side = 0; side < 2; ++side) {
       if (t.texts[side].find_first_not_of(" \t\r\n") == std::string::npos) continue;
-      MessageTerms terms;
       bool dated = false;
-      terms.text = maker.Terms(t.texts[side], &dated);
+      const std::vector<int> text_ids = maker.Ids(t.texts[side], &dated);
       const std::string& name = SpeakerName(t, side);
-      terms.name = maker.Terms(name, nullptr);
+      const std::vector<int> name_ids = maker.Ids(name, nullptr);
       t.lines[side] = name + ": " + t.texts[side];
       t.tokens[side] = text::EstimateTokens(t.lines[side]);
       t.dated[side] = dated;
       t.docs[side] = static_cast<int>(index.size());
-      index.Add(terms);
+      index.AddIds(text_ids, name_ids);
       docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side), t.dated[side], t.event_time});
     }
   }

@@ -20,6 +20,9 @@ namespace engram::retrieval {
 struct StmSnapshot {
   std::vector<Turn> turns;
   StmMessages messages;
+  // The newest turns as "recent conversation" items of the context (made
+  // once per STM state instead of per retrieval).
+  std::vector<RetrievedItem> recent;
 };
 
 class StmCache {

@@ -87,9 +87,8 @@ Result<std::int64_t> EnsureScope(sql::Db* db, const Scope& scope, TimeMs now) {
 }
 
 Result<std::optional<ScopeRow>> FindScope(sql::Db* db, const Scope& scope) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * q,
-      db->Prepare(std::string(kScopeCols) + "WHERE tenant = ? AND user_id = ? AND assistant_id = ?"));
+  static const std::string kSql = std::string(kScopeCols) + "WHERE tenant = ? AND user_id = ? AND assistant_id = ?";
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * q, db->Prepare(kSql));
   q->Bind(1, scope.tenant).Bind(2, scope.user).Bind(3, scope.assistant);
   ENGRAM_ASSIGN_OR_RETURN(bool row, q->Step());
   std::optional<ScopeRow> out;

@@ -83,6 +83,16 @@ Status SqliteDb::Exec(std::string_view sql) {
   return Status::Ok();
 }
 
+Status SqliteDb::ExecCached(std::string_view sql) {
+  auto prepared = Prepare(sql);
+  if (!prepared.ok()) return Exec(sql);
+  sqlite3_stmt* stmt = static_cast<SqliteStmt*>(*prepared)->stmt_;
+  const int rc = sqlite3_step(stmt);
+  Status st = rc == SQLITE_DONE || rc == SQLITE_ROW ? Status::Ok() : FromCode(rc, "sql", sqlite3_errmsg(db_));
+  sqlite3_reset(stmt);
+  return st;
+}
+
 Result<Stmt*> SqliteDb::Prepare(std::string_view sql) {
   std::string key(sql);
   auto it = cache_.find(key);

@@ -3,10 +3,11 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
-#include <map>
 #include <string_view>
+#include <vector>
 
 #include "core/text.hpp"
 
@@ -19,7 +20,10 @@ constexpr XXH64_hash_t kTermSeed = 0x7465726dULL;
 constexpr XXH64_hash_t kBigramSeed = 0x6269677261ULL;
 constexpr XXH64_hash_t kNgramSeed = 0x6e6772616dULL;
 
-using Counts = std::map<std::string, int>;  // ordered: a fixed summation order
+// Features with repeats; Accumulate sorts them and counts each distinct one
+// (byte order, as std::map<std::string, int> kept them: a fixed summation
+// order). Views into the caller's strings: no allocation per feature.
+using Counts = std::vector<std::string_view>;
 
 // Start offsets of the code points of s (s is valid UTF-8 from Tokenize),
 // plus s.size() at the end.
@@ -32,20 +36,26 @@ std::vector<std::size_t> CodePointStarts(std::string_view s) {
   return starts;
 }
 
-void AddNgrams(const std::string& term, Counts& ngrams) {
-  const std::string padded = "<" + term + ">";
+// `padded` is "<term>" and must outlive `ngrams`.
+void AddNgrams(std::string_view padded, Counts& ngrams) {
   const std::vector<std::size_t> cps = CodePointStarts(padded);
   const std::size_t n_cp = cps.size() - 1;
   for (std::size_t n = 3; n <= 4; ++n) {
     for (std::size_t i = 0; i + n <= n_cp; ++i) {
-      ++ngrams[padded.substr(cps[i], cps[i + n] - cps[i])];
+      ngrams.push_back(padded.substr(cps[i], cps[i + n] - cps[i]));
     }
   }
 }
 
-void Accumulate(const Counts& counts, XXH64_hash_t seed, float weight, Vector& v) {
+void Accumulate(Counts& features, XXH64_hash_t seed, float weight, Vector& v) {
   const auto dim = static_cast<std::uint64_t>(v.size());
-  for (const auto& [feature, count] : counts) {
+  std::sort(features.begin(), features.end());
+  for (std::size_t i = 0; i < features.size();) {
+    const std::string_view feature = features[i];
+    std::size_t j = i + 1;
+    while (j < features.size() && features[j] == feature) ++j;
+    const int count = static_cast<int>(j - i);
+    i = j;
     const XXH64_hash_t h = XXH3_64bits_withSeed(feature.data(), feature.size(), seed);
     const float sign = (h >> 63) != 0 ? -1.0f : 1.0f;
     const float tf = 1.0f + std::log(static_cast<float>(count));
@@ -67,11 +77,15 @@ Vector HashEmbedder::EmbedOne(const std::string& text) const {
     for (const std::string& token : text::Tokenize(text)) terms.push_back(text::Stem(token));
   }
   if (terms.empty()) return v;
+  // The texts the features view (reserved: views into them stay valid).
+  std::vector<std::string> pairs, padded;
+  pairs.reserve(terms.size());
+  padded.reserve(terms.size());
   Counts unigrams, bigrams, ngrams;
   for (std::size_t i = 0; i < terms.size(); ++i) {
-    ++unigrams[terms[i]];
-    if (i + 1 < terms.size()) ++bigrams[terms[i] + ' ' + terms[i + 1]];
-    AddNgrams(terms[i], ngrams);
+    unigrams.push_back(terms[i]);
+    if (i + 1 < terms.size()) bigrams.push_back(pairs.emplace_back(terms[i] + ' ' + terms[i + 1]));
+    AddNgrams(padded.emplace_back("<" + terms[i] + ">"), ngrams);
   }
   Accumulate(unigrams, kTermSeed, kTermWeight, v);
   Accumulate(bigrams, kBigramSeed, kBigramWeight, v);
