@@ -307,14 +307,13 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
 
   LexicalScores(c, q.terms, p, scratch);
   if (p.coverage > 0) ApplyCoverage(c, q.terms, p.coverage, scratch);
-  if (q.asks_when && p.temporal > 0) {
-    for (const std::uint32_t d : scratch.touched) {  // lex is zero elsewhere
-      if (c.Doc(d).dated) scratch.lex[d] *= 1.0 + p.temporal;
-    }
-  }
-  if (!q.dates.empty() && p.date > 0) {
-    for (const std::uint32_t d : scratch.touched) {  // lex is zero elsewhere
-      if (scratch.lex[d] != 0.0 && q.dates.contains(c.Doc(d).time)) scratch.lex[d] *= 1.0 + p.date;
+  // The time cue and the named date, in one pass (lex is zero outside `touched`).
+  const bool time_cue = q.asks_when && p.temporal > 0, named_date = !q.dates.empty() && p.date > 0;
+  if (time_cue || named_date) {
+    for (const std::uint32_t d : scratch.touched) {
+      const MessageDoc& doc = c.Doc(d);
+      if (time_cue && doc.dated) scratch.lex[d] *= 1.0 + p.temporal;
+      if (named_date && q.dates.contains(doc.time)) scratch.lex[d] *= 1.0 + p.date;
     }
   }
   const bool have_vec = q.vector && !q.vector->empty() && p.vector > 0;

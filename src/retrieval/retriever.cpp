@@ -292,7 +292,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
         expansion);
   }
   rq.asks_when = AsksWhen(in.query);
-  rq.dates = QueryDateWindow(in.query, static_cast<int>(opt.ranking.date_slack_days));
+  if (opt.ranking.date > 0) rq.dates = QueryDateWindow(in.query, static_cast<int>(opt.ranking.date_slack_days));
   rq.explain = opt.explain;
   rq.vector = use_vectors ? &in.query_embedding : nullptr;
   auto ranked = RankMessages(idx, stm, rq, params, kRankedLimit);
