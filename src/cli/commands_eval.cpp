@@ -161,7 +161,8 @@ void PrintTable(const nlohmann::json& r) {
             << in["turns_per_s"] << " turns/s; maintenance " << in["maintain_s"] << " s";
   if (in["jobs_failed"].get<int>() > 0) std::cout << " (" << in["jobs_failed"] << " jobs failed)";
   std::cout << "\nlatency      p50 " << lat["p50"] << " ms, p95 " << lat["p95"] << " ms, p99 " << lat["p99"]
-            << " ms, mean " << lat["mean"] << " ms (" << lat["calls"] << " retrievals, budget "
+            << " ms, mean " << lat["mean"] << " ms; CPU p50 " << lat["cpu_p50"] << " ms (" << lat["calls"]
+            << " retrievals, budget "
             << lat["budget"] << ")\ncontext      ";
   for (std::size_t i = 0; i < budgets.size(); ++i) {
     std::string b = std::to_string(budgets[i]);

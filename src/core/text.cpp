@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace engram::text {
@@ -16,6 +17,8 @@ namespace {
 
 constexpr std::size_t kMaxTokenBytes = 80;  // longer runs (hashes, blobs) are dropped
 constexpr std::size_t kMaxStemBytes = 64;
+// Stems a thread remembers (about 100 bytes each: at most about 2 MB a thread).
+constexpr std::size_t kStemMemo = 16384;
 
 // Decodes the code point at s[i]. Returns its byte length (1..4), or 0 when the
 // byte does not start a valid sequence (overlong, surrogate, > U+10FFFF, cut).
@@ -224,13 +227,25 @@ std::string Stem(std::string_view token) {
     if (static_cast<unsigned char>(c) >= 0x80) ascii = false;
   }
   if (!ascii && !IsValidUtf8(token)) return std::string(token);
+  // Stems already made by this thread: a query's words are stemmed by each
+  // of the retrieval's readers (ranking, full-text terms, the embedder,
+  // expansions), and the words of a conversation recur; the stemmer costs
+  // several times a look-up. Bounded: emptied when full.
+  struct Hash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  thread_local std::unordered_map<std::string, std::string, Hash, std::equal_to<>> memo;
+  if (auto it = memo.find(token); it != memo.end()) return it->second;
   sb_stemmer* stemmer = ThreadStemmer();
   if (stemmer == nullptr) return std::string(token);
   const sb_symbol* out = sb_stemmer_stem(stemmer, reinterpret_cast<const sb_symbol*>(token.data()),
                                          static_cast<int>(token.size()));
   if (out == nullptr) return std::string(token);
-  return std::string(reinterpret_cast<const char*>(out),
-                     static_cast<std::size_t>(sb_stemmer_length(stemmer)));
+  std::string stem(reinterpret_cast<const char*>(out), static_cast<std::size_t>(sb_stemmer_length(stemmer)));
+  if (memo.size() >= kStemMemo) memo.clear();
+  memo.emplace(std::string(token), stem);
+  return stem;
 }
 
 std::vector<std::string> Terms(std::string_view text) {
@@ -295,15 +310,26 @@ std::uint64_t ContentHash(std::string_view text) {
 }
 
 std::vector<std::string> SplitSentences(std::string_view text) {
-  std::vector<std::string> out;
+  const std::vector<std::string_view> views = SentenceViews(text);
+  return {views.begin(), views.end()};
+}
+
+std::vector<std::string_view> SentenceViews(std::string_view text) {
+  std::vector<std::string_view> out;
   std::size_t start = 0;
   auto emit = [&](std::size_t end, std::size_t next) {
     const std::string_view s = TrimSpace(text.substr(start, end - start));
-    if (!s.empty()) out.emplace_back(s);
+    if (!s.empty()) out.push_back(s);
     start = next;
   };
   std::size_t i = 0;
   while (i < text.size()) {
+    // ASCII other than a terminator or a line break: nothing to decode.
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b < 0x80 && b != '.' && b != '!' && b != '?' && b != '\n' && b != '\r') {
+      ++i;
+      continue;
+    }
     char32_t cp = 0;
     const std::size_t len = Decode(text, i, cp);
     if (len == 0) {

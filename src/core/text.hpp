@@ -47,6 +47,8 @@ std::uint64_t ContentHash(std::string_view text);
 // "3.5" and a "." followed by a lower-case word inside a sentence). Closing
 // quotes/brackets stay with their sentence. Trimmed, non-empty.
 std::vector<std::string> SplitSentences(std::string_view text);
+// The same sentences as views into `text`.
+std::vector<std::string_view> SentenceViews(std::string_view text);
 
 // Estimated LLM tokens of a text: max(ceil(1.3 * words), ceil(bytes / 4)),
 // where words are whitespace-separated runs; never 0 for non-empty text.

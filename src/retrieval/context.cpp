@@ -144,13 +144,14 @@ bool Holds(const std::string& said, const std::string& part) {
 
 // The sentences of a summary whose words the context has not said yet
 // (`said`: normalised texts, one per line), joined as they were written; ""
-// when every sentence is already there.
-std::string Unsaid(const std::string& summary, const std::string& said) {
+// when every sentence is already there. `held`: normalised sentences found
+// in `said` before (it only grows, so they stay there): the summaries of one
+// chain's pages repeat most of their sentences, and each is searched for once.
+std::string Unsaid(std::string_view summary, const std::string& said, std::unordered_set<std::string>& held) {
   std::string out;
   std::string speaker, written;  // of the current sentence; last one written
   std::string norm;
-  for (const std::string& sentence : text::SplitSentences(summary)) {
-    std::string_view body = sentence;
+  for (std::string_view body : text::SentenceViews(summary)) {
     // "Name: text": a speaker prefix of a few words, kept for what follows.
     const auto colon = body.find(": ");
     if (colon != std::string_view::npos && colon <= 40 &&
@@ -160,7 +161,11 @@ std::string Unsaid(const std::string& summary, const std::string& said) {
     }
     norm.clear();
     AppendNormalised(body, norm);
-    if (norm.empty() || Holds(said, norm)) continue;
+    if (norm.empty() || held.count(norm)) continue;
+    if (Holds(said, norm)) {
+      held.insert(norm);
+      continue;
+    }
     if (!out.empty()) out += ' ';
     if (!speaker.empty() && speaker != written) {
       out += speaker + ": ";
@@ -234,7 +239,7 @@ RetrievalResult AssembleContext(ContextInput in) {
       if (item.kind == ItemKind::kStmTurn && recent_turns.count(item.turn_id)) continue;
       Sizes& z = sizes[i];
       if (!z.ready) {
-        z.text = Measure(item.text);
+        z.text = i < in.ranked_words.size() ? Size{in.ranked_words[i], item.text.size()} : Measure(item.text);
         z.text.bytes += 1;
         auto [dl, fresh] = day_lines.try_emplace(DayKey(item.event_time));
         if (fresh) dl->second = Measure(DayLine(item.event_time) + "\n");
@@ -284,6 +289,7 @@ RetrievalResult AssembleContext(ContextInput in) {
   std::unordered_set<std::int64_t> summarised;
   std::string said;  // normalised texts of the chosen messages and summaries (made when first needed)
   bool said_made = false;
+  std::unordered_set<std::string> held;  // sentences found in `said` (see Unsaid)
   const Size shortest = Measure("  (context: x.)") + Size{0, 1};
   for (std::size_t i : chosen) {
     if (Tokens(pack.used + shortest) > budget) break;  // no summary fits any more
@@ -299,7 +305,7 @@ RetrievalResult AssembleContext(ContextInput in) {
       }
       said_made = true;
     }
-    const std::string news = Unsaid(in.chain[i], said);
+    const std::string news = Unsaid(in.chain[i], said, held);
     if (news.empty()) continue;
     std::string s = "  (context: " + news + ")";
     Size add = Measure(s);

@@ -4,7 +4,10 @@
 // packing). Pure: every item arrives with its text.
 #pragma once
 
+#include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/types.hpp"
@@ -20,13 +23,18 @@ struct FactCandidate {
 struct ContextInput {
   RetrieveOptions options;
   // Newest STM turns, oldest first; text is the whole rendered exchange.
-  std::vector<RetrievedItem> recent;
+  // (Views: the caller keeps the items, the texts and the slots alive until
+  // AssembleContext returns; they are copied only into the result.)
+  std::span<const RetrievedItem> recent;
   // Messages (pages and STM turns, one side each), best first; text is
   // "Name: message" and part is "user" or "assistant".
   std::vector<RetrievedItem> ranked;
+  // Per ranked item: text::CountWords of its text, known from the snapshot
+  // (shorter than `ranked`, or empty: the rest are counted here).
+  std::vector<std::uint32_t> ranked_words;
   // Per ranked item: the chain summary of its page ("" when none).
-  std::vector<std::string> chain;
-  std::vector<ProfileSlot> profile;
+  std::vector<std::string_view> chain;
+  std::span<const ProfileSlot> profile;
   std::vector<FactCandidate> user_facts;       // best first
   std::vector<FactCandidate> assistant_facts;
 };

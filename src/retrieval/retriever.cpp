@@ -299,12 +299,16 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
 
   ContextInput ctx;
   ctx.options = opt;
+  ctx.ranked.reserve(ranked.size());
+  ctx.ranked_words.reserve(ranked.size());
+  ctx.chain.reserve(ranked.size());
   for (std::size_t i = 0; i < ranked.size(); ++i) {
-    ctx.ranked.push_back(MessageItem(ranked[i], static_cast<int>(i) < kRankedWithText));
+    const bool with_text = static_cast<int>(i) < kRankedWithText;
+    ctx.ranked.push_back(MessageItem(ranked[i], with_text));
+    ctx.ranked_words.push_back(with_text ? ranked[i].entry->words[ranked[i].side] : 0);
     ctx.chain.push_back(ranked[i].entry->chain_summary);
   }
   ctx.recent = stm_snapshot->recent;
-
   if (opt.include_profile) ctx.profile = idx.profile;
   ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fts_terms, 100,
                                                   idx.text_in_memory ? &idx.fact_text : nullptr));

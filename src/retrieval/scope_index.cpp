@@ -133,6 +133,7 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
       const std::vector<int> name_ids = maker.Ids(name, nullptr);
       t.lines[side] = name + ": " + t.texts[side];
       t.tokens[side] = text::EstimateTokens(t.lines[side]);
+      t.words[side] = static_cast<std::uint32_t>(text::CountWords(t.lines[side]));
       t.dated[side] = dated;
       t.docs[side] = static_cast<int>(index.size());
       index.AddIds(text_ids, name_ids);

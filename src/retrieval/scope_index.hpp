@@ -36,6 +36,7 @@ struct TurnEntry {
   std::string refs[2];   // per-side source refs ("" when not given)
   std::string lines[2];  // rendered messages ("Name: text"), "" for an empty side
   int tokens[2] = {0, 0};
+  std::uint32_t words[2] = {0, 0};  // text::CountWords of lines (context packing reads it)
   bool dated[2] = {false, false};  // the message holds a time expression
   std::string source_ref;
   std::string chain_summary;

@@ -115,7 +115,7 @@ class PgCluster {
     if (!err.empty()) return "initdb: " + err;
     started_ = true;  // from here on, the destructor stops whatever did start
     err = Server({"pg_ctl", "-D", dir_ + "/data", "-o",
-                  "-k " + dir_ + " -c listen_addresses='' -c fsync=off", "-w", "-t", "60", "-l",
+                  "-k " + dir_ + " -c listen_addresses='' -c fsync=off -c max_prepared_transactions=4", "-w", "-t", "60", "-l",
                   dir_ + "/log", "start"});
     if (!err.empty()) return "pg_ctl start: " + err + "\nserver log:\n" + ReadFile(dir_ + "/log");
     auto r = RunProcess({bin_ + "/createdb", "-h", dir_, "-U", "engram", "engram"}, "", {},

@@ -93,8 +93,17 @@ RetrievedItem Message(std::int64_t turn, const std::string& part, const std::str
   return i;
 }
 
-ContextInput RandomInput(std::mt19937& rng, int budget) {
+// The texts ContextInput views, kept alive with it.
+struct OwnedInput {
   ContextInput in;
+  std::vector<std::string> chains;
+  std::vector<RetrievedItem> recent;
+  std::vector<ProfileSlot> profile;
+};
+
+OwnedInput RandomInput(std::mt19937& rng, int budget) {
+  OwnedInput owned;
+  ContextInput& in = owned.in;
   in.options.budget_tokens = budget;
   in.options.max_pages = 200;
   std::uniform_int_distribution<int> words(1, 40), day(0, 6);
@@ -108,14 +117,14 @@ ContextInput RandomInput(std::mt19937& rng, int budget) {
     for (const char* part : {"user", "assistant"}) {
       in.ranked.push_back(Message(t, part, std::string(part) + ": " + sentence(), day(rng) * kDay + t * 1000,
                                   "D1:" + std::to_string(2 * t + (part[0] == 'a'))));
-      in.chain.push_back(rng() % 3 == 0 ? sentence() : "");
+      owned.chains.push_back(rng() % 3 == 0 ? sentence() : "");
     }
   }
   std::shuffle(in.ranked.begin(), in.ranked.end(), rng);
   for (int i = 0; i < 5; ++i) {
     RetrievedItem r = Message(100 + i, "both", "[today] Ana: " + sentence() + "\nBen: " + sentence(), 0, "");
     r.kind = ItemKind::kStmTurn;
-    in.recent.push_back(r);
+    owned.recent.push_back(r);
   }
   for (int i = 0; i < 10; ++i) {
     FactCandidate f;
@@ -124,16 +133,19 @@ ContextInput RandomInput(std::mt19937& rng, int budget) {
     f.pages = {100 + i};
     (i % 2 ? in.user_facts : in.assistant_facts).push_back(f);
   }
-  in.profile.push_back({"hobby", sentence(), {}, 0});
-  return in;
+  owned.profile.push_back({"hobby", sentence(), {}, 0});
+  in.chain.assign(owned.chains.begin(), owned.chains.end());
+  in.recent = owned.recent;
+  in.profile = owned.profile;
+  return owned;
 }
 
 TEST(Context, NeverExceedsTheBudgetAndCountsExactly) {
   std::mt19937 rng(7);
   for (int round = 0; round < 300; ++round) {
     const int budget = 1 + static_cast<int>(rng() % 1200);
-    ContextInput in = RandomInput(rng, budget);
-    RetrievalResult r = AssembleContext(in);
+    OwnedInput owned = RandomInput(rng, budget);
+    RetrievalResult r = AssembleContext(owned.in);
     EXPECT_LE(r.context_tokens, budget) << "round " << round;
     EXPECT_EQ(r.context_tokens, text::EstimateTokens(r.context));
   }
