@@ -1,6 +1,7 @@
 #include "retrieval/retriever.hpp"
 
 #include <algorithm>
+#include <array>
 #include <iterator>
 #include <unordered_map>
 #include <unordered_set>
@@ -47,35 +48,64 @@ std::vector<std::int64_t> Ids(const std::vector<std::pair<std::int64_t, float>>&
   return out;
 }
 
+// 1 / (kRrfK + rank + 1), the term of a rank in the fusion: from a table for
+// the first ranks (the same doubles, without a division each).
+double RrfTerm(std::size_t r) {
+  constexpr std::size_t kTable = 512;
+  static const auto table = [] {
+    std::array<double, kTable> t{};
+    for (std::size_t i = 0; i < kTable; ++i) t[i] = 1.0 / (kRrfK + static_cast<double>(i) + 1.0);
+    return t;
+  }();
+  return r < kTable ? table[r] : 1.0 / (kRrfK + static_cast<double>(r) + 1.0);
+}
+
 // Reciprocal-rank fusion of two rankings (weight 1 each), best first (ties:
 // smaller id first): an id's score is the sum of its terms in both. Each
-// ranking holds an id at most once. Without a hash map or a sort of all ids:
-// the ids of only one ranking are already in score order (1 / (61 + rank)),
-// those of both are summed and sorted, and the three lists merged.
+// ranking holds an id at most once. Without a sort of all ids: the ids of
+// only one ranking are already in score order (1 / (61 + rank)), those of
+// both (found through a small open-addressing table of the first ranking's
+// ids) are summed and sorted, and the three lists merged.
 std::vector<std::pair<std::int64_t, double>> FusedRrf(const std::vector<std::int64_t>& a,
                                                       const std::vector<std::int64_t>& b) {
   using Scored = std::pair<std::int64_t, double>;
-  auto term = [](std::size_t r) { return 1.0 / (kRrfK + static_cast<double>(r) + 1.0); };
-  std::vector<std::pair<std::int64_t, std::uint32_t>> a_rank(a.size());  // id, rank; by id
-  for (std::size_t r = 0; r < a.size(); ++r) a_rank[r] = {a[r], static_cast<std::uint32_t>(r)};
-  std::sort(a_rank.begin(), a_rank.end());
+  // Slots hold rank + 1 of an id of `a` (0: empty), at least twice as many
+  // slots as ids.
+  std::size_t slots = 16;
+  while (slots < 2 * a.size()) slots *= 2;
+  std::vector<std::uint32_t> table(slots, 0);
+  auto slot_of = [&](std::int64_t id) {
+    std::uint64_t h = static_cast<std::uint64_t>(id) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(h >> 32) & (slots - 1);
+  };
+  for (std::size_t r = 0; r < a.size(); ++r) {
+    std::size_t i = slot_of(a[r]);
+    while (table[i] != 0) i = (i + 1) & (slots - 1);
+    table[i] = static_cast<std::uint32_t>(r + 1);
+  }
+  auto rank_in_a = [&](std::int64_t id) -> std::int64_t {
+    for (std::size_t i = slot_of(id); table[i] != 0; i = (i + 1) & (slots - 1)) {
+      if (a[table[i] - 1] == id) return static_cast<std::int64_t>(table[i] - 1);
+    }
+    return -1;
+  };
   std::vector<bool> a_in_both(a.size(), false);
   std::vector<Scored> only_b, both;
   only_b.reserve(b.size());
   for (std::size_t r = 0; r < b.size(); ++r) {
-    auto it = std::lower_bound(a_rank.begin(), a_rank.end(), std::pair{b[r], std::uint32_t{0}});
-    if (it != a_rank.end() && it->first == b[r]) {
-      a_in_both[it->second] = true;
+    const std::int64_t ra = rank_in_a(b[r]);
+    if (ra >= 0) {
+      a_in_both[static_cast<std::size_t>(ra)] = true;
       // 0 + x + y, as a map of sums starting at 0 adds them (x + y == y + x).
-      both.emplace_back(b[r], (0.0 + term(it->second)) + term(r));
+      both.emplace_back(b[r], (0.0 + RrfTerm(static_cast<std::size_t>(ra))) + RrfTerm(r));
     } else {
-      only_b.emplace_back(b[r], term(r));
+      only_b.emplace_back(b[r], RrfTerm(r));
     }
   }
   std::vector<Scored> only_a;
   only_a.reserve(a.size());
   for (std::size_t r = 0; r < a.size(); ++r) {
-    if (!a_in_both[r]) only_a.emplace_back(a[r], term(r));
+    if (!a_in_both[r]) only_a.emplace_back(a[r], RrfTerm(r));
   }
   auto better = [](const Scored& x, const Scored& y) {
     return x.second > y.second || (x.second == y.second && x.first < y.first);
