@@ -394,11 +394,12 @@ std::size_t CountWords(std::string_view text) {
   return words;
 }
 
-int EstimateTokens(std::string_view text) {
-  if (text.empty()) return 0;
-  const std::size_t words = CountWords(text);
+int EstimateTokens(std::string_view text) { return EstimateTokensOf(CountWords(text), text.size()); }
+
+int EstimateTokensOf(std::size_t words, std::size_t bytes) {
+  if (bytes == 0) return 0;
   const std::size_t by_words = (words * 13 + 9) / 10;
-  const std::size_t by_chars = (text.size() + 3) / 4;
+  const std::size_t by_chars = (bytes + 3) / 4;
   const std::size_t est = by_words > by_chars ? by_words : by_chars;
   return est == 0 ? 1 : static_cast<int>(est > 0x7fffffff ? 0x7fffffff : est);
 }

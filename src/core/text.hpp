@@ -53,6 +53,10 @@ std::vector<std::string_view> SentenceViews(std::string_view text);
 // Estimated LLM tokens of a text: max(ceil(1.3 * words), ceil(bytes / 4)),
 // where words are whitespace-separated runs; never 0 for non-empty text.
 int EstimateTokens(std::string_view text);
+// The same estimate from a text's word count (CountWords) and byte count:
+// estimates of texts measured once, or of texts joined by newlines (both
+// counts add up).
+int EstimateTokensOf(std::size_t words, std::size_t bytes);
 
 // The words of EstimateTokens: runs of bytes other than ' ', \t, \n, \v,
 // \f and \r.

@@ -32,13 +32,7 @@ struct Size {
 
 Size Measure(std::string_view s) { return {text::CountWords(s), s.size()}; }
 
-// Same arithmetic as text::EstimateTokens.
-int Tokens(Size s) {
-  if (s.bytes == 0) return 0;
-  const std::size_t by_words = (s.words * 13 + 9) / 10;
-  const std::size_t by_chars = (s.bytes + 3) / 4;
-  return static_cast<int>(std::max<std::size_t>(1, std::max(by_words, by_chars)));
-}
+int Tokens(Size s) { return text::EstimateTokensOf(s.words, s.bytes); }
 
 // Every section is "\n## Title\n" (the leading newline separates it from the
 // previous section; counted even for the first one, a one-byte overestimate).

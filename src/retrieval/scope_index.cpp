@@ -132,8 +132,8 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
       const std::string& name = SpeakerName(t, side);
       const std::vector<int> name_ids = maker.Ids(name, nullptr);
       t.lines[side] = name + ": " + t.texts[side];
-      t.tokens[side] = text::EstimateTokens(t.lines[side]);
       t.words[side] = static_cast<std::uint32_t>(text::CountWords(t.lines[side]));
+      t.tokens[side] = text::EstimateTokensOf(t.words[side], t.lines[side].size());
       t.dated[side] = dated;
       t.docs[side] = static_cast<int>(index.size());
       index.AddIds(text_ids, name_ids);

@@ -194,6 +194,11 @@ TEST(EstimateTokens, Deterministic) {
   EXPECT_EQ(EstimateTokens("one two three four five six seven eight nine ten"), 13);
   EXPECT_EQ(EstimateTokens(std::string(400, 'x')), 100);
   EXPECT_EQ(EstimateTokens("hello world"), EstimateTokens("hello world"));
+  // From counts: texts joined by a newline add their words and bytes.
+  const std::string a = "one two three", b = "four  five";
+  EXPECT_EQ(EstimateTokensOf(CountWords(a) + CountWords(b), a.size() + 1 + b.size()), EstimateTokens(a + "\n" + b));
+  EXPECT_EQ(EstimateTokensOf(0, 0), 0);
+  EXPECT_EQ(EstimateTokensOf(0, 1), 1);
 }
 
 TEST(CountWords, CountsRunsOfNonSpaceBytesLikeAByteByByteScan) {
