@@ -54,12 +54,24 @@ Civil CivilFromDays(std::int64_t z) {
   return {m <= 2 ? y + 1 : y, m, d};
 }
 
-bool IsLeap(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+}  // namespace
+
+bool IsLeapYear(int y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
 
 int DaysInMonth(int y, int m) {
   static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  return m == 2 && IsLeap(y) ? 29 : kDays[m - 1];
+  return m == 2 && IsLeapYear(y) ? 29 : kDays[m - 1];
 }
+
+int MonthFromWord(std::string_view w) {
+  for (int i = 0; i < 12; ++i) {
+    const std::string_view full = kMonthNames[i];
+    if (w == full || (w.size() == 3 && full.substr(0, 3) == w)) return i + 1;
+  }
+  return 0;
+}
+
+namespace {
 
 struct Fields {
   int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0, millis = 0;
@@ -183,15 +195,6 @@ bool Lex(std::string_view s, std::vector<Token>& out) {
     }
   }
   return true;
-}
-
-// 1..12 for a full or three-letter month name, 0 otherwise.
-int MonthFromWord(const std::string& w) {
-  for (int i = 0; i < 12; ++i) {
-    const std::string_view full = kMonthNames[i];
-    if (w == full || (w.size() == 3 && full.substr(0, 3) == w)) return i + 1;
-  }
-  return 0;
 }
 
 class HumanParser {

@@ -26,6 +26,14 @@ std::string FormatIso8601(TimeMs t);
 std::string FormatHumanDate(TimeMs t);
 std::string FormatHumanDateTime(TimeMs t);
 
+// 1..12 for a lower-case month name or its three-letter abbreviation
+// ("may", "sep"), 0 otherwise.
+int MonthFromWord(std::string_view word);
+// Days of a month (1..12) of a year, and whether a year is a leap year
+// (proleptic Gregorian).
+int DaysInMonth(int year, int month);
+bool IsLeapYear(int year);
+
 // Days since epoch <-> civil date helpers (proleptic Gregorian, UTC).
 TimeMs MakeTimeMs(int year, int month, int day, int hour = 0, int minute = 0, int second = 0);
 

@@ -14,18 +14,9 @@ namespace {
 
 constexpr TimeMs kDayMs = 86400000;
 
-// 1-12 for a month's name or its usual abbreviation, 0 otherwise.
-int Month(const std::string& t) {
-  static const char* const kNames[12] = {"january", "february", "march",     "april",   "may",      "june",
-                                         "july",    "august",   "september", "october", "november", "december"};
-  for (int m = 0; m < 12; ++m) {
-    const std::string_view name = kNames[m];
-    // The name or its three-letter abbreviation ("jan", "sep"; and "sept").
-    if (t == name || (t.size() == 3 && name.substr(0, 3) == t)) return m + 1;
-  }
-  if (t == "sept") return 9;
-  return 0;
-}
+// 1-12 for a month's name or its usual abbreviation ("jan", "sep", "sept"),
+// 0 otherwise.
+int Month(const std::string& t) { return t == "sept" ? 9 : MonthFromWord(t); }
 
 bool AllDigits(const std::string& t) {
   if (t.empty()) return false;
@@ -50,12 +41,6 @@ int Number(const std::string& t, int lo, int hi) {
   return v >= lo && v <= hi ? v : 0;
 }
 
-int DaysIn(int year, int month) {
-  static const int kDays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-  return month == 2 && leap ? 29 : kDays[month - 1];
-}
-
 TimeWindow Widen(TimeMs from, TimeMs to, int slack_days) {
   const TimeMs slack = static_cast<TimeMs>(slack_days) * kDayMs;
   return {from - slack, to + slack};
@@ -71,7 +56,7 @@ TimeWindow QueryDateWindow(const std::string& query, int slack_days) {
     if (t.size() == 10 && t[4] == '-' && t[7] == '-') {
       const int y = Number(t.substr(0, 4), 1000, 9999), m = Number(t.substr(5, 2), 1, 12),
                 d = Number(t.substr(8, 2), 1, 31);
-      if (y && m && d && d <= DaysIn(y, m)) {
+      if (y && m && d && d <= DaysInMonth(y, m)) {
         const TimeMs day = MakeTimeMs(y, m, d);
         return Widen(day, day + kDayMs, slack_days);
       }
@@ -87,12 +72,12 @@ TimeWindow QueryDateWindow(const std::string& query, int slack_days) {
     }
     const int year = next < tokens.size() && tokens[next].size() == 4 ? Number(tokens[next], 1000, 9999) : 0;
     if (!year) continue;
-    if (day && day <= DaysIn(year, month)) {
+    if (day && day <= DaysInMonth(year, month)) {
       const TimeMs from = MakeTimeMs(year, month, day);
       return Widen(from, from + kDayMs, slack_days);
     }
     const TimeMs from = MakeTimeMs(year, month, 1);
-    return Widen(from, from + DaysIn(year, month) * kDayMs, slack_days);
+    return Widen(from, from + DaysInMonth(year, month) * kDayMs, slack_days);
   }
   return {};
 }

@@ -102,20 +102,34 @@ Result<Scored> ScanVectors(sql::Db* db, const store::FactSelector& sel, const Ve
   return out;
 }
 
+// A memory's distinct index terms that the word vectors know (their indexes,
+// in the order of DistinctTerms): all of them, and those the query does not
+// contain. Looked up once per candidate for both uses below.
+struct KnownWords {
+  std::vector<long> all, unshared;
+};
+
+KnownWords KnownWordsOf(const wordvec::WordVectors& words, std::string_view memory,
+                        const std::unordered_set<std::string>& query_terms) {
+  KnownWords out;
+  for (const auto& t : DistinctTerms(memory)) {
+    const long i = words.Find(t);
+    if (i < 0) continue;
+    out.all.push_back(i);
+    if (!query_terms.count(t)) out.unshared.push_back(i);
+  }
+  return out;
+}
+
 // Document expansion (built-in word vectors): the idf-weighted share of the
 // query's distinct terms that the memory's WordNet neighbourhood contains
-// (a synonym, hypernym, related or gloss word of one of its words: "music"
-// for "jazz"), each counted by its strongest expansion weight.
+// (a synonym, hypernym, related or gloss word of one of its words, `own`:
+// "music" for "jazz"), each counted by its strongest expansion weight.
 double ExpansionMatch(const wordvec::WordVectors& words, const std::vector<long>& query_terms,
-                      const std::vector<double>& query_weights, std::string_view memory) {
+                      const std::vector<double>& query_weights, const std::vector<long>& own) {
   double all = 0;
   for (double w : query_weights) all += w;
   if (all <= 0 || !words.has_expansions()) return 0.0;
-  std::vector<long> own;
-  for (const auto& t : DistinctTerms(memory)) {
-    const long i = words.Find(t);
-    if (i >= 0) own.push_back(i);
-  }
   double hit = 0;
   for (std::size_t k = 0; k < query_terms.size(); ++k) {
     if (query_terms[k] < 0) continue;
@@ -126,22 +140,17 @@ double ExpansionMatch(const wordvec::WordVectors& words, const std::vector<long>
   return hit / all;
 }
 
-// The word-vector mean of the memory's known index terms that the query does
-// not contain (unit length; empty when none is left): the semantic component
-// scores the meaning beyond the words the query and the memory share, which
-// the lexical and vector components already count. Without this a memory
-// sharing one frequent word with the query ("user") took a near-full semantic
-// score from that word alone and passed the memories that answer in other
-// words.
-std::vector<float> UnsharedMeaning(const wordvec::WordVectors& words, std::string_view memory,
-                                   const std::unordered_set<std::string>& query_terms) {
+// The word-vector mean of the memory's known words that the query does not
+// contain (`unshared`; unit length, empty when none is left): the semantic
+// component scores the meaning beyond the words the query and the memory
+// share, which the lexical and vector components already count. Without this
+// a memory sharing one frequent word with the query ("user") took a
+// near-full semantic score from that word alone and passed the memories that
+// answer in other words.
+std::vector<float> UnsharedMeaning(const wordvec::WordVectors& words, const std::vector<long>& unshared) {
   std::vector<float> acc(static_cast<std::size_t>(words.dim()), 0.0f);
   double ss = 0;
-  for (const auto& t : DistinctTerms(memory)) {
-    if (query_terms.count(t)) continue;
-    const long i = words.Find(t);
-    if (i >= 0) words.AddTo(i, words.Weight(i), acc);
-  }
+  for (long i : unshared) words.AddTo(i, words.Weight(i), acc);
   for (float x : acc) ss += static_cast<double>(x) * x;
   if (ss <= 0) return {};
   const float inv = static_cast<float>(1.0 / std::sqrt(ss));
@@ -294,23 +303,23 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // scope's memories when the snapshots keep term counts (word vectors), so
   // a match on a word most memories use ("user", "likes") counts little.
   std::vector<double> qweight(qterms.size(), 1.0);
-  if (!sem_snaps.empty()) {
-    const auto idf = TermIdf(sem_snaps);
+  const auto idf = sem_snaps.empty() ? std::function<float(const std::string&)>() : TermIdf(sem_snaps);
+  if (idf) {
     for (std::size_t k = 0; k < qterms.size(); ++k) qweight[k] = idf(qterms[k]);
   }
   // The query's distinct index terms (their word-vector indexes, -1 when
-  // unknown) and idf weights, for the expansion match.
+  // unknown) and idf weights, for the expansion match; the same terms as a
+  // set, for the memory's words the query lacks.
   std::vector<long> qidx;
   std::vector<double> qidf;
+  std::unordered_set<std::string> qset;
   if (!qsem.empty()) {
-    const auto idf = sem_snaps.empty() ? std::function<float(const std::string&)>() : TermIdf(sem_snaps);
     for (const auto& t : DistinctTerms(query)) {
       qidx.push_back(words->Find(t));
       qidf.push_back(idf ? idf(t) : 1.0);
+      qset.insert(t);
     }
   }
-  const std::vector<std::string> qdistinct = DistinctTerms(query);
-  const std::unordered_set<std::string> qset(qdistinct.begin(), qdistinct.end());
   std::vector<MemoryItem> out;
   // The semantic cosine before clamping, by memory id: it orders memories
   // whose scores tie because both semantic components were clamped to 1.
@@ -338,10 +347,11 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     d.entity = matched_names.empty() ? 0.0
                                      : static_cast<double>(d.entities.size()) / static_cast<double>(matched_names.size());
     if (!qsem.empty()) {
-      const auto msem = UnsharedMeaning(*words, m.memory, qset);
+      const KnownWords known = KnownWordsOf(*words, m.memory, qset);
+      const auto msem = UnsharedMeaning(*words, known.unshared);
       double cos = 0;
       for (std::size_t i = 0; i < msem.size() && i < qsem.size(); ++i) cos += static_cast<double>(qsem[i]) * msem[i];
-      cos += kExpansionWeight * ExpansionMatch(*words, qidx, qidf, m.memory);
+      cos += kExpansionWeight * ExpansionMatch(*words, qidx, qidf, known.all);
       d.semantic = std::clamp((cos - kSemanticFloor) / (kSemanticCeiling - kSemanticFloor), 0.0, 1.0);
       unclamped[m.id] = cos;
     }
