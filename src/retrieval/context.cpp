@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <deque>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "core/text.hpp"
 #include "core/time.hpp"
@@ -38,7 +38,12 @@ int Tokens(Size s) { return text::EstimateTokensOf(s.words, s.bytes); }
 // previous section; counted even for the first one, a one-byte overestimate).
 Size HeadingSize(const char* title) { return Measure(std::string("\n## ") + title + "\n"); }
 
-std::string DayLine(TimeMs t) { return "[" + FormatHumanDate(t) + "]"; }
+std::string DayLine(TimeMs t) {
+  std::string s = "[";
+  s += FormatHumanDate(t);
+  s += ']';
+  return s;
+}
 std::int64_t DayKey(TimeMs t) { return t >= 0 ? t / kDayMs : (t - kDayMs + 1) / kDayMs; }
 
 struct Packer {
@@ -108,9 +113,98 @@ constexpr std::array<char, 256> kNormalChar = [] {
   return t;
 }();
 
-// Lower-case words of a text separated by single spaces (punctuation and
-// speaker prefixes aside, two renderings of one sentence compare equal),
-// appended to `out`.
+// A set of 64-bit keys (days, page ids) for the few dozen that one assembly
+// holds: open addressing, no allocation per key.
+class KeySet {
+ public:
+  // True when the key was not there.
+  bool insert(std::int64_t key) {
+    if (2 * (count_ + 1) > slots_.size()) Grow();
+    std::size_t i = Slot(key);
+    while (used_[i]) {
+      if (slots_[i] == key) return false;
+      i = (i + 1) & (slots_.size() - 1);
+    }
+    used_[i] = true;
+    slots_[i] = key;
+    ++count_;
+    return true;
+  }
+  bool contains(std::int64_t key) const {
+    if (count_ == 0) return false;
+    for (std::size_t i = Slot(key); used_[i]; i = (i + 1) & (slots_.size() - 1)) {
+      if (slots_[i] == key) return true;
+    }
+    return false;
+  }
+
+ private:
+  std::size_t Slot(std::int64_t key) const {
+    const std::uint64_t h = static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(h >> 32) & (slots_.size() - 1);
+  }
+  void Grow() {
+    std::vector<std::int64_t> old_slots = std::move(slots_);
+    std::vector<bool> old_used = std::move(used_);
+    const std::size_t n = old_slots.empty() ? 64 : 2 * old_slots.size();
+    slots_.assign(n, 0);
+    used_.assign(n, false);
+    count_ = 0;
+    for (std::size_t i = 0; i < old_slots.size(); ++i) {
+      if (old_used[i]) insert(old_slots[i]);
+    }
+  }
+  std::vector<std::int64_t> slots_;
+  std::vector<bool> used_;
+  std::size_t count_ = 0;
+};
+
+// Normal forms of summary sentences searched for in what the context says,
+// with the size `said` had then (kFound: found; the context only grows, so
+// a sentence found stays said, and one not found can only appear in what was
+// added since): the summaries of one chain's pages repeat most of their
+// sentences, and each byte of `said` is searched once per sentence.
+using Searched = std::unordered_map<std::string_view, std::size_t>;
+constexpr std::size_t kFound = static_cast<std::size_t>(-1);
+
+// True when `said` holds `part`, searching only what was added since the
+// last search for it (memmem: std::string::find compares at every
+// occurrence of the first byte).
+bool Holds(const std::string& said, std::string_view part, Searched& searched) {
+  auto [it, fresh] = searched.try_emplace(part, 0);
+  if (it->second == kFound) return true;
+  // A match not in said[0, L) ends after L: it starts at L - |part| + 1 or later.
+  const std::size_t from = it->second >= part.size() ? it->second - part.size() + 1 : 0;
+  if (memmem(said.data() + from, said.size() - from, part.data(), part.size()) != nullptr) {
+    it->second = kFound;
+    return true;
+  }
+  it->second = said.size();
+  return false;
+}
+
+// The sentences of a prepared summary whose words the context has not said
+// yet (`said`: normalised texts, one per line), joined as they were written;
+// "" when every sentence is already there.
+std::string Unsaid(const ChainView& chain, const std::string& said, Searched& searched) {
+  std::string out;
+  std::string_view written;  // the last speaker written
+  for (const SummarySentence& s : chain.sentences) {
+    if (Holds(said, chain.norm.substr(s.norm_off, s.norm_len), searched)) continue;
+    const std::string_view speaker = chain.summary.substr(s.speaker_off, s.speaker_len);
+    if (!out.empty()) out += ' ';
+    if (!speaker.empty() && speaker != written) {
+      out += speaker;
+      out += ": ";
+      written = speaker;
+    }
+    out += chain.summary.substr(s.body_off, s.body_len);
+  }
+  return out;
+}
+
+}  // namespace
+
 void AppendNormalised(std::string_view s, std::string& out) {
   const std::size_t start = out.size();
   out.resize(start + s.size());  // never longer than its text: a space replaces a gap
@@ -130,47 +224,28 @@ void AppendNormalised(std::string_view s, std::string& out) {
   out.resize(static_cast<std::size_t>(w - out.data()));
 }
 
-// True when `said` holds `part` (memmem: std::string::find compares at every
-// occurrence of the first byte).
-bool Holds(const std::string& said, const std::string& part) {
-  return memmem(said.data(), said.size(), part.data(), part.size()) != nullptr;
-}
-
-// The sentences of a summary whose words the context has not said yet
-// (`said`: normalised texts, one per line), joined as they were written; ""
-// when every sentence is already there. `held`: normalised sentences found
-// in `said` before (it only grows, so they stay there): the summaries of one
-// chain's pages repeat most of their sentences, and each is searched for once.
-std::string Unsaid(std::string_view summary, const std::string& said, std::unordered_set<std::string>& held) {
-  std::string out;
-  std::string speaker, written;  // of the current sentence; last one written
-  std::string norm;
+void PrepareSummary(std::string_view summary, std::string& norm, std::vector<SummarySentence>& out) {
+  const std::size_t base = norm.size();
+  SummarySentence s;
   for (std::string_view body : text::SentenceViews(summary)) {
     // "Name: text": a speaker prefix of a few words, kept for what follows.
     const auto colon = body.find(": ");
     if (colon != std::string_view::npos && colon <= 40 &&
         body.substr(0, colon).find_first_of(".!?") == std::string_view::npos) {
-      speaker = std::string(body.substr(0, colon));
+      s.speaker_off = static_cast<std::uint32_t>(body.data() - summary.data());
+      s.speaker_len = static_cast<std::uint32_t>(colon);
       body.remove_prefix(colon + 2);
     }
-    norm.clear();
+    const std::size_t at = norm.size();
     AppendNormalised(body, norm);
-    if (norm.empty() || held.count(norm)) continue;
-    if (Holds(said, norm)) {
-      held.insert(norm);
-      continue;
-    }
-    if (!out.empty()) out += ' ';
-    if (!speaker.empty() && speaker != written) {
-      out += speaker + ": ";
-      written = speaker;
-    }
-    out += body;
+    if (norm.size() == at) continue;
+    s.body_off = static_cast<std::uint32_t>(body.data() - summary.data());
+    s.body_len = static_cast<std::uint32_t>(body.size());
+    s.norm_off = static_cast<std::uint32_t>(at - base);
+    s.norm_len = static_cast<std::uint32_t>(norm.size() - at);
+    out.push_back(s);
   }
-  return out;
 }
-
-}  // namespace
 
 RetrievalResult AssembleContext(ContextInput in) {
   RetrievalResult out;
@@ -180,7 +255,7 @@ RetrievalResult AssembleContext(ContextInput in) {
   // 1. Recent STM turns, newest first, within their share.
   Section recent{kRecentTitle, static_cast<int>(budget * in.options.ranking.stm_share)};
   std::vector<const RetrievedItem*> recent_items;
-  std::unordered_set<std::int64_t> recent_turns;
+  KeySet recent_turns;
   if (in.options.include_stm) {
     for (auto it = in.recent.rbegin(); it != in.recent.rend(); ++it) {
       if (!recent.Take(pack, it->text)) break;
@@ -213,7 +288,7 @@ RetrievalResult AssembleContext(ContextInput in) {
   const int facts_reserve = std::min(facts_cap, facts_need);
   std::vector<std::size_t> chosen;
   std::vector<bool> taken(in.ranked.size(), false);
-  std::unordered_set<std::int64_t> days, pages_in;
+  KeySet days, pages_in;
   bool past_open = false;
   const std::size_t max_messages = in.options.max_pages > 0 ? 2 * static_cast<std::size_t>(in.options.max_pages)
                                                              : in.ranked.size();
@@ -230,7 +305,7 @@ RetrievalResult AssembleContext(ContextInput in) {
     for (std::size_t i = 0; i < in.ranked.size() && chosen.size() < max_messages; ++i) {
       const RetrievedItem& item = in.ranked[i];
       if (taken[i] || item.text.empty()) continue;
-      if (item.kind == ItemKind::kStmTurn && recent_turns.count(item.turn_id)) continue;
+      if (item.kind == ItemKind::kStmTurn && recent_turns.contains(item.turn_id)) continue;
       Sizes& z = sizes[i];
       if (!z.ready) {
         z.text = i < in.ranked_words.size() ? Size{in.ranked_words[i], item.text.size()} : Measure(item.text);
@@ -242,7 +317,7 @@ RetrievalResult AssembleContext(ContextInput in) {
       }
       Size add = z.text;
       const std::int64_t day = DayKey(item.event_time);
-      if (!days.count(day)) add = add + z.day_line;
+      if (!days.contains(day)) add = add + z.day_line;
       if (!past_open) add = add + past_heading;
       if (!pack.Take(add, limit)) continue;
       past_open = true;
@@ -264,7 +339,7 @@ RetrievalResult AssembleContext(ContextInput in) {
       if (i >= src.size() || static_cast<int>(facts[k].size()) >= in.options.max_facts) continue;
       const auto& pages = src[i].pages;
       if (!pages.empty() && std::all_of(pages.begin(), pages.end(),
-                                        [&](std::int64_t p) { return pages_in.count(p) > 0; })) {
+                                        [&](std::int64_t p) { return pages_in.contains(p); })) {
         continue;
       }
       Section& sec = k == 0 ? user_facts : assistant_facts;
@@ -280,17 +355,24 @@ RetrievalResult AssembleContext(ContextInput in) {
   // that a chosen message or an earlier summary holds are left out (an
   // extractive summary is made of the chain's own messages).
   std::vector<std::string> summary(in.ranked.size());
-  std::unordered_set<std::int64_t> summarised;
+  KeySet summarised;
   std::string said;  // normalised texts of the chosen messages and summaries (made when first needed)
   bool said_made = false;
-  std::unordered_set<std::string> held;  // sentences found in `said` (see Unsaid)
+  Searched searched;
+  // Summaries that arrive unprepared, prepared here (a deque: the normal
+  // forms `searched` views stay where they are).
+  std::deque<std::pair<std::string, std::vector<SummarySentence>>> prepared_here;
   const Size shortest = Measure("  (context: x.)") + Size{0, 1};
   for (std::size_t i : chosen) {
     if (Tokens(pack.used + shortest) > budget) break;  // no summary fits any more
-    if (i >= in.chain.size() || in.chain[i].empty() || !summarised.insert(in.ranked[i].turn_id).second) continue;
+    if (i >= in.chain.size() || in.chain[i].summary.empty() || !summarised.insert(in.ranked[i].turn_id)) continue;
     if (!said_made) {
       for (std::size_t k : chosen) {
-        AppendNormalised(in.ranked[k].text, said);
+        if (k < in.ranked_norm.size() && !in.ranked_norm[k].empty()) {
+          said += in.ranked_norm[k];
+        } else {
+          AppendNormalised(in.ranked[k].text, said);
+        }
         said += '\n';
       }
       for (const auto* it : recent_items) {
@@ -299,7 +381,13 @@ RetrievalResult AssembleContext(ContextInput in) {
       }
       said_made = true;
     }
-    const std::string news = Unsaid(in.chain[i], said, held);
+    ChainView chain = in.chain[i];
+    if (chain.sentences.empty()) {
+      auto& [norm, sentences] = prepared_here.emplace_back();
+      PrepareSummary(chain.summary, norm, sentences);
+      chain = ChainView(chain.summary, norm, sentences);
+    }
+    const std::string news = Unsaid(chain, said, searched);
     if (news.empty()) continue;
     std::string s = "  (context: " + news + ")";
     Size add = Measure(s);

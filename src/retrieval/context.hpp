@@ -14,6 +14,42 @@
 
 namespace engram::retrieval {
 
+// Lower-case words of a text separated by single spaces (ASCII letters
+// lower-cased, digits and bytes from 0x80 kept, other ASCII bytes separate
+// words), appended to `out`: the form in which the context's chain summaries
+// are compared with what it already says (punctuation and speaker prefixes
+// aside, two renderings of one sentence compare equal).
+void AppendNormalised(std::string_view s, std::string& out);
+
+// One sentence of a chain summary: its body and the speaker it is said by
+// (its own "Name: " prefix, or the last one before it in the summary; length
+// 0 when none), as offsets in the summary, and its normal form as offsets in
+// the text its sentences were normalised into. Sentences whose normal form
+// is empty are left out.
+struct SummarySentence {
+  std::uint32_t speaker_off = 0, speaker_len = 0;
+  std::uint32_t body_off = 0, body_len = 0;
+  std::uint32_t norm_off = 0, norm_len = 0;
+};
+
+// Splits a chain summary into its sentences, appending their normal forms to
+// `norm` (norm_off counts from the start of `norm`, not from what it held).
+void PrepareSummary(std::string_view summary, std::string& norm, std::vector<SummarySentence>& out);
+
+// A page's chain summary, prepared (PrepareSummary, made once per snapshot)
+// or not (only `summary`: prepared when needed).
+struct ChainView {
+  ChainView() = default;
+  ChainView(std::string_view s) : summary(s) {}  // NOLINT: a summary alone
+  ChainView(const char* s) : summary(s) {}       // NOLINT
+  ChainView(const std::string& s) : summary(s) {}  // NOLINT
+  ChainView(std::string_view s, std::string_view n, std::span<const SummarySentence> ss)
+      : summary(s), norm(n), sentences(ss) {}
+  std::string_view summary;
+  std::string_view norm;  // what the sentences' norm offsets point into
+  std::span<const SummarySentence> sentences;
+};
+
 // A fact offered to the context, with the pages it was drawn from.
 struct FactCandidate {
   RetrievedItem item;  // text filled
@@ -32,8 +68,11 @@ struct ContextInput {
   // Per ranked item: text::CountWords of its text, known from the snapshot
   // (shorter than `ranked`, or empty: the rest are counted here).
   std::vector<std::uint32_t> ranked_words;
+  // Per ranked item: the normal form (AppendNormalised) of its text, known
+  // from the snapshot (shorter than `ranked`, or "": made here when needed).
+  std::vector<std::string_view> ranked_norm;
   // Per ranked item: the chain summary of its page ("" when none).
-  std::vector<std::string_view> chain;
+  std::vector<ChainView> chain;
   std::span<const ProfileSlot> profile;
   std::vector<FactCandidate> user_facts;       // best first
   std::vector<FactCandidate> assistant_facts;

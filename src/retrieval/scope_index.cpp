@@ -139,6 +139,15 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
       index.AddIds(text_ids, name_ids);
       docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side), t.dated[side], t.event_time});
     }
+    t.norm.clear();
+    AppendNormalised(t.lines[0], t.norm);
+    t.norm_ends[0] = static_cast<std::uint32_t>(t.norm.size());
+    AppendNormalised(t.lines[1], t.norm);
+    t.norm_ends[1] = static_cast<std::uint32_t>(t.norm.size());
+    t.chain_sentences.clear();
+    PrepareSummary(t.chain_summary, t.norm, t.chain_sentences);
+    t.norm.shrink_to_fit();
+    t.chain_sentences.shrink_to_fit();
   }
 }
 
@@ -160,7 +169,8 @@ std::size_t ScopeIndex::MemoryBytes() const {
     const TurnEntry& e = entries[i];
     text += sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() +
             e.names[1].size() + e.refs[0].size() + e.refs[1].size() + e.source_ref.size() +
-            e.chain_summary.size() + e.lines[0].size() + e.lines[1].size();
+            e.chain_summary.size() + e.lines[0].size() + e.lines[1].size() + e.norm.size() +
+            e.chain_sentences.size() * sizeof(SummarySentence);
   }
   return segment_text.MemoryBytes() + fact_text.MemoryBytes() + pages.MemoryBytes() + segments.MemoryBytes() + user_facts.MemoryBytes() +
          assistant_facts.MemoryBytes() + turn_page.size() * 8 + text +

@@ -16,6 +16,7 @@
 #include "engram/result.hpp"
 #include "engram/types.hpp"
 #include "index/flat_index.hpp"
+#include "retrieval/context.hpp"
 #include "retrieval/lexical.hpp"
 #include "retrieval/text_index.hpp"
 #include "store/sqlite.hpp"
@@ -40,6 +41,13 @@ struct TurnEntry {
   bool dated[2] = {false, false};  // the message holds a time expression
   std::string source_ref;
   std::string chain_summary;
+  // Made with the lines, for context assembly: the normal forms
+  // (AppendNormalised) of lines[0] ([0, norm_ends[0])), of lines[1]
+  // ([norm_ends[0], norm_ends[1])) and of the chain summary's sentences (the
+  // rest; chain_sentences' norm offsets count from norm_ends[1]).
+  std::string norm;
+  std::uint32_t norm_ends[2] = {0, 0};
+  std::vector<SummarySentence> chain_sentences;
   int docs[2] = {-1, -1};  // message document per side, -1 when the side is empty
 };
 
@@ -88,7 +96,18 @@ const std::string& SpeakerName(const TurnEntry& e, int side);
 // May", "2022", "two days ago"...).
 bool HasTimeExpression(const std::string& text);
 
-// Renders each side's line and splits turns into message documents (in entry
+// The normal form of a side's line and the prepared chain summary (see
+// TurnEntry::norm).
+inline std::string_view NormalLine(const TurnEntry& e, int side) {
+  const std::uint32_t from = side == 0 ? 0 : e.norm_ends[0];
+  return std::string_view(e.norm).substr(from, e.norm_ends[side] - from);
+}
+inline ChainView PreparedChain(const TurnEntry& e) {
+  return ChainView(e.chain_summary, std::string_view(e.norm).substr(e.norm_ends[1]), e.chain_sentences);
+}
+
+// Renders each side's line (and its normal form, and prepares the chain
+// summary) and splits turns into message documents (in entry
 // order, user side first) and indexes them, from entry `first` on. Entries should be in chronological order: neighbouring
 // documents are then neighbouring messages.
 void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs,

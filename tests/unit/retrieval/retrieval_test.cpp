@@ -190,6 +190,55 @@ TEST(Context, ChainSummariesSayOnlyWhatTheContextDoesNot) {
   EXPECT_EQ(r.context_tokens, text::EstimateTokens(r.context));
 }
 
+TEST(Context, PreparedSummariesAndNormalFormsGiveTheSameContext) {
+  // What a snapshot prepares (each message's normal form, each summary's
+  // sentences) changes nothing in the context; summaries here repeat
+  // messages and each other, so that sentences are found, and found only
+  // after an earlier summary said them.
+  std::mt19937 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    OwnedInput owned = RandomInput(rng, 200 + static_cast<int>(rng() % 1800));
+    ContextInput& in = owned.in;
+    for (std::size_t i = 0; i < owned.chains.size(); ++i) {
+      if (rng() % 2) continue;
+      const RetrievedItem& a = in.ranked[rng() % in.ranked.size()];
+      std::string s = a.text.substr(a.text.find(": ") + 2) + ". Cy: " + owned.chains[rng() % owned.chains.size()];
+      owned.chains[i] = s + "! " + (rng() % 2 ? "Dee: " : "") + owned.chains[(i + 1) % owned.chains.size()];
+    }
+    in.chain.assign(owned.chains.begin(), owned.chains.end());
+    const RetrievalResult plain = AssembleContext(in);
+    std::vector<std::string> norms(in.ranked.size()), chain_norms(owned.chains.size());
+    std::vector<std::vector<SummarySentence>> sentences(owned.chains.size());
+    for (std::size_t i = 0; i < in.ranked.size(); ++i) AppendNormalised(in.ranked[i].text, norms[i]);
+    for (std::size_t i = 0; i < owned.chains.size(); ++i) {
+      chain_norms[i] = "prefix";  // offsets count from where the summary's forms start
+      PrepareSummary(owned.chains[i], chain_norms[i], sentences[i]);
+      in.chain[i] = ChainView(owned.chains[i], std::string_view(chain_norms[i]).substr(6), sentences[i]);
+    }
+    in.ranked_norm.assign(norms.begin(), norms.end());
+    const RetrievalResult prepared = AssembleContext(in);
+    ASSERT_EQ(prepared.context, plain.context) << "round " << round;
+    EXPECT_EQ(prepared.context_tokens, plain.context_tokens);
+  }
+}
+
+TEST(Context, SummarySentencesCarryTheirSpeaker) {
+  std::string norm;
+  std::vector<SummarySentence> s;
+  const std::string summary = "Ana: My bike got a flat!  It rained. Ben: ...? Patch kits are cheap.";
+  PrepareSummary(summary, norm, s);
+  ASSERT_EQ(s.size(), 3u);  // "...?" normalises to nothing
+  auto speaker = [&](std::size_t i) { return summary.substr(s[i].speaker_off, s[i].speaker_len); };
+  auto body = [&](std::size_t i) { return summary.substr(s[i].body_off, s[i].body_len); };
+  EXPECT_EQ(speaker(0), "Ana");
+  EXPECT_EQ(body(0), "My bike got a flat!");
+  EXPECT_EQ(speaker(1), "Ana");
+  EXPECT_EQ(body(1), "It rained.");
+  EXPECT_EQ(speaker(2), "Ben");
+  EXPECT_EQ(body(2), "Patch kits are cheap.");
+  EXPECT_EQ(norm.substr(s[2].norm_off, s[2].norm_len), "patch kits are cheap");
+}
+
 TEST(Context, NoCapOnPagesByDefaultOnlyTheBudget) {
   ContextInput in;
   in.options.budget_tokens = 2000;
