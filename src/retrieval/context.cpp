@@ -243,6 +243,7 @@ void PrepareSummary(std::string_view summary, std::string& norm, std::vector<Sum
     s.body_len = static_cast<std::uint32_t>(body.size());
     s.norm_off = static_cast<std::uint32_t>(at - base);
     s.norm_len = static_cast<std::uint32_t>(norm.size() - at);
+    s.words = static_cast<std::uint32_t>(text::CountWords(body));
     out.push_back(s);
   }
 }
@@ -366,6 +367,23 @@ RetrievalResult AssembleContext(ContextInput in) {
   for (std::size_t i : chosen) {
     if (Tokens(pack.used + shortest) > budget) break;  // no summary fits any more
     if (i >= in.chain.size() || in.chain[i].summary.empty() || !summarised.insert(in.ranked[i].turn_id)) continue;
+    ChainView chain = in.chain[i];
+    if (chain.sentences.empty()) {
+      auto& [norm, sentences] = prepared_here.emplace_back();
+      PrepareSummary(chain.summary, norm, sentences);
+      chain = ChainView(chain.summary, norm, sentences);
+    }
+    // What is said of the summary is whole sentences: when even its
+    // shortest sentence would not fit, nothing of it can (a budget filled by
+    // messages leaves a few tokens, which most sentences exceed).
+    // ("  (context: " + news + ")" and its newline: one word and 14 bytes
+    // besides the news, which hold at least one body.)
+    Size least{~std::size_t{0}, ~std::size_t{0}};
+    for (const SummarySentence& ss : chain.sentences) {
+      least.words = std::min<std::size_t>(least.words, ss.words);
+      least.bytes = std::min<std::size_t>(least.bytes, ss.body_len);
+    }
+    if (chain.sentences.empty() || Tokens(pack.used + Size{1, 14} + least) > budget) continue;
     if (!said_made) {
       for (std::size_t k : chosen) {
         if (k < in.ranked_norm.size() && !in.ranked_norm[k].empty()) {
@@ -380,12 +398,6 @@ RetrievalResult AssembleContext(ContextInput in) {
         said += '\n';
       }
       said_made = true;
-    }
-    ChainView chain = in.chain[i];
-    if (chain.sentences.empty()) {
-      auto& [norm, sentences] = prepared_here.emplace_back();
-      PrepareSummary(chain.summary, norm, sentences);
-      chain = ChainView(chain.summary, norm, sentences);
     }
     const std::string news = Unsaid(chain, said, searched);
     if (news.empty()) continue;

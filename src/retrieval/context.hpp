@@ -30,6 +30,7 @@ struct SummarySentence {
   std::uint32_t speaker_off = 0, speaker_len = 0;
   std::uint32_t body_off = 0, body_len = 0;
   std::uint32_t norm_off = 0, norm_len = 0;
+  std::uint32_t words = 0;  // text::CountWords of the body
 };
 
 // Splits a chain summary into its sentences, appending their normal forms to

@@ -222,6 +222,33 @@ TEST(Context, PreparedSummariesAndNormalFormsGiveTheSameContext) {
   }
 }
 
+TEST(Context, ASummaryIsLeftOutOnlyWhenItDoesNotFit) {
+  // At every budget, the summary's one new sentence is in the context or
+  // would have exceeded the budget (a summary is passed over without being
+  // searched when its shortest sentence cannot fit: never one that can).
+  for (const char* summary : {"Ana: The red kite flew over the hill.", "Ana: Kites! The red kite flew over the hill."}) {
+    int with = 0;
+    for (int budget = 1; budget <= 80; ++budget) {
+      ContextInput in;
+      in.options.budget_tokens = budget;
+      in.ranked = {Message(1, "user", "Ana: hi.", kDay, "D1:1")};
+      in.chain = {summary};
+      const RetrievalResult r = AssembleContext(in);
+      const auto at = r.context.find("  (context: ");
+      if (at != std::string::npos) {
+        ++with;
+        continue;
+      }
+      if (r.items.empty()) continue;
+      const std::string line = std::string("  (context: ") + summary + ")\n";  // every sentence is new
+      // (Packing counts the first heading's leading newline, a byte the
+      // context does not hold.)
+      EXPECT_GT(text::EstimateTokens("\n" + r.context + line), budget) << summary << " at " << budget;
+    }
+    EXPECT_GT(with, 0) << summary;
+  }
+}
+
 TEST(Context, SummarySentencesCarryTheirSpeaker) {
   std::string norm;
   std::vector<SummarySentence> s;
