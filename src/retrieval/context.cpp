@@ -60,14 +60,19 @@ struct Packer {
   }
 };
 
+// A fact's text is all it adds to its section.
+Size SizeOf(const FactCandidate& f) {
+  return f.words > 0 ? Size{f.words, f.text.size()} : Measure(f.text);
+}
+
 // A section packed under its own cap (tokens of its lines, headings aside).
 struct Section {
   const char* title;
   int cap;
   int spent = 0;
   bool open = false;
-  bool Take(Packer& pack, const std::string& line) {
-    Size s = Measure(line);
+  bool Take(Packer& pack, std::string_view line) { return Take(pack, Measure(line)); }
+  bool Take(Packer& pack, Size s) {
     s.bytes += 1;  // its newline
     const int t = Tokens(s);
     if (spent + t > cap) {
@@ -283,7 +288,7 @@ RetrievalResult AssembleContext(ContextInput in) {
   int facts_need = 0;
   for (const auto* src : {&in.user_facts, &in.assistant_facts}) {
     for (std::size_t i = 0; i < src->size() && static_cast<int>(i) < in.options.max_facts; ++i) {
-      facts_need += Tokens(Measure((*src)[i].item.text)) + 1;
+      facts_need += Tokens(SizeOf((*src)[i])) + 1;
     }
   }
   const int facts_reserve = std::min(facts_cap, facts_need);
@@ -332,7 +337,7 @@ RetrievalResult AssembleContext(ContextInput in) {
   // 4. Facts not drawn from pages already present, alternating kinds by rank,
   //    up to max_facts each, in one share.
   Section user_facts{kUserFactsTitle, facts_cap}, assistant_facts{kAssistantFactsTitle, facts_cap};
-  std::vector<const RetrievedItem*> facts[2];
+  std::vector<const FactCandidate*> facts[2];
   std::size_t n = std::max(in.user_facts.size(), in.assistant_facts.size());
   for (std::size_t i = 0; i < n; ++i) {
     for (int k = 0; k < 2; ++k) {
@@ -345,7 +350,7 @@ RetrievalResult AssembleContext(ContextInput in) {
       }
       Section& sec = k == 0 ? user_facts : assistant_facts;
       sec.cap = facts_cap - (k == 0 ? assistant_facts.spent : user_facts.spent);
-      if (sec.Take(pack, src[i].item.text)) facts[k].push_back(&src[i].item);
+      if (sec.Take(pack, SizeOf(src[i]))) facts[k].push_back(&src[i]);
     }
   }
   // 5. More messages in what is left.
@@ -428,8 +433,17 @@ RetrievalResult AssembleContext(ContextInput in) {
   std::vector<const RetrievedItem*> profile_ptrs;
   for (const auto& p : profile_items) profile_ptrs.push_back(&p);
   section(kProfileTitle, profile_ptrs);
-  section(kUserFactsTitle, facts[0]);
-  section(kAssistantFactsTitle, facts[1]);
+  for (int k = 0; k < 2; ++k) {
+    std::vector<RetrievedItem> items;
+    std::vector<const RetrievedItem*> ptrs;
+    items.reserve(facts[k].size());
+    for (const FactCandidate* f : facts[k]) {
+      items.push_back(f->item);
+      items.back().text = std::string(f->text);
+      ptrs.push_back(&items.back());
+    }
+    section(k == 0 ? kUserFactsTitle : kAssistantFactsTitle, ptrs);
+  }
   if (!chosen.empty()) {
     std::vector<std::size_t> order = chosen;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {

@@ -51,10 +51,14 @@ struct ChainView {
   std::span<const SummarySentence> sentences;
 };
 
-// A fact offered to the context, with the pages it was drawn from.
+// A fact offered to the context, with the pages it was drawn from. (Views:
+// the caller keeps the text and the pages alive; only the facts the context
+// takes are copied, with their text, into the result.)
 struct FactCandidate {
-  RetrievedItem item;  // text filled
-  std::vector<std::int64_t> pages;
+  RetrievedItem item;      // text left empty: `text` is its text
+  std::string_view text;
+  std::uint32_t words = 0;  // text::CountWords(text) when known, 0: counted here
+  std::span<const std::int64_t> pages;
 };
 
 struct ContextInput {

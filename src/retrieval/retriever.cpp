@@ -145,16 +145,17 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
   for (const auto& [id, score] : FusedRrf(lex, vec)) {
     auto it = in.index->facts.find(id);
     if (it == in.index->facts.end()) continue;
-    RetrievedItem item;
-    item.kind = kind;
-    item.tier = Tier::kLpm;
-    item.id = id;
-    item.score = score;
-    item.version = it->second.version;
-    item.event_time = it->second.event_time;
-    item.text = it->second.line;
-    item.tokens = it->second.tokens;
-    out.push_back({std::move(item), it->second.source_pages});
+    FactCandidate& c = out.emplace_back();
+    c.item.kind = kind;
+    c.item.tier = Tier::kLpm;
+    c.item.id = id;
+    c.item.score = score;
+    c.item.version = it->second.version;
+    c.item.event_time = it->second.event_time;
+    c.item.tokens = it->second.tokens;
+    c.text = it->second.line;
+    c.words = it->second.words;
+    c.pages = it->second.source_pages;
     // Some may be skipped as already covered by messages; the rest never fit.
     if (static_cast<int>(out.size()) >= 2 * in.options.max_facts) break;
   }

@@ -233,10 +233,15 @@ Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
   return store::ScanSnapshotFacts(db, idx->scope_id, [&](store::SnapshotFactRow& f) {
     const bool user = f.kind == "user";
     const bool indexed = (user ? idx->user_facts : idx->assistant_facts).Add(f.id, f.embedding);
-    FactEntry fe{f.version, f.event_time, std::move(f.text), "", 0, memory::IdsFromJson(f.source_pages)};
+    FactEntry fe;
+    fe.version = f.version;
+    fe.event_time = f.event_time;
+    fe.text = std::move(f.text);
+    fe.source_pages = memory::IdsFromJson(f.source_pages);
     fe.in_vectors = indexed ? (user ? 1 : 2) : 0;
     fe.line = "- (" + FormatHumanDate(fe.event_time) + ") " + fe.text;
-    fe.tokens = text::EstimateTokens(fe.line);
+    fe.words = static_cast<std::uint32_t>(text::CountWords(fe.line));
+    fe.tokens = text::EstimateTokensOf(fe.words, fe.line.size());
     if (f.expires_at) {
       fe.expires_at = *f.expires_at;
       idx->expiring_facts.emplace_back(f.id, *f.expires_at);

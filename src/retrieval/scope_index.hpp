@@ -133,6 +133,7 @@ struct FactEntry {
   std::string text;
   std::string line;  // rendered for the context: "- (date) text"
   int tokens = 0;
+  std::uint32_t words = 0;  // text::CountWords(line)
   std::vector<std::int64_t> source_pages;
   // Hidden from retrieval from then on. Checked at query time: an expiry
   // passing does not change data_version, so the snapshot keeps the fact.

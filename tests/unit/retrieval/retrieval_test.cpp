@@ -99,6 +99,8 @@ struct OwnedInput {
   std::vector<std::string> chains;
   std::vector<RetrievedItem> recent;
   std::vector<ProfileSlot> profile;
+  std::vector<std::string> fact_texts;
+  std::vector<std::vector<std::int64_t>> fact_pages;
 };
 
 OwnedInput RandomInput(std::mt19937& rng, int budget) {
@@ -126,11 +128,15 @@ OwnedInput RandomInput(std::mt19937& rng, int budget) {
     r.kind = ItemKind::kStmTurn;
     owned.recent.push_back(r);
   }
+  owned.fact_texts.resize(10);
+  owned.fact_pages.resize(10);
   for (int i = 0; i < 10; ++i) {
     FactCandidate f;
     f.item.kind = i % 2 ? ItemKind::kUserFact : ItemKind::kAssistantFact;
-    f.item.text = "- (1 May 2023) " + sentence();
-    f.pages = {100 + i};
+    owned.fact_texts[i] = "- (1 May 2023) " + sentence();
+    f.text = owned.fact_texts[i];
+    owned.fact_pages[i] = {100 + i};
+    f.pages = owned.fact_pages[i];
     (i % 2 ? in.user_facts : in.assistant_facts).push_back(f);
   }
   owned.profile.push_back({"hobby", sentence(), {}, 0});
@@ -321,10 +327,11 @@ TEST(Context, FactsDrawnFromPagesInTheContextAreSkipped) {
   in.chain = {""};
   FactCandidate covered, other;
   covered.item.kind = other.item.kind = ItemKind::kUserFact;
-  covered.item.text = "- Ana planted tomatoes.";
-  covered.pages = {101};
-  other.item.text = "- Ana rides a bike.";
-  other.pages = {102};
+  covered.text = "- Ana planted tomatoes.";
+  const std::vector<std::int64_t> page101 = {101}, page102 = {102};
+  covered.pages = page101;
+  other.text = "- Ana rides a bike.";
+  other.pages = page102;
   in.user_facts = {covered, other};
   RetrievalResult r = AssembleContext(in);
   EXPECT_EQ(r.context.find("planted tomatoes.\n## "), std::string::npos);
