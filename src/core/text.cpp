@@ -250,6 +250,15 @@ std::string Stem(std::string_view token) {
 
 std::vector<std::string> Terms(std::string_view text) {
   std::vector<std::string> terms;
+  // One word of ASCII letters (a thesaurus entry, a name, a question's
+  // word): its one token is the word lower-cased, without the tokenizer.
+  if (!text.empty() && text.size() <= kMaxTokenBytes &&
+      std::all_of(text.begin(), text.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); })) {
+    std::string token(text);
+    for (char& c : token) c = c <= 'Z' ? static_cast<char>(c + 32) : c;
+    if (!IsStopword(token)) terms.push_back(Stem(token));
+    return terms;
+  }
   for (const std::string& token : Tokenize(text)) {
     if (!IsStopword(token)) terms.push_back(Stem(token));
   }

@@ -121,6 +121,19 @@ TEST(Terms, DropsStopwordsAndStems) {
   EXPECT_THAT(Terms("hiking hiking"), ElementsAre("hike", "hike"));
 }
 
+TEST(Terms, OneWordAsTheTokenizerSeesIt) {
+  // A word of ASCII letters skips the tokenizer: the same terms either way
+  // (80 bytes: the longest token kept).
+  for (const std::string& w : std::vector<std::string>{"Running", "THE", "the", "cats", "a", "Zz", std::string(80, 'x'),
+                              std::string(81, 'y'), "dog's", "e-mail", "naïve", "c++", "x1"}) {
+    std::vector<std::string> expected;
+    for (const std::string& t : Tokenize(w)) {
+      if (!IsStopword(t)) expected.push_back(Stem(t));
+    }
+    EXPECT_EQ(Terms(w), expected) << w;
+  }
+}
+
 TEST(FtsTerm, MapsPunctuation) {
   EXPECT_EQ(FtsTerm("gpt-4"), "gpt_4");
   EXPECT_EQ(FtsTerm("node.js"), "node_js");
