@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <deque>
 #include <string_view>
 #include <unordered_map>
 
@@ -169,14 +168,19 @@ class KeySet {
 // a sentence found stays said, and one not found can only appear in what was
 // added since): the summaries of one chain's pages repeat most of their
 // sentences, and each byte of `said` is searched once per sentence.
-using Searched = std::unordered_map<std::string_view, std::size_t>;
+struct Hash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using Searched = std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>>;
 constexpr std::size_t kFound = static_cast<std::size_t>(-1);
 
 // True when `said` holds `part`, searching only what was added since the
 // last search for it (memmem: std::string::find compares at every
 // occurrence of the first byte).
 bool Holds(const std::string& said, std::string_view part, Searched& searched) {
-  auto [it, fresh] = searched.try_emplace(part, 0);
+  auto it = searched.find(part);
+  if (it == searched.end()) it = searched.emplace(std::string(part), 0).first;
   if (it->second == kFound) return true;
   // A match not in said[0, L) ends after L: it starts at L - |part| + 1 or later.
   const std::size_t from = it->second >= part.size() ? it->second - part.size() + 1 : 0;
@@ -188,14 +192,17 @@ bool Holds(const std::string& said, std::string_view part, Searched& searched) {
   return false;
 }
 
-// The sentences of a prepared summary whose words the context has not said
-// yet (`said`: normalised texts, one per line), joined as they were written;
-// "" when every sentence is already there.
+// The sentences of a summary whose words the context has not said yet
+// (`said`: normalised texts, one per line), joined as they were written; ""
+// when every sentence is already there.
 std::string Unsaid(const ChainView& chain, const std::string& said, Searched& searched) {
   std::string out;
   std::string_view written;  // the last speaker written
+  std::string norm;
   for (const SummarySentence& s : chain.sentences) {
-    if (Holds(said, chain.norm.substr(s.norm_off, s.norm_len), searched)) continue;
+    norm.clear();
+    AppendNormalised(chain.summary.substr(s.body_off, s.body_len), norm);
+    if (Holds(said, norm, searched)) continue;
     const std::string_view speaker = chain.summary.substr(s.speaker_off, s.speaker_len);
     if (!out.empty()) out += ' ';
     if (!speaker.empty() && speaker != written) {
@@ -229,8 +236,9 @@ void AppendNormalised(std::string_view s, std::string& out) {
   out.resize(static_cast<std::size_t>(w - out.data()));
 }
 
-void PrepareSummary(std::string_view summary, std::string& norm, std::vector<SummarySentence>& out) {
-  const std::size_t base = norm.size();
+std::vector<SummarySentence> SummarySentences(std::string_view summary) {
+  std::vector<SummarySentence> out;
+  std::string norm;
   SummarySentence s;
   for (std::string_view body : text::SentenceViews(summary)) {
     // "Name: text": a speaker prefix of a few words, kept for what follows.
@@ -241,16 +249,16 @@ void PrepareSummary(std::string_view summary, std::string& norm, std::vector<Sum
       s.speaker_len = static_cast<std::uint32_t>(colon);
       body.remove_prefix(colon + 2);
     }
-    const std::size_t at = norm.size();
+    norm.clear();
     AppendNormalised(body, norm);
-    if (norm.size() == at) continue;
+    if (norm.empty()) continue;
     s.body_off = static_cast<std::uint32_t>(body.data() - summary.data());
     s.body_len = static_cast<std::uint32_t>(body.size());
-    s.norm_off = static_cast<std::uint32_t>(at - base);
-    s.norm_len = static_cast<std::uint32_t>(norm.size() - at);
     s.words = static_cast<std::uint32_t>(text::CountWords(body));
     out.push_back(s);
   }
+  out.shrink_to_fit();
+  return out;
 }
 
 RetrievalResult AssembleContext(ContextInput in) {
@@ -365,19 +373,13 @@ RetrievalResult AssembleContext(ContextInput in) {
   std::string said;  // normalised texts of the chosen messages and summaries (made when first needed)
   bool said_made = false;
   Searched searched;
-  // Summaries that arrive unprepared, prepared here (a deque: the normal
-  // forms `searched` views stay where they are).
-  std::deque<std::pair<std::string, std::vector<SummarySentence>>> prepared_here;
+  std::vector<std::vector<SummarySentence>> split_here;  // of summaries that arrive unsplit
   const Size shortest = Measure("  (context: x.)") + Size{0, 1};
   for (std::size_t i : chosen) {
     if (Tokens(pack.used + shortest) > budget) break;  // no summary fits any more
     if (i >= in.chain.size() || in.chain[i].summary.empty() || !summarised.insert(in.ranked[i].turn_id)) continue;
     ChainView chain = in.chain[i];
-    if (chain.sentences.empty()) {
-      auto& [norm, sentences] = prepared_here.emplace_back();
-      PrepareSummary(chain.summary, norm, sentences);
-      chain = ChainView(chain.summary, norm, sentences);
-    }
+    if (chain.sentences.empty()) chain.sentences = split_here.emplace_back(SummarySentences(chain.summary));
     // What is said of the summary is whole sentences: when even its
     // shortest sentence would not fit, nothing of it can (a budget filled by
     // messages leaves a few tokens, which most sentences exceed).
@@ -391,11 +393,7 @@ RetrievalResult AssembleContext(ContextInput in) {
     if (chain.sentences.empty() || Tokens(pack.used + Size{1, 14} + least) > budget) continue;
     if (!said_made) {
       for (std::size_t k : chosen) {
-        if (k < in.ranked_norm.size() && !in.ranked_norm[k].empty()) {
-          said += in.ranked_norm[k];
-        } else {
-          AppendNormalised(in.ranked[k].text, said);
-        }
+        AppendNormalised(in.ranked[k].text, said);
         said += '\n';
       }
       for (const auto* it : recent_items) {

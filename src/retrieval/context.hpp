@@ -23,31 +23,26 @@ void AppendNormalised(std::string_view s, std::string& out);
 
 // One sentence of a chain summary: its body and the speaker it is said by
 // (its own "Name: " prefix, or the last one before it in the summary; length
-// 0 when none), as offsets in the summary, and its normal form as offsets in
-// the text its sentences were normalised into. Sentences whose normal form
-// is empty are left out.
+// 0 when none), as offsets in the summary, and the body's word count.
+// Sentences whose normal form is empty are left out.
 struct SummarySentence {
   std::uint32_t speaker_off = 0, speaker_len = 0;
   std::uint32_t body_off = 0, body_len = 0;
-  std::uint32_t norm_off = 0, norm_len = 0;
   std::uint32_t words = 0;  // text::CountWords of the body
 };
 
-// Splits a chain summary into its sentences, appending their normal forms to
-// `norm` (norm_off counts from the start of `norm`, not from what it held).
-void PrepareSummary(std::string_view summary, std::string& norm, std::vector<SummarySentence>& out);
+// Splits a chain summary into its sentences.
+std::vector<SummarySentence> SummarySentences(std::string_view summary);
 
-// A page's chain summary, prepared (PrepareSummary, made once per snapshot)
-// or not (only `summary`: prepared when needed).
+// A page's chain summary, with its sentences when they were split before
+// (SummarySentences, kept with the page) or without (split when needed).
 struct ChainView {
   ChainView() = default;
   ChainView(std::string_view s) : summary(s) {}  // NOLINT: a summary alone
   ChainView(const char* s) : summary(s) {}       // NOLINT
   ChainView(const std::string& s) : summary(s) {}  // NOLINT
-  ChainView(std::string_view s, std::string_view n, std::span<const SummarySentence> ss)
-      : summary(s), norm(n), sentences(ss) {}
+  ChainView(std::string_view s, std::span<const SummarySentence> ss) : summary(s), sentences(ss) {}
   std::string_view summary;
-  std::string_view norm;  // what the sentences' norm offsets point into
   std::span<const SummarySentence> sentences;
 };
 
@@ -73,9 +68,6 @@ struct ContextInput {
   // Per ranked item: text::CountWords of its text, known from the snapshot
   // (shorter than `ranked`, or empty: the rest are counted here).
   std::vector<std::uint32_t> ranked_words;
-  // Per ranked item: the normal form (AppendNormalised) of its text, known
-  // from the snapshot (shorter than `ranked`, or "": made here when needed).
-  std::vector<std::string_view> ranked_norm;
   // Per ranked item: the chain summary of its page ("" when none).
   std::vector<ChainView> chain;
   std::span<const ProfileSlot> profile;

@@ -332,14 +332,12 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   ctx.options = opt;
   ctx.ranked.reserve(ranked.size());
   ctx.ranked_words.reserve(ranked.size());
-  ctx.ranked_norm.reserve(ranked.size());
   ctx.chain.reserve(ranked.size());
   for (std::size_t i = 0; i < ranked.size(); ++i) {
     const bool with_text = static_cast<int>(i) < kRankedWithText;
     const TurnEntry& e = *ranked[i].entry;
     ctx.ranked.push_back(MessageItem(ranked[i], with_text));
     ctx.ranked_words.push_back(with_text ? e.words[ranked[i].side] : 0);
-    ctx.ranked_norm.push_back(with_text ? NormalLine(e, ranked[i].side) : std::string_view());
     ctx.chain.push_back(PreparedChain(e));
   }
   ctx.recent = stm_snapshot->recent;

@@ -79,6 +79,21 @@ const std::string& SpeakerName(const TurnEntry& e, int side) {
   return e.names[side].empty() ? kDefault[side] : e.names[side];
 }
 
+std::span<const SummarySentence> LazySentences::Of(std::string_view text) const {
+  const std::vector<SummarySentence>* made = made_.load(std::memory_order_acquire);
+  if (made == nullptr && !text.empty()) {
+    auto fresh = std::make_unique<const std::vector<SummarySentence>>(SummarySentences(text));
+    if (made_.compare_exchange_strong(made, fresh.get(), std::memory_order_acq_rel)) made = fresh.release();
+    // (else another reader made them first: `made` holds its copy)
+  }
+  return made ? std::span<const SummarySentence>(*made) : std::span<const SummarySentence>();
+}
+
+std::size_t LazySentences::MemoryBytes() const {
+  const std::vector<SummarySentence>* made = made_.load(std::memory_order_acquire);
+  return made ? sizeof(*made) + made->capacity() * sizeof(SummarySentence) : 0;
+}
+
 EntryList& EntryList::operator=(std::vector<TurnEntry> entries) {
   chunks_.clear();
   size_ = 0;
@@ -139,15 +154,6 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
       index.AddIds(text_ids, name_ids);
       docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side), t.dated[side], t.event_time});
     }
-    t.norm.clear();
-    AppendNormalised(t.lines[0], t.norm);
-    t.norm_ends[0] = static_cast<std::uint32_t>(t.norm.size());
-    AppendNormalised(t.lines[1], t.norm);
-    t.norm_ends[1] = static_cast<std::uint32_t>(t.norm.size());
-    t.chain_sentences.clear();
-    PrepareSummary(t.chain_summary, t.norm, t.chain_sentences);
-    t.norm.shrink_to_fit();
-    t.chain_sentences.shrink_to_fit();
   }
 }
 
@@ -169,8 +175,7 @@ std::size_t ScopeIndex::MemoryBytes() const {
     const TurnEntry& e = entries[i];
     text += sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() +
             e.names[1].size() + e.refs[0].size() + e.refs[1].size() + e.source_ref.size() +
-            e.chain_summary.size() + e.lines[0].size() + e.lines[1].size() + e.norm.size() +
-            e.chain_sentences.size() * sizeof(SummarySentence);
+            e.chain_summary.size() + e.lines[0].size() + e.lines[1].size() + e.chain_sentences.MemoryBytes();
   }
   return segment_text.MemoryBytes() + fact_text.MemoryBytes() + pages.MemoryBytes() + segments.MemoryBytes() + user_facts.MemoryBytes() +
          assistant_facts.MemoryBytes() + turn_page.size() * 8 + text +

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -22,6 +23,25 @@
 #include "store/sqlite.hpp"
 
 namespace engram::retrieval {
+
+// SummarySentences of a text, made once on first use and kept (thread-safe:
+// a snapshot's entries are shared by its readers). A copy starts empty.
+class LazySentences {
+ public:
+  LazySentences() = default;
+  LazySentences(const LazySentences&) {}
+  LazySentences& operator=(const LazySentences&) {
+    Reset();
+    return *this;
+  }
+  ~LazySentences() { Reset(); }
+  std::span<const SummarySentence> Of(std::string_view text) const;
+  std::size_t MemoryBytes() const;
+
+ private:
+  void Reset() { delete made_.exchange(nullptr); }
+  mutable std::atomic<const std::vector<SummarySentence>*> made_{nullptr};
+};
 
 // One turn with its page (or an STM turn, page_id 0), as ranking and context
 // assembly need it.
@@ -41,13 +61,10 @@ struct TurnEntry {
   bool dated[2] = {false, false};  // the message holds a time expression
   std::string source_ref;
   std::string chain_summary;
-  // Made with the lines, for context assembly: the normal forms
-  // (AppendNormalised) of lines[0] ([0, norm_ends[0])), of lines[1]
-  // ([norm_ends[0], norm_ends[1])) and of the chain summary's sentences (the
-  // rest; chain_sentences' norm offsets count from norm_ends[1]).
-  std::string norm;
-  std::uint32_t norm_ends[2] = {0, 0};
-  std::vector<SummarySentence> chain_sentences;
+  // The chain summary's sentences, split by the first retrieval that needs
+  // them (most pages are never in a context: splitting every summary cost
+  // a snapshot build more time and memory than the retrievals it saves).
+  LazySentences chain_sentences;
   int docs[2] = {-1, -1};  // message document per side, -1 when the side is empty
 };
 
@@ -96,18 +113,12 @@ const std::string& SpeakerName(const TurnEntry& e, int side);
 // May", "2022", "two days ago"...).
 bool HasTimeExpression(const std::string& text);
 
-// The normal form of a side's line and the prepared chain summary (see
-// TurnEntry::norm).
-inline std::string_view NormalLine(const TurnEntry& e, int side) {
-  const std::uint32_t from = side == 0 ? 0 : e.norm_ends[0];
-  return std::string_view(e.norm).substr(from, e.norm_ends[side] - from);
-}
+// The page's chain summary with its sentences (split on first use).
 inline ChainView PreparedChain(const TurnEntry& e) {
-  return ChainView(e.chain_summary, std::string_view(e.norm).substr(e.norm_ends[1]), e.chain_sentences);
+  return ChainView(e.chain_summary, e.chain_sentences.Of(e.chain_summary));
 }
 
-// Renders each side's line (and its normal form, and prepares the chain
-// summary) and splits turns into message documents (in entry
+// Renders each side's line and splits turns into message documents (in entry
 // order, user side first) and indexes them, from entry `first` on. Entries should be in chronological order: neighbouring
 // documents are then neighbouring messages.
 void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs,

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <random>
+#include <thread>
 
 #include "core/text.hpp"
 #include "retrieval/context.hpp"
@@ -196,11 +197,11 @@ TEST(Context, ChainSummariesSayOnlyWhatTheContextDoesNot) {
   EXPECT_EQ(r.context_tokens, text::EstimateTokens(r.context));
 }
 
-TEST(Context, PreparedSummariesAndNormalFormsGiveTheSameContext) {
-  // What a snapshot prepares (each message's normal form, each summary's
-  // sentences) changes nothing in the context; summaries here repeat
-  // messages and each other, so that sentences are found, and found only
-  // after an earlier summary said them.
+TEST(Context, SummariesSplitBeforeGiveTheSameContext) {
+  // Sentences a snapshot split before (and keeps with the page) change
+  // nothing in the context; summaries here repeat messages and each other,
+  // so that sentences are found, and found only after an earlier summary
+  // said them.
   std::mt19937 rng(11);
   for (int round = 0; round < 200; ++round) {
     OwnedInput owned = RandomInput(rng, 200 + static_cast<int>(rng() % 1800));
@@ -213,15 +214,11 @@ TEST(Context, PreparedSummariesAndNormalFormsGiveTheSameContext) {
     }
     in.chain.assign(owned.chains.begin(), owned.chains.end());
     const RetrievalResult plain = AssembleContext(in);
-    std::vector<std::string> norms(in.ranked.size()), chain_norms(owned.chains.size());
     std::vector<std::vector<SummarySentence>> sentences(owned.chains.size());
-    for (std::size_t i = 0; i < in.ranked.size(); ++i) AppendNormalised(in.ranked[i].text, norms[i]);
     for (std::size_t i = 0; i < owned.chains.size(); ++i) {
-      chain_norms[i] = "prefix";  // offsets count from where the summary's forms start
-      PrepareSummary(owned.chains[i], chain_norms[i], sentences[i]);
-      in.chain[i] = ChainView(owned.chains[i], std::string_view(chain_norms[i]).substr(6), sentences[i]);
+      sentences[i] = SummarySentences(owned.chains[i]);
+      in.chain[i] = ChainView(owned.chains[i], sentences[i]);
     }
-    in.ranked_norm.assign(norms.begin(), norms.end());
     const RetrievalResult prepared = AssembleContext(in);
     ASSERT_EQ(prepared.context, plain.context) << "round " << round;
     EXPECT_EQ(prepared.context_tokens, plain.context_tokens);
@@ -255,11 +252,29 @@ TEST(Context, ASummaryIsLeftOutOnlyWhenItDoesNotFit) {
   }
 }
 
+TEST(LazySentences, SplitOnceSharedByReadersAndNotByCopies) {
+  const std::string summary = "Ana: It rained. Ben: Patch kits are cheap.";
+  LazySentences lazy;
+  EXPECT_EQ(lazy.MemoryBytes(), 0u);  // nothing until a reader asks
+  std::vector<const SummarySentence*> seen(4, nullptr);
+  std::vector<std::thread> readers;
+  for (std::size_t t = 0; t < seen.size(); ++t) {
+    readers.emplace_back([&, t] { seen[t] = lazy.Of(summary).data(); });
+  }
+  for (auto& r : readers) r.join();
+  for (const auto* p : seen) EXPECT_EQ(p, seen[0]);  // one split, kept
+  ASSERT_EQ(lazy.Of(summary).size(), 2u);
+  EXPECT_GT(lazy.MemoryBytes(), 0u);
+  const LazySentences copy = lazy;
+  EXPECT_EQ(copy.MemoryBytes(), 0u);  // a copy splits for itself
+  EXPECT_NE(copy.Of(summary).data(), lazy.Of(summary).data());
+  EXPECT_EQ(copy.Of(summary).size(), 2u);
+  EXPECT_TRUE(LazySentences().Of("").empty());
+}
+
 TEST(Context, SummarySentencesCarryTheirSpeaker) {
-  std::string norm;
-  std::vector<SummarySentence> s;
   const std::string summary = "Ana: My bike got a flat!  It rained. Ben: ...? Patch kits are cheap.";
-  PrepareSummary(summary, norm, s);
+  const std::vector<SummarySentence> s = SummarySentences(summary);
   ASSERT_EQ(s.size(), 3u);  // "...?" normalises to nothing
   auto speaker = [&](std::size_t i) { return summary.substr(s[i].speaker_off, s[i].speaker_len); };
   auto body = [&](std::size_t i) { return summary.substr(s[i].body_off, s[i].body_len); };
@@ -269,7 +284,7 @@ TEST(Context, SummarySentencesCarryTheirSpeaker) {
   EXPECT_EQ(body(1), "It rained.");
   EXPECT_EQ(speaker(2), "Ben");
   EXPECT_EQ(body(2), "Patch kits are cheap.");
-  EXPECT_EQ(norm.substr(s[2].norm_off, s[2].norm_len), "patch kits are cheap");
+  EXPECT_EQ(s[2].words, 4u);
 }
 
 TEST(Context, NoCapOnPagesByDefaultOnlyTheBudget) {
