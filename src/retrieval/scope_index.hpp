@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -25,13 +26,20 @@
 namespace engram::retrieval {
 
 // SummarySentences of a text, made once on first use and kept (thread-safe:
-// a snapshot's entries are shared by its readers). A copy starts empty.
+// a snapshot's entries are shared by its readers). A copy starts empty; a
+// move takes them.
 class LazySentences {
  public:
   LazySentences() = default;
-  LazySentences(const LazySentences&) {}
-  LazySentences& operator=(const LazySentences&) {
+  LazySentences(const LazySentences&) noexcept {}
+  LazySentences& operator=(const LazySentences&) noexcept {
     Reset();
+    return *this;
+  }
+  // (noexcept moves: containers of entries move them instead of copying.)
+  LazySentences(LazySentences&& o) noexcept : made_(o.made_.exchange(nullptr)) {}
+  LazySentences& operator=(LazySentences&& o) noexcept {
+    if (this != &o) delete made_.exchange(o.made_.exchange(nullptr));
     return *this;
   }
   ~LazySentences() { Reset(); }
@@ -67,6 +75,8 @@ struct TurnEntry {
   LazySentences chain_sentences;
   int docs[2] = {-1, -1};  // message document per side, -1 when the side is empty
 };
+// (Vectors of entries grow by moving them only when a move cannot throw.)
+static_assert(std::is_nothrow_move_constructible_v<TurnEntry>);
 
 // The paged turns of a snapshot, in shared immutable chunks: a snapshot made
 // from the previous one shares its chunks and copies only a chunk it changes

@@ -269,6 +269,9 @@ TEST(LazySentences, SplitOnceSharedByReadersAndNotByCopies) {
   EXPECT_EQ(copy.MemoryBytes(), 0u);  // a copy splits for itself
   EXPECT_NE(copy.Of(summary).data(), lazy.Of(summary).data());
   EXPECT_EQ(copy.Of(summary).size(), 2u);
+  const auto* made = lazy.Of(summary).data();
+  LazySentences moved = std::move(lazy);
+  EXPECT_EQ(moved.Of(summary).data(), made);  // a move takes them
   EXPECT_TRUE(LazySentences().Of("").empty());
 }
 
