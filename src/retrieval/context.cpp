@@ -87,11 +87,15 @@ struct Section {
 };
 
 // Two items of one turn (user then assistant) as one item of part "both".
-RetrievedItem Merge(const RetrievedItem& a, const RetrievedItem& b) {
+// `words`: the merged text's word count (each side's, added: a newline
+// joins no words).
+RetrievedItem Merge(const RetrievedItem& a, const RetrievedItem& b, std::size_t words) {
   RetrievedItem m = a;
   m.part = "both";
-  m.text = a.text + "\n" + b.text;
-  m.tokens = text::EstimateTokens(m.text);
+  m.text.reserve(a.text.size() + 1 + b.text.size());
+  m.text += '\n';
+  m.text += b.text;
+  m.tokens = Tokens({words, m.text.size()});
   m.score = std::max(a.score, b.score);
   if (b.score > a.score) m.why = b.why;  // the reasons of the better side
   if (a.source_ref != b.source_ref && !a.source_ref.empty() && !b.source_ref.empty()) {
@@ -464,7 +468,8 @@ RetrievalResult AssembleContext(ContextInput in) {
       const std::string* tail = &summary[order[k]];
       if (k + 1 < order.size() && in.ranked[order[k + 1]].turn_id == item.turn_id &&
           in.ranked[order[k + 1]].kind == item.kind && in.ranked[order[k + 1]].part != item.part) {
-        out.items.push_back(Merge(item, in.ranked[order[k + 1]]));
+        // (sizes of chosen items are known: their words, and bytes with a newline)
+        out.items.push_back(Merge(item, in.ranked[order[k + 1]], sizes[order[k]].text.words + sizes[order[k + 1]].text.words));
         if (tail->empty()) tail = &summary[order[k + 1]];
         ++k;
       } else {

@@ -70,9 +70,25 @@ std::vector<std::int64_t> TextIndex::Search(const std::vector<std::string>& term
   const double b = 0.75;
   const auto n_row = static_cast<std::int64_t>(rowids_.size());
   const double avgdl = static_cast<double>(total_tokens_) / static_cast<double>(n_row);
-  std::vector<double> score(rowids_.size(), 0.0);
-  std::vector<std::uint32_t> hit_rows;
-  std::vector<bool> hit(rowids_.size(), false);
+  // Scores per row, kept per thread and zero between calls (a call resets
+  // the rows it hit): an index of thousands of facts is not allocated and
+  // zeroed for the few rows a query hits.
+  thread_local std::vector<double> score;
+  thread_local std::vector<std::uint32_t> hit_rows;
+  thread_local std::vector<std::uint8_t> hit;
+  if (score.size() < rowids_.size()) {
+    score.resize(rowids_.size(), 0.0);
+    hit.resize(rowids_.size(), 0);
+  }
+  hit_rows.clear();
+  struct Reset {
+    ~Reset() {
+      for (const std::uint32_t r : hit_rows) {
+        score[r] = 0.0;
+        hit[r] = 0;
+      }
+    }
+  } reset;
   for (const auto& t : terms) {
     auto it = postings_.find(t);
     if (it == postings_.end()) continue;
@@ -84,7 +100,7 @@ std::vector<std::int64_t> TextIndex::Search(const std::vector<std::string>& term
       const double d = static_cast<double>(lengths_[p.row]);
       score[p.row] += idf * ((f * (k1 + 1.0)) / (f + k1 * (1 - b + b * d / avgdl)));
       if (!hit[p.row]) {
-        hit[p.row] = true;
+        hit[p.row] = 1;
         hit_rows.push_back(p.row);
       }
     }
