@@ -58,7 +58,8 @@ void Accumulate(Counts& features, XXH64_hash_t seed, float weight, Vector& v) {
     i = j;
     const XXH64_hash_t h = XXH3_64bits_withSeed(feature.data(), feature.size(), seed);
     const float sign = (h >> 63) != 0 ? -1.0f : 1.0f;
-    const float tf = 1.0f + std::log(static_cast<float>(count));
+    // (log 1 is exactly 0: most features occur once, and skip the call)
+    const float tf = count == 1 ? 1.0f : 1.0f + std::log(static_cast<float>(count));
     v[static_cast<std::size_t>((h & 0xFFFFFFFFULL) % dim)] += sign * weight * tf;
   }
 }
