@@ -83,16 +83,17 @@ fuzz-long: sanitize-configure
 	@scripts/fuzz long $(SANITIZE_DIR) $(FUZZ_LONG_SECONDS)
 
 # ThreadSanitizer (the `tsan` preset, build-tsan) over the tests where threads
-# and processes meet: the engine's concurrency and snapshot tests, the HTTP
+# and processes meet: the engine's concurrency and snapshot tests, the chain
+# summaries that a snapshot's readers split on first use, the HTTP
 # transport, the server end to end (hardening, limits) and the
 # multi-process tests, on SQLite and PostgreSQL. Builds only those test
 # binaries and the engram binary they start.
 TSAN_DIR := build-tsan
-TSAN_TESTS := Concurrency|Snapshot|HttpServer|ServerTest|ServerHardening|ServerLimits|MultiProcess
+TSAN_TESTS := Concurrency|Snapshot|LazySentences|HttpServer|ServerTest|ServerHardening|ServerLimits|MultiProcess
 TSAN_ENV := TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/scripts/tsan.supp
 check-tsan: bootstrap
 	@if [ ! -f $(TSAN_DIR)/build.ninja ]; then cmake --preset tsan >/dev/null; fi
-	@cmake --build $(TSAN_DIR) -j $(JOBS) --target unit_engine unit_server integration_tests
+	@cmake --build $(TSAN_DIR) -j $(JOBS) --target unit_engine unit_retrieval unit_server integration_tests
 	@cd $(TSAN_DIR) && $(TSAN_ENV) ctest --output-on-failure -j $(JOBS) --timeout 900 -R '$(TSAN_TESTS)'
 
 # Every deeper check in one target (what .ci/run runs after make test): the
