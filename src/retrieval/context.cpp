@@ -59,9 +59,10 @@ struct Packer {
   }
 };
 
-// A fact's text is all it adds to its section.
+// A fact's text (its view, or else its item's) is all it adds to its section.
+std::string_view TextOf(const FactCandidate& f) { return f.text.empty() ? f.item.text : f.text; }
 Size SizeOf(const FactCandidate& f) {
-  return f.words > 0 ? Size{f.words, f.text.size()} : Measure(f.text);
+  return f.words > 0 && !f.text.empty() ? Size{f.words, f.text.size()} : Measure(TextOf(f));
 }
 
 // A section packed under its own cap (tokens of its lines, headings aside).
@@ -441,7 +442,7 @@ RetrievalResult AssembleContext(ContextInput in) {
     items.reserve(facts[k].size());
     for (const FactCandidate* f : facts[k]) {
       items.push_back(f->item);
-      items.back().text = std::string(f->text);
+      if (!f->text.empty()) items.back().text = std::string(f->text);
       ptrs.push_back(&items.back());
     }
     section(k == 0 ? kUserFactsTitle : kAssistantFactsTitle, ptrs);

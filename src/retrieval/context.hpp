@@ -50,8 +50,8 @@ struct ChainView {
 // the caller keeps the text and the pages alive; only the facts the context
 // takes are copied, with their text, into the result.)
 struct FactCandidate {
-  RetrievedItem item;      // text left empty: `text` is its text
-  std::string_view text;
+  RetrievedItem item;      // its text may be left empty when `text` views it
+  std::string_view text;   // "": item.text is the text
   std::uint32_t words = 0;  // text::CountWords(text) when known, 0: counted here
   std::span<const std::int64_t> pages;
 };

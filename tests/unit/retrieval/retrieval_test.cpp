@@ -348,7 +348,7 @@ TEST(Context, FactsDrawnFromPagesInTheContextAreSkipped) {
   covered.text = "- Ana planted tomatoes.";
   const std::vector<std::int64_t> page101 = {101}, page102 = {102};
   covered.pages = page101;
-  other.text = "- Ana rides a bike.";
+  other.item.text = "- Ana rides a bike.";  // a text of its own instead of a view
   other.pages = page102;
   in.user_facts = {covered, other};
   RetrievalResult r = AssembleContext(in);
