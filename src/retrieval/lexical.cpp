@@ -76,8 +76,15 @@ std::size_t MessageIndex::MemoryBytes() const {
   return n;
 }
 
-CollectionStats Stats(const std::vector<QueryTerm>& query,
-                      const std::vector<const MessageIndex*>& indexes) {
+std::vector<int> TermIds(const MessageIndex& index, const std::vector<QueryTerm>& query) {
+  std::vector<int> ids;
+  ids.reserve(query.size());
+  for (const auto& q : query) ids.push_back(index.TermId(q.term));
+  return ids;
+}
+
+CollectionStats Stats(const std::vector<QueryTerm>& query, const std::vector<const MessageIndex*>& indexes,
+                      const std::vector<const std::vector<int>*>& ids) {
   CollectionStats s;
   double total = 0;
   for (const auto* ix : indexes) {
@@ -85,13 +92,25 @@ CollectionStats Stats(const std::vector<QueryTerm>& query,
     total += static_cast<double>(ix->TotalLength());
   }
   s.avg_length = s.docs > 0 ? std::max(1.0, total / s.docs) : 1.0;
-  for (const auto& q : query) {
+  for (std::size_t qi = 0; qi < query.size(); ++qi) {
     double df = 0;
-    for (const auto* ix : indexes) df += static_cast<double>(ix->Df(q.term));
+    for (std::size_t k = 0; k < indexes.size(); ++k) {
+      const int id = (*ids[k])[qi];
+      if (id >= 0) df += static_cast<double>(indexes[k]->Postings(id).size());
+    }
     // BM25 idf, floored so that very common terms still count a little.
     s.idf.push_back(std::max(0.05, std::log(1.0 + (s.docs - df + 0.5) / (df + 0.5))));
   }
   return s;
+}
+
+CollectionStats Stats(const std::vector<QueryTerm>& query,
+                      const std::vector<const MessageIndex*>& indexes) {
+  std::vector<std::vector<int>> ids;
+  std::vector<const std::vector<int>*> ptrs;
+  ids.reserve(indexes.size());
+  for (const auto* ix : indexes) ptrs.push_back(&ids.emplace_back(TermIds(*ix, query)));
+  return Stats(query, indexes, ptrs);
 }
 
 void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
@@ -100,9 +119,9 @@ void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
 }
 
 void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
-               const CollectionStats& stats, const Bm25Params& p, double* scores) {
+               const CollectionStats& stats, const Bm25Params& p, double* scores, const std::vector<int>* ids) {
   for (std::size_t qi = 0; qi < query.size(); ++qi) {
-    int id = index.TermId(query[qi].term);
+    const int id = ids ? (*ids)[qi] : index.TermId(query[qi].term);
     if (id < 0) continue;
     const double w = query[qi].weight * stats.idf[qi];
     for (const auto& post : index.Postings(id)) {

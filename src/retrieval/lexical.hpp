@@ -87,6 +87,14 @@ struct CollectionStats {
 CollectionStats Stats(const std::vector<QueryTerm>& query,
                       const std::vector<const MessageIndex*>& indexes);
 
+// The id of each query term in an index (MessageIndex::TermId, -1 when the
+// index does not hold it): a ranking looks each term up once, not once per
+// use.
+std::vector<int> TermIds(const MessageIndex& index, const std::vector<QueryTerm>& query);
+// Stats from the terms' ids in each index (ids[k] for indexes[k]).
+CollectionStats Stats(const std::vector<QueryTerm>& query, const std::vector<const MessageIndex*>& indexes,
+                      const std::vector<const std::vector<int>*>& ids);
+
 // Adds the BM25F score of every document of `index` for `query` into
 // scores[doc] (scores has index.size() entries).
 void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
@@ -97,8 +105,10 @@ void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
 // `perf annotate`.)
 double MaxScore(const std::vector<double>& scores);
 
-// The same into scores[0 .. index.size()).
+// The same into scores[0 .. index.size()); `ids` (optional): TermIds of the
+// query in `index`.
 void ScoreBm25(const MessageIndex& index, const std::vector<QueryTerm>& query,
-               const CollectionStats& stats, const Bm25Params& p, double* scores);
+               const CollectionStats& stats, const Bm25Params& p, double* scores,
+               const std::vector<int>* ids = nullptr);
 
 }  // namespace engram::retrieval

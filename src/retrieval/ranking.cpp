@@ -1,6 +1,7 @@
 #include "retrieval/ranking.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -92,12 +93,22 @@ std::vector<QueryTerm> QueryTerms(const std::string& query) {
 
 namespace {
 
-// Paged messages (documents 0 .. n_page-1) followed by STM messages.
+// Paged messages (documents 0 .. n_page-1) followed by STM messages, and
+// the query's term ids in both indexes (looked up once).
 struct Corpus {
   const ScopeIndex& idx;
   const StmMessages& stm;
+  const std::vector<QueryTerm>& terms;
   std::size_t n_page = idx.message_docs.size();
   std::size_t n = n_page + stm.docs.size();
+  std::vector<int> ids[2] = {TermIds(idx.messages, terms), TermIds(stm.index, terms)};
+  // Each index with the offset of its documents and the query's ids in it.
+  struct Part {
+    const MessageIndex* index;
+    std::size_t offset;
+    const std::vector<int>* ids;
+  };
+  std::array<Part, 2> Parts() const { return {Part{&idx.messages, 0, &ids[0]}, Part{&stm.index, n_page, &ids[1]}}; }
   const TurnEntry& Entry(std::size_t d) const {
     return d < n_page ? idx.entries[idx.message_docs[d].entry] : stm.entries[stm.docs[d - n_page].entry];
   }
@@ -137,13 +148,14 @@ struct Scratch {
 
 // BM25F of every message for the query into lex (zero for the messages that
 // hold no query term), and the messages holding one into s.touched.
-void LexicalScores(const Corpus& c, const std::vector<QueryTerm>& terms, const RankParams& p, Scratch& s) {
-  CollectionStats stats = Stats(terms, {&c.idx.messages, &c.stm.index});
-  ScoreBm25(c.idx.messages, terms, stats, p.bm25, s.lex.data());
-  ScoreBm25(c.stm.index, terms, stats, p.bm25, s.lex.data() + c.n_page);
-  for (const auto& t : terms) {
-    for (const auto& [ix, offset] : {std::pair{&c.idx.messages, std::size_t{0}}, {&c.stm.index, c.n_page}}) {
-      const int id = ix->TermId(t.term);
+void LexicalScores(const Corpus& c, const RankParams& p, Scratch& s) {
+  const std::vector<QueryTerm>& terms = c.terms;
+  CollectionStats stats = Stats(terms, {&c.idx.messages, &c.stm.index}, {&c.ids[0], &c.ids[1]});
+  ScoreBm25(c.idx.messages, terms, stats, p.bm25, s.lex.data(), &c.ids[0]);
+  ScoreBm25(c.stm.index, terms, stats, p.bm25, s.lex.data() + c.n_page, &c.ids[1]);
+  for (std::size_t qi = 0; qi < terms.size(); ++qi) {
+    for (const auto& [ix, offset, ids] : c.Parts()) {
+      const int id = (*ids)[qi];
       if (id < 0) continue;
       for (const auto& post : ix->Postings(id)) {
         const auto d = static_cast<std::uint32_t>(offset + post.doc);
@@ -158,20 +170,25 @@ void LexicalScores(const Corpus& c, const std::vector<QueryTerm>& terms, const R
 // Scales each message's lexical score by 1 + weight x the share of the
 // query's own words (by idf; expansions aside) that it holds: a message that
 // holds "Anna", "pottery" and "class" beats one that repeats "class".
-void ApplyCoverage(const Corpus& c, const std::vector<QueryTerm>& terms, double weight, Scratch& s) {
+void ApplyCoverage(const Corpus& c, double weight, Scratch& s) {
   std::vector<QueryTerm> own;
-  for (const auto& t : terms) {
-    if (t.weight >= 1.0) own.push_back(t);
+  std::vector<int> own_ids[2];
+  for (std::size_t qi = 0; qi < c.terms.size(); ++qi) {
+    if (c.terms[qi].weight < 1.0) continue;
+    own.push_back(c.terms[qi]);
+    for (int k = 0; k < 2; ++k) own_ids[k].push_back(c.ids[k][qi]);
   }
   if (own.empty()) return;
-  const CollectionStats stats = Stats(own, {&c.idx.messages, &c.stm.index});
+  const CollectionStats stats = Stats(own, {&c.idx.messages, &c.stm.index}, {&own_ids[0], &own_ids[1]});
   double total = 0;
   for (double idf : stats.idf) total += idf;
   if (total <= 0) return;
   double* held = s.held.data();
   for (std::size_t qi = 0; qi < own.size(); ++qi) {
-    for (const auto& [ix, offset] : {std::pair{&c.idx.messages, std::size_t{0}}, {&c.stm.index, c.n_page}}) {
-      const int id = ix->TermId(own[qi].term);
+    for (int k = 0; k < 2; ++k) {
+      const MessageIndex* ix = k == 0 ? &c.idx.messages : &c.stm.index;
+      const std::size_t offset = k == 0 ? 0 : c.n_page;
+      const int id = own_ids[k][qi];
       if (id < 0) continue;
       for (const auto& post : ix->Postings(id)) held[offset + post.doc] += stats.idf[qi];
     }
@@ -230,13 +247,13 @@ void WithNeighbours(const Corpus& c, const double* lex, const std::vector<std::u
 // corpus: a query term is a name when messages hold it in their name field.
 // Empty when the query names no speaker, or names several (its terms are in
 // the names of different speakers: "what do Anna and Ben both like?").
-std::vector<bool> NamedSpeakerMessages(const Corpus& c, const std::vector<QueryTerm>& terms) {
+std::vector<bool> NamedSpeakerMessages(const Corpus& c) {
   std::vector<bool> mask;
   const std::string* speaker = nullptr;
-  for (const auto& t : terms) {
-    if (t.weight < 1.0) continue;  // an expansion (weighted below 1), not a word of the query
-    for (const auto& [ix, offset] : {std::pair{&c.idx.messages, std::size_t{0}}, {&c.stm.index, c.n_page}}) {
-      const int id = ix->TermId(t.term);
+  for (std::size_t qi = 0; qi < c.terms.size(); ++qi) {
+    if (c.terms[qi].weight < 1.0) continue;  // an expansion (weighted below 1), not a word of the query
+    for (const auto& [ix, offset, ids] : c.Parts()) {
+      const int id = (*ids)[qi];
       if (id < 0) continue;
       for (const auto& post : ix->Postings(id)) {
         if (post.name_tf == 0) continue;
@@ -295,7 +312,7 @@ bool AsksWhen(const std::string& query) {
 
 std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages& stm,
                                         const RankQuery& q, const RankParams& p, std::size_t limit) {
-  const Corpus c{idx, stm};
+  const Corpus c{idx, stm, q.terms};
   const std::size_t n_page = c.n_page, n = c.n;
   thread_local Scratch scratch;
   scratch.Reserve(n);
@@ -305,8 +322,8 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   } reset{scratch};
   const double* lex = scratch.lex.data();
 
-  LexicalScores(c, q.terms, p, scratch);
-  if (p.coverage > 0) ApplyCoverage(c, q.terms, p.coverage, scratch);
+  LexicalScores(c, p, scratch);
+  if (p.coverage > 0) ApplyCoverage(c, p.coverage, scratch);
   // The time cue and the named date, in one pass (lex is zero outside `touched`).
   const bool time_cue = q.asks_when && p.temporal > 0, named_date = !q.dates.empty() && p.date > 0;
   if (time_cue || named_date) {
@@ -358,7 +375,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     }
   }
 
-  std::vector<bool> by_speaker = p.speaker > 0 ? NamedSpeakerMessages(c, q.terms) : std::vector<bool>{};
+  std::vector<bool> by_speaker = p.speaker > 0 ? NamedSpeakerMessages(c) : std::vector<bool>{};
   if (!by_speaker.empty()) {
     double max_lex = 0.0;  // lexical scores are not negative; zero outside `touched`
     for (const std::uint32_t d : scratch.touched) max_lex = std::max(max_lex, lex[d]);
