@@ -404,6 +404,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   if (kept != scored.end()) std::nth_element(scored.begin(), kept, scored.end(), better);
   std::sort(scored.begin(), kept, better);
   std::vector<RankedMessage> out;
+  out.reserve(keep);
   for (std::size_t i = 0; i < keep; ++i) {
     const std::size_t d = docs[scored[i].second];
     out.push_back({&c.Entry(d), c.Side(d), scored[i].first, {}});

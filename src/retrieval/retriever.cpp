@@ -141,8 +141,10 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
   for (const auto& hit : index.Search(in.query_embedding, kVectorCandidates + static_cast<int>(expired.size()))) {
     if (!is_expired(hit.first) && vec.size() < static_cast<std::size_t>(kVectorCandidates)) vec.push_back(hit.first);
   }
+  const auto fused = FusedRrf(lex, vec);
   std::vector<FactCandidate> out;
-  for (const auto& [id, score] : FusedRrf(lex, vec)) {
+  out.reserve(std::min(fused.size(), 2 * static_cast<std::size_t>(std::max(0, in.options.max_facts))));
+  for (const auto& [id, score] : fused) {
     auto it = in.index->facts.find(id);
     if (it == in.index->facts.end()) continue;
     FactCandidate& c = out.emplace_back();
