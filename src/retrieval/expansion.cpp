@@ -79,11 +79,16 @@ ExpansionParams ExpansionParamsFrom(const RankingOptions& o) {
 std::vector<QueryTerm> ExpandQueryTerms(const std::string& query, const std::vector<QueryTerm>& base,
                                         const std::function<bool(const std::string&)>& accept,
                                         const ExpansionParams& p, const wordnet::WordNet* wn) {
+  return ExpandQueryTerms(text::Tokenize(query), base, accept, p, wn);
+}
+
+std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, const std::vector<QueryTerm>& base,
+                                        const std::function<bool(const std::string&)>& accept,
+                                        const ExpansionParams& p, const wordnet::WordNet* wn) {
   std::vector<QueryTerm> out = base;
   if (!wn) wn = wordnet::WordNet::Default();
   if (!wn) return out;
   std::vector<std::string> words;
-  const auto tokens = text::Tokenize(query);
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (text::IsStopword(tokens[i])) continue;
     words.push_back(tokens[i]);

@@ -51,5 +51,10 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::string& query, const std::vec
                                         const std::function<bool(const std::string&)>& accept,
                                         const ExpansionParams& p = DefaultExpansionParams(),
                                         const wordnet::WordNet* wn = nullptr);
+// The same from the query's tokens (text::Tokenize), made once per query.
+std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, const std::vector<QueryTerm>& base,
+                                        const std::function<bool(const std::string&)>& accept,
+                                        const ExpansionParams& p = DefaultExpansionParams(),
+                                        const wordnet::WordNet* wn = nullptr);
 
 }  // namespace engram::retrieval

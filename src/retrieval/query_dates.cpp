@@ -49,7 +49,10 @@ TimeWindow Widen(TimeMs from, TimeMs to, int slack_days) {
 }  // namespace
 
 TimeWindow QueryDateWindow(const std::string& query, int slack_days) {
-  const std::vector<std::string> tokens = text::Tokenize(query);
+  return QueryDateWindow(text::Tokenize(query), slack_days);
+}
+
+TimeWindow QueryDateWindow(const std::vector<std::string>& tokens, int slack_days) {
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     // ISO dates: "2023-05-08" is one token.
     const std::string& t = tokens[i];

@@ -22,5 +22,7 @@ struct TimeWindow {
 // side, or a month ("June 2023", widened the same way). Empty when the query
 // names none (a year alone, or a day without its year, is not a window).
 TimeWindow QueryDateWindow(const std::string& query, int slack_days = 1);
+// The same from the question's tokens (text::Tokenize), made once per query.
+TimeWindow QueryDateWindow(const std::vector<std::string>& tokens, int slack_days = 1);
 
 }  // namespace engram::retrieval

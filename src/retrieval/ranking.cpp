@@ -81,15 +81,19 @@ Status CheckRetrieveOptions(const RetrieveOptions& o) {
   return Status::Ok();
 }
 
-std::vector<QueryTerm> QueryTerms(const std::string& query) {
+std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens) {
   std::vector<QueryTerm> out;
-  for (auto& t : text::Terms(query)) {
+  for (const std::string& token : tokens) {
+    if (text::IsStopword(token)) continue;  // text::Terms, token by token
+    std::string t = text::Stem(token);
     if (std::none_of(out.begin(), out.end(), [&](const QueryTerm& q) { return q.term == t; })) {
       out.push_back({std::move(t), 1.0});
     }
   }
   return out;
 }
+
+std::vector<QueryTerm> QueryTerms(const std::string& query) { return QueryTerms(text::Tokenize(query)); }
 
 namespace {
 
@@ -296,8 +300,9 @@ void ExplainTerms(const Corpus& c, const std::vector<QueryTerm>& terms, std::vec
 
 }  // namespace
 
-bool AsksWhen(const std::string& query) {
-  const auto tokens = text::Tokenize(query);
+bool AsksWhen(const std::string& query) { return AsksWhen(text::Tokenize(query)); }
+
+bool AsksWhen(const std::vector<std::string>& tokens) {
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const std::string& t = tokens[i];
     if (t == "when") return true;

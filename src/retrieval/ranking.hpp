@@ -117,9 +117,13 @@ struct RankQuery {
 
 // True when a question asks for a time ("when", "what year", "how long ago"...).
 bool AsksWhen(const std::string& query);
+// The same from the question's tokens (text::Tokenize), made once per query.
+bool AsksWhen(const std::vector<std::string>& tokens);
 
 // The query's terms (text::Terms, deduplicated, weight 1).
 std::vector<QueryTerm> QueryTerms(const std::string& query);
+// The same from the query's tokens (text::Tokenize).
+std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens);
 
 // The best `limit` messages, best first; ties by recency (newer first).
 std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages& stm,

@@ -314,18 +314,20 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   const ExpansionParams expansion = ExpansionParamsFrom(opt.ranking);
   const double expansion_df_cap =
       expansion.max_df_share * static_cast<double>(idx.messages.size() + stm.index.size());
-  rq.terms = QueryTerms(in.query);
+  // The question's tokens, made once for its terms, expansions, time cue and dates.
+  const std::vector<std::string> tokens = text::Tokenize(in.query);
+  rq.terms = QueryTerms(tokens);
   if (expansion.synonym > 0 && expansion.max_df_share > 0) {
     rq.terms = ExpandQueryTerms(
-        in.query, rq.terms,
+        tokens, rq.terms,
         [&](const std::string& t) {
           const std::size_t df = idx.messages.Df(t) + stm.index.Df(t);
           return df > 0 && static_cast<double>(df) <= expansion_df_cap;
         },
         expansion);
   }
-  rq.asks_when = AsksWhen(in.query);
-  if (opt.ranking.date > 0) rq.dates = QueryDateWindow(in.query, static_cast<int>(opt.ranking.date_slack_days));
+  rq.asks_when = AsksWhen(tokens);
+  if (opt.ranking.date > 0) rq.dates = QueryDateWindow(tokens, static_cast<int>(opt.ranking.date_slack_days));
   rq.explain = opt.explain;
   rq.vector = use_vectors ? &in.query_embedding : nullptr;
   auto ranked = RankMessages(idx, stm, rq, params, kRankedLimit);
