@@ -60,6 +60,15 @@ void MessageIndex::AddIds(const std::vector<int>& text, const std::vector<int>& 
   total_length_ += text.size();
 }
 
+std::uint16_t MessageIndex::SpeakerId(const std::string& name) {
+  if (auto it = speaker_ids_.find(name); it != speaker_ids_.end()) return it->second;
+  if (speakers_.size() >= kNoSpeaker) return kNoSpeaker;
+  const auto id = static_cast<std::uint16_t>(speakers_.size());
+  speakers_.push_back(name);
+  speaker_ids_.emplace(name, id);
+  return id;
+}
+
 int MessageIndex::TermId(std::string_view term) const {
   auto it = vocab_.find(term);
   return it == vocab_.end() ? -1 : it->second;
@@ -73,6 +82,7 @@ std::size_t MessageIndex::Df(std::string_view term) const {
 std::size_t MessageIndex::MemoryBytes() const {
   std::size_t n = lengths_.size() * 4 + terms_.size() * 48;
   for (const auto& p : postings_) n += p->capacity() * sizeof(Posting) + 40;
+  for (const auto& s : speakers_) n += 2 * (s.size() + 48);  // the name and its map entry
   return n;
 }
 

@@ -49,6 +49,14 @@ class MessageIndex {
   const std::string& Term(int id) const { return terms_[static_cast<std::size_t>(id)]; }
   std::size_t MemoryBytes() const;
 
+  // The documents' speaker names, each kept once with a small id, so that
+  // ranking compares the speakers of two documents without reading their
+  // turns. kNoSpeaker: a name beyond the first 65,535 of the index (its
+  // documents are compared by their turns' names).
+  static constexpr std::uint16_t kNoSpeaker = 0xFFFF;
+  std::uint16_t SpeakerId(const std::string& name);
+  const std::string& Speaker(std::uint16_t id) const { return speakers_[id]; }
+
  private:
   // Looked up by string_view without making a string (C++20 heterogeneous lookup).
   struct Hash {
@@ -56,6 +64,8 @@ class MessageIndex {
     std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, int, Hash, std::equal_to<>> vocab_;
+  std::unordered_map<std::string, std::uint16_t, Hash, std::equal_to<>> speaker_ids_;
+  std::vector<std::string> speakers_;
   std::vector<std::string> terms_;
   // Shared between copies (a snapshot and the one made from it); a list is
   // copied only when a copy appends to it (copy on write).

@@ -254,21 +254,31 @@ void WithNeighbours(const Corpus& c, const double* lex, const std::vector<std::u
 std::vector<bool> NamedSpeakerMessages(const Corpus& c) {
   std::vector<bool> mask;
   const std::string* speaker = nullptr;
+  // The speaker's id in each index (kNoSpeaker: not known there yet).
+  std::uint16_t speaker_id[2] = {MessageIndex::kNoSpeaker, MessageIndex::kNoSpeaker};
   for (std::size_t qi = 0; qi < c.terms.size(); ++qi) {
     if (c.terms[qi].weight < 1.0) continue;  // an expansion (weighted below 1), not a word of the query
+    int part = 0;
     for (const auto& [ix, offset, ids] : c.Parts()) {
+      const int k = part++;
       const int id = (*ids)[qi];
       if (id < 0) continue;
       for (const auto& post : ix->Postings(id)) {
         if (post.name_tf == 0) continue;
         const std::size_t d = offset + post.doc;
-        const std::string& name = SpeakerName(c.Entry(d), c.Side(d));
+        const std::uint16_t sid = c.Doc(d).speaker;
+        if (speaker && sid != MessageIndex::kNoSpeaker && sid == speaker_id[k]) {
+          mask[d] = true;  // the same speaker, by id
+          continue;
+        }
+        const std::string& name = sid != MessageIndex::kNoSpeaker ? ix->Speaker(sid) : SpeakerName(c.Entry(d), c.Side(d));
         if (!speaker) {
           speaker = &name;
           mask.assign(c.n, false);
         } else if (name != *speaker) {
           return {};
         }
+        if (sid != MessageIndex::kNoSpeaker) speaker_id[k] = sid;
         mask[d] = true;
       }
     }

@@ -152,7 +152,8 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
       t.dated[side] = dated;
       t.docs[side] = static_cast<int>(index.size());
       index.AddIds(text_ids, name_ids);
-      docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side), t.dated[side], t.event_time});
+      docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side), t.dated[side],
+                      index.SpeakerId(name), t.event_time});
     }
   }
 }

@@ -112,6 +112,9 @@ struct MessageDoc {
   std::uint32_t entry = 0;
   std::uint8_t side = 0;  // 0 user, 1 assistant
   bool dated = false;     // == entries[entry].dated[side]
+  // MessageIndex::SpeakerId of SpeakerName(entries[entry], side) in the
+  // index the document belongs to.
+  std::uint16_t speaker = MessageIndex::kNoSpeaker;
   TimeMs time = 0;        // == entries[entry].event_time
 };
 

@@ -42,6 +42,19 @@ ScopeIndex Snapshot(std::vector<TurnEntry> entries) {
 
 constexpr TimeMs kDay = 86400000;
 
+TEST(Lexical, EachSpeakerNameHasOneIdUntilTheIdsRunOut) {
+  MessageIndex ix;
+  const std::uint16_t ana = ix.SpeakerId("Ana");
+  EXPECT_EQ(ix.SpeakerId("Ana"), ana);
+  EXPECT_NE(ix.SpeakerId("ana"), ana);  // names compare as written
+  EXPECT_EQ(ix.Speaker(ana), "Ana");
+  for (int i = 0; i < 70000; ++i) ix.SpeakerId("name " + std::to_string(i));
+  EXPECT_EQ(ix.SpeakerId("one more"), MessageIndex::kNoSpeaker);
+  EXPECT_EQ(ix.SpeakerId("Ana"), ana);
+  const MessageIndex copy = ix;  // a snapshot made from another keeps its ids
+  EXPECT_EQ(copy.Speaker(ana), "Ana");
+}
+
 TEST(Lexical, IdfFavoursRareTermsAndNamesCount) {
   MessageIndex ix;
   ix.Add({text::Terms("I adopted a puppy"), text::Terms("Ana")});
