@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,6 +42,29 @@ TEST(VectorMath, NormalizeScalesToUnitAndKeepsZero) {
   Vector zero(8, 0.0f);
   Normalize(zero);
   for (float x : zero) EXPECT_EQ(x, 0.0f);
+}
+
+TEST(HashEmbedder, VectorsStayTheSameBitForBit) {
+  // Stores keep "builtin-hash-v1" vectors: a change of the features, of
+  // their summation order or of any float operation would make new vectors
+  // disagree with stored ones. FNV-1a of each vector's float bits, as made
+  // before the features were sorted by an integer prefix.
+  HashEmbedder e;
+  const std::vector<std::pair<std::string, std::uint64_t>> golden = {
+      {"Caroline went to the LGBTQ support group yesterday and felt accepted.", 0x161d9dc7ab0614feull},
+      {"Na\u00efve caf\u00e9 owners in Z\u00fcrich serve cr\u00e8me br\u00fbl\u00e9e; \u6771\u4eac too!", 0xfd3dbc3b22bcf132ull},
+      {"aaa aaa aaab aa a\tb", 0x27dcb9079df2de9aull}};
+  for (const auto& [text, want] : golden) {
+    auto v = e.Embed({text});
+    ASSERT_TRUE(v.ok());
+    std::uint64_t h = 1469598103934665603ull;
+    for (float x : (*v)[0]) {
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &x, sizeof bits);
+      h = (h ^ bits) * 1099511628211ull;
+    }
+    EXPECT_EQ(h, want) << text;
+  }
 }
 
 TEST(HashEmbedder, Identity) {
