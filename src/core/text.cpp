@@ -231,11 +231,7 @@ std::string Stem(std::string_view token) {
   // of the retrieval's readers (ranking, full-text terms, the embedder,
   // expansions), and the words of a conversation recur; the stemmer costs
   // several times a look-up. Bounded: emptied when full.
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  thread_local std::unordered_map<std::string, std::string, Hash, std::equal_to<>> memo;
+  thread_local StringMap<std::string> memo;
   if (auto it = memo.find(token); it != memo.end()) return it->second;
   sb_stemmer* stemmer = ThreadStemmer();
   if (stemmer == nullptr) return std::string(token);

@@ -3,11 +3,23 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace engram::text {
+
+// A hash of strings that looks std::string keys up by string_view without
+// making a string (C++20 heterogeneous lookup; use with std::equal_to<>).
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+// A map from strings that is looked up by string_view.
+template <typename V>
+using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
 
 // Lower-cased word tokens of UTF-8 text. A token is a run of letters/digits
 // of any script (ASCII and common Latin/Greek/Cyrillic capitals are

@@ -173,11 +173,7 @@ class KeySet {
 // a sentence found stays said, and one not found can only appear in what was
 // added since): the summaries of one chain's pages repeat most of their
 // sentences, and each byte of `said` is searched once per sentence.
-struct Hash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-};
-using Searched = std::unordered_map<std::string, std::size_t, Hash, std::equal_to<>>;
+using Searched = text::StringMap<std::size_t>;
 constexpr std::size_t kFound = static_cast<std::size_t>(-1);
 
 // True when `said` holds `part`, searching only what was added since the

@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/text.hpp"
+
 namespace engram::retrieval {
 
 // The index terms of one message: text::Terms of the text and of the name.
@@ -58,13 +60,8 @@ class MessageIndex {
   const std::string& Speaker(std::uint16_t id) const { return speakers_[id]; }
 
  private:
-  // Looked up by string_view without making a string (C++20 heterogeneous lookup).
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, int, Hash, std::equal_to<>> vocab_;
-  std::unordered_map<std::string, std::uint16_t, Hash, std::equal_to<>> speaker_ids_;
+  text::StringMap<int> vocab_;
+  text::StringMap<std::uint16_t> speaker_ids_;
   std::vector<std::string> speakers_;
   std::vector<std::string> terms_;
   // Shared between copies (a snapshot and the one made from it); a list is

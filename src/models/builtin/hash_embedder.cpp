@@ -47,30 +47,9 @@ void AddNgrams(std::string_view padded, Counts& ngrams) {
   }
 }
 
-// The first eight bytes of a feature, big-endian, zero-padded: ordering by
-// (prefix, then the whole text) is the byte order of std::string_view (a
-// text's padding never sorts it after a text it begins; equal prefixes fall
-// back to the whole texts), with most comparisons on one integer.
-std::uint64_t Prefix(std::string_view s) {
-  std::uint64_t k = 0;
-  const std::size_t n = std::min<std::size_t>(s.size(), 8);
-  for (std::size_t i = 0; i < 8; ++i) k = (k << 8) | (i < n ? static_cast<unsigned char>(s[i]) : 0u);
-  return k;
-}
-
-void SortFeatures(Counts& features) {
-  std::vector<std::pair<std::uint64_t, std::string_view>> keyed;
-  keyed.reserve(features.size());
-  for (std::string_view f : features) keyed.emplace_back(Prefix(f), f);
-  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first < b.first : a.second < b.second;
-  });
-  for (std::size_t i = 0; i < keyed.size(); ++i) features[i] = keyed[i].second;
-}
-
 void Accumulate(Counts& features, XXH64_hash_t seed, float weight, Vector& v) {
   const auto dim = static_cast<std::uint64_t>(v.size());
-  SortFeatures(features);
+  std::sort(features.begin(), features.end());
   for (std::size_t i = 0; i < features.size();) {
     const std::string_view feature = features[i];
     std::size_t j = i + 1;

@@ -47,8 +47,7 @@ TEST(VectorMath, NormalizeScalesToUnitAndKeepsZero) {
 TEST(HashEmbedder, VectorsStayTheSameBitForBit) {
   // Stores keep "builtin-hash-v1" vectors: a change of the features, of
   // their summation order or of any float operation would make new vectors
-  // disagree with stored ones. FNV-1a of each vector's float bits, as made
-  // before the features were sorted by an integer prefix.
+  // disagree with stored ones. FNV-1a of each vector's float bits.
   HashEmbedder e;
   const std::vector<std::pair<std::string, std::uint64_t>> golden = {
       {"Caroline went to the LGBTQ support group yesterday and felt accepted.", 0x161d9dc7ab0614feull},
