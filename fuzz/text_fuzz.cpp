@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -47,6 +48,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       FUZZ_CHECK(u >= 0x80 || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_', "FtsTerm kept " + fts);
     }
   }
+  std::vector<std::string> each;
+  text::ForEachToken(s, [&](std::string_view tok) { each.emplace_back(tok); });
+  FUZZ_CHECK(each == text::Tokenize(s), "ForEachToken and Tokenize disagree");
   for (const std::string& term : text::Terms(s)) {
     FUZZ_CHECK(!term.empty(), "empty term");
   }

@@ -109,8 +109,10 @@ char32_t Lower(char32_t c) {
 bool IsInnerJoiner(char c) { return c == '-' || c == '.' || c == '_' || c == '\''; }
 
 // Completes a token: keeps a "++"/"#" suffix after a letter ("c++", "c#"),
-// drops a trailing "'s", and appends it when non-empty and not oversized.
-void FinishToken(std::string& cur, const std::string& trailing, std::vector<std::string>& out) {
+// drops a trailing "'s", and hands it to `emit` when non-empty and not
+// oversized; `cur` is empty afterwards.
+template <typename Emit>
+void FinishToken(std::string& cur, std::string_view trailing, Emit& emit) {
   if (cur.empty()) return;
   const char last = cur.back();
   if (!trailing.empty() && last >= 'a' && last <= 'z') {
@@ -118,8 +120,76 @@ void FinishToken(std::string& cur, const std::string& trailing, std::vector<std:
       cur += trailing[k];
   }
   if (cur.size() > 2 && cur.compare(cur.size() - 2, 2, "'s") == 0) cur.resize(cur.size() - 2);
-  if (cur.size() <= kMaxTokenBytes) out.push_back(std::move(cur));
+  if (cur.size() <= kMaxTokenBytes) emit(cur);
   cur.clear();
+}
+
+// What an ASCII byte is to the tokenizer: part of a word (its lower-case
+// form), a joiner ('-', '.', '_', '\'', '+', '#': kept or not by what follows)
+// or a separator.
+enum : unsigned char { kSep = 0, kJoin = 1 };
+struct AsciiClass {
+  unsigned char c[128];  // kSep, kJoin, or the lower-case letter or digit
+  constexpr AsciiClass() : c{} {
+    for (int i = 0; i < 128; ++i) {
+      if (i >= 'a' && i <= 'z') c[i] = static_cast<unsigned char>(i);
+      else if (i >= 'A' && i <= 'Z') c[i] = static_cast<unsigned char>(i + 32);
+      else if (i >= '0' && i <= '9') c[i] = static_cast<unsigned char>(i);
+      else if (i == '-' || i == '.' || i == '_' || i == '\'' || i == '+' || i == '#') c[i] = kJoin;
+    }
+  }
+};
+constexpr AsciiClass kAscii;
+
+// The tokenizer (see Tokenize): emit(std::string&) receives each token in
+// order; `cur` and `pending` are its working buffers (kept by the caller so
+// that their capacity is reused).
+template <typename Emit>
+void TokenizeWith(std::string_view text, std::string& cur, std::string& pending, Emit&& emit) {
+  cur.clear();
+  pending.clear();
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    char32_t cp = 0;
+    char joiner = 0;
+    bool word = false;
+    if (b < 0x80) {  // ASCII: one table look-up
+      ++i;
+      const unsigned char k = kAscii.c[b];
+      if (k == kJoin) joiner = static_cast<char>(b);
+      else if (k != kSep) word = true, cp = k;
+    } else {
+      const std::size_t len = Decode(text, i, cp);
+      i += len == 0 ? 1 : len;
+      if (len == 0) {  // invalid byte: separator
+        FinishToken(cur, pending, emit);
+        pending.clear();
+        continue;
+      }
+      if (cp == 0x2019 || cp == 0x2018) joiner = '\'';
+      else if (cp == 0x2010 || cp == 0x2011) joiner = '-';
+      else word = !IsNonAsciiSeparator(cp);
+      if (word) cp = Lower(cp);
+    }
+    if (joiner != 0) {
+      if (!cur.empty()) pending += joiner;
+      continue;
+    }
+    if (!word) {
+      FinishToken(cur, pending, emit);
+      pending.clear();
+      continue;
+    }
+    if (!pending.empty()) {
+      if (pending.size() == 1 && IsInnerJoiner(pending[0])) cur += pending;
+      else FinishToken(cur, std::string_view(), emit);
+      pending.clear();
+    }
+    if (cp < 0x80) cur += static_cast<char>(cp);
+    else Append(cur, cp);
+  }
+  FinishToken(cur, pending, emit);
 }
 
 sb_stemmer* ThreadStemmer() {
@@ -158,42 +228,14 @@ bool IsSentenceCloser(char32_t c) {
 
 std::vector<std::string> Tokenize(std::string_view text) {
   std::vector<std::string> out;
-  std::string cur;
-  std::string pending;  // joiner characters seen after the current token
-  std::size_t i = 0;
-  while (i < text.size()) {
-    char32_t cp = 0;
-    const std::size_t len = Decode(text, i, cp);
-    i += len == 0 ? 1 : len;
-    if (len == 0) {  // invalid byte: separator
-      FinishToken(cur, pending, out);
-      pending.clear();
-      continue;
-    }
-    char joiner = 0;
-    if (cp == 0x2019 || cp == 0x2018) joiner = '\'';
-    else if (cp == 0x2010 || cp == 0x2011) joiner = '-';
-    else if (cp < 0x80 && (IsInnerJoiner(static_cast<char>(cp)) || cp == '+' || cp == '#'))
-      joiner = static_cast<char>(cp);
-    if (joiner != 0) {
-      if (!cur.empty()) pending += joiner;
-      continue;
-    }
-    const bool word = cp < 0x80 ? IsAsciiAlnum(cp) : !IsNonAsciiSeparator(cp);
-    if (!word) {
-      FinishToken(cur, pending, out);
-      pending.clear();
-      continue;
-    }
-    if (!pending.empty()) {
-      if (pending.size() == 1 && IsInnerJoiner(pending[0])) cur += pending;
-      else FinishToken(cur, std::string(), out);
-      pending.clear();
-    }
-    Append(cur, Lower(cp));
-  }
-  FinishToken(cur, pending, out);
+  std::string cur, pending;
+  TokenizeWith(text, cur, pending, [&](std::string& token) { out.push_back(std::move(token)); });
   return out;
+}
+
+void ForEachToken(std::string_view text, TokenFn fn) {
+  std::string cur, pending;  // (short tokens stay in their inline buffer)
+  TokenizeWith(text, cur, pending, [&](std::string& token) { fn(token); });
 }
 
 bool IsStopword(std::string_view token) {
@@ -255,9 +297,9 @@ std::vector<std::string> Terms(std::string_view text) {
     if (!IsStopword(token)) terms.push_back(Stem(token));
     return terms;
   }
-  for (const std::string& token : Tokenize(text)) {
+  ForEachToken(text, [&](std::string_view token) {
     if (!IsStopword(token)) terms.push_back(Stem(token));
-  }
+  });
   return terms;
 }
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -30,6 +31,26 @@ using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>
 // ("Caroline's" -> "caroline"); other punctuation, symbols, emoji, spaces and
 // invalid UTF-8 bytes separate tokens. Tokens over 80 bytes are dropped.
 std::vector<std::string> Tokenize(std::string_view text);
+
+// A non-owning reference to a callable taking a token (for ForEachToken): no
+// allocation; valid while the callable it was made from lives.
+class TokenFn {
+ public:
+  template <typename F>
+    requires(!std::is_same_v<std::remove_cvref_t<F>, TokenFn>)
+  TokenFn(F&& f)  // NOLINT(google-explicit-constructor): made at the call
+      : obj_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* o, std::string_view t) { (*static_cast<std::remove_reference_t<F>*>(o))(t); }) {}
+  void operator()(std::string_view token) const { call_(obj_, token); }
+
+ private:
+  void* obj_;
+  void (*call_)(void*, std::string_view);
+};
+
+// The tokens of Tokenize(text), in order, handed to `fn` one at a time
+// without a vector or a string per token (each view is valid during its call).
+void ForEachToken(std::string_view text, TokenFn fn);
 
 // True for common function words (English list; short and conservative).
 bool IsStopword(std::string_view token);

@@ -1,6 +1,7 @@
 #include "retrieval/scope_index.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 #include <unordered_map>
 #include <unordered_set>
@@ -16,8 +17,8 @@ namespace engram::retrieval {
 
 namespace {
 
-bool IsTimeToken(const std::string& t) {
-  static const std::unordered_set<std::string> kWords = {
+bool IsTimeToken(std::string_view t) {
+  static const std::unordered_set<std::string_view> kWords = {
       "yesterday", "today", "tomorrow", "tonight", "ago", "last", "next", "week", "weekend",
       "month", "year", "morning", "evening", "afternoon", "night", "recently", "since", "weeks",
       "months", "years", "days", "monday", "tuesday", "wednesday", "thursday", "friday",
@@ -32,37 +33,68 @@ bool IsTimeToken(const std::string& t) {
 // text::Terms of many texts as ids of the index, remembering what each word
 // is (a stopword or the id of its stem, and whether it is a time word): in a
 // dialogue the same words recur, and stemming and the look-ups of each word
-// were most of the cost of indexing.
+// were most of the cost of indexing. The words live in an open-addressing
+// table over one buffer of their bytes (a look-up is a hash, a probe or two
+// and a comparison, with no node to chase and no string per word).
 class TermMaker {
  public:
-  explicit TermMaker(MessageIndex& index) : index_(index) {}
-  // The ids of the terms of `text` (as text::Terms) and whether it holds a
-  // time expression.
-  std::vector<int> Ids(const std::string& text, bool* dated) {
-    std::vector<int> ids;
+  explicit TermMaker(MessageIndex& index) : index_(index), slots_(1024) {}
+  // The ids of the terms of `text` (as text::Terms), in `ids` (replaced), and
+  // whether it holds a time expression.
+  void Ids(std::string_view text, std::vector<int>& ids, bool* dated) {
+    ids.clear();
     bool time = false;
-    for (const std::string& token : text::Tokenize(text)) {
-      auto it = words_.find(token);
-      if (it == words_.end()) {
-        Word w;
-        w.time = IsTimeToken(token);
-        w.id = text::IsStopword(token) ? -1 : index_.Intern(text::Stem(token));
-        it = words_.emplace(token, w).first;
-      }
-      if (it->second.time) time = true;
-      if (it->second.id >= 0) ids.push_back(it->second.id);
-    }
+    text::ForEachToken(text, [&](std::string_view token) {
+      const Slot& w = Find(token);
+      time = time || w.time;
+      if (w.id >= 0) ids.push_back(w.id);
+    });
     if (dated) *dated = time;
-    return ids;
   }
 
  private:
-  struct Word {
-    int id = -1;  // -1: a stopword
+  struct Slot {
+    std::size_t hash = 0;
+    std::uint32_t off = 0, len = 0;  // the word in bytes_ (len 0: a free slot)
+    int id = -1;                     // -1: a stopword
     bool time = false;
   };
+  const Slot& Find(std::string_view token) {
+    const std::size_t h = std::hash<std::string_view>{}(token);
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.len == 0) break;
+      if (s.hash == h && s.len == token.size() && std::memcmp(bytes_.data() + s.off, token.data(), s.len) == 0) return s;
+    }
+    if (2 * (count_ + 1) > slots_.size()) {  // at most half full
+      std::vector<Slot> old(2 * slots_.size());
+      old.swap(slots_);
+      mask = slots_.size() - 1;
+      for (const Slot& s : old) {
+        if (s.len == 0) continue;
+        std::size_t i = s.hash & mask;
+        while (slots_[i].len != 0) i = (i + 1) & mask;
+        slots_[i] = s;
+      }
+    }
+    std::size_t i = h & mask;
+    while (slots_[i].len != 0) i = (i + 1) & mask;
+    Slot& s = slots_[i];
+    s.hash = h;
+    s.off = static_cast<std::uint32_t>(bytes_.size());
+    s.len = static_cast<std::uint32_t>(token.size());  // tokens are 1..80 bytes
+    s.time = IsTimeToken(token);
+    s.id = text::IsStopword(token) ? -1 : index_.Intern(text::Stem(token));
+    bytes_.append(token);
+    ++count_;
+    return s;
+  }
+
   MessageIndex& index_;
-  std::unordered_map<std::string, Word> words_;
+  std::vector<Slot> slots_;  // a power of two
+  std::string bytes_;
+  std::size_t count_ = 0;
 };
 
 }  // namespace
@@ -138,22 +170,41 @@ namespace {
 template <typename Entries>
 void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageDoc>& docs, std::size_t first) {
   TermMaker maker(index);
+  std::vector<int> text_ids;
+  // The speakers' names recur message after message: their ids are made
+  // once per name.
+  struct Name {
+    std::string name;
+    std::vector<int> ids;
+    std::uint16_t speaker = 0;
+  } names[2];
+  bool named[2] = {false, false};
   for (std::size_t e = first; e < entries.size(); ++e) {
     TurnEntry& t = entries[e];
     for (int side = 0; side < 2; ++side) {
       if (t.texts[side].find_first_not_of(" \t\r\n") == std::string::npos) continue;
       bool dated = false;
-      const std::vector<int> text_ids = maker.Ids(t.texts[side], &dated);
+      maker.Ids(t.texts[side], text_ids, &dated);
       const std::string& name = SpeakerName(t, side);
-      const std::vector<int> name_ids = maker.Ids(name, nullptr);
-      t.lines[side] = name + ": " + t.texts[side];
-      t.words[side] = static_cast<std::uint32_t>(text::CountWords(t.lines[side]));
-      t.tokens[side] = text::EstimateTokensOf(t.words[side], t.lines[side].size());
+      Name& n = names[side];
+      if (!named[side] || n.name != name) {
+        n.name = name;
+        maker.Ids(name, n.ids, nullptr);
+        n.speaker = index.SpeakerId(name);
+        named[side] = true;
+      }
+      std::string& line = t.lines[side];
+      line.reserve(name.size() + 2 + t.texts[side].size());
+      line = name;
+      line += ": ";
+      line += t.texts[side];
+      t.words[side] = static_cast<std::uint32_t>(text::CountWords(line));
+      t.tokens[side] = text::EstimateTokensOf(t.words[side], line.size());
       t.dated[side] = dated;
       t.docs[side] = static_cast<int>(index.size());
-      index.AddIds(text_ids, name_ids);
-      docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side), t.dated[side],
-                      index.SpeakerId(name), t.event_time});
+      index.AddIds(text_ids, n.ids);
+      docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side), t.dated[side], n.speaker,
+                      t.event_time});
     }
   }
 }

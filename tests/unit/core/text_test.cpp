@@ -61,6 +61,18 @@ TEST(Tokenize, DropsOversizedRuns) {
   EXPECT_THAT(Tokenize("short " + std::string(200, 'a') + " end"), ElementsAre("short", "end"));
 }
 
+TEST(Tokenize, OneTokenAtATimeGivesTheSameTokens) {
+  const std::string bad = std::string("abc") + '\xff' + "def" + '\xc3' + "(ghi";
+  for (const std::string& s :
+       {std::string("Caroline's dog, gpt-4 and node.js; C++ or C#? e-mail--3.5 ... x-"), std::string("Ich heiße Jürgen, ÜBER"),
+        std::string("我喜欢北京。你呢？ love \U0001F600 pizza\u2014really \u2018quoted\u2019s"), bad,
+        "short " + std::string(200, 'a') + " end " + std::string(81, 'b') + " " + std::string(80, 'c'), std::string()}) {
+    std::vector<std::string> each;
+    engram::text::ForEachToken(s, [&](std::string_view t) { each.emplace_back(t); });
+    EXPECT_EQ(each, Tokenize(s)) << s;
+  }
+}
+
 TEST(Stopwords, CommonFunctionWords) {
   for (const char* w : {"the", "and", "i", "you", "is", "was", "i'm", "don't", "of", "with"})
     EXPECT_TRUE(IsStopword(w)) << w;
