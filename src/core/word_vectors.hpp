@@ -5,8 +5,8 @@
 // derivations, domains and glosses, random-indexed, then mixed with the mean
 // of their gloss words): "vegetarian" lies near "diet" and "meat", "nurse"
 // near "care" and "treatment", "vacation" near "holiday". With each term goes
-// its WordNet neighbourhood (synonyms, hypernyms, related and gloss words:
-// "jazz" -> music, "tea" -> beverage), which fact search uses to expand the
+// its WordNet neighbourhood (synonyms, hypernyms, related, part and gloss
+// words: "jazz" -> music, "tea" -> beverage, "wrist" -> arm), which fact search uses to expand the
 // memories' words.
 //
 // The file (engram-words.bin, about 22 MB) is memory-mapped read-only, so
@@ -76,7 +76,8 @@ class WordVectors {
   std::string_view Term(long index) const;
   // The term's WordNet neighbourhood, for document expansion: the other words
   // of its two most frequent senses, their hypernyms' words up to four levels
-  // (decayed), related words and first-sense gloss words, as (index, weight in
+  // (decayed), related words, what it is part of and its parts, and
+  // first-sense gloss words, as (index, weight in
   // (0, 1]), strongest first, at most 64; empty when the file has none.
   std::vector<std::pair<long, float>> Expansions(long index) const;
   // The weight of `neighbour` in the expansions of `index` (0 when absent); no allocation.

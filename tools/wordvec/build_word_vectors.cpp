@@ -24,8 +24,8 @@
 //     shares) are removed; the vectors are normalised and quantised to int8.
 // A per-stem weight (1/sqrt(senses), generic words count less) goes with it,
 // and its WordNet neighbourhood for document expansion (Builder::Expansions:
-// synonyms, hypernyms to four levels, related and gloss words, the 64
-// strongest), stored after the vectors as per-term offsets and entries
+// synonyms, hypernyms to four levels, related, holonym, meronym and gloss
+// words, the 64 strongest), stored after the vectors as per-term offsets and entries
 // (neighbour index << 8 | weight * 255); the header's fourth word counts them.
 // The WV_* environment variables override the weights (for measurements only;
 // the build uses the defaults). WV_EXPLAIN=a,b prints the features two stems
@@ -60,7 +60,7 @@ struct Synset {
   int lexfile = 0;
   std::vector<std::pair<char, std::uint64_t>> ptrs_raw;  // resolved below
   std::vector<std::pair<std::string, std::uint64_t>> ptr_sym;
-  std::vector<std::uint32_t> hypernyms, hyponyms, related, parts;
+  std::vector<std::uint32_t> hypernyms, hyponyms, related, parts, holonyms, meronyms;
   std::vector<std::string> gloss_stems;
 };
 
@@ -120,6 +120,11 @@ constexpr double kExpandHyper = 0.8;
 constexpr double kExpandRelated = 0.8;
 constexpr double kExpandGloss = 0.5;
 constexpr std::size_t kMaxExpansions = 64;  // per term, the strongest
+// What a word is part, member or substance of ("wrist" -> arm, "kitchen" ->
+// home, "Saturday" -> weekend), and its own parts, members and substances
+// ("weekend" -> Saturday, "family" -> child, parent, sibling).
+constexpr double kExpandHolo = 1.0;
+constexpr double kExpandMero = 0.5;
 
 struct Builder {
   std::vector<Synset> syn;
@@ -198,6 +203,8 @@ struct Builder {
           s.related.push_back(t);
         else if (sym == "#m" || sym == "#p" || sym == "#s" || sym == "%m" || sym == "%p" || sym == "%s")
           s.parts.push_back(t);
+        if (sym == "#m" || sym == "#p" || sym == "#s") s.holonyms.push_back(t);
+        else if (sym == "%m" || sym == "%p" || sym == "%s") s.meronyms.push_back(t);
       }
       std::sort(s.related.begin(), s.related.end());
       s.related.erase(std::unique(s.related.begin(), s.related.end()), s.related.end());
@@ -276,8 +283,9 @@ struct Builder {
   // The WordNet neighbourhood of a stem, for document expansion: for its two
   // most frequent senses of each part of speech (weighted 1/rank), the
   // synset's other words (1), its hypernyms' words up to four levels (0.8 per
-  // level), the words of related synsets (0.8) and, for the first sense, the
-  // gloss words (0.5). Each neighbour keeps its largest weight.
+  // level), the words of related synsets (0.8), of its holonyms (1) and
+  // meronyms (0.5) and, for the first sense, the gloss words (0.5). Each
+  // neighbour keeps its largest weight.
   std::unordered_map<std::string, float> Expansions(const std::string& stem,
                                                     const std::vector<std::vector<std::string>>& synset_stems) const {
     std::unordered_map<std::string, float> out;
@@ -309,6 +317,10 @@ struct Builder {
         }
         for (std::uint32_t rel : syn[s].related)
           for (const auto& t : synset_stems[rel]) put(t, base * kExpandRelated);
+        for (std::uint32_t h : syn[s].holonyms)
+          for (const auto& t : synset_stems[h]) put(t, base * kExpandHolo);
+        for (std::uint32_t m : syn[s].meronyms)
+          for (const auto& t : synset_stems[m]) put(t, base * kExpandMero);
         if (r == 1)
           for (const auto& t : syn[s].gloss_stems) put(t, base * kExpandGloss);
       }

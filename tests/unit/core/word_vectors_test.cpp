@@ -49,6 +49,9 @@ TEST(WordVectors, TermsCarryTheirWordNetNeighbourhood) {
   EXPECT_GT(Expands(w, "tea", "beverag"), 0.5f);   // a direct hypernym
   EXPECT_GT(Expands(w, "jazz", "music"), 0.3f);     // three levels up
   EXPECT_GT(Expands(w, "wife", "spous"), 0.5f);
+  EXPECT_GT(Expands(w, "wrist", "arm"), 0.5f);       // what it is part of
+  EXPECT_GT(Expands(w, "saturday", "weekend"), 0.5f);
+  EXPECT_GT(Expands(w, "famili", "sibl"), 0.2f);     // its members (second sense: 1/2 x 0.5)
   EXPECT_EQ(Expands(w, "tea", "keyboard"), 0.0f);
   EXPECT_EQ(Expands(w, "tea", "tea"), 0.0f);        // never the term itself
   const long tea = w.Find("tea");
@@ -59,7 +62,9 @@ TEST(WordVectors, TermsCarryTheirWordNetNeighbourhood) {
     EXPECT_GT(list[k].second, 0.0f);
     EXPECT_LE(list[k].second, 1.0f);
     EXPECT_FALSE(w.Term(list[k].first).empty());
-    if (k > 0) EXPECT_GE(list[k - 1].second, list[k].second);  // strongest first
+    if (k > 0) {
+      EXPECT_GE(list[k - 1].second, list[k].second);  // strongest first
+    }
   }
   EXPECT_EQ(w.Term(tea), "tea");
   EXPECT_TRUE(w.Term(-1).empty());
