@@ -2,10 +2,12 @@
 // no timegm), proleptic Gregorian calendar, UTC.
 #include "core/time.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
+#include <unordered_set>
 #include <vector>
 
 namespace engram {
@@ -69,6 +71,51 @@ int MonthFromWord(std::string_view w) {
     if (w == full || (w.size() == 3 && full.substr(0, 3) == w)) return i + 1;
   }
   return 0;
+}
+
+bool AsksWhen(std::span<const std::string> tokens) {
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    if (t == "when") return true;
+    if (i + 1 >= tokens.size()) continue;
+    const std::string& n = tokens[i + 1];
+    if ((t == "what" || t == "which") &&
+        (n == "year" || n == "month" || n == "day" || n == "days" || n == "date" || n == "time" || n == "week"))
+      return true;
+    if (t == "how" && (n == "long" || n == "often")) return true;
+  }
+  return false;
+}
+
+bool IsTimeWord(std::string_view t) {
+  static const std::unordered_set<std::string_view> kWords = {
+      "yesterday", "today", "tomorrow", "tonight", "ago", "last", "next", "week", "weekend",
+      "month", "year", "morning", "evening", "afternoon", "night", "recently", "since", "weeks",
+      "months", "years", "days", "summer", "winter", "spring", "autumn", "fall", "earlier", "soon", "upcoming"};
+  static const std::string_view kWeekdays[] = {"monday", "tuesday", "wednesday", "thursday",
+                                               "friday", "saturday", "sunday"};
+  if (kWords.count(t)) return true;
+  const std::string_view one = !t.empty() && t.back() == 's' ? t.substr(0, t.size() - 1) : t;  // "fridays"
+  for (std::string_view d : kWeekdays) {
+    if (t == d || one == d) return true;
+  }
+  for (const char* m : kMonthNames) {
+    if (t == m) return true;
+  }
+  return t.size() == 4 && (t[0] == '1' || t[0] == '2') &&
+         std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });  // a year
+}
+
+bool IsScheduleWord(std::string_view t) {
+  static const std::unordered_set<std::string_view> kWords = {
+      "am", "pm", "daily", "weekly", "biweekly", "fortnightly", "monthly", "yearly", "annually", "weekends",
+      "mornings", "evenings", "afternoons", "nights", "christmas", "easter", "thanksgiving", "halloween"};
+  if (IsTimeWord(t) || kWords.count(t)) return true;
+  std::size_t digits = 0;
+  while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 2) return false;
+  const std::string_view rest = t.substr(digits);
+  return rest == "st" || rest == "nd" || rest == "rd" || rest == "th" || rest == "am" || rest == "pm";  // "8th", "4pm"
 }
 
 namespace {

@@ -1,6 +1,7 @@
 // Parsing and formatting of times as they appear in dialogue data.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,22 @@ int MonthFromWord(std::string_view word);
 // (proleptic Gregorian).
 int DaysInMonth(int year, int month);
 bool IsLeapYear(int year);
+
+// Time in words (tokens as text::Tokenize makes them: lower-cased).
+// Whether a question asks for a time: "when", "what/which" + "day(s)", "date",
+// "time", "week", "month", "year", "how long", "how often".
+bool AsksWhen(std::span<const std::string> tokens);
+// Whether a token names or implies a time, as dialogue says it: relative
+// days and periods ("yesterday", "tonight", "next", "weeks", "weekend"),
+// parts of the day, seasons, weekdays (also in the plural: "fridays"), months
+// and years from 1000 to 2999 ("2023").
+bool IsTimeWord(std::string_view token);
+// IsTimeWord, or a word of schedules: "am"/"pm" and "4pm", frequencies
+// ("daily", "biweekly"), parts of the day and weekends in the plural,
+// holidays ("christmas") and days of the month ("8th", "21st"). (Dialogue
+// retrieval keeps to IsTimeWord: on LoCoMo these words moved recall@10 on
+// conversations 0-4 from 0.785 to 0.784.)
+bool IsScheduleWord(std::string_view token);
 
 // Days since epoch <-> civil date helpers (proleptic Gregorian, UTC).
 TimeMs MakeTimeMs(int year, int month, int day, int hour = 0, int minute = 0, int second = 0);

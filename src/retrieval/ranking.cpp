@@ -310,21 +310,6 @@ void ExplainTerms(const Corpus& c, const std::vector<QueryTerm>& terms, std::vec
 
 }  // namespace
 
-bool AsksWhen(const std::string& query) { return AsksWhen(text::Tokenize(query)); }
-
-bool AsksWhen(const std::vector<std::string>& tokens) {
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const std::string& t = tokens[i];
-    if (t == "when") return true;
-    if ((t == "what" || t == "which") && i + 1 < tokens.size()) {
-      const std::string& n = tokens[i + 1];
-      if (n == "year" || n == "month" || n == "day" || n == "date" || n == "time" || n == "week") return true;
-    }
-    if (t == "how" && i + 1 < tokens.size() && tokens[i + 1] == "long") return true;
-  }
-  return false;
-}
-
 std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages& stm,
                                         const RankQuery& q, const RankParams& p, std::size_t limit) {
   const Corpus c{idx, stm, q.terms};

@@ -115,11 +115,6 @@ struct RankQuery {
   bool explain = false;            // fill RankedMessage::why
 };
 
-// True when a question asks for a time ("when", "what year", "how long ago"...).
-bool AsksWhen(const std::string& query);
-// The same from the question's tokens (text::Tokenize), made once per query.
-bool AsksWhen(const std::vector<std::string>& tokens);
-
 // The query's terms (text::Terms, deduplicated, weight 1).
 std::vector<QueryTerm> QueryTerms(const std::string& query);
 // The same from the query's tokens (text::Tokenize).

@@ -17,19 +17,6 @@ namespace engram::retrieval {
 
 namespace {
 
-bool IsTimeToken(std::string_view t) {
-  static const std::unordered_set<std::string_view> kWords = {
-      "yesterday", "today", "tomorrow", "tonight", "ago", "last", "next", "week", "weekend",
-      "month", "year", "morning", "evening", "afternoon", "night", "recently", "since", "weeks",
-      "months", "years", "days", "monday", "tuesday", "wednesday", "thursday", "friday",
-      "saturday", "sunday", "january", "february", "march", "april", "may", "june", "july",
-      "august", "september", "october", "november", "december", "summer", "winter", "spring",
-      "autumn", "fall", "earlier", "soon", "upcoming"};
-  if (kWords.count(t)) return true;
-  return t.size() == 4 && (t[0] == '1' || t[0] == '2') &&
-         std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
 // text::Terms of many texts as ids of the index, remembering what each word
 // is (a stopword or the id of its stem, and whether it is a time word): in a
 // dialogue the same words recur, and stemming and the look-ups of each word
@@ -84,7 +71,7 @@ class TermMaker {
     s.hash = h;
     s.off = static_cast<std::uint32_t>(bytes_.size());
     s.len = static_cast<std::uint32_t>(token.size());  // tokens are 1..80 bytes
-    s.time = IsTimeToken(token);
+    s.time = IsTimeWord(token);
     s.id = text::IsStopword(token) ? -1 : index_.Intern(text::Stem(token));
     bytes_.append(token);
     ++count_;
@@ -98,13 +85,6 @@ class TermMaker {
 };
 
 }  // namespace
-
-bool HasTimeExpression(const std::string& s) {
-  for (const auto& t : text::Tokenize(s)) {
-    if (IsTimeToken(t)) return true;
-  }
-  return false;
-}
 
 const std::string& SpeakerName(const TurnEntry& e, int side) {
   static const std::string kDefault[2] = {"User", "Assistant"};

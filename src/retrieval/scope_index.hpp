@@ -122,10 +122,6 @@ struct MessageDoc {
 // or "User" / "Assistant" when the turn gives none.
 const std::string& SpeakerName(const TurnEntry& e, int side);
 
-// True when a text holds a time expression ("yesterday", "last week", "in
-// May", "2022", "two days ago"...).
-bool HasTimeExpression(const std::string& text);
-
 // The page's chain summary with its sentences (split on first use).
 inline ChainView PreparedChain(const TurnEntry& e) {
   return ChainView(e.chain_summary, e.chain_sentences.Of(e.chain_summary));

@@ -14,6 +14,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/text.hpp"
+#include "core/time.hpp"
 #include "memory/facts/fact_filter.hpp"
 #include "memory/facts/fact_query.hpp"
 #include "memory/facts/fact_sql.hpp"
@@ -33,6 +35,13 @@ constexpr int kMaxEntityRows = 2000;
 // and at most (the head, then the rest, when the filter removed too many).
 constexpr std::size_t kFilteredFirst = 2;
 constexpr std::size_t kFilteredWide = 16;
+
+// Whether a memory's text holds a time or schedule word (engram::IsScheduleWord).
+bool HoldsTimeWord(std::string_view text) {
+  bool found = false;
+  text::ForEachToken(text, [&](std::string_view t) { found = found || IsScheduleWord(t); });
+  return found;
+}
 
 using Scored = std::vector<std::pair<std::int64_t, float>>;
 using Rows = std::unordered_map<std::int64_t, FactRow>;
@@ -324,6 +333,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // The semantic cosine before clamping, by memory id: it orders memories
   // whose scores tie because both semantic components were clamped to 1.
   std::unordered_map<std::string, double> unclamped;
+  const bool asks_when = AsksWhen(text::Tokenize(query));
   for (auto& [id, d] : cand) {
     auto it = rows.find(id);
     if (it == rows.end()) continue;
@@ -339,6 +349,14 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       for (std::size_t k = 0; k < qterms.size(); ++k) {
         all += qweight[k];
         hit += have.count(qterms[k]) ? qweight[k] : 0.0;
+      }
+      if (asks_when) {
+        // A question asking for a time ("when", "what time", "how often")
+        // holds one more term, of the mean weight of its others, that any
+        // time word of the memory matches ("Friday", "8th", "pm", "daily").
+        const double w = all / static_cast<double>(qterms.size());
+        all += w;
+        if (HoldsTimeWord(m.memory)) hit += w;
       }
       d.lexical = all > 0 ? hit / all : 0.0;
     }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace engram {
 namespace {
@@ -127,6 +128,34 @@ TEST(FormatTest, RoundTrips) {
   for (TimeMs t : {MakeTimeMs(1000, 1, 1), MakeTimeMs(1600, 2, 29, 12), MakeTimeMs(1969, 7, 20, 20, 17),
                    MakeTimeMs(9999, 12, 31, 23, 59, 59) + 999}) {
     EXPECT_EQ(Parse(FormatIso8601(t)), t) << FormatIso8601(t);
+  }
+}
+
+TEST(TimeWordsTest, QuestionsThatAskForATime) {
+  auto asks = [](std::vector<std::string> tokens) { return AsksWhen(tokens); };
+  EXPECT_TRUE(asks({"when", "did", "ana", "fix", "the", "bike"}));
+  EXPECT_TRUE(asks({"in", "what", "year", "did", "she", "move"}));
+  EXPECT_TRUE(asks({"which", "days", "is", "it", "open"}));
+  EXPECT_TRUE(asks({"how", "long", "has", "ben", "played", "chess"}));
+  EXPECT_TRUE(asks({"how", "often", "does", "she", "swim"}));
+  EXPECT_FALSE(asks({"what", "did", "ana", "fix"}));
+  EXPECT_FALSE(asks({"how", "does", "she", "swim"}));
+  EXPECT_FALSE(asks({"what"}));
+  EXPECT_FALSE(asks({}));
+}
+
+TEST(TimeWordsTest, TimeAndScheduleWords) {
+  for (const char* w : {"yesterday", "weekend", "friday", "fridays", "may", "2022", "summer", "weeks"}) {
+    EXPECT_TRUE(IsTimeWord(w)) << w;
+    EXPECT_TRUE(IsScheduleWord(w)) << w;
+  }
+  for (const char* w : {"pm", "4pm", "10am", "8th", "21st", "daily", "biweekly", "mornings", "christmas"}) {
+    EXPECT_FALSE(IsTimeWord(w)) << w;  // dialogue keeps to the words above
+    EXPECT_TRUE(IsScheduleWord(w)) << w;
+  }
+  for (const char* w : {"bike", "fix", "s", "", "3000", "123th", "800pm", "202", "friday's", "sundayss", "th"}) {
+    EXPECT_FALSE(IsTimeWord(w)) << w;
+    EXPECT_FALSE(IsScheduleWord(w)) << w;
   }
 }
 

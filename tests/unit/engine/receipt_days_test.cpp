@@ -27,7 +27,9 @@ std::map<std::pair<std::int64_t, bool>, std::int64_t> Admitted(Engine& e, const 
     EXPECT_GE(c.day, last_day) << "oldest day first";
     last_day = c.day;
     EXPECT_EQ(c.scope.tenant, q.scope.tenant);
-    if (!q.scope.user.empty()) EXPECT_EQ(c.scope.user, q.scope.user);
+    if (!q.scope.user.empty()) {
+      EXPECT_EQ(c.scope.user, q.scope.user);
+    }
     if (c.memory_kind == "turn" && c.from_tier == "input" && c.to_tier == "stm") out[{c.day, c.compacted}] += c.count;
   }
   return out;
@@ -77,7 +79,9 @@ TEST(ReceiptDays, CountsHeldAndCompactedReceiptsPerDayAndScope) {
   auto all = e.CountReceiptsByDay(tenant);
   ASSERT_TRUE(all.ok());
   for (const auto& c : *all) {
-    if (c.compacted) EXPECT_FALSE(c.segment_created);
+    if (c.compacted) {
+      EXPECT_FALSE(c.segment_created);
+    }
   }
 
   ReceiptQuery limited = tenant;

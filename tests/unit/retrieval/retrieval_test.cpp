@@ -407,15 +407,5 @@ TEST(Ranking, QuestionsNamingOneSpeakerFavourTheirMessages) {
             order("Did Ana and Ben go hiking with the lake trip?", words_only));
 }
 
-TEST(Ranking, TimeQuestionsAndTimeExpressions) {
-  EXPECT_TRUE(AsksWhen("When did Ana fix the bike?"));
-  EXPECT_TRUE(AsksWhen("In what year did she move?"));
-  EXPECT_TRUE(AsksWhen("How long has Ben played chess?"));
-  EXPECT_FALSE(AsksWhen("What did Ana fix?"));
-  EXPECT_TRUE(HasTimeExpression("I fixed it yesterday"));
-  EXPECT_TRUE(HasTimeExpression("back in 2022"));
-  EXPECT_FALSE(HasTimeExpression("I fixed the bike"));
-}
-
 }  // namespace
 }  // namespace engram::retrieval
