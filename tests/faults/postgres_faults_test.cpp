@@ -189,6 +189,25 @@ TEST_F(PgFaults, ConnectionLostInTheMiddleOfAWriteIsRetryableAndNeverHalfDone) {
   EXPECT_TRUE(listed.ok()) << listed.status().ToString();
   auto keys = s.keys->List("default");
   EXPECT_TRUE(keys.ok()) << keys.status().ToString();
+  // The same for the key writes that run outside a transaction: a revocation
+  // and the record of a key's last use.
+  auto made = s.keys->Create("default", {}, server::Role::kRead, "idle", 5000);
+  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  auto end_idle_sessions = [&] {
+    ASSERT_GE(Scalar(control.get(), "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                                    "WHERE datname = current_database() AND pid <> pg_backend_pid()"),
+              1);
+  };
+  end_idle_sessions();
+  auto who = s.keys->Authenticate(made->second, 6'000'000);
+  ASSERT_TRUE(who.ok()) << who.status().ToString();
+  EXPECT_TRUE(who->has_value());
+  EXPECT_EQ(Scalar(control.get(), "SELECT count(*) FROM api_keys WHERE name = 'idle' AND last_used_at IS NOT NULL"), 1)
+      << "the last use was not recorded after the session ended";
+  end_idle_sessions();
+  Status revoked = s.keys->Revoke(made->first.id, 7'000'000);
+  EXPECT_TRUE(revoked.ok()) << revoked.ToString();
+  EXPECT_EQ(Scalar(control.get(), "SELECT count(*) FROM api_keys WHERE name = 'idle' AND revoked_at IS NOT NULL"), 1);
   // Maintenance whose connection is lost while it waits: nothing half done
   // (every turn in one tier), and it completes once the lock is gone.
   for (int i = 0; i < 12; ++i) ASSERT_TRUE(s.engine->AddTurn(kAlice, Turn("note " + std::to_string(i))).ok());
