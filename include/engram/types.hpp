@@ -188,6 +188,7 @@ struct RankReasons {
   double coverage = 0;   // share (by idf) of the question's own words it holds, in [0, 1]
   double vector = 0;     // cosine of its exchange (configured embedders only)
   bool time_cue = false; // a "when" question and a message with a time expression
+  bool named_date = false;  // a question naming a day or month, and a message of it (RankingOptions::date)
   bool speaker = false;  // the named-speaker factor applied
   // Query terms its text or speaker name holds: the question's own (weight
   // 1) and WordNet expansions (weight below 1).

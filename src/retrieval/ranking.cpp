@@ -415,6 +415,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       why.neighbour = nb[scored[i].second] - lex[d];
       why.vector = have_vec ? cos[d] : 0.0;
       why.time_cue = q.asks_when && p.temporal > 0 && c.Doc(d).dated;
+      why.named_date = !q.dates.empty() && p.date > 0 && q.dates.contains(c.Doc(d).time);
       why.speaker = !by_speaker.empty() && by_speaker[d];
     }
   }

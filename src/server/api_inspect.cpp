@@ -350,9 +350,11 @@ json ExplainItem(const RetrievedItem& item, const std::string& query, bool seman
     why["coverage"] = r.coverage;
     why["speaker_factor"] = r.speaker;
     why["time_cue"] = r.time_cue;
+    why["named_date"] = r.named_date;
   } else {
     why["neighbour_evidence"] = false;
     why["time_cue"] = false;
+    why["named_date"] = false;
   }
   why["vector_similarity"] = semantic_embedder
                                  ? "used (the exchange's cosine similarity: " + std::to_string(item.why.vector) + ")"

@@ -250,6 +250,20 @@ TEST_F(ServerInspectTest, RetrievalExplainsEachItemAndChangesNothing) {
   EXPECT_EQ(Get(admin_, "/v1/stats?user=priya"), before);
   json plain = Post(admin_, "/v1/retrieve", R"({"user": "priya", "query": "Where did Priya move?"})");
   EXPECT_FALSE(plain["items"][0].contains("why"));
+
+  // A question naming a day: the messages of that day (one day of slack on
+  // each side) say so, no other message does.
+  json dated = Post(admin_, "/v1/retrieve",
+                    R"({"user": "priya", "query": "What did Priya say about the job on 2 March 2026?", "explain": true})");
+  int of_the_day = 0;
+  for (const auto& i : dated["items"]) {
+    if (i["kind"] != "page" || !i["why"].contains("lexical_score")) continue;
+    const std::string day = i["event_time"].get<std::string>().substr(0, 10);
+    const bool near = day == "2026-03-01" || day == "2026-03-02" || day == "2026-03-03";
+    EXPECT_EQ(i["why"]["named_date"].get<bool>(), near) << i.dump();
+    of_the_day += near ? 1 : 0;
+  }
+  EXPECT_GT(of_the_day, 0) << dated.dump();
 }
 
 TEST_F(ServerInspectTest, RecentRequestsHoldNoBodyQueryOrKeyAndStayInTheirTenant) {
