@@ -42,7 +42,8 @@ class TermMaker {
  private:
   struct Slot {
     std::size_t hash = 0;
-    std::uint32_t off = 0, len = 0;  // the word in bytes_ (len 0: a free slot)
+    std::size_t off = 0;     // the word in bytes_
+    std::uint32_t len = 0;   // 0: a free slot
     int id = -1;                     // -1: a stopword
     bool time = false;
   };
@@ -69,7 +70,7 @@ class TermMaker {
     while (slots_[i].len != 0) i = (i + 1) & mask;
     Slot& s = slots_[i];
     s.hash = h;
-    s.off = static_cast<std::uint32_t>(bytes_.size());
+    s.off = bytes_.size();
     s.len = static_cast<std::uint32_t>(token.size());  // tokens are 1..80 bytes
     s.time = IsTimeWord(token);
     s.id = text::IsStopword(token) ? -1 : index_.Intern(text::Stem(token));
