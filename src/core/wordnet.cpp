@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "core/process.hpp"
+#include "core/text.hpp"
 
 namespace engram::wordnet {
 
@@ -104,8 +105,9 @@ const std::vector<Rule> kRules[3] = {
     {{"er", ""}, {"est", ""}, {"er", "e"}, {"est", "e"}}};
 
 
-constexpr char kMagic[8] = {'E', 'N', 'G', 'W', 'N', 'E', 'T', '1'};
-constexpr std::size_t kHeaderWords = 16;  // u32 counts after the magic
+constexpr char kMagic[8] = {'E', 'N', 'G', 'W', 'N', 'E', 'T', '2'};
+constexpr std::size_t kHeaderWords = 17;  // u32 counts after the magic
+constexpr std::uint8_t kNoTerm = 255;     // a word without one index term (a collocation, a stopword)
 
 // The database as parsed, before it becomes an image.
 struct Parsed {
@@ -313,6 +315,26 @@ std::vector<std::uint8_t> MakeImage(const Parsed& p) {
       exc_bases[x].push_back(std::move(ids));
     }
   }
+  // Each word's index term (text::Terms of the word, its '_' as spaces, when
+  // that is one term), as the bytes of the word it keeps and the rest: query
+  // expansion then needs no stemmer.
+  std::string keep;
+  std::vector<std::string> tails;
+  for (const auto& word : words) {
+    std::string spaced = word;
+    std::replace(spaced.begin(), spaced.end(), '_', ' ');
+    const std::vector<std::string> terms = text::Terms(spaced);
+    std::size_t k = 0;
+    if (terms.size() == 1) {
+      const std::string& t = terms[0];
+      while (k < t.size() && k < word.size() && k < kNoTerm - 1 && t[k] == word[k]) ++k;
+      keep.push_back(static_cast<char>(k));
+      tails.push_back(t.substr(k));
+    } else {
+      keep.push_back(static_cast<char>(kNoTerm));
+      tails.emplace_back();
+    }
+  }
   ImageWriter w;
   w.Bytes(kMagic, sizeof kMagic);
   const std::uint32_t head[kHeaderWords] = {
@@ -320,7 +342,8 @@ std::vector<std::uint8_t> MakeImage(const Parsed& p) {
       static_cast<std::uint32_t>(p.synsets.size()), Total(syn_words), Total(syn_hypo), Total(syn_deriv),
       static_cast<std::uint32_t>(exc_keys[0].size()), CharBytes(exc_keys[0]), Total(exc_bases[0]),
       static_cast<std::uint32_t>(exc_keys[1].size()), CharBytes(exc_keys[1]), Total(exc_bases[1]),
-      static_cast<std::uint32_t>(exc_keys[2].size()), CharBytes(exc_keys[2]), Total(exc_bases[2])};
+      static_cast<std::uint32_t>(exc_keys[2].size()), CharBytes(exc_keys[2]), Total(exc_bases[2]),
+      CharBytes(tails)};
   for (auto h : head) w.U32(h);
   PutStrings(w, words);
   PutLists(w, word_synsets);
@@ -332,6 +355,8 @@ std::vector<std::uint8_t> MakeImage(const Parsed& p) {
     PutStrings(w, exc_keys[x]);
     PutLists(w, exc_bases[x]);
   }
+  w.Blob(keep);
+  PutStrings(w, tails);
   return std::move(w.out);
 }
 
@@ -438,6 +463,10 @@ bool WordNet::Attach(const std::uint8_t* base, std::size_t size) {
     exception_bases_[x].off = r.U32s(std::size_t{exception_keys_[x].n} + 1);
     exception_bases_[x].data = r.U32s(h[9 + 3 * x]);
   }
+  term_keep_ = r.Blob(n_words);
+  term_tails_.n = n_words;
+  term_tails_.off = r.U32s(std::size_t{n_words} + 1);
+  term_tails_.chars = reinterpret_cast<const char*>(r.Blob(h[16]));
   if (!r.done() || n_synsets_ == 0) return false;
   // A damaged file must not send a lookup outside the image.
   if (!ValidStrings(words_.off, n_words, h[1]) ||
@@ -446,6 +475,10 @@ bool WordNet::Attach(const std::uint8_t* base, std::size_t size) {
       !ValidLists(synset_hyponyms_.off, n_synsets_, synset_hyponyms_.data, h[5], n_synsets_) ||
       !ValidLists(synset_derivations_.off, n_synsets_, synset_derivations_.data, h[6], n_words)) {
     return false;
+  }
+  if (!ValidStrings(term_tails_.off, n_words, h[16])) return false;
+  for (std::uint32_t i = 0; i < n_words; ++i) {
+    if (term_keep_[i] != kNoTerm && term_keep_[i] > words_.at(i).size()) return false;
   }
   for (int x = 0; x < 3; ++x) {
     if (!ValidStrings(exception_keys_[x].off, exception_keys_[x].n, h[8 + 3 * x]) ||
@@ -552,8 +585,8 @@ std::vector<std::string> WordNet::BaseForms(std::string_view word) const {
   return out;
 }
 
-std::vector<RelatedWord> WordNet::Expand(std::string_view word, const ExpandOptions& opt) const {
-  std::vector<RelatedWord> out;
+std::vector<WordNet::Related> WordNet::ExpandIds(std::string_view word, const ExpandOptions& opt) const {
+  std::vector<Related> out;
   std::unordered_set<std::uint32_t> seen_words;
   std::vector<std::uint32_t> roots;
   for (const auto& b : BaseForms(word)) {
@@ -570,9 +603,7 @@ std::vector<RelatedWord> WordNet::Expand(std::string_view word, const ExpandOpti
   }
   auto emit = [&](std::uint32_t w, Relation rel, int depth) {
     if (out.size() >= opt.max_words || !seen_words.insert(w).second) return;
-    std::string text(words_.at(w));
-    std::replace(text.begin(), text.end(), '_', ' ');
-    out.push_back({std::move(text), rel, depth});
+    out.push_back({w, rel, depth});
   };
   for (std::uint32_t s : roots) {
     for (std::uint32_t w : synset_words_.at(s)) emit(w, Relation::kSynonym, 0);
@@ -593,6 +624,28 @@ std::vector<RelatedWord> WordNet::Expand(std::string_view word, const ExpandOpti
       for (std::uint32_t w : synset_words_.at(s)) emit(w, Relation::kHyponym, depth);
     }
     level = std::move(next);
+  }
+  return out;
+}
+
+std::vector<RelatedWord> WordNet::Expand(std::string_view word, const ExpandOptions& opt) const {
+  std::vector<RelatedWord> out;
+  for (const Related& r : ExpandIds(word, opt)) {
+    std::string text(words_.at(r.word));
+    std::replace(text.begin(), text.end(), '_', ' ');
+    out.push_back({std::move(text), r.relation, r.depth});
+  }
+  return out;
+}
+
+std::vector<RelatedWord> WordNet::ExpandTerms(std::string_view word, const ExpandOptions& opt) const {
+  std::vector<RelatedWord> out;
+  for (const Related& r : ExpandIds(word, opt)) {
+    const std::uint8_t keep = term_keep_[r.word];
+    if (keep == kNoTerm) continue;
+    std::string term(words_.at(r.word).substr(0, keep));
+    term += term_tails_.at(r.word);
+    out.push_back({std::move(term), r.relation, r.depth});
   }
   return out;
 }

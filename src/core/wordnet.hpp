@@ -69,6 +69,11 @@ class WordNet {
   // derivations, then hyponyms by depth (transitive, instances included).
   // Deterministic order; the word itself and duplicates are left out.
   std::vector<RelatedWord> Expand(std::string_view word, const ExpandOptions& opt = {}) const;
+  // The same related words as their index terms (text::Terms of the word,
+  // one term; made when the image is, so no stemmer runs here), in the same
+  // order; a word that is not one term (a collocation, a stopword) is left
+  // out, though it counts towards opt.max_words as in Expand.
+  std::vector<RelatedWord> ExpandTerms(std::string_view word, const ExpandOptions& opt = {}) const;
 
   std::size_t synsets() const { return n_synsets_; }
   // Bytes of the image (mapped or owned).
@@ -98,6 +103,13 @@ class WordNet {
     const std::uint32_t* data = nullptr;
     Ids at(std::uint32_t i) const { return {data + off[i], data + off[i + 1]}; }
   };
+  struct Related {
+    std::uint32_t word;
+    Relation relation;
+    int depth;
+  };
+  // Expand's traversal, as word ids.
+  std::vector<Related> ExpandIds(std::string_view word, const ExpandOptions& opt) const;
   // Points the views at an image; false when it is not a valid one.
   bool Attach(const std::uint8_t* base, std::size_t size);
   int FindWord(std::string_view w) const;
@@ -115,6 +127,8 @@ class WordNet {
   Lists synset_words_, synset_hyponyms_, synset_derivations_;
   Strings exception_keys_[3];  // inflected forms per part of speech
   Lists exception_bases_[3];   // their base forms (word ids)
+  const std::uint8_t* term_keep_ = nullptr;  // per word: bytes of it its index term keeps (255: none)
+  Strings term_tails_;                        // per word: the rest of its index term
 };
 
 }  // namespace engram::wordnet

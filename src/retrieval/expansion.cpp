@@ -24,18 +24,18 @@ std::vector<Candidate> Compute(const wordnet::WordNet& wn, const std::string& wo
   opt.max_words = p.max_candidates;
   opt.max_senses = p.senses;
   std::vector<Candidate> out;
-  for (const auto& r : wn.Expand(word, opt)) {
-    auto terms = text::Terms(r.word);
-    if (terms.size() != 1) continue;  // collocations: their words alone say something else
+  // (Index terms made with the image; words that are not one term, such as
+  // collocations, whose words alone say something else, are left out.)
+  for (auto& r : wn.ExpandTerms(word, opt)) {
     double w = p.synonym;
     if (r.relation == wordnet::Relation::kDerivation) w = p.derivation;
     if (r.relation == wordnet::Relation::kHyponym) {
       w = p.hyponym;
       for (int d = 1; d < r.depth; ++d) w *= p.hyponym_decay;
     }
-    auto same = std::find_if(out.begin(), out.end(), [&](const Candidate& c) { return c.term == terms[0]; });
+    auto same = std::find_if(out.begin(), out.end(), [&](const Candidate& c) { return c.term == r.word; });
     if (same == out.end()) {
-      out.push_back({std::move(terms[0]), w});
+      out.push_back({std::move(r.word), w});
     } else {
       same->weight = std::max(same->weight, w);
     }

@@ -12,6 +12,8 @@
 
 #include <unistd.h>
 
+#include "core/text.hpp"
+
 namespace engram::wordnet {
 namespace {
 
@@ -128,10 +130,44 @@ std::string Answers(const WordNet& wn, const std::vector<std::string>& words) {
       for (const auto& r : wn.Expand(w, opt)) {
         out += " " + r.word + "/" + std::to_string(static_cast<int>(r.relation)) + "/" + std::to_string(r.depth);
       }
+      out += " ;";
+      for (const auto& r : wn.ExpandTerms(w, opt)) {
+        out += " " + r.word + "/" + std::to_string(static_cast<int>(r.relation)) + "/" + std::to_string(r.depth);
+      }
     }
     out += "\n";
   }
   return out;
+}
+
+// ExpandTerms, written out; and what it must equal: text::Terms of each word
+// Expand gives that is one term, in the same order.
+std::string TermsOf(const WordNet& wn, const std::string& w) {
+  ExpandOptions all;
+  all.verbs = all.adjectives = true;
+  std::string out;
+  for (const auto& r : wn.ExpandTerms(w, all)) out += r.word + "/" + std::to_string(r.depth) + " ";
+  return out;
+}
+std::string TermsOfExpand(const WordNet& wn, const std::string& w) {
+  ExpandOptions all;
+  all.verbs = all.adjectives = true;
+  std::string out;
+  for (const auto& r : wn.Expand(w, all)) {
+    const auto terms = text::Terms(r.word);
+    if (terms.size() == 1) out += terms[0] + "/" + std::to_string(r.depth) + " ";
+  }
+  return out;
+}
+
+TEST_F(TinyWordNet, RelatedWordsAsIndexTerms) {
+  auto wn = WordNet::Load(dir_);
+  ASSERT_NE(wn, nullptr);
+  EXPECT_EQ(TermsOf(*wn, "instrument"), "violin/1 clarinet/1 stradivarius/2 ");  // the collocation left out
+  EXPECT_EQ(TermsOf(*wn, "kids"), "child/0 childhood/0 ");
+  for (const std::string w : {"instrument", "instruments", "children", "kids", "violin", "play", "zebra", ""}) {
+    EXPECT_EQ(TermsOf(*wn, w), TermsOfExpand(*wn, w)) << w;
+  }
 }
 
 TEST_F(TinyWordNet, TheMappedImageAnswersLikeTheParsedDatabase) {
@@ -182,6 +218,8 @@ TEST(RealWordNet, TheImageAnswersLikeTheParse) {
     words.push_back(line.substr(0, line.find(' ')));
   }
   EXPECT_EQ(Answers(*mapped, words), Answers(*parsed, words));
+  // The index terms kept in the image are the tokenizer's and stemmer's.
+  for (const auto& w : words) EXPECT_EQ(TermsOfExpand(*mapped, w), TermsOf(*mapped, w)) << w;
 }
 
 }  // namespace
