@@ -4,7 +4,8 @@
 //
 // Two ways in, one form: Load() parses data.noun, data.verb, data.adj, the
 // index files and the *.exc morphology exceptions into a compact image (flat
-// arrays of 32-bit ids and sorted string tables, about 9 MB for WordNet 3.0);
+// arrays of 32-bit ids and sorted string tables, with each word's index term:
+// about 7.4 MB for WordNet 3.0);
 // Open() memory-maps an image that WriteImage() saved (made at build time by
 // tools/wordnet, `engram-wordnet.bin` beside the binary): no parsing, no
 // allocation, and the pages are shared by every process on the machine. Both
