@@ -189,10 +189,9 @@ void ApplyCoverage(const Corpus& c, double weight, Scratch& s) {
   if (total <= 0) return;
   double* held = s.held.data();
   for (std::size_t qi = 0; qi < own.size(); ++qi) {
-    for (int k = 0; k < 2; ++k) {
-      const MessageIndex* ix = k == 0 ? &c.idx.messages : &c.stm.index;
-      const std::size_t offset = k == 0 ? 0 : c.n_page;
-      const int id = own_ids[k][qi];
+    int k = 0;
+    for (const auto& [ix, offset, ids] : c.Parts()) {
+      const int id = own_ids[k++][qi];
       if (id < 0) continue;
       for (const auto& post : ix->Postings(id)) held[offset + post.doc] += stats.idf[qi];
     }
@@ -288,8 +287,9 @@ std::vector<bool> NamedSpeakerMessages(const Corpus& c) {
 
 // The query terms each ranked message holds (text or speaker name) and the
 // idf share of the question's own words among them (explanations only).
-void ExplainTerms(const Corpus& c, const std::vector<QueryTerm>& terms, std::vector<RankedMessage>& out) {
-  const CollectionStats stats = Stats(terms, {&c.idx.messages, &c.stm.index});
+void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
+  const std::vector<QueryTerm>& terms = c.terms;
+  const CollectionStats stats = Stats(terms, {&c.idx.messages, &c.stm.index}, {&c.ids[0], &c.ids[1]});
   double own_total = 0;
   for (std::size_t qi = 0; qi < terms.size(); ++qi) {
     if (terms[qi].weight >= 1.0) own_total += stats.idf[qi];
@@ -419,7 +419,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       why.speaker = !by_speaker.empty() && by_speaker[d];
     }
   }
-  if (q.explain) ExplainTerms(c, q.terms, out);
+  if (q.explain) ExplainTerms(c, out);
   return out;
 }
 

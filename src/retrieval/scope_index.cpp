@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstring>
 #include <utility>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "core/text.hpp"
 #include "core/time.hpp"

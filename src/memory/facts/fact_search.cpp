@@ -307,7 +307,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   }
 
   // 5. Every component for every candidate, fused.
-  const auto qterms = LexicalTerms(query);
+  const std::vector<std::string>& qterms = lexical_terms;
   // Each query term counts by its inverse document frequency among the
   // scope's memories when the snapshots keep term counts (word vectors), so
   // a match on a word most memories use ("user", "likes") counts little.
