@@ -585,6 +585,31 @@ std::vector<std::string> WordNet::BaseForms(std::string_view word) const {
   return out;
 }
 
+std::vector<std::uint32_t> WordNet::FirstSenses(std::string_view word) const {
+  std::vector<std::uint32_t> out;
+  for (const auto& b : BaseForms(word)) {
+    const int id = FindWord(b);
+    if (id < 0) continue;
+    bool seen[3] = {false, false, false};
+    for (std::uint32_t s : word_synsets_.at(static_cast<std::uint32_t>(id))) {
+      const std::uint8_t pos = synset_pos_[s];
+      if (pos > 2 || seen[pos]) continue;
+      seen[pos] = true;
+      out.push_back(s);
+    }
+  }
+  return out;
+}
+
+bool WordNet::ShareFirstSense(std::string_view a, std::string_view b) const {
+  const auto x = FirstSenses(a);
+  if (x.empty()) return false;
+  for (std::uint32_t s : FirstSenses(b)) {
+    if (std::find(x.begin(), x.end(), s) != x.end()) return true;
+  }
+  return false;
+}
+
 std::vector<WordNet::Related> WordNet::ExpandIds(std::string_view word, const ExpandOptions& opt) const {
   std::vector<Related> out;
   std::unordered_set<std::uint32_t> seen_words;

@@ -76,6 +76,13 @@ class WordNet {
   // out, though it counts towards opt.max_words as in Expand.
   std::vector<RelatedWord> ExpandTerms(std::string_view word, const ExpandOptions& opt = {}) const;
 
+  // Whether two lower-case words share their most frequent sense: for some
+  // base form of each, the first synset of one of its parts of speech is the
+  // same ("car" and "automobile", "kids" and "children", "hate" and
+  // "detest"; not "nurse" and "nanny", which share only the second sense of
+  // "nurse", nor a word and its hypernym). False when either is unknown.
+  bool ShareFirstSense(std::string_view a, std::string_view b) const;
+
   std::size_t synsets() const { return n_synsets_; }
   // Bytes of the image (mapped or owned).
   std::size_t ImageBytes() const { return size_; }
@@ -114,6 +121,8 @@ class WordNet {
   // Points the views at an image; false when it is not a valid one.
   bool Attach(const std::uint8_t* base, std::size_t size);
   int FindWord(std::string_view w) const;
+  // The first synset of each part of speech of each base form of a word.
+  std::vector<std::uint32_t> FirstSenses(std::string_view word) const;
   bool HasPos(int word, std::uint8_t pos) const;
 
   std::vector<std::uint8_t> owned_;  // the image when parsed

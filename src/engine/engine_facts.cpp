@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
+#include "core/wordnet.hpp"
 #include "engine/caching_embedder.hpp"
 #include "engine/engine_impl.hpp"
 #include "store/facts.hpp"
@@ -201,6 +202,8 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
   facts::FactChanges changes;
   ctx.vectors = vectors.get();
   ctx.changes = &changes;
+  // The built-in engine also finds facts that say a live one in other words.
+  ctx.wordnet = fact_words_ ? wordnet::WordNet::Default() : nullptr;
   std::vector<std::string> ids;  // memory id per new fact
   json events = json::array();
   for (std::size_t i = 0; i < news.size(); ++i) {

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/text.hpp"
+#include "core/wordnet.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/facts/fact_store.hpp"
 #include "memory/mtm.hpp"
@@ -166,6 +167,10 @@ Result<ConsolidationResult> ConsolidateBatch(const WriterDb& w, std::int64_t sco
   fctx.source_version = config.source_version;
   fctx.from_tier = "mtm";
   fctx.near_duplicate = config.fact_near_duplicate;
+  // The built-in engine also finds facts that say a live one in other words.
+  if (const Embedder* e = deps.EmbedderFor(scope.scope.tenant); e && e->IsBuiltin()) {
+    fctx.wordnet = wordnet::WordNet::Default();
+  }
   std::size_t v = 0;
   for (const auto& f : c.user_facts) {
     ENGRAM_ASSIGN_OR_RETURN(bool added, InsertFact(fctx, "user", f, vecs[v++], c.degraded));

@@ -18,6 +18,10 @@
 #include "store/facts.hpp"
 #include "store/sqlite.hpp"
 
+namespace engram::wordnet {
+class WordNet;
+}
+
 namespace engram::memory::facts {
 
 // The scope row id of an absent user or agent id (scope rows need both; the
@@ -73,6 +77,9 @@ struct WriteContext {
   // near-duplicate checks of the same operation). Both optional.
   const FactVectors* vectors = nullptr;
   FactChanges* changes = nullptr;
+  // WordNet for the paraphrase check of InsertFact (SameInOtherWords): the
+  // built-in engine sets it; null: only the embedding decides.
+  const wordnet::WordNet* wordnet = nullptr;
 };
 
 // What one write did: "ADD", "UPDATE" (a new version superseded the live

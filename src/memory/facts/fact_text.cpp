@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "core/text.hpp"
+#include "core/wordnet.hpp"
 
 namespace engram::memory::facts {
 
@@ -188,6 +189,84 @@ std::vector<std::string> QueryEntityNames(std::string_view query) {
     if (i + 1 < tokens.size()) Push(out, seen, NormalizeEntity(tokens[i] + " " + tokens[i + 1]));
   }
   return out;
+}
+
+namespace {
+
+// The tokens a paraphrase check compares: articles left out.
+std::vector<std::string> ComparedTokens(std::string_view text) {
+  std::vector<std::string> out;
+  text::ForEachToken(text, [&](std::string_view t) {
+    if (t != "a" && t != "an" && t != "the") out.emplace_back(t);
+  });
+  return out;
+}
+
+std::size_t CountCompared(std::string_view text) {
+  std::size_t n = 0;
+  text::ForEachToken(text, [&](std::string_view t) { n += t != "a" && t != "an" && t != "the"; });
+  return n;
+}
+
+// A negation: a word that denies, or a contraction with "n't" (also without
+// its apostrophe, or with the apostrophe split off: "don", "t").
+bool IsNegation(std::string_view t, std::string_view before) {
+  static const std::unordered_set<std::string_view> kWords = {
+      "not", "no", "never", "nor", "neither", "none", "nobody", "nothing", "nowhere", "cannot", "without",
+      "dont", "doesnt", "didnt", "cant", "couldnt", "wont", "wouldnt", "shouldnt", "isnt", "arent", "wasnt",
+      "werent", "hasnt", "havent", "hadnt", "aint", "mustnt", "neednt", "mightnt", "shant"};
+  if (kWords.count(t)) return true;
+  if (t.size() > 3 && t.substr(t.size() - 3) == "n't") return true;
+  return t == "t" && !before.empty() && before.back() == 'n';
+}
+
+bool IsNumberWord(std::string_view t) {
+  static const std::unordered_set<std::string_view> kWords = {
+      "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+      "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+      "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million",
+      "billion", "dozen", "once", "twice", "thrice", "half", "first", "second", "third", "fourth", "fifth",
+      "sixth", "seventh", "eighth", "ninth", "tenth", "single", "double", "triple", "both", "couple", "pair"};
+  return kWords.count(t) > 0;
+}
+
+// How many negations a text holds and the numbers it names (sorted).
+std::pair<std::size_t, std::vector<std::string>> Claims(std::string_view text) {
+  std::pair<std::size_t, std::vector<std::string>> out;
+  std::string before;
+  text::ForEachToken(text, [&](std::string_view t) {
+    if (IsNegation(t, before)) ++out.first;
+    if (IsNumberWord(t) || std::any_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      out.second.emplace_back(t);
+    }
+    before.assign(t);
+  });
+  std::sort(out.second.begin(), out.second.end());
+  return out;
+}
+
+bool Letters(std::string_view t) {
+  return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+}
+
+}  // namespace
+
+bool AgreeInNegationAndNumbers(std::string_view a, std::string_view b) { return Claims(a) == Claims(b); }
+
+bool SameInOtherWords(std::string_view a, std::string_view b, const wordnet::WordNet* wn) {
+  if (wn == nullptr) return false;
+  // (Counted first: most texts differ in length, and counting allocates nothing.)
+  const std::size_t n = CountCompared(a);
+  if (n == 0 || CountCompared(b) != n) return false;
+  const auto x = ComparedTokens(a);
+  const auto y = ComparedTokens(b);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] == y[i]) continue;
+    if (!Letters(x[i]) || !Letters(y[i]) || text::IsStopword(x[i]) || text::IsStopword(y[i])) return false;
+    if (text::Stem(x[i]) == text::Stem(y[i])) continue;
+    if (!wn->ShareFirstSense(x[i], y[i])) return false;
+  }
+  return AgreeInNegationAndNumbers(a, b);
 }
 
 }  // namespace engram::memory::facts

@@ -8,6 +8,10 @@
 
 #include "memory/facts/fact_store.hpp"
 
+namespace engram::wordnet {
+class WordNet;
+}
+
 namespace engram::memory::facts {
 
 // Index terms of a text (text::Terms in FTS-safe form), plus the parts of
@@ -17,6 +21,25 @@ namespace engram::memory::facts {
 std::vector<std::string> LexicalTerms(std::string_view text);
 // LexicalTerms joined by spaces (the facts_fts `terms` column).
 std::string LexicalDocument(std::string_view text);
+
+// Whether two texts say the same in other words: with "a", "an" and "the"
+// left out they have as many tokens, and each pair in order is the same
+// token, has the same stem, or is two words of letters, neither a stopword,
+// that share their most frequent WordNet sense ("My car is red" and "My
+// automobile is red", "I have two kids" and "I have two children"). So
+// negations, numbers, names and word order must match exactly, and a word
+// never stands for its hypernym ("vegan" is not "vegetarian") or for a rarer
+// sense ("nurse" is not "nanny"); and they agree in negation and numbers
+// (AgreeInNegationAndNumbers). False without `wn`.
+bool SameInOtherWords(std::string_view a, std::string_view b, const wordnet::WordNet* wn);
+
+// Whether two texts agree in negation and numbers: each holds as many
+// negations ("not", "no", "never", "nothing", "without", "don't", "isnt"
+// ...), and they name the same numbers (tokens with digits and number words,
+// "two", "dozen", "twice", as multisets). Texts whose embeddings are alike
+// but disagree here say different things ("I am not allergic to peanuts",
+// "The meeting moved to 13 May").
+bool AgreeInNegationAndNumbers(std::string_view a, std::string_view b);
 
 // Built-in entities of a text: runs of capitalised words (proper names; a
 // sentence's first word only when it is not a common word), quoted spans, and

@@ -106,6 +106,19 @@ TEST_F(TinyWordNet, ExpandsToSynonymsDerivationsAndHyponyms) {
   EXPECT_TRUE(wn->Expand("zebra").empty());
 }
 
+TEST_F(TinyWordNet, WordsShareTheirFirstSense) {
+  auto wn = WordNet::Load(dir_);
+  ASSERT_NE(wn, nullptr);
+  EXPECT_TRUE(wn->ShareFirstSense("kid", "child"));
+  EXPECT_TRUE(wn->ShareFirstSense("kids", "children"));  // through their base forms
+  EXPECT_TRUE(wn->ShareFirstSense("instrument", "musical_instrument"));
+  EXPECT_FALSE(wn->ShareFirstSense("violin", "instrument"));   // a hyponym is not the same sense
+  EXPECT_FALSE(wn->ShareFirstSense("child", "childhood"));     // nor a derivation
+  EXPECT_FALSE(wn->ShareFirstSense("violin", "clarinet"));     // nor a sibling
+  EXPECT_FALSE(wn->ShareFirstSense("zebra", "zebra"));         // unknown words share nothing
+  EXPECT_FALSE(wn->ShareFirstSense("play", "instrument"));
+}
+
 TEST_F(TinyWordNet, ExpansionIsDeterministic) {
   auto a = WordNet::Load(dir_);
   auto b = WordNet::Load(dir_);

@@ -44,6 +44,43 @@ class MeaningTest : public ::testing::Test {
   FakeClock clock_{MakeTimeMs(2025, 3, 1)};
 };
 
+// The built-in engine knows a fact said again in other words (WordNet
+// synonyms of the same most frequent sense) and never takes a fact that
+// differs in a word's sense, a negation or a number for a duplicate.
+TEST_F(MeaningTest, AddKnowsAFactSaidAgainInOtherWords) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  auto add = [&](const std::string& text) {
+    MemoryAddOptions o;
+    o.infer = false;
+    auto r = e->AddMemoryText(User("ana"), text, o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    clock_.Advance(1000);
+    return r.ok() && r->results.size() == 1 ? r->results[0] : MemoryEventResult{};
+  };
+  const MemoryEventResult kids = add("I have two kids");
+  ASSERT_EQ(kids.event, "ADD");
+  const MemoryEventResult children = add("I have two children");
+  EXPECT_EQ(children.event, "NOOP");
+  EXPECT_EQ(children.id, kids.id);
+  const MemoryEventResult car = add("My car is red");
+  ASSERT_EQ(car.event, "ADD");
+  EXPECT_EQ(add("My automobile is red").id, car.id);
+  EXPECT_EQ(add("I hate loud music").event, "ADD");
+  EXPECT_EQ(add("I detest loud music").event, "NOOP");
+  // Not the same: a rarer sense, a hypernym, a number, a negation, a name.
+  EXPECT_EQ(add("Tom is a nurse").event, "ADD");
+  EXPECT_EQ(add("Tom is a nanny").event, "ADD");
+  EXPECT_EQ(add("Priya is vegetarian").event, "ADD");
+  EXPECT_EQ(add("Priya is vegan").event, "ADD");
+  EXPECT_EQ(add("I have three children").event, "ADD");
+  EXPECT_EQ(add("I don't detest loud music").event, "ADD");
+  EXPECT_EQ(add("Bob is vegetarian").event, "ADD");
+  auto list = e->ListMemories(User("ana"), {});
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->items.size(), 10u);
+}
+
 TEST_F(MeaningTest, SearchFindsMemoriesThatShareNoWordWithTheQuery) {
   ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
   auto e = Open();

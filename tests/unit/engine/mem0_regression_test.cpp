@@ -129,6 +129,32 @@ TEST_F(Mem0Regression, D3_DedupAgainstTheWholeScopeAlsoForRawAdds) {
   EXPECT_EQ(other->results[0].event, "ADD");
 }
 
+// 3b. A memory whose embedding is as good as another's is still not its
+// duplicate when it denies it or names other numbers: the bag of hashed
+// words of the built-in embedder (and many a model's vector) barely moves
+// for "not", so the add would have been a NOOP and the fact lost.
+TEST_F(Mem0Regression, D3_NegationsAndNumbersAreNeverDuplicates) {
+  auto e = Open();
+  const std::string allergic = Add(*e, User("alice"), "I am allergic to peanuts");
+  for (const char* text : {"I am not allergic to peanuts", "I am allergic to peanuts no more",
+                           "I'm never allergic to peanuts"}) {
+    auto r = e->AddMemoryText(User("alice"), text, Raw());
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->results.size(), 1u);
+    // (Two denials may be one another's duplicates; never the claim's.)
+    EXPECT_NE(r->results[0].id, allergic) << text;
+  }
+  Add(*e, User("alice"), "The quarterly planning meeting with the design team is on 12 May at 10 am in room 4");
+  auto moved = e->AddMemoryText(User("alice"), "The quarterly planning meeting with the design team is on 13 May at 10 am in room 4", Raw());
+  ASSERT_TRUE(moved.ok());
+  EXPECT_EQ(moved->results[0].event, "ADD");
+  // What only differs in case, spacing and punctuation still is one.
+  auto again = e->AddMemoryText(User("alice"), "I am allergic to Peanuts!", Raw());
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->results[0].event, "NOOP");
+  EXPECT_EQ(again->results[0].id, allergic);
+}
+
 // 4. A contradiction makes a new version that supersedes the old one;
 // history keeps both; one live fact.
 TEST_F(Mem0Regression, D4_ContradictionsSupersedeInsteadOfPilingUp) {
