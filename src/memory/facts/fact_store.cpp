@@ -98,6 +98,7 @@ void RecordAdd(const WriteContext& c, std::int64_t id, const std::string& memory
   if (c.vectors && c.vectors->words) {
     a->semantic = wordvec::Quantize(c.vectors->words->TextVector(text));
     a->terms = DistinctTerms(text);
+    a->shape = TextShape(text);
   }
   c.changes->added.push_back(std::move(a));
 }
@@ -106,76 +107,71 @@ void RecordRemove(const WriteContext& c, std::int64_t id) {
   if (c.changes) c.changes->removed.push_back(id);
 }
 
-// Rows whose word-vector means are at least this close to a new text's are
-// checked for saying it in other words (SameInOtherWords); the check is
-// exact, the floor only bounds how many rows are read.
+// Paraphrase candidates (SameShape): rows of the new text's shape whose
+// word-vector means are closer than this to its own (a synonym for a word
+// moves the mean by little: 0.73-1.0 for "sofa"/"couch", "kids"/"children",
+// "lawyer"/"attorney"; about 0.2 between unrelated texts), at most this many.
+// The check itself (SameInOtherWords) is exact.
 constexpr float kParaphraseFloor = 0.5f;
-constexpr std::size_t kParaphraseCandidates = 4;
-// Rows whose embedding reaches the near-duplicate cosine that are read to
-// check that they agree with the new text in negation and numbers.
+constexpr std::size_t kParaphraseCandidates = 8;
+// Rows whose embedding reaches the near-duplicate cosine that are read when
+// the nearest of them disagrees with the new text in negation or numbers.
 constexpr std::size_t kNearCandidates = 4;
-
-// Whether a live row's text duplicates a new text whose embedding its
-// embedding reaches the near-duplicate cosine: only when the two agree in
-// negation and numbers (an embedding, above all a bag of hashed words, puts
-// "I am not allergic to peanuts" next to "I am allergic to peanuts").
-bool Duplicates(std::string_view text, std::string_view row_text) { return AgreeInNegationAndNumbers(text, row_text); }
 
 // The memory id of an unexpired live row of exactly ctx.ids that duplicates
 // the new text ("" when none): its embedding reaches the near-duplicate
-// cosine and it agrees with the text in negation and numbers, or (ctx.wordnet
-// set) it says the same in other words. Candidates from the snapshot plus
-// this operation's own changes (the paraphrase candidates: the rows nearest
-// by word-vector mean), their texts read from the store; else from a scan of
-// the scope's rows.
+// cosine and it agrees with the text in negation and numbers (an embedding,
+// above all a bag of hashed words, puts "I am not allergic to peanuts" next
+// to "I am allergic to peanuts"), or (ctx.wordnet set) it says the same in
+// other words. Candidates from the snapshot plus this operation's own
+// changes (the nearest row by embedding; the rows of the text's shape), their
+// texts read from the store; else from a scan of the scope's rows.
 Result<std::string> NearDuplicate(const WriteContext& c, const Vector& emb, std::string_view text) {
   const wordnet::WordNet* wn = c.wordnet;
   const auto threshold = static_cast<float>(c.near_duplicate);
   if (c.vectors && c.vectors->scope_id == c.scope_id) {
     const FactIdentity identity{c.ids.user, c.ids.agent, c.ids.run};
-    const IdentityMatch match{identity, false};
-    std::vector<std::int64_t> close, alike;  // by embedding; by word-vector mean (paraphrases)
-    if (!emb.empty()) {
-      for (const auto& [id, score] : TopVectors(*c.vectors, match, emb, kNearCandidates, c.now, false,
-                                                std::nextafter(threshold, 0.0f), c.changes)) {
-        if (score >= threshold) close.push_back(id);
-      }
-    }
+    auto best = NearestAbove(*c.vectors, identity, emb, threshold, c.now, c.changes);
+    std::vector<std::int64_t> alike;  // (paraphrase candidates)
     if (wn && c.vectors->words) {
-      const std::vector<float> sv = c.vectors->words->TextVector(text);
-      auto near = sv.empty() ? std::vector<std::pair<std::int64_t, float>>()
-                             : TopSemantic(*c.vectors, match, sv, kParaphraseCandidates, c.now, false,
-                                           kParaphraseFloor);
-      if (c.changes && !sv.empty()) {
-        for (const auto& a : c.changes->added) {
-          if (a->semantic.empty() || a->identity.user != identity.user || a->identity.agent != identity.agent ||
-              a->identity.run != identity.run) {
-            continue;
-          }
-          const float score = wordvec::Dot(sv, a->semantic);
-          if (score > kParaphraseFloor) near.emplace_back(a->row.id, score);
+      if (const std::uint64_t shape = TextShape(text); shape != 0) {
+        for (const auto& [id, score] : SameShape(*c.vectors, identity, shape, c.vectors->words->TextVector(text),
+                                                 kParaphraseFloor, kParaphraseCandidates, c.now, c.changes)) {
+          alike.push_back(id);
         }
       }
-      std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.second > y.second; });
-      for (const auto& n : near) alike.push_back(n.first);
     }
-    if (close.empty() && alike.empty()) return std::string();
-    std::vector<std::int64_t> ids = close;
-    ids.insert(ids.end(), alike.begin(), alike.end());
+    if (!best && alike.empty()) return std::string();
+    std::vector<std::int64_t> ids = alike;
+    if (best) ids.push_back(best->first);
     // Visible rows only: a row this operation deleted is not read.
-    ENGRAM_ASSIGN_OR_RETURN(auto rows,
-                            store::FetchFactRows(c.db, Selector(c.ids, store::FactStates::kVisible, c.now), ids));
-    auto text_of = [&](std::int64_t id) -> const FactRow* {
+    const store::FactSelector visible = Selector(c.ids, store::FactStates::kVisible, c.now);
+    ENGRAM_ASSIGN_OR_RETURN(auto rows, store::FetchFactRows(c.db, visible, ids));
+    auto row_of = [&](std::int64_t id) -> const FactRow* {
       for (const auto& r : rows) {
         if (r.id == id) return &r;
       }
       return nullptr;
     };
-    for (const std::int64_t id : close) {
-      if (const FactRow* r = text_of(id); r && Duplicates(text, r->item.memory)) return r->item.id;
+    if (best) {
+      if (const FactRow* r = row_of(best->first); r && AgreeInNegationAndNumbers(text, r->item.memory)) return r->item.id;
+      // The nearest says otherwise: another row above the cosine may not (rare: read them).
+      std::vector<std::int64_t> more;
+      for (const auto& [id, score] : TopVectors(*c.vectors, IdentityMatch{identity, false}, emb, kNearCandidates,
+                                                c.now, false, std::nextafter(threshold, 0.0f), c.changes)) {
+        if (score >= threshold && id != best->first) more.push_back(id);
+      }
+      if (!more.empty()) {
+        ENGRAM_ASSIGN_OR_RETURN(auto others, store::FetchFactRows(c.db, visible, more));
+        for (const std::int64_t id : more) {  // nearest first
+          for (const auto& r : others) {
+            if (r.id == id && AgreeInNegationAndNumbers(text, r.item.memory)) return r.item.id;
+          }
+        }
+      }
     }
     for (const std::int64_t id : alike) {
-      if (const FactRow* r = text_of(id); r && SameInOtherWords(text, r->item.memory, wn)) return r->item.id;
+      if (const FactRow* r = row_of(id); r && SameInOtherWords(text, r->item.memory, wn)) return r->item.id;
     }
     return std::string();
   }
@@ -183,7 +179,7 @@ Result<std::string> NearDuplicate(const WriteContext& c, const Vector& emb, std:
   ENGRAM_RETURN_IF_ERROR(store::ScanUnexpiredFactVectors(
       c.db, c.scope_id, IdsOf(c), c.now, [&](store::FactVectorRow& row) {
         const bool close = !emb.empty() && row.embedding.size() == emb.size() && Dot(row.embedding, emb) >= threshold;
-        if ((close && Duplicates(text, row.text)) || SameInOtherWords(text, row.text, wn)) {
+        if ((close && AgreeInNegationAndNumbers(text, row.text)) || SameInOtherWords(text, row.text, wn)) {
           found = row.memory_id;
           return false;
         }

@@ -249,9 +249,36 @@ bool Letters(std::string_view t) {
   return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= 'a' && c <= 'z'; });
 }
 
+// A token SameInOtherWords lets be another word: of letters, not a
+// stopword, a negation or a number word.
+bool Flexible(std::string_view t) {
+  return Letters(t) && !text::IsStopword(t) && !IsNegation(t, {}) && !IsNumberWord(t);
+}
+
 }  // namespace
 
 bool AgreeInNegationAndNumbers(std::string_view a, std::string_view b) { return Claims(a) == Claims(b); }
+
+std::uint64_t TextShape(std::string_view text) {
+  std::string key;
+  std::size_t n = 0;
+  bool flexible = false;
+  text::ForEachToken(text, [&](std::string_view t) {
+    if (t == "a" || t == "an" || t == "the") return;
+    ++n;
+    if (Flexible(t)) {
+      key += '\x01';
+      flexible = true;
+    } else {
+      key += t;
+    }
+    key += '\x00';
+  });
+  if (!flexible) return 0;
+  key += std::to_string(n);
+  const std::uint64_t h = std::hash<std::string>{}(key);
+  return h == 0 ? 1 : h;
+}
 
 bool SameInOtherWords(std::string_view a, std::string_view b, const wordnet::WordNet* wn) {
   if (wn == nullptr) return false;
@@ -262,11 +289,11 @@ bool SameInOtherWords(std::string_view a, std::string_view b, const wordnet::Wor
   const auto y = ComparedTokens(b);
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (x[i] == y[i]) continue;
-    if (!Letters(x[i]) || !Letters(y[i]) || text::IsStopword(x[i]) || text::IsStopword(y[i])) return false;
+    if (!Flexible(x[i]) || !Flexible(y[i])) return false;  // (so both have one TextShape)
     if (text::Stem(x[i]) == text::Stem(y[i])) continue;
     if (!wn->ShareFirstSense(x[i], y[i])) return false;
   }
-  return AgreeInNegationAndNumbers(a, b);
+  return AgreeInNegationAndNumbers(a, b);  // (a negation split at its apostrophe: "don", "t")
 }
 
 }  // namespace engram::memory::facts

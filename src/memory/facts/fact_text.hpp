@@ -2,6 +2,7 @@
 // query of a search, and the built-in entity extractor. Pure, thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,14 @@ bool SameInOtherWords(std::string_view a, std::string_view b, const wordnet::Wor
 // but disagree here say different things ("I am not allergic to peanuts",
 // "The meeting moved to 13 May").
 bool AgreeInNegationAndNumbers(std::string_view a, std::string_view b);
+
+// The shape of a text for SameInOtherWords: a hash of its token count and
+// of the tokens that must match exactly, in order (stopwords, negations,
+// numbers, tokens not of letters), with a mark where a word may be another
+// with the same sense. Two texts SameInOtherWords holds for have the same
+// shape, so a store finds the candidates of a paraphrase by it; 0 when the
+// text has no such word (its paraphrase is itself: the text hash finds it).
+std::uint64_t TextShape(std::string_view text);
 
 // Built-in entities of a text: runs of capitalised words (proper names; a
 // sentence's first word only when it is not a common word), quoted spans, and

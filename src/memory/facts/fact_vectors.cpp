@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/text.hpp"
+#include "memory/facts/fact_text.hpp"
 #include "store/facts.hpp"
 
 namespace engram::memory::facts {
@@ -73,6 +74,7 @@ std::size_t FactVectors::MemoryBytes() const {
       n += g.index.MemoryBytes() + ident.user.size() + ident.agent.size() + ident.run.size();
       n += g.rows.size() * (sizeof(FactVecRow) + 32) + g.expiring.capacity() * 16;
       for (const auto& [id, q] : g.semantic) n += sizeof(id) + sizeof(q) + q.codes.capacity();
+      n += g.shapes.size() * 32 + g.shapes.bucket_count() * sizeof(void*);
     }
   }
   for (const auto& a : added) {
@@ -100,11 +102,17 @@ Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int
       auto sem = wordvec::Quantize(words->TextVector(row.text));
       if (!sem.empty()) g.semantic.emplace_back(r.id, std::move(sem));
       for (const auto& t : DistinctTerms(row.text)) ++base->term_rows[t];
+      if (const std::uint64_t shape = TextShape(row.text); shape != 0) g.shapes.emplace(shape, r.id);
     }
     g.rows.emplace(r.id, std::move(r));
     ++base->rows;
     return true;
   }));
+  for (auto& [ident, g] : base->groups) {  // (by id already: the scan is; SameShape looks rows up by id)
+    if (!std::is_sorted(g.semantic.begin(), g.semantic.end(), [](const auto& x, const auto& y) { return x.first < y.first; })) {
+      std::sort(g.semantic.begin(), g.semantic.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    }
+  }
   auto v = std::make_shared<FactVectors>();
   v->scope_id = scope_id;
   v->data_version = data_version;
@@ -256,6 +264,51 @@ std::optional<std::pair<std::int64_t, float>> NearestAbove(const FactVectors& v,
     for (const auto& a : overlay->added) consider(*a);
   }
   return best;
+}
+
+std::vector<std::pair<std::int64_t, float>> SameShape(const FactVectors& v, const FactIdentity& identity,
+                                                      std::uint64_t shape, const std::vector<float>& q,
+                                                      float min_score, std::size_t k, TimeMs now,
+                                                      const FactChanges* overlay) {
+  std::vector<std::pair<std::int64_t, float>> out;
+  if (shape == 0 || q.empty() || k == 0 || !v.words) return out;
+  auto gone = [&](std::int64_t id) {
+    return Contains(v.removed, id) ||
+           (overlay && std::find(overlay->removed.begin(), overlay->removed.end(), id) != overlay->removed.end());
+  };
+  if (v.base) {
+    auto g = v.base->groups.find(identity);
+    if (g != v.base->groups.end()) {
+      const auto& sem = g->second.semantic;
+      auto [b, e] = g->second.shapes.equal_range(shape);
+      for (auto it = b; it != e; ++it) {
+        const std::int64_t id = it->second;
+        auto row = g->second.rows.find(id);
+        if (row == g->second.rows.end() || row->second.expires_at <= now || gone(id)) continue;
+        auto s = std::lower_bound(sem.begin(), sem.end(), id, [](const auto& x, std::int64_t i) { return x.first < i; });
+        if (s == sem.end() || s->first != id) continue;
+        const float score = wordvec::Dot(q, s->second);
+        if (score > min_score) out.emplace_back(id, score);
+      }
+    }
+  }
+  auto consider = [&](const AddedFactVec& a) {
+    if (a.shape != shape || a.semantic.empty() || a.identity.user != identity.user ||
+        a.identity.agent != identity.agent || a.identity.run != identity.run || a.row.expires_at <= now ||
+        gone(a.row.id)) {
+      return;
+    }
+    const float score = wordvec::Dot(q, a.semantic);
+    if (score > min_score) out.emplace_back(a.row.id, score);
+  };
+  for (const auto& a : v.added) consider(*a);
+  if (overlay) {
+    for (const auto& a : overlay->added) consider(*a);
+  }
+  auto better = [](const auto& x, const auto& y) { return x.second > y.second || (x.second == y.second && x.first > y.first); };
+  std::sort(out.begin(), out.end(), better);
+  if (out.size() > k) out.resize(k);
+  return out;
 }
 
 std::string MemoryIdOf(const FactVectors& v, const FactChanges* overlay, std::int64_t fact_id) {

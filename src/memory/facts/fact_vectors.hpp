@@ -57,6 +57,7 @@ struct AddedFactVec {
   Vector embedding;
   wordvec::QuantizedVector semantic;  // when the snapshot keeps word-vector means
   std::vector<std::string> terms;     // ... and its distinct index terms (document frequencies)
+  std::uint64_t shape = 0;            // ... and its TextShape (paraphrase candidates)
 };
 
 // Changes of one write operation, recorded by InsertFact / NewVersion /
@@ -79,8 +80,10 @@ struct FactGroup {
   std::vector<float> prefix;     // per index row: min(dim, kPrefixDims) components
   std::vector<float> tail_norm;  // per index row
   // Word-vector means of the rows' texts (FactVectors::words set; rows whose
-  // text has no known word have none).
+  // text has no known word have none), by facts.id.
   std::vector<std::pair<std::int64_t, wordvec::QuantizedVector>> semantic;
+  // The same: the rows by the TextShape of their texts (rows of shape 0 left out).
+  std::unordered_multimap<std::uint64_t, std::int64_t> shapes;
 };
 
 struct FactVectorBase {
@@ -154,6 +157,17 @@ std::vector<float> SemanticQuery(const std::vector<std::shared_ptr<const FactVec
 std::vector<std::pair<std::int64_t, float>> TopSemantic(const FactVectors& v, const IdentityMatch& match,
                                                         const std::vector<float>& q, std::size_t k, TimeMs now,
                                                         bool include_expired, float min_score = 0.0f);
+
+// The live rows of exactly `identity`, unexpired at `now`, whose texts have
+// this TextShape and whose word-vector means have a cosine above
+// `min_score` with `q` (v.words set; empty otherwise), in the snapshot plus
+// `overlay`: the k best (facts.id, cosine), best first. The candidates of a
+// paraphrase check: texts of one shape are many, a paraphrase's meaning is
+// close (a synonym for a word moves the mean by little).
+std::vector<std::pair<std::int64_t, float>> SameShape(const FactVectors& v, const FactIdentity& identity,
+                                                      std::uint64_t shape, const std::vector<float>& q,
+                                                      float min_score, std::size_t k, TimeMs now,
+                                                      const FactChanges* overlay = nullptr);
 
 // The best (facts.id, cosine) row of exactly `identity` with cosine >=
 // threshold, live and unexpired at `now`, in the snapshot plus `overlay`;
