@@ -28,10 +28,11 @@ std::string LexicalDocument(std::string_view text);
 // token, has the same stem, or is two words of letters, neither a stopword,
 // that share their most frequent WordNet sense ("My car is red" and "My
 // automobile is red", "I have two kids" and "I have two children"). So
-// negations, numbers, names and word order must match exactly, and a word
-// never stands for its hypernym ("vegan" is not "vegetarian") or for a rarer
-// sense ("nurse" is not "nanny"); and they agree in negation and numbers
-// (AgreeInNegationAndNumbers). False without `wn`.
+// negations, numbers, words WordNet does not know (most names) and word
+// order must match exactly, and a word never stands for its hypernym ("vegan"
+// is not "vegetarian") or for a rarer sense ("nurse" is not "nanny"); and
+// they agree in negation and numbers (AgreeInNegationAndNumbers). False
+// without `wn`.
 bool SameInOtherWords(std::string_view a, std::string_view b, const wordnet::WordNet* wn);
 
 // Whether two texts agree in negation and numbers: each holds as many
