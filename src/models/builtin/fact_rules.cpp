@@ -81,8 +81,17 @@ struct Ctx {
   }
 };
 
+// Past adverbs and (allow_not) a negation: "not", "no longer", "not any more".
 std::size_t SkipAdverbs(const Ctx& c, std::size_t j, bool allow_not) {
-  while (j < c.n() && (IsAdverb(c.at(j)) || (allow_not && c.at(j) == "not"))) ++j;
+  while (j < c.n()) {
+    if (IsAdverb(c.at(j)) || (allow_not && c.at(j) == "not")) {
+      ++j;
+    } else if (allow_not && c.at(j) == "no" && c.at(j + 1) == "longer") {
+      j += 2;
+    } else {
+      break;
+    }
+  }
   return j;
 }
 
@@ -281,7 +290,7 @@ std::string Rewrite(const Ctx& c, std::size_t start, const std::string& name,
     const std::string& next = c.at(k + 1);
     const bool participle_next = next == "been" || IsPastForm(next);
     if (conjugate) {
-      if (IsAdverb(x)) {
+      if (IsAdverb(x) || (x == "no" && next == "longer") || (x == "longer" && k > 0 && c.at(k - 1) == "no")) {
         out += c.w[k].text;
         continue;
       }

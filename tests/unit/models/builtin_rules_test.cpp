@@ -69,6 +69,9 @@ TEST(FactRules, RewritesFirstPersonToThirdPersonKeepingWording) {
             "Caroline is planning to visit Japan next spring.");
   EXPECT_EQ(UserFact("I don't like spicy food."), "Caroline doesn't like spicy food.");
   EXPECT_EQ(UserFact("I never eat meat."), "Caroline never eats meat.");
+  EXPECT_EQ(UserFact("I'm no longer vegetarian."), "Caroline is no longer vegetarian.");
+  EXPECT_EQ(UserFact("I am not vegan anymore."), "Caroline is not vegan anymore.");
+  EXPECT_EQ(UserFact("I no longer live in Boston."), "Caroline no longer lives in Boston.");
   EXPECT_EQ(UserFact("I'm allergic to peanuts, so I need to be careful."),
             "Caroline is allergic to peanuts, so Caroline needs to be careful.");
   EXPECT_EQ(UserFact("My sister Anna just had a baby."), "Caroline's sister Anna just had a baby.");
