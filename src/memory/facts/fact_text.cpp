@@ -193,6 +193,10 @@ std::vector<std::string> QueryEntityNames(std::string_view query) {
 
 namespace {
 
+// Longer texts are not checked for paraphrases (a memory is a statement; a
+// long text checked word by word would cost a WordNet look-up per word).
+constexpr std::size_t kMaxParaphraseTokens = 200;
+
 // The tokens a paraphrase check compares: articles left out.
 std::vector<std::string> ComparedTokens(std::string_view text) {
   std::vector<std::string> out;
@@ -274,7 +278,7 @@ std::uint64_t TextShape(std::string_view text) {
     }
     key += '\x00';
   });
-  if (!flexible) return 0;
+  if (!flexible || n > kMaxParaphraseTokens) return 0;
   key += std::to_string(n);
   const std::uint64_t h = std::hash<std::string>{}(key);
   return h == 0 ? 1 : h;
@@ -284,7 +288,7 @@ bool SameInOtherWords(std::string_view a, std::string_view b, const wordnet::Wor
   if (wn == nullptr) return false;
   // (Counted first: most texts differ in length, and counting allocates nothing.)
   const std::size_t n = CountCompared(a);
-  if (n == 0 || CountCompared(b) != n) return false;
+  if (n == 0 || n > kMaxParaphraseTokens || CountCompared(b) != n) return false;
   const auto x = ComparedTokens(a);
   const auto y = ComparedTokens(b);
   for (std::size_t i = 0; i < x.size(); ++i) {

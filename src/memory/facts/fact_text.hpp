@@ -32,7 +32,7 @@ std::string LexicalDocument(std::string_view text);
 // order must match exactly, and a word never stands for its hypernym ("vegan"
 // is not "vegetarian") or for a rarer sense ("nurse" is not "nanny"); and
 // they agree in negation and numbers (AgreeInNegationAndNumbers). False
-// without `wn`.
+// without `wn`, and for texts of over 200 tokens.
 bool SameInOtherWords(std::string_view a, std::string_view b, const wordnet::WordNet* wn);
 
 // Whether two texts agree in negation and numbers: each holds as many
@@ -48,7 +48,8 @@ bool AgreeInNegationAndNumbers(std::string_view a, std::string_view b);
 // numbers, tokens not of letters), with a mark where a word may be another
 // with the same sense. Two texts SameInOtherWords holds for have the same
 // shape, so a store finds the candidates of a paraphrase by it; 0 when the
-// text has no such word (its paraphrase is itself: the text hash finds it).
+// text has no such word (its paraphrase is itself: the text hash finds it)
+// or is too long to be checked.
 std::uint64_t TextShape(std::string_view text);
 
 // Built-in entities of a text: runs of capitalised words (proper names; a

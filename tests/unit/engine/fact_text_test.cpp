@@ -1,0 +1,61 @@
+// The text checks behind a fact add's duplicate decision
+// (memory/facts/fact_text.hpp): negations and numbers, the text shape of a
+// paraphrase and the paraphrase itself (with the WordNet the build makes).
+#include "memory/facts/fact_text.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "core/wordnet.hpp"
+
+namespace engram::memory::facts {
+namespace {
+
+TEST(FactText, NegationsAndNumbersMustAgree) {
+  EXPECT_TRUE(AgreeInNegationAndNumbers("I am allergic to peanuts", "I am allergic to Peanuts!"));
+  EXPECT_FALSE(AgreeInNegationAndNumbers("I am allergic to peanuts", "I am not allergic to peanuts"));
+  EXPECT_FALSE(AgreeInNegationAndNumbers("I hate loud music", "I don't hate loud music"));
+  EXPECT_FALSE(AgreeInNegationAndNumbers("I hate loud music", "I dont hate loud music"));
+  EXPECT_FALSE(AgreeInNegationAndNumbers("I hate loud music", "I don\u2019t hate loud music"));
+  EXPECT_FALSE(AgreeInNegationAndNumbers("I eat meat", "I never eat meat"));
+  EXPECT_FALSE(AgreeInNegationAndNumbers("I eat meat", "I eat no meat"));
+  // Two denials in other words agree.
+  EXPECT_TRUE(AgreeInNegationAndNumbers("I do not eat meat", "I never eat meat"));
+  EXPECT_FALSE(AgreeInNegationAndNumbers("The meeting is on 12 May", "The meeting is on 13 May"));
+  EXPECT_FALSE(AgreeInNegationAndNumbers("I have two kids", "I have three kids"));
+  EXPECT_FALSE(AgreeInNegationAndNumbers("I run twice a week", "I run once a week"));
+  EXPECT_TRUE(AgreeInNegationAndNumbers("Flight at 10 am on 12 May", "On 12 May, the flight at 10 am"));
+}
+
+TEST(FactText, ParaphrasesShareTheirShape) {
+  EXPECT_EQ(TextShape("I have two kids"), TextShape("I have two children"));
+  EXPECT_EQ(TextShape("My car is red"), TextShape("My automobile is red"));
+  EXPECT_EQ(TextShape("The car is red"), TextShape("car is red"));  // articles aside
+  EXPECT_NE(TextShape("I have two kids"), TextShape("I have three kids"));
+  EXPECT_NE(TextShape("I have two kids"), TextShape("I have two small kids"));
+  EXPECT_NE(TextShape("I like tea"), TextShape("I don't like tea"));
+  EXPECT_EQ(TextShape("I am not here"), 0u);  // nothing that may be another word
+  std::string huge;
+  for (int i = 0; i < 300; ++i) huge += "word ";
+  EXPECT_EQ(TextShape(huge), 0u);  // too long to check
+}
+
+TEST(FactText, SameInOtherWordsOnlyWithSynonymsOfTheFirstSense) {
+  const wordnet::WordNet* wn = wordnet::WordNet::Default();
+  ASSERT_NE(wn, nullptr) << "no WordNet image: the build makes it (wordnet-base, installed by scripts/bootstrap)";
+  EXPECT_TRUE(SameInOtherWords("I have two kids", "I have two children", wn));
+  EXPECT_TRUE(SameInOtherWords("My car is red", "My automobile is red", wn));
+  EXPECT_TRUE(SameInOtherWords("I hate loud music", "I detest loud music", wn));
+  EXPECT_TRUE(SameInOtherWords("I bought a new sofa", "I bought the new couch", wn));
+  EXPECT_FALSE(SameInOtherWords("Tom is a nurse", "Tom is a nanny", wn));          // a rarer sense
+  EXPECT_FALSE(SameInOtherWords("Priya is vegan", "Priya is vegetarian", wn));     // a hypernym
+  EXPECT_FALSE(SameInOtherWords("Priya is vegetarian", "Bob is vegetarian", wn));  // names
+  EXPECT_FALSE(SameInOtherWords("I have two kids", "I have 2 children", wn));      // numbers as said
+  EXPECT_FALSE(SameInOtherWords("I hate loud music", "I don't detest loud music", wn));
+  EXPECT_FALSE(SameInOtherWords("I moved from Paris to Berlin", "I moved from Berlin to Paris", wn));
+  EXPECT_FALSE(SameInOtherWords("My car is red", "My automobile is red", nullptr));
+}
+
+}  // namespace
+}  // namespace engram::memory::facts
