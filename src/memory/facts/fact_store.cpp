@@ -118,15 +118,20 @@ constexpr std::size_t kParaphraseCandidates = 8;
 // the nearest of them disagrees with the new text in negation or numbers.
 constexpr std::size_t kNearCandidates = 4;
 
-// The memory id of an unexpired live row of exactly ctx.ids that duplicates
-// the new text ("" when none): its embedding reaches the near-duplicate
-// cosine and it agrees with the text in negation and numbers (an embedding,
-// above all a bag of hashed words, puts "I am not allergic to peanuts" next
-// to "I am allergic to peanuts"), or (ctx.wordnet set) it says the same in
-// other words. Candidates from the snapshot plus this operation's own
-// changes (the nearest row by embedding; the rows of the text's shape), their
-// texts read from the store; else from a scan of the scope's rows.
-Result<std::string> NearDuplicate(const WriteContext& c, const Vector& emb, std::string_view text) {
+// The live memory a new fact duplicates: its id and text (id "" when none).
+struct Duplicate {
+  std::string id, text;
+};
+
+// The unexpired live row of exactly ctx.ids that duplicates the new text:
+// its embedding reaches the near-duplicate cosine and it agrees with the
+// text in negation and numbers (an embedding, above all a bag of hashed
+// words, puts "I am not allergic to peanuts" next to "I am allergic to
+// peanuts"), or (ctx.wordnet set) it says the same in other words.
+// Candidates from the snapshot plus this operation's own changes (the
+// nearest row by embedding; the rows of the text's shape), their texts read
+// from the store; else from a scan of the scope's rows.
+Result<Duplicate> NearDuplicate(const WriteContext& c, const Vector& emb, std::string_view text) {
   const wordnet::WordNet* wn = c.wordnet;
   const auto threshold = static_cast<float>(c.near_duplicate);
   if (c.vectors && c.vectors->scope_id == c.scope_id) {
@@ -141,7 +146,7 @@ Result<std::string> NearDuplicate(const WriteContext& c, const Vector& emb, std:
         }
       }
     }
-    if (!best && alike.empty()) return std::string();
+    if (!best && alike.empty()) return Duplicate{};
     std::vector<std::int64_t> ids = alike;
     if (best) ids.push_back(best->first);
     // Visible rows only: a row this operation deleted is not read.
@@ -154,7 +159,9 @@ Result<std::string> NearDuplicate(const WriteContext& c, const Vector& emb, std:
       return nullptr;
     };
     if (best) {
-      if (const FactRow* r = row_of(best->first); r && AgreeInNegationAndNumbers(text, r->item.memory)) return r->item.id;
+      if (const FactRow* r = row_of(best->first); r && AgreeInNegationAndNumbers(text, r->item.memory)) {
+        return Duplicate{r->item.id, r->item.memory};
+      }
       // The nearest says otherwise: another row above the cosine may not (rare: read them).
       std::vector<std::int64_t> more;
       for (const auto& [id, score] : TopVectors(*c.vectors, IdentityMatch{identity, false}, emb, kNearCandidates,
@@ -165,22 +172,24 @@ Result<std::string> NearDuplicate(const WriteContext& c, const Vector& emb, std:
         ENGRAM_ASSIGN_OR_RETURN(auto others, store::FetchFactRows(c.db, visible, more));
         for (const std::int64_t id : more) {  // nearest first
           for (const auto& r : others) {
-            if (r.id == id && AgreeInNegationAndNumbers(text, r.item.memory)) return r.item.id;
+            if (r.id == id && AgreeInNegationAndNumbers(text, r.item.memory)) return Duplicate{r.item.id, r.item.memory};
           }
         }
       }
     }
     for (const std::int64_t id : alike) {
-      if (const FactRow* r = row_of(id); r && SameInOtherWords(text, r->item.memory, wn)) return r->item.id;
+      if (const FactRow* r = row_of(id); r && SameInOtherWords(text, r->item.memory, wn)) {
+        return Duplicate{r->item.id, r->item.memory};
+      }
     }
-    return std::string();
+    return Duplicate{};
   }
-  std::string found;
+  Duplicate found;
   ENGRAM_RETURN_IF_ERROR(store::ScanUnexpiredFactVectors(
       c.db, c.scope_id, IdsOf(c), c.now, [&](store::FactVectorRow& row) {
         const bool close = !emb.empty() && row.embedding.size() == emb.size() && Dot(row.embedding, emb) >= threshold;
         if ((close && AgreeInNegationAndNumbers(text, row.text)) || SameInOtherWords(text, row.text, wn)) {
-          found = row.memory_id;
+          found = Duplicate{row.memory_id, row.text};
           return false;
         }
         return true;
@@ -230,8 +239,10 @@ Result<WriteOutcome> InsertFact(const WriteContext& c, const NewFact& f) {
     renew.event = "SUPERSEDE";
     return NewVersion(c, *same, renew);
   }
-  ENGRAM_ASSIGN_OR_RETURN(std::string near, NearDuplicate(c, f.embedding, f.text));
-  if (!near.empty()) return WriteOutcome{"NOOP", near, 0, 0, f.text, "", 0};
+  // (A NOOP names the memory it duplicates, with that memory's text, as an
+  // exact duplicate does.)
+  ENGRAM_ASSIGN_OR_RETURN(Duplicate near, NearDuplicate(c, f.embedding, f.text));
+  if (!near.id.empty()) return WriteOutcome{"NOOP", near.id, 0, 0, near.text, "", 0};
 
   store::NewFactRow row;
   row.scope_id = c.scope_id;
