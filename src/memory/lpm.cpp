@@ -5,7 +5,6 @@
 #include <set>
 
 #include "core/text.hpp"
-#include "core/word_vectors.hpp"
 #include "core/wordnet.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/facts/fact_store.hpp"
@@ -168,20 +167,10 @@ Result<ConsolidationResult> ConsolidateBatch(const WriterDb& w, std::int64_t sco
   fctx.source_version = config.source_version;
   fctx.from_tier = "mtm";
   fctx.near_duplicate = config.fact_near_duplicate;
-  // The scope's facts read once for the batch's near-duplicate checks (each
-  // fact then checks the snapshot plus the batch's own rows in memory, not
-  // a scan of the store). The built-in engine also finds facts that say a
-  // live one in other words.
-  std::shared_ptr<const facts::FactVectors> snapshot;
-  facts::FactChanges changes;
-  if (!c.user_facts.empty() || !c.assistant_facts.empty()) {
-    const Embedder* e = deps.EmbedderFor(scope.scope.tenant);
-    const bool builtin = e != nullptr && e->IsBuiltin();
-    const wordvec::WordVectors* words = builtin ? wordvec::WordVectors::Default() : nullptr;
-    if (builtin && words) fctx.wordnet = wordnet::WordNet::Default();
-    ENGRAM_ASSIGN_OR_RETURN(snapshot, facts::LoadFactVectors(db, scope_id, 0, scope.scope, words));
-    fctx.vectors = snapshot.get();
-    fctx.changes = &changes;
+  // The built-in engine also finds facts that say a live one in other words
+  // (checked on the scan of the scope's facts each insert makes).
+  if (const Embedder* e = deps.EmbedderFor(scope.scope.tenant); e && e->IsBuiltin()) {
+    fctx.wordnet = wordnet::WordNet::Default();
   }
   std::size_t v = 0;
   for (const auto& f : c.user_facts) {

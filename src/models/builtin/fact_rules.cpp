@@ -81,7 +81,7 @@ struct Ctx {
   }
 };
 
-// Past adverbs and (allow_not) a negation: "not", "no longer", "not any more".
+// Past adverbs and (allow_not) a negation: "not", "no longer".
 std::size_t SkipAdverbs(const Ctx& c, std::size_t j, bool allow_not) {
   while (j < c.n()) {
     if (IsAdverb(c.at(j)) || (allow_not && c.at(j) == "not")) {
