@@ -118,9 +118,11 @@ constexpr std::size_t kParaphraseCandidates = 8;
 // the nearest of them disagrees with the new text in negation or numbers.
 constexpr std::size_t kNearCandidates = 4;
 
-// The live memory a new fact duplicates: its id and text (id "" when none).
+// The live memory a new fact duplicates: its id, text and version (id ""
+// when none; version 0 when the scan that found it does not read versions).
 struct Duplicate {
   std::string id, text;
+  std::int64_t version = 0;
 };
 
 // The unexpired live row of exactly ctx.ids that duplicates the new text:
@@ -160,7 +162,7 @@ Result<Duplicate> NearDuplicate(const WriteContext& c, const Vector& emb, std::s
     };
     if (best) {
       if (const FactRow* r = row_of(best->first); r && AgreeInNegationAndNumbers(text, r->item.memory)) {
-        return Duplicate{r->item.id, r->item.memory};
+        return Duplicate{r->item.id, r->item.memory, r->item.version};
       }
       // The nearest says otherwise: another row above the cosine may not (rare: read them).
       std::vector<std::int64_t> more;
@@ -172,14 +174,16 @@ Result<Duplicate> NearDuplicate(const WriteContext& c, const Vector& emb, std::s
         ENGRAM_ASSIGN_OR_RETURN(auto others, store::FetchFactRows(c.db, visible, more));
         for (const std::int64_t id : more) {  // nearest first
           for (const auto& r : others) {
-            if (r.id == id && AgreeInNegationAndNumbers(text, r.item.memory)) return Duplicate{r.item.id, r.item.memory};
+            if (r.id == id && AgreeInNegationAndNumbers(text, r.item.memory)) {
+              return Duplicate{r.item.id, r.item.memory, r.item.version};
+            }
           }
         }
       }
     }
     for (const std::int64_t id : alike) {
       if (const FactRow* r = row_of(id); r && SameInOtherWords(text, r->item.memory, wn)) {
-        return Duplicate{r->item.id, r->item.memory};
+        return Duplicate{r->item.id, r->item.memory, r->item.version};
       }
     }
     return Duplicate{};
@@ -189,7 +193,7 @@ Result<Duplicate> NearDuplicate(const WriteContext& c, const Vector& emb, std::s
       c.db, c.scope_id, IdsOf(c), c.now, [&](store::FactVectorRow& row) {
         const bool close = !emb.empty() && row.embedding.size() == emb.size() && Dot(row.embedding, emb) >= threshold;
         if ((close && AgreeInNegationAndNumbers(text, row.text)) || SameInOtherWords(text, row.text, wn)) {
-          found = Duplicate{row.memory_id, row.text};
+          found = Duplicate{row.memory_id, row.text, 0};
           return false;
         }
         return true;
@@ -242,7 +246,7 @@ Result<WriteOutcome> InsertFact(const WriteContext& c, const NewFact& f) {
   // (A NOOP names the memory it duplicates, with that memory's text, as an
   // exact duplicate does.)
   ENGRAM_ASSIGN_OR_RETURN(Duplicate near, NearDuplicate(c, f.embedding, f.text));
-  if (!near.id.empty()) return WriteOutcome{"NOOP", near.id, 0, 0, near.text, "", 0};
+  if (!near.id.empty()) return WriteOutcome{"NOOP", near.id, 0, near.version, near.text, "", 0};
 
   store::NewFactRow row;
   row.scope_id = c.scope_id;

@@ -63,6 +63,8 @@ TEST_F(MeaningTest, AddKnowsAFactSaidAgainInOtherWords) {
   const MemoryEventResult children = add("I have two children");
   EXPECT_EQ(children.event, "NOOP");
   EXPECT_EQ(children.id, kids.id);
+  EXPECT_EQ(children.memory, "I have two kids");  // what is kept, not what was not stored
+  EXPECT_EQ(children.version, kids.version);
   const MemoryEventResult car = add("My car is red");
   ASSERT_EQ(car.event, "ADD");
   EXPECT_EQ(add("My automobile is red").id, car.id);
