@@ -13,19 +13,26 @@ namespace engram::memory::facts {
 namespace {
 
 TEST(FactText, NegationsAndNumbersMustAgree) {
-  EXPECT_TRUE(AgreeInNegationAndNumbers("I am allergic to peanuts", "I am allergic to Peanuts!"));
-  EXPECT_FALSE(AgreeInNegationAndNumbers("I am allergic to peanuts", "I am not allergic to peanuts"));
-  EXPECT_FALSE(AgreeInNegationAndNumbers("I hate loud music", "I don't hate loud music"));
-  EXPECT_FALSE(AgreeInNegationAndNumbers("I hate loud music", "I dont hate loud music"));
-  EXPECT_FALSE(AgreeInNegationAndNumbers("I hate loud music", "I don\u2019t hate loud music"));
-  EXPECT_FALSE(AgreeInNegationAndNumbers("I eat meat", "I never eat meat"));
-  EXPECT_FALSE(AgreeInNegationAndNumbers("I eat meat", "I eat no meat"));
-  // Two denials in other words agree.
-  EXPECT_TRUE(AgreeInNegationAndNumbers("I do not eat meat", "I never eat meat"));
-  EXPECT_FALSE(AgreeInNegationAndNumbers("The meeting is on 12 May", "The meeting is on 13 May"));
-  EXPECT_FALSE(AgreeInNegationAndNumbers("I have two kids", "I have three kids"));
-  EXPECT_FALSE(AgreeInNegationAndNumbers("I run twice a week", "I run once a week"));
-  EXPECT_TRUE(AgreeInNegationAndNumbers("Flight at 10 am on 12 May", "On 12 May, the flight at 10 am"));
+  struct Case {
+    const char* a;
+    const char* b;
+    bool agree;
+  };
+  const Case cases[] = {
+      {"I am allergic to peanuts", "I am allergic to Peanuts!", true},
+      {"I am allergic to peanuts", "I am not allergic to peanuts", false},
+      {"I hate loud music", "I don't hate loud music", false},
+      {"I hate loud music", "I dont hate loud music", false},
+      {"I hate loud music", "I don\u2019t hate loud music", false},  // the apostrophe splits the token
+      {"I eat meat", "I never eat meat", false},
+      {"I eat meat", "I eat no meat", false},
+      {"I do not eat meat", "I never eat meat", true},  // two denials in other words agree
+      {"The meeting is on 12 May", "The meeting is on 13 May", false},
+      {"I have two kids", "I have three kids", false},
+      {"I run twice a week", "I run once a week", false},
+      {"Flight at 10 am on 12 May", "On 12 May, the flight at 10 am", true},
+  };
+  for (const Case& c : cases) EXPECT_EQ(AgreeInNegationAndNumbers(c.a, c.b), c.agree) << c.a << " / " << c.b;
 }
 
 TEST(FactText, ParaphrasesShareTheirShape) {
