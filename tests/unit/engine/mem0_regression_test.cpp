@@ -129,10 +129,10 @@ TEST_F(Mem0Regression, D3_DedupAgainstTheWholeScopeAlsoForRawAdds) {
   EXPECT_EQ(other->results[0].event, "ADD");
 }
 
-// 3b. A memory whose embedding is as good as another's is still not its
-// duplicate when it denies it or names other numbers: the bag of hashed
-// words of the built-in embedder (and many a model's vector) barely moves
-// for "not", so the add would have been a NOOP and the fact lost.
+// 3b. A memory whose embedding is as close to another's as a duplicate's is
+// still not its duplicate when it denies it or names other numbers: the bag
+// of hashed words of the built-in embedder (and many a model's vector)
+// barely moves for "not", so the add would have been a NOOP and the fact lost.
 TEST_F(Mem0Regression, D3_NegationsAndNumbersAreNeverDuplicates) {
   auto e = Open();
   const std::string allergic = Add(*e, User("alice"), "I am allergic to peanuts");
