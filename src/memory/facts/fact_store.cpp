@@ -111,7 +111,7 @@ void RecordRemove(const WriteContext& c, std::int64_t id) {
 // word-vector means are closer than this to its own (a synonym for a word
 // moves the mean by little: 0.73-1.0 for "sofa"/"couch", "kids"/"children",
 // "lawyer"/"attorney"; about 0.2 between unrelated texts), at most this many.
-// The check itself (SameInOtherWords) is exact.
+// The check itself (SameInOtherWords, as ParaphraseCheck) is exact.
 constexpr float kParaphraseFloor = 0.5f;
 constexpr std::size_t kParaphraseCandidates = 8;
 // Rows whose embedding reaches the near-duplicate cosine that are read when
@@ -181,18 +181,21 @@ Result<Duplicate> NearDuplicate(const WriteContext& c, const Vector& emb, std::s
         }
       }
     }
+    if (alike.empty()) return Duplicate{};
+    const ParaphraseCheck paraphrase(text, wn);
     for (const std::int64_t id : alike) {
-      if (const FactRow* r = row_of(id); r && SameInOtherWords(text, r->item.memory, wn)) {
+      if (const FactRow* r = row_of(id); r && paraphrase.Matches(r->item.memory)) {
         return Duplicate{r->item.id, r->item.memory, r->item.version};
       }
     }
     return Duplicate{};
   }
+  const ParaphraseCheck paraphrase(text, wn);  // (matches nothing without WordNet)
   Duplicate found;
   ENGRAM_RETURN_IF_ERROR(store::ScanUnexpiredFactVectors(
       c.db, c.scope_id, IdsOf(c), c.now, [&](store::FactVectorRow& row) {
         const bool close = !emb.empty() && row.embedding.size() == emb.size() && Dot(row.embedding, emb) >= threshold;
-        if ((close && AgreeInNegationAndNumbers(text, row.text)) || SameInOtherWords(text, row.text, wn)) {
+        if ((close && AgreeInNegationAndNumbers(text, row.text)) || paraphrase.Matches(row.text)) {
           found = Duplicate{row.memory_id, row.text, 0};
           return false;
         }

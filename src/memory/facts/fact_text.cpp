@@ -197,18 +197,21 @@ namespace {
 // long text checked word by word would cost a WordNet look-up per word).
 constexpr std::size_t kMaxParaphraseTokens = 200;
 
-// The tokens a paraphrase check compares: articles left out.
+// Articles: a paraphrase check leaves them out.
+bool IsArticle(std::string_view t) { return t == "a" || t == "an" || t == "the"; }
+
+// The tokens a paraphrase check compares.
 std::vector<std::string> ComparedTokens(std::string_view text) {
   std::vector<std::string> out;
   text::ForEachToken(text, [&](std::string_view t) {
-    if (t != "a" && t != "an" && t != "the") out.emplace_back(t);
+    if (!IsArticle(t)) out.emplace_back(t);
   });
   return out;
 }
 
 std::size_t CountCompared(std::string_view text) {
   std::size_t n = 0;
-  text::ForEachToken(text, [&](std::string_view t) { n += t != "a" && t != "an" && t != "the"; });
+  text::ForEachToken(text, [&](std::string_view t) { n += !IsArticle(t); });
   return n;
 }
 
@@ -234,9 +237,11 @@ bool IsNumberWord(std::string_view t) {
   return kWords.count(t) > 0;
 }
 
+}  // namespace
+
 // How many negations a text holds and the numbers it names (sorted).
-std::pair<std::size_t, std::vector<std::string>> Claims(std::string_view text) {
-  std::pair<std::size_t, std::vector<std::string>> out;
+ParaphraseCheck::Claims ParaphraseCheck::ClaimsOf(std::string_view text) {
+  Claims out;
   std::string before;
   text::ForEachToken(text, [&](std::string_view t) {
     if (IsNegation(t, before)) ++out.first;
@@ -248,6 +253,8 @@ std::pair<std::size_t, std::vector<std::string>> Claims(std::string_view text) {
   std::sort(out.second.begin(), out.second.end());
   return out;
 }
+
+namespace {
 
 bool Letters(std::string_view t) {
   return !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= 'a' && c <= 'z'; });
@@ -261,14 +268,16 @@ bool Flexible(std::string_view t) {
 
 }  // namespace
 
-bool AgreeInNegationAndNumbers(std::string_view a, std::string_view b) { return Claims(a) == Claims(b); }
+bool AgreeInNegationAndNumbers(std::string_view a, std::string_view b) {
+  return ParaphraseCheck::ClaimsOf(a) == ParaphraseCheck::ClaimsOf(b);
+}
 
 std::uint64_t TextShape(std::string_view text) {
   std::string key;
   std::size_t n = 0;
   bool flexible = false;
   text::ForEachToken(text, [&](std::string_view t) {
-    if (t == "a" || t == "an" || t == "the") return;
+    if (IsArticle(t)) return;
     ++n;
     if (Flexible(t)) {
       key += '\x01';
@@ -284,20 +293,29 @@ std::uint64_t TextShape(std::string_view text) {
   return h == 0 ? 1 : h;
 }
 
-bool SameInOtherWords(std::string_view a, std::string_view b, const wordnet::WordNet* wn) {
-  if (wn == nullptr) return false;
+ParaphraseCheck::ParaphraseCheck(std::string_view text, const wordnet::WordNet* wn) : wn_(wn) {
+  if (wn == nullptr) return;
+  tokens_ = ComparedTokens(text);
+  if (tokens_.size() > kMaxParaphraseTokens) tokens_.clear();
+  if (!tokens_.empty()) claims_ = ClaimsOf(text);
+}
+
+bool ParaphraseCheck::Matches(std::string_view other) const {
   // (Counted first: most texts differ in length, and counting allocates nothing.)
-  const std::size_t n = CountCompared(a);
-  if (n == 0 || n > kMaxParaphraseTokens || CountCompared(b) != n) return false;
-  const auto x = ComparedTokens(a);
-  const auto y = ComparedTokens(b);
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    if (x[i] == y[i]) continue;
-    if (!Flexible(x[i]) || !Flexible(y[i])) return false;  // (so both have one TextShape)
-    if (text::Stem(x[i]) == text::Stem(y[i])) continue;
-    if (!wn->ShareFirstSense(x[i], y[i])) return false;
+  if (tokens_.empty() || CountCompared(other) != tokens_.size()) return false;
+  const auto y = ComparedTokens(other);
+  for (std::size_t i = 0; i < tokens_.size(); ++i) {
+    const std::string& x = tokens_[i];
+    if (x == y[i]) continue;
+    if (!Flexible(x) || !Flexible(y[i])) return false;  // (so both have one TextShape)
+    if (text::Stem(x) == text::Stem(y[i])) continue;
+    if (!wn_->ShareFirstSense(x, y[i])) return false;
   }
-  return AgreeInNegationAndNumbers(a, b);  // (a negation split at its apostrophe: "don", "t")
+  return ClaimsOf(other) == claims_;  // (a negation split at its apostrophe: "don", "t")
+}
+
+bool SameInOtherWords(std::string_view a, std::string_view b, const wordnet::WordNet* wn) {
+  return ParaphraseCheck(a, wn).Matches(b);
 }
 
 }  // namespace engram::memory::facts

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "memory/facts/fact_store.hpp"
@@ -34,6 +35,25 @@ std::string LexicalDocument(std::string_view text);
 // they agree in negation and numbers (AgreeInNegationAndNumbers). False
 // without `wn`, and for texts of over 200 tokens.
 bool SameInOtherWords(std::string_view a, std::string_view b, const wordnet::WordNet* wn);
+
+// One new text checked by SameInOtherWords against many stored texts: its
+// tokens and claims are made once.
+class ParaphraseCheck {
+ public:
+  ParaphraseCheck(std::string_view text, const wordnet::WordNet* wn);
+  // SameInOtherWords(text, other, wn).
+  bool Matches(std::string_view other) const;
+
+  // How many negations a text holds and the numbers it names, sorted
+  // (what AgreeInNegationAndNumbers compares).
+  using Claims = std::pair<std::size_t, std::vector<std::string>>;
+  static Claims ClaimsOf(std::string_view text);
+
+ private:
+  const wordnet::WordNet* wn_;
+  std::vector<std::string> tokens_;  // compared tokens (empty: matches nothing)
+  Claims claims_;
+};
 
 // Whether two texts agree in negation and numbers: each holds as many
 // negations ("not", "no", "never", "nothing", "without", "don't", "isnt"

@@ -292,9 +292,9 @@ std::vector<std::pair<std::int64_t, float>> SameShape(const FactVectors& v, cons
       }
     }
   }
+  const IdentityMatch exact{identity, false};
   auto consider = [&](const AddedFactVec& a) {
-    if (a.shape != shape || a.semantic.empty() || a.identity.user != identity.user ||
-        a.identity.agent != identity.agent || a.identity.run != identity.run || a.row.expires_at <= now ||
+    if (a.shape != shape || a.semantic.empty() || !exact.Accepts(a.identity) || a.row.expires_at <= now ||
         gone(a.row.id)) {
       return;
     }
