@@ -19,8 +19,30 @@ namespace engram::wordvec {
 
 namespace {
 
-constexpr char kMagic[8] = {'E', 'N', 'G', 'W', 'V', 'E', 'C', '1'};
-constexpr std::size_t kHeader = 8 + 16;
+constexpr char kMagic[8] = {'E', 'N', 'G', 'W', 'V', 'E', 'C', '2'};
+constexpr std::size_t kHeader = 8 + 24;
+
+// Binary search of a sorted string table (offsets: count + 1); -1 when absent.
+long FindIn(const std::uint32_t* offsets, const char* strings, std::size_t count, std::string_view term) {
+  std::size_t lo = 0, hi = count;
+  while (lo < hi) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    const std::string_view s(strings + offsets[mid], offsets[mid + 1] - offsets[mid]);
+    const int c = s.compare(term);
+    if (c == 0) return static_cast<long>(mid);
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
+// Whether a table's offsets (count + 1) are ordered and end inside `bytes`.
+bool OrderedWithin(const std::uint32_t* offsets, std::size_t count, std::size_t bytes) {
+  for (std::size_t i = 0; i < count; ++i) {
+    if (offsets[i] > offsets[i + 1]) return false;
+  }
+  return offsets[count] <= bytes;
+}
 
 void Normalise(std::vector<float>& v) {
   double ss = 0;
@@ -74,14 +96,17 @@ std::unique_ptr<WordVectors> WordVectors::Open(const std::string& path) {
   wv->base_ = m;
   wv->size_ = size;
   if (std::memcmp(wv->base_, kMagic, 8) != 0) return nullptr;
-  std::uint32_t head[4];
+  std::uint32_t head[6];
   std::memcpy(head, wv->base_ + 8, sizeof head);
   const std::size_t dim = head[0], count = head[1], strings = head[2], expansions = head[3];
-  if (dim == 0 || dim > 4096 || count == 0 || strings % 4 != 0) return nullptr;
-  if (expansions > 0 && (dim * count) % 4 != 0) return nullptr;  // the expansion tables are 4-byte aligned
+  const std::size_t aliases = head[4], alias_strings = head[5];
+  if (dim == 0 || dim > 4096 || count == 0 || strings % 4 != 0 || alias_strings % 4 != 0) return nullptr;
+  // The expansion and alias tables are 4-byte aligned.
+  if ((expansions > 0 || aliases > 0) && (dim * count) % 4 != 0) return nullptr;
   const std::size_t base_size = kHeader + 4 * (count + 1) + strings + 8 * count + dim * count;
-  const std::size_t need = base_size + (expansions > 0 ? 4 * (count + 1) + 4 * expansions : 0);
-  if (need != size) return nullptr;
+  const std::size_t exp_size = expansions > 0 ? 4 * (count + 1) + 4 * expansions : 0;
+  const std::size_t alias_size = aliases > 0 ? 4 * (aliases + 1) + 4 * aliases + alias_strings : 0;
+  if (base_size + exp_size + alias_size != size) return nullptr;
   wv->dim_ = static_cast<int>(dim);
   wv->count_ = count;
   wv->offsets_ = reinterpret_cast<const std::uint32_t*>(wv->base_ + kHeader);
@@ -90,10 +115,7 @@ std::unique_ptr<WordVectors> WordVectors::Open(const std::string& path) {
   wv->scales_ = wv->weights_ + count;
   wv->codes_ = reinterpret_cast<const std::int8_t*>(wv->scales_ + count);
   // Offsets must be ordered and inside the string table.
-  for (std::size_t i = 0; i < count; ++i) {
-    if (wv->offsets_[i] > wv->offsets_[i + 1]) return nullptr;
-  }
-  if (wv->offsets_[count] > strings) return nullptr;
+  if (!OrderedWithin(wv->offsets_, count, strings)) return nullptr;
   if (expansions > 0) {
     wv->exp_offsets_ = reinterpret_cast<const std::uint32_t*>(wv->base_ + base_size);
     wv->exp_entries_ = wv->exp_offsets_ + count + 1;
@@ -104,6 +126,13 @@ std::unique_ptr<WordVectors> WordVectors::Open(const std::string& path) {
       if (wv->exp_offsets_[i] > wv->exp_offsets_[i + 1]) return nullptr;
     }
     wv->exp_count_ = expansions;
+  }
+  if (aliases > 0) {
+    wv->alias_offsets_ = reinterpret_cast<const std::uint32_t*>(wv->base_ + base_size + exp_size);
+    wv->alias_targets_ = wv->alias_offsets_ + aliases + 1;
+    wv->alias_strings_ = reinterpret_cast<const char*>(wv->alias_targets_ + aliases);
+    if (!OrderedWithin(wv->alias_offsets_, aliases, alias_strings)) return nullptr;
+    wv->alias_count_ = aliases;
   }
   ::madvise(const_cast<unsigned char*>(m), size, MADV_WILLNEED);  // read ahead now, off the request path
   return wv;
@@ -123,16 +152,12 @@ const WordVectors* WordVectors::Default() {
 }
 
 long WordVectors::Find(std::string_view term) const {
-  std::size_t lo = 0, hi = count_;
-  while (lo < hi) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    const std::string_view s(strings_ + offsets_[mid], offsets_[mid + 1] - offsets_[mid]);
-    const int c = s.compare(term);
-    if (c == 0) return static_cast<long>(mid);
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return -1;
+  const long i = FindIn(offsets_, strings_, count_, term);
+  if (i >= 0 || alias_count_ == 0) return i;
+  const long a = FindIn(alias_offsets_, alias_strings_, alias_count_, term);
+  if (a < 0) return -1;
+  const std::uint32_t target = alias_targets_[a];
+  return target < count_ ? static_cast<long>(target) : -1;  // checked when read, like the expansions
 }
 
 float WordVectors::Weight(long index) const {

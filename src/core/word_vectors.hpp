@@ -12,8 +12,8 @@
 // The file (engram-words.bin, about 22 MB) is memory-mapped read-only, so
 // every process shares the same pages and the cost is what the page cache
 // holds; opening it is a header check (no parsing, no allocation). Lookups
-// are a binary search over the sorted terms. Immutable: thread-safe. No
-// exceptions escape.
+// are a binary search over the sorted terms (then over the irregular forms).
+// Immutable: thread-safe. No exceptions escape.
 #pragma once
 
 #include <cstddef>
@@ -56,7 +56,9 @@ class WordVectors {
   std::size_t terms() const { return count_; }
   std::size_t file_bytes() const { return size_; }
 
-  // Index of an index term, or -1.
+  // Index of an index term, or -1. An irregular form of WordNet's exception
+  // lists whose stem is no index term finds its base form's ("children" ->
+  // the index of "child", "went" -> "go").
   long Find(std::string_view term) const;
   // The term's weight (generic words with many senses count less), in (0, 1].
   float Weight(long index) const;
@@ -99,6 +101,10 @@ class WordVectors {
   std::size_t exp_count_ = 0;
   const std::uint32_t* exp_offsets_ = nullptr;  // count + 1
   const std::uint32_t* exp_entries_ = nullptr;  // neighbour index << 8 | weight * 255
+  std::size_t alias_count_ = 0;                  // irregular forms
+  const std::uint32_t* alias_offsets_ = nullptr;  // count + 1, into alias_strings_
+  const std::uint32_t* alias_targets_ = nullptr;  // the base form's term index
+  const char* alias_strings_ = nullptr;
 };
 
 }  // namespace engram::wordvec

@@ -27,6 +27,10 @@
 // synonyms, hypernyms to four levels, related, holonym, meronym and gloss
 // words, the 64 strongest), stored after the vectors as per-term offsets and entries
 // (neighbour index << 8 | weight * 255); the header's fourth word counts them.
+// Last come the irregular forms of WordNet's exception lists (*.exc:
+// "children" -> child, "went" -> go, "teeth" -> tooth) whose own stem is no
+// index term, as sorted strings with the index of their base form's term
+// (Aliases); the header's fifth and sixth words count them and their bytes.
 // The WV_* environment variables override the weights (for measurements only;
 // the build uses the defaults). WV_EXPLAIN=a,b prints the features two stems
 // share; --probe prints the nearest stems of some words.
@@ -543,6 +547,38 @@ std::vector<std::vector<float>> FeatureVectors(const Builder& b, const std::vect
   return final;
 }
 
+// The irregular forms of the exception lists (DIR/{noun,verb,adj,adv}.exc,
+// lines "form base...") and the "-men" plurals whose stem is no index term,
+// each with the index of its first base form's term (the noun list first),
+// sorted by form.
+std::vector<std::pair<std::string, std::uint32_t>> Aliases(
+    const std::string& dir, const std::unordered_map<std::string, std::size_t>& index) {
+  std::map<std::string, std::uint32_t> out;
+  for (const char* name : {"noun", "verb", "adj", "adv"}) {
+    std::ifstream in(dir + "/" + name + ".exc");
+    for (std::string line; std::getline(in, line);) {
+      const auto f = Split(line);
+      if (f.size() < 2) continue;
+      const std::string form = StemOf(Lower(f[0]));
+      if (form.empty() || index.count(form) || out.count(form)) continue;
+      for (std::size_t k = 1; k < f.size(); ++k) {
+        auto it = index.find(StemOf(Lower(f[k])));
+        if (it == index.end()) continue;
+        out.emplace(form, static_cast<std::uint32_t>(it->second));
+        break;
+      }
+    }
+  }
+  // Morphy's one irregular detachment rule the stemmer lacks: "-men" is the
+  // plural of "-man" ("women", "firemen").
+  for (const auto& [stem, i] : index) {
+    if (stem.size() < 4 || stem.compare(stem.size() - 3, 3, "man") != 0) continue;
+    const std::string form = StemOf(stem.substr(0, stem.size() - 3) + "men");
+    if (!form.empty() && !index.count(form)) out.emplace(form, static_cast<std::uint32_t>(i));
+  }
+  return {out.begin(), out.end()};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -648,29 +684,46 @@ int main(int argc, char** argv) {
   offsets.push_back(static_cast<std::uint32_t>(strings.size()));
   while (strings.size() % 4) strings.push_back('\0');
 
+  // Irregular forms: offsets (count + 1), base term indexes, then the strings.
+  const auto aliases = Aliases(dir, index);
+  std::vector<std::uint32_t> alias_offsets{0}, alias_targets;
+  std::string alias_strings;
+  for (const auto& [form, target] : aliases) {
+    alias_strings += form;
+    alias_offsets.push_back(static_cast<std::uint32_t>(alias_strings.size()));
+    alias_targets.push_back(target);
+  }
+  while (alias_strings.size() % 4) alias_strings.push_back('\0');
+
   const std::string tmp = out_path + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) {
     std::cerr << "build_word_vectors: cannot write " << tmp << "\n";
     return 1;
   }
-  const char magic[8] = {'E', 'N', 'G', 'W', 'V', 'E', 'C', '1'};
-  const std::uint32_t head[4] = {static_cast<std::uint32_t>(kDim), static_cast<std::uint32_t>(n),
+  const char magic[8] = {'E', 'N', 'G', 'W', 'V', 'E', 'C', '2'};
+  const std::uint32_t head[6] = {static_cast<std::uint32_t>(kDim), static_cast<std::uint32_t>(n),
                                  static_cast<std::uint32_t>(strings.size()),
-                                 static_cast<std::uint32_t>(exp_entries.size())};
-  bool ok = std::fwrite(magic, 1, 8, f) == 8 && std::fwrite(head, 4, 4, f) == 4 &&
+                                 static_cast<std::uint32_t>(exp_entries.size()),
+                                 static_cast<std::uint32_t>(aliases.size()),
+                                 static_cast<std::uint32_t>(alias_strings.size())};
+  bool ok = std::fwrite(magic, 1, 8, f) == 8 && std::fwrite(head, 4, 6, f) == 6 &&
             std::fwrite(offsets.data(), 4, offsets.size(), f) == offsets.size() &&
             std::fwrite(strings.data(), 1, strings.size(), f) == strings.size() &&
             std::fwrite(weights.data(), 4, n, f) == n && std::fwrite(scales.data(), 4, n, f) == n &&
             std::fwrite(codes.data(), 1, codes.size(), f) == codes.size() &&
             std::fwrite(exp_offsets.data(), 4, exp_offsets.size(), f) == exp_offsets.size() &&
-            std::fwrite(exp_entries.data(), 4, exp_entries.size(), f) == exp_entries.size();
+            std::fwrite(exp_entries.data(), 4, exp_entries.size(), f) == exp_entries.size() &&
+            (aliases.empty() ||
+             std::fwrite(alias_offsets.data(), 4, alias_offsets.size(), f) == alias_offsets.size()) &&
+            std::fwrite(alias_targets.data(), 4, alias_targets.size(), f) == alias_targets.size() &&
+            std::fwrite(alias_strings.data(), 1, alias_strings.size(), f) == alias_strings.size();
   ok = std::fclose(f) == 0 && ok;
   if (!ok || std::rename(tmp.c_str(), out_path.c_str()) != 0) {
     std::cerr << "build_word_vectors: cannot write " << out_path << "\n";
     return 1;
   }
   std::cerr << "build_word_vectors: " << n << " terms, " << kDim << " dimensions, " << exp_entries.size()
-            << " expansions -> " << out_path << "\n";
+            << " expansions, " << aliases.size() << " irregular forms -> " << out_path << "\n";
   return 0;
 }

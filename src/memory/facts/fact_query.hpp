@@ -41,7 +41,9 @@ inline constexpr double kEntityWeight = 0.15;
 // from [kSemanticFloor, kSemanticCeiling] to [0, 1], is the `semantic` component, and the
 // vector slot of the score takes the larger of `vector` and `semantic`; the
 // best semantic matches of the snapshots are candidates too.
-inline constexpr double kSemanticFloor = 0.05;
+// Floor 0: any positive cosine counts (paraphrase set hit@3 0.586 at 0.05,
+// 0.603 at 0; docs/PERFORMANCE.md).
+inline constexpr double kSemanticFloor = 0.0;
 // Word-vector means of related texts rarely go past 0.40; the expansion
 // share added to them (below) reaches further, and at 0.40 many scores were
 // clamped to 1 and tied (paraphrase set hit@1 0.25 at 0.40, 0.29 at 0.50).

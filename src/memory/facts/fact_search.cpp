@@ -119,13 +119,13 @@ struct KnownWords {
 };
 
 KnownWords KnownWordsOf(const wordvec::WordVectors& words, std::string_view memory,
-                        const std::unordered_set<std::string>& query_terms) {
+                        const std::unordered_set<long>& query_words) {
   KnownWords out;
   for (const auto& t : DistinctTerms(memory)) {
     const long i = words.Find(t);
     if (i < 0) continue;
     out.all.push_back(i);
-    if (!query_terms.count(t)) out.unshared.push_back(i);
+    if (!query_words.count(i)) out.unshared.push_back(i);
   }
   return out;
 }
@@ -317,16 +317,17 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     for (std::size_t k = 0; k < qterms.size(); ++k) qweight[k] = idf(qterms[k]);
   }
   // The query's distinct index terms (their word-vector indexes, -1 when
-  // unknown) and idf weights, for the expansion match; the same terms as a
-  // set, for the memory's words the query lacks.
+  // unknown) and idf weights, for the expansion match; the known ones as a
+  // set, for the memory's words the query lacks (by index: "children" is
+  // "child").
   std::vector<long> qidx;
   std::vector<double> qidf;
-  std::unordered_set<std::string> qset;
+  std::unordered_set<long> qset;
   if (!qsem.empty()) {
     for (const auto& t : DistinctTerms(query)) {
       qidx.push_back(words->Find(t));
       qidf.push_back(idf ? idf(t) : 1.0);
-      qset.insert(t);
+      if (qidx.back() >= 0) qset.insert(qidx.back());
     }
   }
   std::vector<MemoryItem> out;

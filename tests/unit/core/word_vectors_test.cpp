@@ -7,8 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include "core/text.hpp"
 #include "testing/temp_dir.hpp"
 
 namespace engram::wordvec {
@@ -96,6 +101,81 @@ TEST(WordVectors, QuantisedVectorsKeepTheCosine) {
   EXPECT_NEAR(Dot(a, Quantize(b)), exact, 0.01f);
   EXPECT_NEAR(Dot(a, Quantize(a)), 1.0f, 0.01f);
   EXPECT_EQ(Dot(a, QuantizedVector{}), 0.0f);
+}
+
+TEST(WordVectors, IrregularFormsFindTheirBaseForm) {
+  ASSERT_TRUE(Words()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  const WordVectors& w = *Words();
+  // Index terms are stems (text::Terms); these forms' stems are no index term
+  // of their own: they find their base form's.
+  for (const auto& [form, base] : {std::pair{"children", "child"}, {"went", "go"}, {"mice", "mouse"}, {"women", "woman"}}) {
+    const std::string f = text::Terms(form).at(0), b = text::Terms(base).at(0);
+    const long i = w.Find(b);
+    ASSERT_GE(i, 0) << base;
+    EXPECT_EQ(w.Find(f), i) << form;
+    EXPECT_EQ(w.Term(w.Find(f)), b);
+    EXPECT_NEAR(w.Similarity(form, base), 1.0f, 1e-3f) << form;
+  }
+  EXPECT_EQ(w.Find("qwzx"), -1);
+}
+
+// A file of two terms ("bar", "foo"; dim 4, no expansions) and the given
+// irregular forms (sorted; each with its target index), raw offsets allowed.
+std::string TinyFile(const std::vector<std::pair<std::string, std::uint32_t>>& aliases,
+                     std::vector<std::uint32_t> alias_offsets = {}) {
+  std::string out = "ENGWVEC2";
+  auto u32 = [&](std::uint32_t x) { out.append(reinterpret_cast<const char*>(&x), 4); };
+  auto f32 = [&](float x) { out.append(reinterpret_cast<const char*>(&x), 4); };
+  std::string alias_strings;
+  if (alias_offsets.empty()) {
+    alias_offsets.push_back(0);
+    for (const auto& [form, target] : aliases) {
+      alias_strings += form;
+      alias_offsets.push_back(static_cast<std::uint32_t>(alias_strings.size()));
+    }
+  } else {
+    for (const auto& [form, target] : aliases) alias_strings += form;
+  }
+  while (alias_strings.size() % 4) alias_strings.push_back('\0');
+  for (std::uint32_t x : {4u, 2u, 8u, 0u, static_cast<std::uint32_t>(aliases.size()),
+                          static_cast<std::uint32_t>(alias_strings.size())})
+    u32(x);
+  for (std::uint32_t x : {0u, 3u, 6u}) u32(x);  // term offsets
+  out.append("barfoo\0\0", 8);
+  f32(1.0f), f32(1.0f);  // weights
+  f32(0.5f), f32(0.5f);  // scales: codes * scale has unit length
+  for (int k = 0; k < 8; ++k) out.push_back(k < 4 ? 1 : (k % 2 ? 1 : -1));
+  if (!aliases.empty()) {
+    for (std::uint32_t x : alias_offsets) u32(x);
+    for (const auto& [form, target] : aliases) u32(target);
+    out += alias_strings;
+  }
+  return out;
+}
+
+TEST(WordVectors, IrregularFormTablesAreChecked) {
+  testing::TempDir dir;
+  auto open = [&](const std::string& bytes) {
+    const std::string path = dir.File("tiny.bin");
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    return WordVectors::Open(path);
+  };
+  auto plain = open(TinyFile({}));
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->Find("foo"), 1);
+  EXPECT_EQ(plain->Find("baz"), -1);
+  auto w = open(TinyFile({{"baz", 1}, {"qux", 7}}));
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w->Find("bar"), 0);
+  EXPECT_EQ(w->Find("baz"), 1);   // -> "foo"
+  EXPECT_EQ(w->Find("qux"), -1);  // a target out of range is no term
+  EXPECT_EQ(w->Find("zzz"), -1);
+  EXPECT_NEAR(w->Similarity("baz", "foo"), 1.0f, 1e-6f);
+  // Offsets out of order or past the strings; a cut table.
+  EXPECT_EQ(open(TinyFile({{"baz", 1}, {"qux", 1}}, {0, 4, 3})), nullptr);
+  EXPECT_EQ(open(TinyFile({{"baz", 1}, {"qux", 1}}, {0, 3, 64})), nullptr);
+  const std::string whole = TinyFile({{"baz", 1}});
+  EXPECT_EQ(open(whole.substr(0, whole.size() - 4)), nullptr);
 }
 
 TEST(WordVectors, DamagedOrMissingFilesAreRefused) {

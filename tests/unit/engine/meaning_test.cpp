@@ -107,6 +107,30 @@ TEST_F(MeaningTest, SearchFindsMemoriesThatShareNoWordWithTheQuery) {
   EXPECT_EQ(trip->front().memory, "Our holiday in Crete starts on Monday");
 }
 
+// Irregular forms ("children", "went", "teeth") have the meaning of their base
+// form (WordNet's exception lists), so a memory that says them is found by a
+// question in other words.
+TEST_F(MeaningTest, IrregularFormsHaveTheMeaningOfTheirBaseForm) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "kim", "Her children attend a Montessori school");
+  Add(*e, "kim", "The garage door squeaks when it opens");
+  Add(*e, "kim", "Kim bought a new laptop for work");
+  Add(*e, "kim", "The team meets on Thursdays");
+  MemorySearchOptions so;
+  so.explain = true;
+  auto r = e->SearchMemories(User("kim"), "Which school do her kids go to?", so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->empty());
+  EXPECT_EQ(r->front().memory, "Her children attend a Montessori school");
+  auto youth = e->SearchMemories(User("kim"), "Does she have a son or daughter?", so);
+  ASSERT_TRUE(youth.ok()) << youth.status().ToString();
+  ASSERT_FALSE(youth->empty());
+  EXPECT_EQ(youth->front().memory, "Her children attend a Montessori school");
+  ASSERT_TRUE(youth->front().score_details);
+  EXPECT_EQ(youth->front().score_details->lexical, 0.0);
+}
+
 TEST_F(MeaningTest, WordsOfTheQueryStillRankFirst) {
   ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
   auto e = Open();
