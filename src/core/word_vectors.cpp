@@ -160,6 +160,21 @@ long WordVectors::Find(std::string_view term) const {
   return target < count_ ? static_cast<long>(target) : -1;  // checked when read, like the expansions
 }
 
+void WordVectors::Lookup(std::string_view term, std::vector<long>& out) const {
+  const long i = Find(term);
+  if (i >= 0) {
+    out.push_back(i);
+    return;
+  }
+  if (term.find('-') == std::string_view::npos) return;
+  std::string parts(term);
+  std::replace(parts.begin(), parts.end(), '-', ' ');
+  for (const auto& t : text::Terms(parts)) {
+    const long p = Find(t);
+    if (p >= 0) out.push_back(p);
+  }
+}
+
 float WordVectors::Weight(long index) const {
   if (index < 0 || static_cast<std::size_t>(index) >= count_) return 0.0f;
   return weights_[index];
@@ -178,10 +193,13 @@ std::vector<float> WordVectors::TextVector(std::string_view text,
                                            const std::function<float(const std::string&)>& idf) const {
   std::vector<float> acc(static_cast<std::size_t>(dim_), 0.0f);
   std::unordered_set<long> seen;
+  std::vector<long> known;
   for (const auto& t : text::Terms(text)) {
-    const long i = Find(t);
-    if (i < 0 || !seen.insert(i).second) continue;
-    AddTo(i, idf ? weights_[i] * idf(t) : weights_[i], acc);
+    known.clear();
+    Lookup(t, known);
+    for (long i : known) {
+      if (seen.insert(i).second) AddTo(i, idf ? weights_[i] * idf(t) : weights_[i], acc);
+    }
   }
   if (seen.empty()) return {};
   Normalise(acc);

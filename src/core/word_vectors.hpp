@@ -60,6 +60,10 @@ class WordVectors {
   // lists whose stem is no index term finds its base form's ("children" ->
   // the index of "child", "went" -> "go").
   long Find(std::string_view term) const;
+  // The indexes an index term stands for, appended to `out`: Find's, or for a
+  // hyphenated compound the vectors do not know, each known part's ("low-carb"
+  // -> low, carb; "e-readers" -> reader); none when nothing is known.
+  void Lookup(std::string_view term, std::vector<long>& out) const;
   // The term's weight (generic words with many senses count less), in (0, 1].
   float Weight(long index) const;
   // Adds weight * the term's unit vector to `acc` (size dim()).

@@ -121,11 +121,15 @@ struct KnownWords {
 KnownWords KnownWordsOf(const wordvec::WordVectors& words, std::string_view memory,
                         const std::unordered_set<long>& query_words) {
   KnownWords out;
+  std::vector<long> known;
   for (const auto& t : DistinctTerms(memory)) {
-    const long i = words.Find(t);
-    if (i < 0) continue;
-    out.all.push_back(i);
-    if (!query_words.count(i)) out.unshared.push_back(i);
+    known.clear();
+    words.Lookup(t, known);
+    for (long i : known) {
+      if (std::find(out.all.begin(), out.all.end(), i) != out.all.end()) continue;
+      out.all.push_back(i);
+      if (!query_words.count(i)) out.unshared.push_back(i);
+    }
   }
   return out;
 }
@@ -320,14 +324,23 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // unknown) and idf weights, for the expansion match; the known ones as a
   // set, for the memory's words the query lacks (by index: "children" is
   // "child").
+  // A hyphenated compound the vectors do not know counts as its known parts,
+  // sharing its weight.
   std::vector<long> qidx;
   std::vector<double> qidf;
   std::unordered_set<long> qset;
   if (!qsem.empty()) {
+    std::vector<long> known;
     for (const auto& t : DistinctTerms(query)) {
-      qidx.push_back(words->Find(t));
-      qidf.push_back(idf ? idf(t) : 1.0);
-      if (qidx.back() >= 0) qset.insert(qidx.back());
+      known.clear();
+      words->Lookup(t, known);
+      const double w = idf ? idf(t) : 1.0;
+      if (known.empty()) known.push_back(-1);
+      for (long i : known) {
+        qidx.push_back(i);
+        qidf.push_back(w / static_cast<double>(known.size()));
+        if (i >= 0) qset.insert(i);
+      }
     }
   }
   std::vector<MemoryItem> out;

@@ -119,6 +119,26 @@ TEST(WordVectors, IrregularFormsFindTheirBaseForm) {
   EXPECT_EQ(w.Find("qwzx"), -1);
 }
 
+TEST(WordVectors, UnknownCompoundsStandForTheirParts) {
+  ASSERT_TRUE(Words()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  const WordVectors& w = *Words();
+  auto lookup = [&](const std::string& word) {
+    std::vector<long> out;
+    w.Lookup(text::Terms(word).at(0), out);
+    return out;
+  };
+  auto find = [&](const std::string& word) { return w.Find(text::Terms(word).at(0)); };
+  ASSERT_EQ(find("dog-sitter"), -1);
+  EXPECT_EQ(lookup("dog-sitter"), (std::vector<long>{find("dog"), find("sitter")}));
+  EXPECT_NEAR(w.Similarity("dog-sitter", "dog sitter"), 1.0f, 1e-3f);
+  ASSERT_GE(find("part-time"), 0);  // a compound WordNet holds stays whole
+  EXPECT_EQ(lookup("part-time"), std::vector<long>{find("part-time")});
+  EXPECT_EQ(lookup("car"), std::vector<long>{find("car")});
+  EXPECT_EQ(lookup("children"), std::vector<long>{find("child")});
+  EXPECT_TRUE(lookup("qwzx-vbnq").empty());
+  EXPECT_TRUE(lookup("qwzx").empty());
+}
+
 // A file of two terms ("bar", "foo"; dim 4, no expansions) and the given
 // irregular forms (sorted; each with its target index), raw offsets allowed.
 std::string TinyFile(const std::vector<std::pair<std::string, std::uint32_t>>& aliases,

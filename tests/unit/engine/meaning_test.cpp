@@ -131,6 +131,32 @@ TEST_F(MeaningTest, IrregularFormsHaveTheMeaningOfTheirBaseForm) {
   EXPECT_EQ(youth->front().score_details->lexical, 0.0);
 }
 
+// A hyphenated compound WordNet lacks ("short-sighted", "step-son", "e-bike")
+// has the meaning of its parts.
+TEST_F(MeaningTest, UnknownCompoundsHaveTheMeaningOfTheirParts) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "eva", "Eva became short-sighted last year");
+  Add(*e, "eva", "Eva's step-son is nine");
+  Add(*e, "eva", "Eva bought an e-bike");
+  Add(*e, "eva", "The flat has a wood-burning stove");
+  Add(*e, "eva", "Eva keeps a sugar-free diet");
+  Add(*e, "eva", "The team uses a self-hosted wiki");
+  MemorySearchOptions so;
+  so.explain = true;
+  for (const auto& [question, memory] :
+       {std::pair{"Is her vision getting worse?", "Eva became short-sighted last year"},
+        {"How old is her child?", "Eva's step-son is nine"},
+        {"What bicycle does she ride?", "Eva bought an e-bike"}}) {
+    auto r = e->SearchMemories(User("eva"), question, so);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_FALSE(r->empty()) << question;
+    EXPECT_EQ(r->front().memory, memory) << question;
+    ASSERT_TRUE(r->front().score_details);
+    EXPECT_GT(r->front().score_details->semantic, 0.0) << question;
+  }
+}
+
 TEST_F(MeaningTest, WordsOfTheQueryStillRankFirst) {
   ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
   auto e = Open();
