@@ -28,9 +28,10 @@
 // words, the 64 strongest), stored after the vectors as per-term offsets and entries
 // (neighbour index << 8 | weight * 255); the header's fourth word counts them.
 // Last come the irregular forms of WordNet's exception lists (*.exc:
-// "children" -> child, "went" -> go, "teeth" -> tooth) whose own stem is no
-// index term, as sorted strings with the index of their base form's term
-// (Aliases); the header's fifth and sixth words count them and their bytes.
+// "children" -> child, "went" -> go, "mice" -> mouse) and the "-men" plurals
+// whose own stem is no index term, as sorted strings with the index of their
+// base form's term (Aliases); the header's fifth and sixth words count them
+// and their bytes.
 // The WV_* environment variables override the weights (for measurements only;
 // the build uses the defaults). WV_EXPLAIN=a,b prints the features two stems
 // share; --probe prints the nearest stems of some words.

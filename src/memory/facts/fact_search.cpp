@@ -122,11 +122,12 @@ KnownWords KnownWordsOf(const wordvec::WordVectors& words, std::string_view memo
                         const std::unordered_set<long>& query_words) {
   KnownWords out;
   std::vector<long> known;
+  std::unordered_set<long> seen;  // ("children" and "child" are one word)
   for (const auto& t : DistinctTerms(memory)) {
     known.clear();
     words.Lookup(t, known);
     for (long i : known) {
-      if (std::find(out.all.begin(), out.all.end(), i) != out.all.end()) continue;
+      if (!seen.insert(i).second) continue;
       out.all.push_back(i);
       if (!query_words.count(i)) out.unshared.push_back(i);
     }
@@ -321,11 +322,9 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     for (std::size_t k = 0; k < qterms.size(); ++k) qweight[k] = idf(qterms[k]);
   }
   // The query's distinct index terms (their word-vector indexes, -1 when
-  // unknown) and idf weights, for the expansion match; the known ones as a
-  // set, for the memory's words the query lacks (by index: "children" is
-  // "child").
-  // A hyphenated compound the vectors do not know counts as its known parts,
-  // sharing its weight.
+  // unknown; an unknown hyphenated compound as its known parts, sharing its
+  // weight) and idf weights, for the expansion match; the known ones as a set,
+  // for the memory's words the query lacks (by index: "children" is "child").
   std::vector<long> qidx;
   std::vector<double> qidf;
   std::unordered_set<long> qset;

@@ -3,6 +3,8 @@
 // inference never drops a statement silently.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "core/clock.hpp"
 #include "core/time.hpp"
 #include "core/word_vectors.hpp"
@@ -38,6 +40,18 @@ class MeaningTest : public ::testing::Test {
     auto r = e.AddMemoryText(User(user), text, o);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     clock_.Advance(1000);
+  }
+  // The first result of a search with `explain` on; nullopt (and a failure) when there is none.
+  std::optional<MemoryItem> First(Engine& e, const std::string& user, const std::string& query) {
+    MemorySearchOptions so;
+    so.explain = true;
+    auto r = e.SearchMemories(User(user), query, so);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok() || r->empty()) {
+      ADD_FAILURE() << "nothing found for: " << query;
+      return std::nullopt;
+    }
+    return r->front();
   }
   static bool HaveWords() { return wordvec::WordVectors::Default() != nullptr; }
   TempDir dir_;
@@ -107,7 +121,7 @@ TEST_F(MeaningTest, SearchFindsMemoriesThatShareNoWordWithTheQuery) {
   EXPECT_EQ(trip->front().memory, "Our holiday in Crete starts on Monday");
 }
 
-// Irregular forms ("children", "went", "teeth") have the meaning of their base
+// Irregular forms ("children", "went", "mice") have the meaning of their base
 // form (WordNet's exception lists), so a memory that says them is found by a
 // question in other words.
 TEST_F(MeaningTest, IrregularFormsHaveTheMeaningOfTheirBaseForm) {
@@ -117,18 +131,14 @@ TEST_F(MeaningTest, IrregularFormsHaveTheMeaningOfTheirBaseForm) {
   Add(*e, "kim", "The garage door squeaks when it opens");
   Add(*e, "kim", "Kim bought a new laptop for work");
   Add(*e, "kim", "The team meets on Thursdays");
-  MemorySearchOptions so;
-  so.explain = true;
-  auto r = e->SearchMemories(User("kim"), "Which school do her kids go to?", so);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_FALSE(r->empty());
-  EXPECT_EQ(r->front().memory, "Her children attend a Montessori school");
-  auto youth = e->SearchMemories(User("kim"), "Does she have a son or daughter?", so);
-  ASSERT_TRUE(youth.ok()) << youth.status().ToString();
-  ASSERT_FALSE(youth->empty());
-  EXPECT_EQ(youth->front().memory, "Her children attend a Montessori school");
-  ASSERT_TRUE(youth->front().score_details);
-  EXPECT_EQ(youth->front().score_details->lexical, 0.0);
+  for (const char* question : {"Which school do her kids go to?", "Does she have a son or daughter?"}) {
+    const auto first = First(*e, "kim", question);
+    ASSERT_TRUE(first);
+    EXPECT_EQ(first->memory, "Her children attend a Montessori school") << question;
+  }
+  const auto youth = First(*e, "kim", "Does she have a son or daughter?");
+  ASSERT_TRUE(youth && youth->score_details);
+  EXPECT_EQ(youth->score_details->lexical, 0.0);
 }
 
 // A hyphenated compound WordNet lacks ("short-sighted", "step-son", "e-bike")
@@ -142,18 +152,14 @@ TEST_F(MeaningTest, UnknownCompoundsHaveTheMeaningOfTheirParts) {
   Add(*e, "eva", "The flat has a wood-burning stove");
   Add(*e, "eva", "Eva keeps a sugar-free diet");
   Add(*e, "eva", "The team uses a self-hosted wiki");
-  MemorySearchOptions so;
-  so.explain = true;
   for (const auto& [question, memory] :
        {std::pair{"Is her vision getting worse?", "Eva became short-sighted last year"},
         {"How old is her child?", "Eva's step-son is nine"},
         {"What bicycle does she ride?", "Eva bought an e-bike"}}) {
-    auto r = e->SearchMemories(User("eva"), question, so);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    ASSERT_FALSE(r->empty()) << question;
-    EXPECT_EQ(r->front().memory, memory) << question;
-    ASSERT_TRUE(r->front().score_details);
-    EXPECT_GT(r->front().score_details->semantic, 0.0) << question;
+    const auto first = First(*e, "eva", question);
+    ASSERT_TRUE(first && first->score_details);
+    EXPECT_EQ(first->memory, memory) << question;
+    EXPECT_GT(first->score_details->semantic, 0.0) << question;
   }
 }
 
