@@ -104,6 +104,11 @@ Status EngineImpl::Init() {
   deps_.fault_point = options_.fault_point;
   deps_.job_holder = process::NewHolderId();
   deps_.holder_gone = process::HolderIsGone;
+  deps_.writer_fact_vectors = [this](sql::Db* db, std::int64_t scope_id) { return WriterFactVectors(db, scope_id); };
+  deps_.publish_fact_vectors = [this](sql::Db* db, const memory::facts::FactVectors& before,
+                                      const memory::facts::FactChanges& changes) {
+    return PublishFactVectors(db, before, changes);
+  };
   config_.job_lease_ms = static_cast<TimeMs>(options_.job_lease_seconds) * 1000;
   w_ = {writer_.get(), &writer_mu_};
   if (options_.background_maintenance) worker_ = std::thread([this] { WorkerLoop(); });

@@ -1,14 +1,26 @@
 // Configuration and dependencies shared by the memory tiers.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "core/clock.hpp"
+#include "engram/result.hpp"
 #include "models/embedder.hpp"
 #include "models/maintainer.hpp"
 
+namespace engram::sql {
+class Db;
+}
+
 namespace engram::memory {
+
+namespace facts {
+struct FactVectors;
+struct FactChanges;
+}  // namespace facts
 
 struct MemoryConfig {
   int stm_capacity = 10;
@@ -38,6 +50,15 @@ struct MemoryDeps {
   // before their leases expire).
   std::string job_holder;
   std::function<bool(const std::string&)> holder_gone;
+  // The fact snapshot of a scope as committed (read under the writer lock,
+  // inside the write's transaction: the engine's cache, facts/fact_vectors.hpp),
+  // and where a committed write's changes to it are published. With both,
+  // consolidation's duplicate checks read the snapshot and the batch's own
+  // changes instead of scanning the scope's facts for every inserted fact.
+  // Optional (unset: the scan).
+  std::function<Result<std::shared_ptr<const facts::FactVectors>>(sql::Db*, std::int64_t scope_id)>
+      writer_fact_vectors;
+  std::function<Status(sql::Db*, const facts::FactVectors&, const facts::FactChanges&)> publish_fact_vectors;
 
   Embedder* EmbedderFor(const std::string& tenant) const {
     return embedder_for ? embedder_for(tenant) : embedder;

@@ -320,6 +320,61 @@ TEST_F(MemoryApiTest, ConsolidatedFactsAreTheSameStore) {
   EXPECT_TRUE(h->green()) << HealthStateName(h->overall);
 }
 
+// Consolidation checks its facts for duplicates against the engine's cached
+// fact snapshot and publishes what it added: a search right after it finds
+// exactly what a process that loads the store afresh finds, and a memory
+// added through the API before is not added again.
+TEST_F(MemoryApiTest, ConsolidationKeepsTheCachedFactSnapshotTrue) {
+  EngineOptions o;
+  o.heat_threshold = 0.5;
+  MemoryScope same{"default", "alice", "assistant", "", false};
+  Scope dialogue{"default", "alice", "assistant"};
+  // What the dialogue consolidates to, in another store.
+  std::vector<std::string> facts;
+  {
+    testing::TempDir other;
+    EngineOptions first = o;
+    first.db_path = testing::StoreAt(other.File("first.db"));
+    auto e = Engine::Open(std::move(first));
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    ASSERT_TRUE((*e)->AddTurns(dialogue, testing::SyntheticDialogue(40)).ok());
+    ASSERT_TRUE((*e)->Maintain(&dialogue).ok());
+    auto lpm = (*e)->ListFacts(dialogue, "");
+    ASSERT_TRUE(lpm.ok());
+    for (const auto& f : *lpm) facts.push_back(f.text);
+  }
+  ASSERT_GE(facts.size(), 2u);
+  auto e = Open(o);
+  MemoryAddOptions raw;
+  raw.infer = false;
+  ASSERT_TRUE(e->AddMemoryText(same, facts.front(), raw).ok());
+  ASSERT_TRUE(e->AddTurns(dialogue, testing::SyntheticDialogue(40)).ok());
+  ASSERT_TRUE(e->SearchMemories(same, "anything", {}).ok());  // the snapshot is cached now
+  ASSERT_TRUE(e->Maintain(&dialogue).ok());
+  MemoryListOptions lo;
+  lo.limit = 1000;
+  auto listed = e->ListMemories(same, lo);
+  ASSERT_TRUE(listed.ok());
+  EXPECT_EQ(listed->items.size(), facts.size());  // the API's memory was not added again
+  MemorySearchOptions so;
+  so.explain = true;
+  auto search = [&](Engine& engine, const std::string& q) {
+    std::vector<std::pair<std::string, double>> out;
+    auto r = engine.SearchMemories(same, q, so);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (r.ok()) {
+      for (const auto& m : *r) out.emplace_back(m.id, m.score);
+    }
+    return out;
+  };
+  std::vector<std::vector<std::pair<std::string, double>>> cached;
+  for (const auto& f : facts) cached.push_back(search(*e, f));
+  for (const auto& c : cached) EXPECT_FALSE(c.empty());
+  e.reset();
+  auto fresh = Open(o);
+  for (std::size_t i = 0; i < facts.size(); ++i) EXPECT_EQ(search(*fresh, facts[i]), cached[i]) << facts[i];
+}
+
 }  // namespace
 }  // namespace engram
 
