@@ -88,6 +88,8 @@ class Engine {
   // What `tenant` holds now (turns, memories, text bytes). Read-only; one
   // pass over the tenant's turns and memories.
   virtual Result<TenantUsage> GetTenantUsage(const std::string& tenant) = 0;
+  // This process's cache of retrieval snapshots (no store access).
+  virtual SnapshotCacheStats GetSnapshotCacheStats() = 0;
 
   // Writes every record (scopes, turns, pages, segments, profile, facts) as
   // JSON lines to `sink`, one call per line (no trailing newline).

@@ -2,6 +2,7 @@
 // are changed only with a measured reason.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -40,6 +41,11 @@ struct EngineOptions {
   // (renewed before every batch). A process that dies holding a job loses it
   // when the lease expires; another process then takes the job over.
   int job_lease_seconds = 120;
+  // Memory (MiB) the per-scope retrieval snapshots kept by this process may
+  // take; beyond it the least recently used are dropped (and rebuilt from the
+  // store when their scope is retrieved again). The snapshot being used is
+  // always kept, however large. At least 1.
+  std::size_t snapshot_cache_mb = 1024;
   // What an acknowledged write survives. kFull (the default): power loss and
   // OS crashes too - SQLite syncs the WAL at every commit (synchronous=FULL),
   // PostgreSQL flushes the commit before answering (synchronous_commit=on).

@@ -303,6 +303,16 @@ struct TenantUsage {
   std::int64_t bytes = 0;
 };
 
+// The per-scope retrieval snapshots this process keeps in memory
+// (EngineOptions::snapshot_cache_mb): how many, their bytes (estimated), the
+// budget, and how many were dropped to stay within it since the engine opened.
+struct SnapshotCacheStats {
+  std::int64_t scopes = 0;
+  std::int64_t bytes = 0;
+  std::int64_t budget_bytes = 0;
+  std::int64_t evictions = 0;
+};
+
 struct Stats {
   std::int64_t stm_turns = 0;
   std::int64_t mtm_pages = 0;

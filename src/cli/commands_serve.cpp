@@ -88,6 +88,11 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
   serve->add_flag("--no-worker", no_worker,
                   "Serve only: no background maintenance (admissions leave jobs pending for engram worker)");
   AddJobLeaseOption(serve, job_lease);
+  static std::size_t snapshot_cache_mb = EngineOptions{}.snapshot_cache_mb;
+  serve->add_option("--snapshot-cache", snapshot_cache_mb,
+                    "Memory in MiB the cached retrieval snapshots of scopes may take; beyond it the least recently "
+                    "used are dropped and rebuilt when needed")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
   static double rate_limit = 0;
   serve->add_option("--rate-limit", rate_limit,
                     "Requests a second each API key may make (burst: one second's worth; 0 = no limit); "
@@ -133,6 +138,7 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
       EngineOptions opts;
       opts.background_maintenance = !no_worker;
       opts.job_lease_seconds = job_lease;
+      opts.snapshot_cache_mb = snapshot_cache_mb;
       ENGRAM_RETURN_IF_ERROR(cli.ConfigureModels(opts));
       opts.db_path = cli.DbPath();
       return Engine::Open(std::move(opts));

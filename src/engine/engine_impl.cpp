@@ -270,13 +270,16 @@ Result<int> EngineImpl::RetryFailedJobs() {
 }
 
 Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
-    sql::Db* db, std::int64_t scope_id, std::int64_t generation, std::int64_t data_version) {
+    sql::Db* db, std::int64_t scope_id, std::int64_t generation, std::int64_t data_version, bool use) {
   auto same = [&](const retrieval::ScopeIndex& idx) {
     return idx.generation == generation && idx.data_version == data_version;
   };
   std::unique_lock<std::mutex> lock(index_mu_);
   auto it = indexes_.find(scope_id);
-  if (it != indexes_.end() && same(*it->second)) return it->second;
+  if (it != indexes_.end() && same(*it->second.index)) {
+    if (use) it->second.used = ++index_tick_;
+    return it->second.index;
+  }
   auto b = index_builds_.find(scope_id);
   if (b != index_builds_.end() && b->second.generation == generation && b->second.data_version == data_version) {
     std::shared_future<IndexResult> pending = b->second.result;
@@ -288,8 +291,9 @@ Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
   // An older cached snapshot of the same generation (nothing erased since)
   // is the base of an incremental build.
   std::shared_ptr<const retrieval::ScopeIndex> previous =
-      it != indexes_.end() && it->second->generation == generation && it->second->data_version < data_version
-          ? it->second
+      it != indexes_.end() && it->second.index->generation == generation &&
+              it->second.index->data_version < data_version
+          ? it->second.index
           : nullptr;
   const std::uint64_t epoch = index_epoch_;
   lock.unlock();
@@ -298,20 +302,27 @@ Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
   // Page vectors only serve a semantic embedder (see retrieval::RankParams::vector).
   const bool page_vectors = !query_embedder_->IsBuiltin();
   IndexResult idx = retrieval::LoadScopeIndex(db, scope_id, generation, data_version, previous.get(), page_vectors);
+  std::size_t bytes = idx.ok() ? (*idx)->MemoryBytes() : 0;
   lock.lock();
   if (index_epoch_ != epoch && previous) {
     // Content was erased meanwhile: the base may be from before; start over.
     lock.unlock();
     idx = retrieval::LoadScopeIndex(db, scope_id, generation, data_version, nullptr, page_vectors);
+    bytes = idx.ok() ? (*idx)->MemoryBytes() : 0;
     lock.lock();
   }
-  std::shared_ptr<const retrieval::ScopeIndex> replaced;  // freed after the lock is released
+  std::vector<std::shared_ptr<const retrieval::ScopeIndex>> freed;  // released after the lock
   if (idx.ok() && index_epoch_ == epoch) {
-    auto& slot = indexes_[scope_id];
-    if (!slot || slot->generation < generation ||
-        (slot->generation == generation && slot->data_version < data_version)) {
-      replaced = std::move(slot);
-      slot = *idx;
+    CachedIndex& slot = indexes_[scope_id];
+    if (!slot.index || slot.index->generation < generation ||
+        (slot.index->generation == generation && slot.index->data_version < data_version)) {
+      // (A refresh of a cached snapshot is no use of it: it keeps its place.)
+      const std::uint64_t used = use || !slot.index ? ++index_tick_ : slot.used;
+      index_bytes_ -= slot.bytes;
+      freed.push_back(std::move(slot.index));
+      slot = CachedIndex{*idx, bytes, used};
+      index_bytes_ += bytes;
+      TrimIndexes(scope_id, freed);
     }
   }
   b = index_builds_.find(scope_id);
@@ -323,6 +334,31 @@ Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
   return idx;
 }
 
+void EngineImpl::TrimIndexes(std::int64_t keep, std::vector<std::shared_ptr<const retrieval::ScopeIndex>>& freed) {
+  const std::size_t budget = std::max<std::size_t>(options_.snapshot_cache_mb, 1) << 20;
+  while (index_bytes_ > budget && indexes_.size() > 1) {
+    auto victim = indexes_.end();
+    for (auto it = indexes_.begin(); it != indexes_.end(); ++it) {
+      if (it->first != keep && (victim == indexes_.end() || it->second.used < victim->second.used)) victim = it;
+    }
+    if (victim == indexes_.end()) return;
+    index_bytes_ -= victim->second.bytes;
+    freed.push_back(std::move(victim->second.index));
+    indexes_.erase(victim);
+    ++index_evictions_;
+  }
+}
+
+SnapshotCacheStats EngineImpl::GetSnapshotCacheStats() {
+  std::lock_guard<std::mutex> lock(index_mu_);
+  SnapshotCacheStats s;
+  s.scopes = static_cast<std::int64_t>(indexes_.size());
+  s.bytes = static_cast<std::int64_t>(index_bytes_);
+  s.budget_bytes = static_cast<std::int64_t>(std::max<std::size_t>(options_.snapshot_cache_mb, 1) << 20);
+  s.evictions = index_evictions_;
+  return s;
+}
+
 void EngineImpl::DropSnapshots(const std::vector<std::int64_t>& scope_ids) {
   std::vector<std::shared_ptr<const retrieval::ScopeIndex>> dropped;  // freed outside the lock
   {
@@ -330,7 +366,8 @@ void EngineImpl::DropSnapshots(const std::vector<std::int64_t>& scope_ids) {
     for (auto id : scope_ids) {
       auto it = indexes_.find(id);
       if (it == indexes_.end()) continue;
-      dropped.push_back(std::move(it->second));
+      index_bytes_ -= it->second.bytes;
+      dropped.push_back(std::move(it->second.index));
       indexes_.erase(it);
     }
     ++index_epoch_;
@@ -363,7 +400,7 @@ void EngineImpl::RefreshIndexes() {
       gone.push_back(id);  // erased by another process: its texts leave memory too
       continue;
     }
-    (void)IndexFor(db, id, (*now)->generation, (*now)->data_version);  // a failure is retried by the next reader
+    (void)IndexFor(db, id, (*now)->generation, (*now)->data_version, false);  // a failure is retried by the next reader
   }
   if (!gone.empty()) DropSnapshots(gone);
 }

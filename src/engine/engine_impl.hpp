@@ -46,6 +46,7 @@ class EngineImpl final : public Engine {
   Result<Stats> GetStats(const Scope* scope) override;
   Result<std::vector<Scope>> ListScopes() override;
   Result<TenantUsage> GetTenantUsage(const std::string& tenant) override;
+  SnapshotCacheStats GetSnapshotCacheStats() override;
   Status Export(const Scope* scope, const std::function<void(const std::string&)>& sink) override;
   Result<std::int64_t> ForgetUser(const std::string& tenant, const std::string& user) override;
   std::string EmbedderName() const override;
@@ -110,10 +111,12 @@ class EngineImpl final : public Engine {
   void ReleaseReader(std::unique_ptr<sql::Db> db);
 
   // The retrieval snapshot of a scope at (generation, data_version), read
-  // through `db` (inside the caller's read transaction) on a miss.
+  // through `db` (inside the caller's read transaction) on a miss and cached;
+  // `use` false (the worker refreshing a cached snapshot) leaves its place in
+  // the least-recently-used order as it was.
   Result<std::shared_ptr<const retrieval::ScopeIndex>> IndexFor(sql::Db* db, std::int64_t scope_id,
                                                                 std::int64_t generation,
-                                                                std::int64_t data_version);
+                                                                std::int64_t data_version, bool use = true);
   // After an erasure has committed: drops the cached snapshots (retrieval and
   // fact vectors) of these scopes, and discards every build in progress.
   void DropSnapshots(const std::vector<std::int64_t>& scope_ids);
@@ -173,7 +176,20 @@ class EngineImpl final : public Engine {
   std::vector<std::unique_ptr<sql::Db>> readers_;
 
   std::mutex index_mu_;
-  std::map<std::int64_t, std::shared_ptr<const retrieval::ScopeIndex>> indexes_;
+  // The cached snapshots, least recently used dropped beyond the budget
+  // (EngineOptions::snapshot_cache_mb); all guarded by index_mu_.
+  struct CachedIndex {
+    std::shared_ptr<const retrieval::ScopeIndex> index;
+    std::size_t bytes = 0;    // index->MemoryBytes() when cached
+    std::uint64_t used = 0;   // index_tick_ at its last use
+  };
+  std::map<std::int64_t, CachedIndex> indexes_;
+  std::size_t index_bytes_ = 0;  // the sum of their bytes
+  std::uint64_t index_tick_ = 0;
+  std::int64_t index_evictions_ = 0;
+  // Drops least recently used snapshots other than `keep`'s until the cache
+  // is within its budget; they are moved to `freed` (released after the lock).
+  void TrimIndexes(std::int64_t keep, std::vector<std::shared_ptr<const retrieval::ScopeIndex>>& freed);
   // Snapshot builds in progress, one per scope: readers that need the same
   // data_version wait for it instead of building it again.
   using IndexResult = Result<std::shared_ptr<const retrieval::ScopeIndex>>;

@@ -288,6 +288,7 @@ Result<ReembedReport> EngineImpl::Reembed(std::shared_ptr<Embedder> target, Prog
     {
       std::lock_guard<std::mutex> il(index_mu_);
       indexes_.clear();
+      index_bytes_ = 0;
       ++index_epoch_;
     }
     // This engine keeps working only if its own embedder is the new one.

@@ -164,6 +164,19 @@ HttpResponse Api::MetricsText(Call& c) {
   AppendSample(out, "engram_degraded_share",
                "Share of derived memory items made by the built-in engine instead of a model.", "gauge", with(""),
                items ? static_cast<double>(s.degraded_items) / static_cast<double>(items) : 0.0);
+  if (store_wide) {  // this process's snapshot cache (every tenant's scopes)
+    const SnapshotCacheStats sc = engine().GetSnapshotCacheStats();
+    AppendSample(out, "engram_snapshot_cache_bytes",
+                 "Memory the retrieval snapshots cached by this process take (estimated).", "gauge", "",
+                 static_cast<double>(sc.bytes));
+    AppendSample(out, "engram_snapshot_cache_budget_bytes", "Their budget (--snapshot-cache).", "gauge", "",
+                 static_cast<double>(sc.budget_bytes));
+    AppendSample(out, "engram_snapshot_cache_scopes", "Scopes whose retrieval snapshot this process keeps.", "gauge",
+                 "", static_cast<double>(sc.scopes));
+    AppendSample(out, "engram_snapshot_cache_evictions_total",
+                 "Snapshots dropped to stay within the budget (least recently used first).", "counter", "",
+                 static_cast<double>(sc.evictions));
+  }
   {
     std::lock_guard<std::mutex> lock(tenant_mu_);
     bool first_request = true;

@@ -1,14 +1,21 @@
 #include "server/metrics.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 namespace engram::server {
 
 namespace {
 
+// Whole numbers exactly (counts and byte sizes past 10^9 kept every digit
+// under "%.9g"), others with nine significant digits.
 std::string Number(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
+  if (std::fabs(v) < 9007199254740992.0 && v == std::floor(v)) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+  }
   return buf;
 }
 

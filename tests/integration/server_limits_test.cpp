@@ -225,12 +225,18 @@ TEST_F(ServerLimits, ATenantsAdminSeesOnlyItsTenantInMetrics) {
   EXPECT_EQ(mine->body.find("globex"), std::string::npos) << "another tenant's name";
   EXPECT_EQ(mine->body.find("engram_http_requests_total"), std::string::npos) << "store-wide series";
   EXPECT_EQ(mine->body.find("engram_model_calls_total"), std::string::npos) << "process-wide series";
+  EXPECT_EQ(mine->body.find("engram_snapshot_cache"), std::string::npos) << "process-wide series";
 
   auto all = Get(server_->admin_key(), "/metrics");
   ASSERT_EQ(all->status, 200);
   EXPECT_NE(all->body.find("engram_memory_items{tier=\"stm\"} 9"), std::string::npos) << all->body;
   EXPECT_NE(all->body.find("tenant=\"globex-secret-name\""), std::string::npos);
   EXPECT_NE(all->body.find("engram_http_requests_total"), std::string::npos);
+  const std::string budget = "\nengram_snapshot_cache_budget_bytes ";
+  const auto at = all->body.find(budget);
+  ASSERT_NE(at, std::string::npos) << all->body;
+  EXPECT_EQ(std::stod(all->body.substr(at + budget.size())), 1024.0 * 1024 * 1024);  // the default, 1 GiB
+  EXPECT_NE(all->body.find("engram_snapshot_cache_evictions_total 0\n"), std::string::npos) << all->body;
   EXPECT_EQ(Get(globex, "/metrics")->status, 403) << "a write key reads no metrics";
 }
 

@@ -96,6 +96,47 @@ TEST_F(EngineTest, ContextRespectsTheBudget) {
   }
 }
 
+// The retrieval snapshots a process caches stay within their budget: the
+// least recently used are dropped and rebuilt from the store when their scope
+// is retrieved again, with the same context; the one in use is kept.
+TEST_F(EngineTest, SnapshotCacheStaysWithinItsBudget) {
+  EngineOptions o;
+  o.snapshot_cache_mb = 1;
+  auto e = Open(o);
+  const int kScopes = 12;
+  for (int u = 0; u < kScopes; ++u) {
+    ASSERT_TRUE(e->AddTurns(UserScope("u" + std::to_string(u)), SyntheticDialogue(400)).ok());
+  }
+  ASSERT_TRUE(e->Maintain().ok());
+  std::vector<std::string> first;
+  for (int u = 0; u < kScopes; ++u) {
+    auto r = e->Retrieve(UserScope("u" + std::to_string(u)), "weekend plans", {});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    first.push_back(r->context);
+    const SnapshotCacheStats s = e->GetSnapshotCacheStats();
+    EXPECT_TRUE(s.bytes <= s.budget_bytes || s.scopes == 1) << s.bytes << " bytes in " << s.scopes;
+  }
+  SnapshotCacheStats s = e->GetSnapshotCacheStats();
+  EXPECT_EQ(s.budget_bytes, 1 << 20);
+  EXPECT_GT(s.evictions, 0);
+  EXPECT_LT(s.scopes, kScopes);
+  EXPECT_GE(s.scopes, 1);
+  // The latest is cached: retrieving it again drops nothing.
+  const std::int64_t evicted = s.evictions;
+  ASSERT_TRUE(e->Retrieve(UserScope("u" + std::to_string(kScopes - 1)), "weekend plans", {}).ok());
+  EXPECT_EQ(e->GetSnapshotCacheStats().evictions, evicted);
+  // The first was dropped: it is rebuilt, and says the same.
+  auto again = e->Retrieve(UserScope("u0"), "weekend plans", {});
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(first[0].empty());
+  EXPECT_EQ(again->context, first[0]);
+  // Erasure leaves the count true.
+  ASSERT_TRUE(e->ForgetUser("default", "u0").ok());
+  s = e->GetSnapshotCacheStats();
+  EXPECT_TRUE(s.bytes <= s.budget_bytes || s.scopes == 1);
+  EXPECT_GE(s.bytes, 0);
+}
+
 TEST_F(EngineTest, ScopesAreIsolated) {
   auto e = Open();
   Scope a = UserScope("alice"), b = UserScope("bob");
