@@ -312,12 +312,13 @@ Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
     lock.lock();
   }
   std::vector<std::shared_ptr<const retrieval::ScopeIndex>> freed;  // released after the lock
-  if (idx.ok() && index_epoch_ == epoch) {
+  // (A refresh of a cached snapshot is no use of it: it keeps its place,
+  // and one dropped meanwhile is not brought back.)
+  if (idx.ok() && index_epoch_ == epoch && (use || indexes_.count(scope_id))) {
     CachedIndex& slot = indexes_[scope_id];
     if (!slot.index || slot.index->generation < generation ||
         (slot.index->generation == generation && slot.index->data_version < data_version)) {
-      // (A refresh of a cached snapshot is no use of it: it keeps its place.)
-      const std::uint64_t used = use || !slot.index ? ++index_tick_ : slot.used;
+      const std::uint64_t used = use ? ++index_tick_ : slot.used;
       index_bytes_ -= slot.bytes;
       freed.push_back(std::move(slot.index));
       slot = CachedIndex{*idx, bytes, used};
@@ -334,8 +335,12 @@ Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
   return idx;
 }
 
+std::size_t EngineImpl::SnapshotBudgetBytes() const {
+  return std::clamp<std::size_t>(options_.snapshot_cache_mb, 1, std::size_t{1} << 40) << 20;
+}
+
 void EngineImpl::TrimIndexes(std::int64_t keep, std::vector<std::shared_ptr<const retrieval::ScopeIndex>>& freed) {
-  const std::size_t budget = std::max<std::size_t>(options_.snapshot_cache_mb, 1) << 20;
+  const std::size_t budget = SnapshotBudgetBytes();
   while (index_bytes_ > budget && indexes_.size() > 1) {
     auto victim = indexes_.end();
     for (auto it = indexes_.begin(); it != indexes_.end(); ++it) {
@@ -354,7 +359,7 @@ SnapshotCacheStats EngineImpl::GetSnapshotCacheStats() {
   SnapshotCacheStats s;
   s.scopes = static_cast<std::int64_t>(indexes_.size());
   s.bytes = static_cast<std::int64_t>(index_bytes_);
-  s.budget_bytes = static_cast<std::int64_t>(std::max<std::size_t>(options_.snapshot_cache_mb, 1) << 20);
+  s.budget_bytes = static_cast<std::int64_t>(SnapshotBudgetBytes());
   s.evictions = index_evictions_;
   return s;
 }

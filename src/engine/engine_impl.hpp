@@ -190,6 +190,8 @@ class EngineImpl final : public Engine {
   // Drops least recently used snapshots other than `keep`'s until the cache
   // is within its budget; they are moved to `freed` (released after the lock).
   void TrimIndexes(std::int64_t keep, std::vector<std::shared_ptr<const retrieval::ScopeIndex>>& freed);
+  // EngineOptions::snapshot_cache_mb in bytes (at least 1 MiB).
+  std::size_t SnapshotBudgetBytes() const;
   // Snapshot builds in progress, one per scope: readers that need the same
   // data_version wait for it instead of building it again.
   using IndexResult = Result<std::shared_ptr<const retrieval::ScopeIndex>>;
