@@ -208,7 +208,17 @@ class EngineImpl final : public Engine {
   retrieval::StmCache stm_cache_;  // the indexed STM turns of each scope's last retrieval
 
   std::mutex fact_vectors_mu_;
-  std::map<std::int64_t, std::shared_ptr<const memory::facts::FactVectors>> fact_vectors_;
+  // The fact snapshots, like the retrieval snapshots: least recently used
+  // dropped beyond the same budget in bytes (or beyond a count); all guarded
+  // by fact_vectors_mu_.
+  struct CachedFacts {
+    std::shared_ptr<const memory::facts::FactVectors> snap;
+    std::size_t bytes = 0;   // MemoryBytes() when loaded, plus an estimate of the rows added since
+    std::uint64_t used = 0;  // fact_tick_ at its last use
+  };
+  std::map<std::int64_t, CachedFacts> fact_vectors_;
+  std::size_t fact_vector_bytes_ = 0;
+  std::uint64_t fact_tick_ = 0;
 
   std::mutex access_mu_;
   memory::AccessLog access_;

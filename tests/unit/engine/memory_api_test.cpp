@@ -375,6 +375,44 @@ TEST_F(MemoryApiTest, ConsolidationKeepsTheCachedFactSnapshotTrue) {
   for (std::size_t i = 0; i < facts.size(); ++i) EXPECT_EQ(search(*fresh, facts[i]), cached[i]) << facts[i];
 }
 
+// Fact snapshots beyond the cache's budget are dropped and loaded again:
+// searches and duplicate checks answer the same either way.
+TEST_F(MemoryApiTest, FactSnapshotsBeyondTheBudgetAreLoadedAgain) {
+  EngineOptions o;
+  o.snapshot_cache_mb = 1;
+  auto e = Open(o);
+  MemoryAddOptions raw;
+  raw.infer = false;
+  const int kUsers = 8, kMemories = 80;  // each snapshot well over 1/8 MiB (512-dimension vectors)
+  for (int u = 0; u < kUsers; ++u) {
+    for (int m = 0; m < kMemories; ++m) {
+      const std::string text = "User " + std::to_string(u) + " keeps note " + std::to_string(m) + " about " +
+                               (m % 2 ? "sailing boats" : "mountain huts");
+      ASSERT_TRUE(e->AddMemoryText(User("u" + std::to_string(u)), text, raw).ok());
+    }
+  }
+  auto ids = [&](int u, const std::string& q) {
+    std::vector<std::string> out;
+    auto r = e->SearchMemories(User("u" + std::to_string(u)), q, {});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (r.ok()) {
+      for (const auto& m : *r) out.push_back(m.id);
+    }
+    return out;
+  };
+  std::vector<std::vector<std::string>> first;
+  for (int u = 0; u < kUsers; ++u) first.push_back(ids(u, "note 7 about sailing"));
+  for (int u = 0; u < kUsers; ++u) {
+    EXPECT_FALSE(first[u].empty());
+    EXPECT_EQ(ids(u, "note 7 about sailing"), first[u]) << u;
+  }
+  // A duplicate is still known after its user's snapshot was dropped.
+  auto again = e->AddMemoryText(User("u0"), "User 0 keeps note 3 about sailing boats", raw);
+  ASSERT_TRUE(again.ok());
+  ASSERT_EQ(again->results.size(), 1u);
+  EXPECT_EQ(again->results[0].event, "NOOP");
+}
+
 }  // namespace
 }  // namespace engram
 
