@@ -28,34 +28,19 @@ Result<std::shared_ptr<const facts::FactVectors>> EngineImpl::FactVectorsFor(sql
                                                                              const memory::ScopeRow& row) {
   {
     std::lock_guard<std::mutex> lock(fact_vectors_mu_);
-    auto it = fact_vectors_.find(row.id);
-    if (it != fact_vectors_.end() && it->second.snap->data_version == row.data_version &&
-        SameScope(it->second.snap->row_scope, row.scope)) {
-      it->second.used = ++fact_tick_;
-      return it->second.snap;
+    auto* cached = fact_vectors_.Find(row.id);
+    if (cached && cached->value->data_version == row.data_version && SameScope(cached->value->row_scope, row.scope)) {
+      fact_vectors_.Use(*cached);
+      return cached->value;
     }
   }
   ENGRAM_ASSIGN_OR_RETURN(auto snap, facts::LoadFactVectors(db, row.id, row.data_version, row.scope, fact_words_));
   const std::size_t bytes = snap->MemoryBytes();
-  std::vector<std::shared_ptr<const facts::FactVectors>> freed;  // released after the lock
+  SnapshotLru<facts::FactVectors>::Freed freed;  // released after the lock
   std::lock_guard<std::mutex> lock(fact_vectors_mu_);
-  CachedFacts& slot = fact_vectors_[row.id];
-  if (!slot.snap || slot.snap->data_version < row.data_version || !SameScope(slot.snap->row_scope, row.scope)) {
-    fact_vector_bytes_ -= slot.bytes;
-    freed.push_back(std::move(slot.snap));
-    slot = CachedFacts{snap, bytes, ++fact_tick_};
-    fact_vector_bytes_ += bytes;
-  }
-  const std::size_t budget = SnapshotBudgetBytes();
-  while ((fact_vector_bytes_ > budget || fact_vectors_.size() > kMaxFactSnapshots) && fact_vectors_.size() > 1) {
-    auto victim = fact_vectors_.end();
-    for (auto it = fact_vectors_.begin(); it != fact_vectors_.end(); ++it) {
-      if (it->first != row.id && (victim == fact_vectors_.end() || it->second.used < victim->second.used)) victim = it;
-    }
-    if (victim == fact_vectors_.end()) break;
-    fact_vector_bytes_ -= victim->second.bytes;
-    freed.push_back(std::move(victim->second.snap));
-    fact_vectors_.erase(victim);
+  const auto* slot = fact_vectors_.Find(row.id);
+  if (!slot || slot->value->data_version < row.data_version || !SameScope(slot->value->row_scope, row.scope)) {
+    fact_vectors_.Put(row.id, snap, bytes, fact_vectors_.Tick(), SnapshotBudgetBytes(), kMaxFactSnapshots, freed);
   }
   return snap;
 }
@@ -74,40 +59,31 @@ Status EngineImpl::PublishFactVectors(sql::Db* db, const facts::FactVectors& bef
                                       const facts::FactChanges& changes) {
   ENGRAM_ASSIGN_OR_RETURN(std::optional<store::ScopeVersion> now_at, store::GetScopeVersion(db, before.scope_id));
   const std::int64_t version = now_at ? now_at->data_version : 0;  // 0: the scope is gone
-  std::shared_ptr<const facts::FactVectors> replaced;  // released after the lock
+  SnapshotLru<facts::FactVectors>::Freed freed;  // released after the lock
   std::lock_guard<std::mutex> lock(fact_vectors_mu_);
-  auto it = fact_vectors_.find(before.scope_id);
-  if (it == fact_vectors_.end() || it->second.snap->data_version != before.data_version ||
-      !SameScope(it->second.snap->row_scope, before.row_scope)) {
+  auto* cached = fact_vectors_.Find(before.scope_id);
+  if (!cached || cached->value->data_version != before.data_version ||
+      !SameScope(cached->value->row_scope, before.row_scope)) {
     return Status::Ok();  // not cached, or already newer
   }
   if (version == before.data_version) return Status::Ok();
-  auto next = facts::ApplyChanges(*it->second.snap, changes, version);
-  replaced = std::move(it->second.snap);
-  if (next) {
-    it->second.snap = std::move(next);
-    for (const auto& a : changes.added) {  // (the delta is bounded: ApplyChanges)
-      const std::size_t b = a->embedding.size() * sizeof(float) + a->semantic.codes.size() + 128;
-      it->second.bytes += b;
-      fact_vector_bytes_ += b;
-    }
-  } else {
-    fact_vector_bytes_ -= it->second.bytes;
-    fact_vectors_.erase(it);  // the delta outgrew the base: the next reader reloads
+  auto next = facts::ApplyChanges(*cached->value, changes, version);
+  if (!next) {
+    fact_vectors_.Drop(before.scope_id, freed);  // the delta outgrew the base: the next reader reloads
+    return Status::Ok();
+  }
+  freed.push_back(std::move(cached->value));
+  cached->value = std::move(next);
+  for (const auto& a : changes.added) {  // (the delta is bounded: ApplyChanges)
+    fact_vectors_.Grow(*cached, a->embedding.size() * sizeof(float) + a->semantic.codes.size() + 128);
   }
   return Status::Ok();
 }
 
 void EngineImpl::DropFactVectors(const std::vector<std::int64_t>& scope_ids) {
-  std::vector<std::shared_ptr<const facts::FactVectors>> dropped;  // released after the lock
+  SnapshotLru<facts::FactVectors>::Freed dropped;  // released after the lock
   std::lock_guard<std::mutex> lock(fact_vectors_mu_);
-  for (auto id : scope_ids) {
-    auto it = fact_vectors_.find(id);
-    if (it == fact_vectors_.end()) continue;
-    fact_vector_bytes_ -= it->second.bytes;
-    dropped.push_back(std::move(it->second.snap));
-    fact_vectors_.erase(it);
-  }
+  for (auto id : scope_ids) fact_vectors_.Drop(id, dropped);
 }
 
 Result<std::vector<MemoryItem>> EngineImpl::SearchMemories(const MemoryScope& scope, const std::string& query,

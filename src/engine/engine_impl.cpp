@@ -1,6 +1,7 @@
 #include "engine/engine_impl.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 #include "core/process.hpp"
@@ -275,10 +276,10 @@ Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
     return idx.generation == generation && idx.data_version == data_version;
   };
   std::unique_lock<std::mutex> lock(index_mu_);
-  auto it = indexes_.find(scope_id);
-  if (it != indexes_.end() && same(*it->second.index)) {
-    if (use) it->second.used = ++index_tick_;
-    return it->second.index;
+  auto* cached = indexes_.Find(scope_id);
+  if (cached && same(*cached->value)) {
+    if (use) indexes_.Use(*cached);
+    return cached->value;
   }
   auto b = index_builds_.find(scope_id);
   if (b != index_builds_.end() && b->second.generation == generation && b->second.data_version == data_version) {
@@ -291,9 +292,8 @@ Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
   // An older cached snapshot of the same generation (nothing erased since)
   // is the base of an incremental build.
   std::shared_ptr<const retrieval::ScopeIndex> previous =
-      it != indexes_.end() && it->second.index->generation == generation &&
-              it->second.index->data_version < data_version
-          ? it->second.index
+      cached && cached->value->generation == generation && cached->value->data_version < data_version
+          ? cached->value
           : nullptr;
   const std::uint64_t epoch = index_epoch_;
   lock.unlock();
@@ -311,20 +311,15 @@ Result<std::shared_ptr<const retrieval::ScopeIndex>> EngineImpl::IndexFor(
     bytes = idx.ok() ? (*idx)->MemoryBytes() : 0;
     lock.lock();
   }
-  std::vector<std::shared_ptr<const retrieval::ScopeIndex>> freed;  // released after the lock
+  SnapshotLru<retrieval::ScopeIndex>::Freed freed;  // released after the lock
   // (A refresh of a cached snapshot is no use of it: it keeps its place,
   // and one dropped meanwhile is not brought back.)
-  if (idx.ok() && index_epoch_ == epoch && (use || indexes_.count(scope_id))) {
-    CachedIndex& slot = indexes_[scope_id];
-    if (!slot.index || slot.index->generation < generation ||
-        (slot.index->generation == generation && slot.index->data_version < data_version)) {
-      const std::uint64_t used = use ? ++index_tick_ : slot.used;
-      index_bytes_ -= slot.bytes;
-      freed.push_back(std::move(slot.index));
-      slot = CachedIndex{*idx, bytes, used};
-      index_bytes_ += bytes;
-      TrimIndexes(scope_id, freed);
-    }
+  const auto* slot = indexes_.Find(scope_id);
+  if (idx.ok() && index_epoch_ == epoch && (use || slot) &&
+      (!slot || slot->value->generation < generation ||
+       (slot->value->generation == generation && slot->value->data_version < data_version))) {
+    indexes_.Put(scope_id, *idx, bytes, use ? indexes_.Tick() : slot->used, SnapshotBudgetBytes(),
+                 std::numeric_limits<std::size_t>::max(), freed);  // (no bound on the count)
   }
   b = index_builds_.find(scope_id);
   if (b != index_builds_.end() && b->second.generation == generation && b->second.data_version == data_version) {
@@ -339,42 +334,21 @@ std::size_t EngineImpl::SnapshotBudgetBytes() const {
   return std::clamp<std::size_t>(options_.snapshot_cache_mb, 1, std::size_t{1} << 40) << 20;
 }
 
-void EngineImpl::TrimIndexes(std::int64_t keep, std::vector<std::shared_ptr<const retrieval::ScopeIndex>>& freed) {
-  const std::size_t budget = SnapshotBudgetBytes();
-  while (index_bytes_ > budget && indexes_.size() > 1) {
-    auto victim = indexes_.end();
-    for (auto it = indexes_.begin(); it != indexes_.end(); ++it) {
-      if (it->first != keep && (victim == indexes_.end() || it->second.used < victim->second.used)) victim = it;
-    }
-    if (victim == indexes_.end()) return;
-    index_bytes_ -= victim->second.bytes;
-    freed.push_back(std::move(victim->second.index));
-    indexes_.erase(victim);
-    ++index_evictions_;
-  }
-}
-
 SnapshotCacheStats EngineImpl::GetSnapshotCacheStats() {
   std::lock_guard<std::mutex> lock(index_mu_);
   SnapshotCacheStats s;
   s.scopes = static_cast<std::int64_t>(indexes_.size());
-  s.bytes = static_cast<std::int64_t>(index_bytes_);
+  s.bytes = static_cast<std::int64_t>(indexes_.bytes());
   s.budget_bytes = static_cast<std::int64_t>(SnapshotBudgetBytes());
-  s.evictions = index_evictions_;
+  s.evictions = indexes_.evictions();
   return s;
 }
 
 void EngineImpl::DropSnapshots(const std::vector<std::int64_t>& scope_ids) {
-  std::vector<std::shared_ptr<const retrieval::ScopeIndex>> dropped;  // freed outside the lock
+  SnapshotLru<retrieval::ScopeIndex>::Freed dropped;  // freed outside the lock
   {
     std::lock_guard<std::mutex> il(index_mu_);
-    for (auto id : scope_ids) {
-      auto it = indexes_.find(id);
-      if (it == indexes_.end()) continue;
-      index_bytes_ -= it->second.bytes;
-      dropped.push_back(std::move(it->second.index));
-      indexes_.erase(it);
-    }
+    for (auto id : scope_ids) indexes_.Drop(id, dropped);
     ++index_epoch_;
   }
   stm_cache_.Drop(scope_ids);
@@ -385,7 +359,7 @@ void EngineImpl::RefreshIndexes() {
   std::vector<std::int64_t> cached;
   {
     std::lock_guard<std::mutex> lock(index_mu_);
-    for (const auto& entry : indexes_) cached.push_back(entry.first);
+    cached = indexes_.Ids();
   }
   if (cached.empty()) return;
   auto lease = AcquireReader();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/word_vectors.hpp"
+#include "engine/snapshot_lru.hpp"
 #include "engram/engine.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/config.hpp"
@@ -176,20 +177,9 @@ class EngineImpl final : public Engine {
   std::vector<std::unique_ptr<sql::Db>> readers_;
 
   std::mutex index_mu_;
-  // The cached snapshots, least recently used dropped beyond the budget
-  // (EngineOptions::snapshot_cache_mb); all guarded by index_mu_.
-  struct CachedIndex {
-    std::shared_ptr<const retrieval::ScopeIndex> index;
-    std::size_t bytes = 0;    // index->MemoryBytes() when cached
-    std::uint64_t used = 0;   // index_tick_ at its last use
-  };
-  std::map<std::int64_t, CachedIndex> indexes_;
-  std::size_t index_bytes_ = 0;  // the sum of their bytes
-  std::uint64_t index_tick_ = 0;
-  std::int64_t index_evictions_ = 0;
-  // Drops least recently used snapshots other than `keep`'s until the cache
-  // is within its budget; they are moved to `freed` (released after the lock).
-  void TrimIndexes(std::int64_t keep, std::vector<std::shared_ptr<const retrieval::ScopeIndex>>& freed);
+  // The cached snapshots (bytes: ScopeIndex::MemoryBytes), least recently
+  // used dropped beyond the budget (EngineOptions::snapshot_cache_mb).
+  SnapshotLru<retrieval::ScopeIndex> indexes_;  // guarded by index_mu_
   // EngineOptions::snapshot_cache_mb in bytes (at least 1 MiB).
   std::size_t SnapshotBudgetBytes() const;
   // Snapshot builds in progress, one per scope: readers that need the same
@@ -209,16 +199,9 @@ class EngineImpl final : public Engine {
 
   std::mutex fact_vectors_mu_;
   // The fact snapshots, like the retrieval snapshots: least recently used
-  // dropped beyond the same budget in bytes (or beyond a count); all guarded
-  // by fact_vectors_mu_.
-  struct CachedFacts {
-    std::shared_ptr<const memory::facts::FactVectors> snap;
-    std::size_t bytes = 0;   // MemoryBytes() when loaded, plus an estimate of the rows added since
-    std::uint64_t used = 0;  // fact_tick_ at its last use
-  };
-  std::map<std::int64_t, CachedFacts> fact_vectors_;
-  std::size_t fact_vector_bytes_ = 0;
-  std::uint64_t fact_tick_ = 0;
+  // dropped beyond a budget of the same size (or beyond a count); bytes:
+  // MemoryBytes() when loaded, plus an estimate of the rows added since.
+  SnapshotLru<memory::facts::FactVectors> fact_vectors_;  // guarded by fact_vectors_mu_
 
   std::mutex access_mu_;
   memory::AccessLog access_;

@@ -285,10 +285,10 @@ Result<ReembedReport> EngineImpl::Reembed(std::shared_ptr<Embedder> target, Prog
     ENGRAM_RETURN_IF_ERROR(store::DeleteMeta(db, kMetaTarget));
     deps_.Fault("reembed.before_switch_commit");
     ENGRAM_RETURN_IF_ERROR(txn->Commit());
+    SnapshotLru<retrieval::ScopeIndex>::Freed dropped;  // released after the lock
     {
       std::lock_guard<std::mutex> il(index_mu_);
-      indexes_.clear();
-      index_bytes_ = 0;
+      indexes_.Clear(dropped);
       ++index_epoch_;
     }
     // This engine keeps working only if its own embedder is the new one.
