@@ -139,6 +139,20 @@ struct RankingOptions {
   // reaches speaker_keep [0, 1] of the best one.
   double speaker = 1.0;
   double speaker_keep = 0.9;
+  // What a message says of whom: with a named speaker, that speaker's factor
+  // is 1 + speaker x (1 + self_reference [0, 1] x b), b in [-1, 1] the
+  // balance of the message's first-person words ("I", "my", "we") over its
+  // second-person ones ("you", "your"): a message about its writer counts
+  // more than one about the person it addresses.
+  double self_reference = 0.6;
+  // Cues of a message itself, whatever the question: one that asks (holds
+  // a "?") scores 1 - question [0, 1] times; one that opens a session (the
+  // first after an hour without messages) 1 + opener [0, 10] times; one
+  // that names things (capitalised words that do not start a sentence, the
+  // speakers' names aside; up to five) 1 + names [0, 10] x count / 5 times.
+  double question = 0.15;
+  double opener = 0.2;
+  double names = 0.2;
   // A message's lexical score is multiplied by 1 + coverage [0, 10] x the
   // share (by idf) of the question's own words that it holds.
   double coverage = 2.0;
@@ -190,6 +204,8 @@ struct RankReasons {
   bool time_cue = false; // a "when" question and a message with a time expression
   bool named_date = false;  // a question naming a day or month, and a message of it (RankingOptions::date)
   bool speaker = false;  // the named-speaker factor applied
+  double self_reference = 0;  // its first- over second-person balance, in [-1, 1] (RankingOptions::self_reference)
+  double cues = 1;       // the factor of its own cues: asking, opening a session, naming things
   // Query terms its text or speaker name holds: the question's own (weight
   // 1) and WordNet expansions (weight below 1).
   std::vector<std::pair<std::string, double>> matched_terms;

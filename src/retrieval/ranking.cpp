@@ -28,6 +28,10 @@ RankParams RankParamsFrom(const RankingOptions& o) {
   p.speaker_keep = o.speaker_keep;
   p.coverage = o.coverage;
   p.date = o.date;
+  p.self_reference = o.self_reference;
+  p.question = o.question;
+  p.opener = o.opener;
+  p.names = o.names;
   return p;
 }
 
@@ -48,6 +52,10 @@ const std::vector<RankingField>& RankingFields() {
       {"coverage", &R::coverage, 0, 10, false},
       {"date", &R::date, 0, 10, false},
       {"date_slack_days", &R::date_slack_days, 0, 366, false},
+      {"self_reference", &R::self_reference, 0, 1, false},
+      {"question", &R::question, 0, 1, false},
+      {"opener", &R::opener, 0, 10, false},
+      {"names", &R::names, 0, 10, false},
       {"expansion", &R::expansion, 0, 1, false},
       {"expansion_max_df_share", &R::expansion_max_df_share, 0, 1, false},
       {"stm_share", &R::stm_share, 0, 1, false},
@@ -308,6 +316,19 @@ void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
   }
 }
 
+// A session opens after an hour without messages.
+constexpr TimeMs kSessionGapMs = 60 * 60 * 1000;
+
+// The factor of a message's own cues (RankParams::question, opener, names).
+double CueFactor(const Corpus& c, std::size_t d, const RankParams& p) {
+  const MessageDoc& doc = c.Doc(d);
+  double f = 1.0;
+  if (doc.asks) f *= 1.0 - p.question;
+  if (d == 0 || doc.time - c.Doc(d - 1).time > kSessionGapMs) f *= 1.0 + p.opener;
+  f *= 1.0 + p.names * doc.names / 5.0;
+  return f;
+}
+
 }  // namespace
 
 std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages& stm,
@@ -389,8 +410,10 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     const std::size_t d = docs[i];
     double s = max_nb > 0 ? nb[i] / max_nb : 0.0;
     if (have_vec) s += p.vector * cos[d];
-    if (!by_speaker.empty() && by_speaker[d]) s *= 1.0 + p.speaker;
-    if (s > 0) scored.emplace_back(s, i);
+    if (!by_speaker.empty() && by_speaker[d]) {
+      s *= 1.0 + p.speaker * (1.0 + p.self_reference * c.Doc(d).person / 100.0);
+    }
+    if (s > 0) scored.emplace_back(s * CueFactor(c, d, p), i);
   }
   // Best first; ties: newer first.
   auto better = [](const std::pair<double, std::size_t>& a, const std::pair<double, std::size_t>& b) {
@@ -417,6 +440,8 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       why.time_cue = q.asks_when && p.temporal > 0 && c.Doc(d).dated;
       why.named_date = !q.dates.empty() && p.date > 0 && q.dates.contains(c.Doc(d).time);
       why.speaker = !by_speaker.empty() && by_speaker[d];
+      why.self_reference = c.Doc(d).person / 100.0;
+      why.cues = CueFactor(c, d, p);
     }
   }
   if (q.explain) ExplainTerms(c, out);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <unordered_set>
 #include <utility>
 
 #include "core/text.hpp"
@@ -24,17 +25,24 @@ namespace {
 class TermMaker {
  public:
   explicit TermMaker(MessageIndex& index) : index_(index), slots_(1024) {}
-  // The ids of the terms of `text` (as text::Terms), in `ids` (replaced), and
-  // whether it holds a time expression.
-  void Ids(std::string_view text, std::vector<int>& ids, bool* dated) {
+  // The ids of the terms of `text` (as text::Terms), in `ids` (replaced),
+  // whether it holds a time expression, and its first- and second-person
+  // words (into `cues`, when given).
+  void Ids(std::string_view text, std::vector<int>& ids, bool* dated, MessageCues* cues = nullptr) {
     ids.clear();
     bool time = false;
+    int person[3] = {0, 0, 0};
     text::ForEachToken(text, [&](std::string_view token) {
       const Slot& w = Find(token);
       time = time || w.time;
+      ++person[w.person];
       if (w.id >= 0) ids.push_back(w.id);
     });
     if (dated) *dated = time;
+    if (cues) {
+      cues->first_person = person[1];
+      cues->second_person = person[2];
+    }
   }
 
  private:
@@ -44,6 +52,7 @@ class TermMaker {
     std::uint32_t len = 0;   // 0: a free slot
     int id = -1;                     // -1: a stopword
     bool time = false;
+    std::uint8_t person = 0;         // PersonOf
   };
   const Slot& Find(std::string_view token) {
     const std::size_t h = std::hash<std::string_view>{}(token);
@@ -71,6 +80,7 @@ class TermMaker {
     s.off = bytes_.size();
     s.len = static_cast<std::uint32_t>(token.size());  // tokens are 1..80 bytes
     s.time = IsTimeWord(token);
+    s.person = static_cast<std::uint8_t>(PersonOf(token));
     s.id = text::IsStopword(token) ? -1 : index_.Intern(text::Stem(token));
     bytes_.append(token);
     ++count_;
@@ -84,6 +94,55 @@ class TermMaker {
 };
 
 }  // namespace
+
+std::int8_t MessageCues::Person() const {
+  const int n = first_person + second_person;
+  return static_cast<std::int8_t>(n == 0 ? 0 : (100 * (first_person - second_person)) / n);
+}
+
+int PersonOf(std::string_view token) {
+  static const std::unordered_set<std::string_view> kFirst = {
+      "i", "i'm", "i've", "i'll", "i'd", "im", "ive", "me", "my", "mine", "myself",
+      "we", "we're", "we've", "we'll", "we'd", "us", "our", "ours", "ourselves"};
+  static const std::unordered_set<std::string_view> kSecond = {
+      "you", "you're", "you've", "you'll", "you'd", "youre", "your", "yours", "yourself", "yourselves", "ya"};
+  if (token.size() > 10) return 0;
+  if (kFirst.count(token)) return 1;
+  if (kSecond.count(token)) return 2;
+  return 0;
+}
+
+int NamedWords(std::string_view text, std::span<const std::string_view> speakers, int cap) {
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  int n = 0;
+  bool sentence_start = true;
+  for (std::size_t i = 0; i < text.size() && n < cap;) {
+    const char c = text[i];
+    if (!alpha(c)) {
+      if (c == '.' || c == '!' || c == '?' || c == '\n') sentence_start = true;
+      ++i;
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && alpha(text[end])) ++end;
+    const std::string_view word = text.substr(i, end - i);
+    // (A word is letters; one glued to digits or an apostrophe before it,
+    // "3D", "don'T", is no name.)
+    const bool glued = i > 0 && (text[i - 1] == '\'' || (text[i - 1] >= '0' && text[i - 1] <= '9'));
+    if (!sentence_start && !glued && c >= 'A' && c <= 'Z' && word != "I") {
+      bool speaker = false;
+      for (const std::string_view name : speakers) {
+        std::size_t len = 0;
+        while (len < name.size() && alpha(name[len])) ++len;
+        speaker = speaker || (len > 0 && word == name.substr(0, len));
+      }
+      if (!speaker) ++n;
+    }
+    sentence_start = false;
+    i = end;
+  }
+  return n;
+}
 
 const std::string& SpeakerName(const TurnEntry& e, int side) {
   static const std::string kDefault[2] = {"User", "Assistant"};
@@ -163,7 +222,8 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
     for (int side = 0; side < 2; ++side) {
       if (t.texts[side].find_first_not_of(" \t\r\n") == std::string::npos) continue;
       bool dated = false;
-      maker.Ids(t.texts[side], text_ids, &dated);
+      MessageCues cues;
+      maker.Ids(t.texts[side], text_ids, &dated, &cues);
       const std::string& name = SpeakerName(t, side);
       Name& n = names[side];
       if (!named[side] || n.name != name) {
@@ -182,8 +242,13 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
       t.dated[side] = dated;
       t.docs[side] = static_cast<int>(index.size());
       index.AddIds(text_ids, n.ids);
-      docs.push_back({static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side), t.dated[side], n.speaker,
-                      t.event_time});
+      const std::string_view speakers[2] = {SpeakerName(t, 0), SpeakerName(t, 1)};
+      MessageDoc doc{static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side), t.dated[side], n.speaker};
+      doc.person = cues.Person();
+      doc.names = static_cast<std::uint8_t>(NamedWords(t.texts[side], speakers));
+      doc.asks = t.texts[side].find('?') != std::string::npos;
+      doc.time = t.event_time;
+      docs.push_back(doc);
     }
   }
 }

@@ -10,7 +10,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -115,8 +117,29 @@ struct MessageDoc {
   // MessageIndex::SpeakerId of SpeakerName(entries[entry], side) in the
   // index the document belongs to.
   std::uint16_t speaker = MessageIndex::kNoSpeaker;
+  // Cues of the message itself (MessageCues; RankingOptions::self_reference,
+  // question, names).
+  std::int8_t person = 0;   // first- over second-person balance x 100, in [-100, 100]
+  std::uint8_t names = 0;   // capitalised words not starting a sentence, speakers aside (at most 5)
+  bool asks = false;        // holds a "?"
   TimeMs time = 0;        // == entries[entry].event_time
 };
+
+// The first- and second-person words of one message (IndexMessages counts
+// them with its term look-ups).
+struct MessageCues {
+  int first_person = 0, second_person = 0;
+  // Their balance x 100, in [-100, 100] (0 when it has none).
+  std::int8_t Person() const;
+};
+// 1 for a first-person word ("i", "my", "we", "us", "i'm" ...), 2 for a
+// second-person one ("you", "your", "you're" ...), 0 otherwise (lower-cased
+// tokens, as text::Tokenize gives).
+int PersonOf(std::string_view token);
+// Capitalised words of `text` that do not start a sentence (ASCII capitals;
+// "I" aside; a word equal to the first word of one of the `speakers` aside),
+// at most `cap`.
+int NamedWords(std::string_view text, std::span<const std::string_view> speakers, int cap = 5);
 
 // The name a message is rendered and indexed under: the side's speaker name,
 // or "User" / "Assistant" when the turn gives none.

@@ -351,6 +351,8 @@ json ExplainItem(const RetrievedItem& item, const std::string& query, bool seman
     why["speaker_factor"] = r.speaker;
     why["time_cue"] = r.time_cue;
     why["named_date"] = r.named_date;
+    why["self_reference"] = r.self_reference;
+    why["cue_factor"] = r.cues;
   } else {
     why["neighbour_evidence"] = false;
     why["time_cue"] = false;

@@ -241,6 +241,14 @@ TEST_F(ServerInspectTest, RetrievalExplainsEachItemAndChangesNothing) {
       EXPECT_GE(w["coverage"].get<double>(), 0.0);
       EXPECT_LE(w["coverage"].get<double>(), 1.0);
       EXPECT_EQ(w["coverage"].get<double>() > 0, !w["matched_terms"].empty()) << w.dump();
+      // The message's own cues (RankingOptions::question, opener, names; self_reference).
+      EXPECT_GE(w["self_reference"].get<double>(), -1.0);
+      EXPECT_LE(w["self_reference"].get<double>(), 1.0);
+      EXPECT_GE(w["cue_factor"].get<double>(), 1.0 - 0.15) << w.dump();
+      EXPECT_LE(w["cue_factor"].get<double>(), 1.2 * 1.2 + 1e-9) << w.dump();
+      if (w["cue_factor"].get<double>() < 1.0) {
+        EXPECT_NE(i["text"].get<std::string>().find('?'), std::string::npos) << "only a question scores below 1" << i.dump();
+      }
       if (w["matched_terms"].empty() && w["expansions"].empty()) {
         EXPECT_DOUBLE_EQ(w["lexical_score"].get<double>(), 0.0) << "no word of the query: only neighbours" << w.dump();
       }

@@ -370,6 +370,74 @@ TEST(Context, FactsDrawnFromPagesInTheContextAreSkipped) {
   EXPECT_NE(r.context.find("- Ana rides a bike."), std::string::npos);
 }
 
+
+TEST(MessageCues, PersonAndNamedWords) {
+  EXPECT_EQ(PersonOf("i"), 1);
+  EXPECT_EQ(PersonOf("i'm"), 1);
+  EXPECT_EQ(PersonOf("our"), 1);
+  EXPECT_EQ(PersonOf("you're"), 2);
+  EXPECT_EQ(PersonOf("your"), 2);
+  EXPECT_EQ(PersonOf("the"), 0);
+  EXPECT_EQ(PersonOf("pottery"), 0);
+  EXPECT_EQ((MessageCues{3, 1}).Person(), 50);
+  EXPECT_EQ((MessageCues{0, 2}).Person(), -100);
+  EXPECT_EQ((MessageCues{0, 0}).Person(), 0);
+  const std::string_view speakers[] = {"Melanie", "Caroline Smith"};
+  // Matt, Patterson, Summer, Sounds: not "Caroline" (a speaker), "I" or a
+  // word that starts a sentence.
+  EXPECT_EQ(NamedWords("Caroline, I met Matt Patterson at the Summer Sounds show. It was great! I'm glad", speakers), 4);
+  EXPECT_EQ(NamedWords("Wow, Melanie! That's great.", speakers), 0);
+  EXPECT_EQ(NamedWords("we saw A B C D E F G H", speakers), 5);  // capped
+  EXPECT_EQ(NamedWords("we saw A B C D E F G H", speakers, 2), 2);
+  EXPECT_EQ(NamedWords("", speakers), 0);
+  EXPECT_EQ(NamedWords("a 3D print, don'T", speakers), 0);  // glued to a digit or an apostrophe
+}
+
+// What a message says and of whom: with the words alike, a message about its
+// writer beats one about the person addressed (a question naming that
+// writer), a statement beats a question, a session's opening message beats
+// a later one, a message naming things beats one that names none.
+TEST(Ranking, WhatAMessageSaysAndOfWhomCounts) {
+  constexpr TimeMs kMinute = 60000;
+  ScopeIndex idx = Snapshot({
+      Entry(1, "Hi", "I love pottery, my favourite class", 0),
+      Entry(2, "Hmm", "You love pottery, your favourite class", 10 * kDay),
+      Entry(3, "I enjoyed the weaving workshop.", "", 20 * kDay),
+      Entry(4, "Did you enjoy the weaving workshop?", "", 30 * kDay),
+      Entry(5, "We went to the fair for lanterns", "", 40 * kDay),
+      Entry(6, "We went to the fair for lanterns", "", 40 * kDay + kMinute),
+      Entry(7, "we saw the Eagles at the stadium", "", 50 * kDay),
+      Entry(8, "we saw the eagles at the stadium", "", 60 * kDay),
+  });
+  StmMessages stm;
+  auto first = [&](const std::string& question, const RankParams& p) {
+    RankQuery q;
+    q.terms = QueryTerms(question);
+    auto ranked = RankMessages(idx, stm, q, p, 10);
+    EXPECT_GE(ranked.size(), 2u) << question;
+    return ranked.empty() ? std::pair<std::int64_t, int>{0, 0} : std::pair{ranked[0].entry->turn_id, ranked[0].side};
+  };
+  using Msg = std::pair<std::int64_t, int>;  // turn, side
+  const RankParams& on = DefaultRankParams();
+  // Without its cue, the two messages tie and the newer comes first.
+  RankParams off = on;
+  off.self_reference = 0;
+  EXPECT_EQ(first("What does Ben love about pottery?", off), Msg(2, 1));
+  EXPECT_EQ(first("What does Ben love about pottery?", on), Msg(1, 1));
+  off = on;
+  off.question = 0;
+  EXPECT_EQ(first("the weaving workshop", off), Msg(4, 0));
+  EXPECT_EQ(first("the weaving workshop", on), Msg(3, 0));
+  off = on;
+  off.opener = 0;
+  EXPECT_EQ(first("fair lanterns", off), Msg(6, 0));
+  EXPECT_EQ(first("fair lanterns", on), Msg(5, 0));
+  off = on;
+  off.names = 0;
+  EXPECT_EQ(first("eagles stadium", off), Msg(8, 0));
+  EXPECT_EQ(first("eagles stadium", on), Msg(7, 0));
+}
+
 }  // namespace
 }  // namespace engram::retrieval
 
