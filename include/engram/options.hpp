@@ -44,7 +44,9 @@ struct EngineOptions {
   // Memory (MiB) the per-scope retrieval snapshots kept by this process may
   // take; beyond it the least recently used are dropped (and rebuilt from the
   // store when their scope is retrieved again). The snapshot being used is
-  // always kept, however large. At least 1.
+  // always kept, however large. The fact snapshots of fact search and
+  // consolidation are kept within a budget of the same size of their own.
+  // At least 1.
   std::size_t snapshot_cache_mb = 1024;
   // What an acknowledged write survives. kFull (the default): power loss and
   // OS crashes too - SQLite syncs the WAL at every commit (synchronous=FULL),

@@ -321,12 +321,17 @@ struct TenantUsage {
 
 // The per-scope retrieval snapshots this process keeps in memory
 // (EngineOptions::snapshot_cache_mb): how many, their bytes (estimated), the
-// budget, and how many were dropped to stay within it since the engine opened.
+// budget, and how many were dropped to stay within it since the engine opened;
+// and the same of the fact snapshots (fact search and consolidation), kept
+// within a budget of the same size of their own.
 struct SnapshotCacheStats {
   std::int64_t scopes = 0;
   std::int64_t bytes = 0;
   std::int64_t budget_bytes = 0;
   std::int64_t evictions = 0;
+  std::int64_t fact_scopes = 0;
+  std::int64_t fact_bytes = 0;
+  std::int64_t fact_evictions = 0;
 };
 
 struct Stats {

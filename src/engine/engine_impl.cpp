@@ -335,12 +335,18 @@ std::size_t EngineImpl::SnapshotBudgetBytes() const {
 }
 
 SnapshotCacheStats EngineImpl::GetSnapshotCacheStats() {
-  std::lock_guard<std::mutex> lock(index_mu_);
   SnapshotCacheStats s;
-  s.scopes = static_cast<std::int64_t>(indexes_.size());
-  s.bytes = static_cast<std::int64_t>(indexes_.bytes());
-  s.budget_bytes = static_cast<std::int64_t>(SnapshotBudgetBytes());
-  s.evictions = indexes_.evictions();
+  {
+    std::lock_guard<std::mutex> lock(index_mu_);
+    s.scopes = static_cast<std::int64_t>(indexes_.size());
+    s.bytes = static_cast<std::int64_t>(indexes_.bytes());
+    s.budget_bytes = static_cast<std::int64_t>(SnapshotBudgetBytes());
+    s.evictions = indexes_.evictions();
+  }
+  std::lock_guard<std::mutex> facts(fact_vectors_mu_);  // (one lock at a time)
+  s.fact_scopes = static_cast<std::int64_t>(fact_vectors_.size());
+  s.fact_bytes = static_cast<std::int64_t>(fact_vectors_.bytes());
+  s.fact_evictions = fact_vectors_.evictions();
   return s;
 }
 

@@ -176,6 +176,15 @@ HttpResponse Api::MetricsText(Call& c) {
     AppendSample(out, "engram_snapshot_cache_evictions_total",
                  "Snapshots dropped to stay within the budget (least recently used first).", "counter", "",
                  static_cast<double>(sc.evictions));
+    AppendSample(out, "engram_fact_snapshot_cache_bytes",
+                 "Memory the fact snapshots (fact search, consolidation) cached by this process take (estimated; "
+                 "a budget of the size of the retrieval snapshots' own).",
+                 "gauge", "", static_cast<double>(sc.fact_bytes));
+    AppendSample(out, "engram_fact_snapshot_cache_scopes", "Scopes whose fact snapshot this process keeps.", "gauge",
+                 "", static_cast<double>(sc.fact_scopes));
+    AppendSample(out, "engram_fact_snapshot_cache_evictions_total",
+                 "Fact snapshots dropped to stay within their budget (least recently used first).", "counter", "",
+                 static_cast<double>(sc.fact_evictions));
   }
   {
     std::lock_guard<std::mutex> lock(tenant_mu_);

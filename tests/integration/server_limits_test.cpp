@@ -225,7 +225,7 @@ TEST_F(ServerLimits, ATenantsAdminSeesOnlyItsTenantInMetrics) {
   EXPECT_EQ(mine->body.find("globex"), std::string::npos) << "another tenant's name";
   EXPECT_EQ(mine->body.find("engram_http_requests_total"), std::string::npos) << "store-wide series";
   EXPECT_EQ(mine->body.find("engram_model_calls_total"), std::string::npos) << "process-wide series";
-  EXPECT_EQ(mine->body.find("engram_snapshot_cache"), std::string::npos) << "process-wide series";
+  EXPECT_EQ(mine->body.find("snapshot_cache"), std::string::npos) << "process-wide series";
 
   auto all = Get(server_->admin_key(), "/metrics");
   ASSERT_EQ(all->status, 200);
@@ -237,6 +237,8 @@ TEST_F(ServerLimits, ATenantsAdminSeesOnlyItsTenantInMetrics) {
   ASSERT_NE(at, std::string::npos) << all->body;
   EXPECT_EQ(std::stod(all->body.substr(at + budget.size())), 1024.0 * 1024 * 1024);  // the default, 1 GiB
   EXPECT_NE(all->body.find("engram_snapshot_cache_evictions_total 0\n"), std::string::npos) << all->body;
+  EXPECT_NE(all->body.find("\nengram_fact_snapshot_cache_scopes "), std::string::npos) << all->body;
+  EXPECT_NE(all->body.find("engram_fact_snapshot_cache_evictions_total 0\n"), std::string::npos) << all->body;
   EXPECT_EQ(Get(globex, "/metrics")->status, 403) << "a write key reads no metrics";
 }
 

@@ -406,6 +406,13 @@ TEST_F(MemoryApiTest, FactSnapshotsBeyondTheBudgetAreLoadedAgain) {
     EXPECT_FALSE(first[u].empty());
     EXPECT_EQ(ids(u, "note 7 about sailing"), first[u]) << u;
   }
+  // The cache says what it keeps and dropped (the fact snapshots' own figures).
+  const SnapshotCacheStats stats = e->GetSnapshotCacheStats();
+  EXPECT_GT(stats.fact_evictions, 0);
+  EXPECT_GE(stats.fact_scopes, 1);
+  EXPECT_LT(stats.fact_scopes, kUsers);
+  EXPECT_TRUE(stats.fact_bytes <= stats.budget_bytes || stats.fact_scopes == 1) << stats.fact_bytes;
+  EXPECT_GT(stats.fact_bytes, 0);
   // A duplicate is still known after its user's snapshot was dropped.
   auto again = e->AddMemoryText(User("u0"), "User 0 keeps note 3 about sailing boats", raw);
   ASSERT_TRUE(again.ok());
