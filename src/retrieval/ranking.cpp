@@ -316,18 +316,32 @@ void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
   }
 }
 
-// A session opens after an hour without messages.
-constexpr TimeMs kSessionGapMs = 60 * 60 * 1000;
+// The factor of a message's own cues (RankParams::question, opener, names),
+// for each combination of them, made once per ranking: a multiplication per
+// scored message.
+class CueFactors {
+ public:
+  explicit CueFactors(const RankParams& p) {
+    for (int asks = 0; asks < 2; ++asks) {
+      for (int opens = 0; opens < 2; ++opens) {
+        for (int names = 0; names < 8; ++names) {
+          f_[asks][opens][names] = (asks ? 1.0 - p.question : 1.0) * (opens ? 1.0 + p.opener : 1.0) *
+                                   (1.0 + p.names * std::min(names, 5) / 5.0);
+        }
+      }
+    }
+  }
+  double Of(const Corpus& c, std::size_t d) const {
+    const MessageDoc& doc = c.Doc(d);
+    bool opens = doc.opens;
+    // (The first STM message was indexed without the pages before it.)
+    if (d == c.n_page && d > 0) opens = doc.time - c.Doc(d - 1).time > kSessionGapMs;
+    return f_[doc.asks][opens ? 1 : 0][doc.names];
+  }
 
-// The factor of a message's own cues (RankParams::question, opener, names).
-double CueFactor(const Corpus& c, std::size_t d, const RankParams& p) {
-  const MessageDoc& doc = c.Doc(d);
-  double f = 1.0;
-  if (doc.asks) f *= 1.0 - p.question;
-  if (d == 0 || doc.time - c.Doc(d - 1).time > kSessionGapMs) f *= 1.0 + p.opener;
-  f *= 1.0 + p.names * doc.names / 5.0;
-  return f;
-}
+ private:
+  double f_[2][2][8];
+};
 
 }  // namespace
 
@@ -404,6 +418,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       if (lex[d] > 0 && lex[d] >= p.speaker_keep * max_lex) by_speaker[d] = true;
     }
   }
+  const CueFactors cues(p);
   std::vector<std::pair<double, std::size_t>>& scored = scratch.scored;  // score, index into docs
   scored.clear();
   for (std::size_t i = 0; i < docs.size(); ++i) {
@@ -413,7 +428,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     if (!by_speaker.empty() && by_speaker[d]) {
       s *= 1.0 + p.speaker * (1.0 + p.self_reference * c.Doc(d).person / 100.0);
     }
-    if (s > 0) scored.emplace_back(s * CueFactor(c, d, p), i);
+    if (s > 0) scored.emplace_back(s * cues.Of(c, d), i);
   }
   // Best first; ties: newer first.
   auto better = [](const std::pair<double, std::size_t>& a, const std::pair<double, std::size_t>& b) {
@@ -441,7 +456,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       why.named_date = !q.dates.empty() && p.date > 0 && q.dates.contains(c.Doc(d).time);
       why.speaker = !by_speaker.empty() && by_speaker[d];
       why.self_reference = c.Doc(d).person / 100.0;
-      why.cues = CueFactor(c, d, p);
+      why.cues = cues.Of(c, d);
     }
   }
   if (q.explain) ExplainTerms(c, out);

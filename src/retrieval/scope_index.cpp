@@ -243,11 +243,16 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
       t.docs[side] = static_cast<int>(index.size());
       index.AddIds(text_ids, n.ids);
       const std::string_view speakers[2] = {SpeakerName(t, 0), SpeakerName(t, 1)};
-      MessageDoc doc{static_cast<std::uint32_t>(e), static_cast<std::uint8_t>(side), t.dated[side], n.speaker};
+      MessageDoc doc;
+      doc.entry = static_cast<std::uint32_t>(e);
+      doc.speaker = n.speaker;
+      doc.side = side & 1;
+      doc.dated = t.dated[side] ? 1 : 0;
+      doc.asks = t.texts[side].find('?') != std::string::npos ? 1 : 0;
+      doc.names = static_cast<std::uint8_t>(NamedWords(t.texts[side], speakers, 5)) & 7;
       doc.person = cues.Person();
-      doc.names = static_cast<std::uint8_t>(NamedWords(t.texts[side], speakers));
-      doc.asks = t.texts[side].find('?') != std::string::npos;
       doc.time = t.event_time;
+      doc.opens = docs.empty() || doc.time - docs.back().time > kSessionGapMs ? 1 : 0;
       docs.push_back(doc);
     }
   }

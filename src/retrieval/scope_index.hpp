@@ -112,18 +112,27 @@ class EntryList {
 // expression), so that a scan over all messages stays in this small array.
 struct MessageDoc {
   std::uint32_t entry = 0;
-  std::uint8_t side = 0;  // 0 user, 1 assistant
-  bool dated = false;     // == entries[entry].dated[side]
   // MessageIndex::SpeakerId of SpeakerName(entries[entry], side) in the
   // index the document belongs to.
   std::uint16_t speaker = MessageIndex::kNoSpeaker;
-  // Cues of the message itself (MessageCues; RankingOptions::self_reference,
-  // question, names).
-  std::int8_t person = 0;   // first- over second-person balance x 100, in [-100, 100]
-  std::uint8_t names = 0;   // capitalised words not starting a sentence, speakers aside (at most 5)
-  bool asks = false;        // holds a "?"
-  TimeMs time = 0;        // == entries[entry].event_time
+  std::uint8_t side : 1 = 0;   // 0 user, 1 assistant
+  std::uint8_t dated : 1 = 0;  // == entries[entry].dated[side]
+  // Cues of the message itself (RankingOptions::question, names,
+  // self_reference): it holds a "?"; its capitalised words that do not
+  // start a sentence, speakers aside (NamedWords, at most 5); the balance of
+  // its first- over second-person words x 100 (MessageCues::Person).
+  std::uint8_t asks : 1 = 0;
+  std::uint8_t names : 3 = 0;
+  // It opens a session: the first of its list, or the first after more than
+  // kSessionGapMs without messages (RankingOptions::opener).
+  std::uint8_t opens : 1 = 0;
+  std::int8_t person = 0;
+  TimeMs time = 0;  // == entries[entry].event_time
 };
+// (16 bytes: a snapshot holds two per page.)
+// A session opens after an hour without messages.
+inline constexpr TimeMs kSessionGapMs = 60 * 60 * 1000;
+static_assert(sizeof(MessageDoc) == 16);
 
 // The first- and second-person words of one message (IndexMessages counts
 // them with its term look-ups).

@@ -418,24 +418,23 @@ TEST(Ranking, WhatAMessageSaysAndOfWhomCounts) {
     return ranked.empty() ? std::pair<std::int64_t, int>{0, 0} : std::pair{ranked[0].entry->turn_id, ranked[0].side};
   };
   using Msg = std::pair<std::int64_t, int>;  // turn, side
-  const RankParams& on = DefaultRankParams();
-  // Without its cue, the two messages tie and the newer comes first.
-  RankParams off = on;
-  off.self_reference = 0;
-  EXPECT_EQ(first("What does Ben love about pottery?", off), Msg(2, 1));
-  EXPECT_EQ(first("What does Ben love about pottery?", on), Msg(1, 1));
-  off = on;
-  off.question = 0;
-  EXPECT_EQ(first("the weaving workshop", off), Msg(4, 0));
-  EXPECT_EQ(first("the weaving workshop", on), Msg(3, 0));
-  off = on;
-  off.opener = 0;
-  EXPECT_EQ(first("fair lanterns", off), Msg(6, 0));
-  EXPECT_EQ(first("fair lanterns", on), Msg(5, 0));
-  off = on;
-  off.names = 0;
-  EXPECT_EQ(first("eagles stadium", off), Msg(8, 0));
-  EXPECT_EQ(first("eagles stadium", on), Msg(7, 0));
+  struct Case {
+    double RankParams::*cue;
+    const char* question;
+    Msg without, with;  // without its cue the two tie and the newer comes first
+  };
+  const Case cases[] = {
+      {&RankParams::self_reference, "What does Ben love about pottery?", {2, 1}, {1, 1}},
+      {&RankParams::question, "the weaving workshop", {4, 0}, {3, 0}},
+      {&RankParams::opener, "fair lanterns", {6, 0}, {5, 0}},
+      {&RankParams::names, "eagles stadium", {8, 0}, {7, 0}},
+  };
+  for (const Case& k : cases) {
+    RankParams off = DefaultRankParams();
+    off.*k.cue = 0;
+    EXPECT_EQ(first(k.question, off), k.without) << k.question;
+    EXPECT_EQ(first(k.question, DefaultRankParams()), k.with) << k.question;
+  }
 }
 
 }  // namespace
