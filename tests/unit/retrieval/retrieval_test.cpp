@@ -435,6 +435,20 @@ TEST(Ranking, WhatAMessageSaysAndOfWhomCounts) {
     EXPECT_EQ(first(k.question, off), k.without) << k.question;
     EXPECT_EQ(first(k.question, DefaultRankParams()), k.with) << k.question;
   }
+  // The first recent (STM) message opens a session only when the last paged
+  // one is over an hour before it; its own list is indexed without them.
+  for (const TimeMs after : {10 * kMinute, 3 * 60 * kMinute}) {
+    StmMessages recent;
+    recent.entries.push_back(Entry(9, "we saw the stadium again", "", 60 * kDay + after, /*paged=*/false));
+    IndexMessages(recent.entries, recent.index, recent.docs);
+    RankQuery q;
+    q.terms = QueryTerms("stadium again");
+    q.explain = true;
+    auto ranked = RankMessages(idx, recent, q, DefaultRankParams(), 10);
+    ASSERT_FALSE(ranked.empty());
+    ASSERT_EQ(ranked[0].entry->turn_id, 9);
+    EXPECT_DOUBLE_EQ(ranked[0].why.cues, after > 60 * kMinute ? 1.0 + DefaultRankParams().opener : 1.0) << after;
+  }
 }
 
 }  // namespace
