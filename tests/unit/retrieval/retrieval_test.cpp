@@ -439,10 +439,10 @@ TEST(Ranking, WhatAMessageSaysAndOfWhomCounts) {
   // one is over an hour before it; its own list is indexed without them.
   for (const TimeMs after : {10 * kMinute, 3 * 60 * kMinute}) {
     StmMessages recent;
-    recent.entries.push_back(Entry(9, "we saw the stadium again", "", 60 * kDay + after, /*paged=*/false));
+    recent.entries.push_back(Entry(9, "we saw the stadium lights", "", 60 * kDay + after, /*paged=*/false));
     IndexMessages(recent.entries, recent.index, recent.docs);
     RankQuery q;
-    q.terms = QueryTerms("stadium again");
+    q.terms = QueryTerms("stadium lights");
     q.explain = true;
     auto ranked = RankMessages(idx, recent, q, DefaultRankParams(), 10);
     ASSERT_FALSE(ranked.empty());
