@@ -71,8 +71,8 @@ struct RankParams {
   // speaker's messages with more first- than second-person words are
   // evidence 8.7% of the time, those with more second-person words 1.6%;
   // messages with a "?" 2.8%, others 6.7%. Measured on conversations 0-4,
-  // recall@10 0.785 -> 0.795 (self_reference 0.6 and question 0.15) ->
-  // 0.805 (opener 0.2, names 0.2); held out (5-9) 0.766 -> 0.782. See
+  // recall@10 0.785 -> 0.796 (self_reference 0.6 and question 0.15) ->
+  // 0.803 (opener 0.2, names 0.2); held out (5-9) 0.766 -> 0.780. See
   // docs/PERFORMANCE.md.
   double self_reference = 0.6;
   double question = 0.15;

@@ -96,8 +96,8 @@ class TermMaker {
 }  // namespace
 
 std::int8_t MessageCues::Person() const {
-  const int n = first_person + second_person;
-  return static_cast<std::int8_t>(n == 0 ? 0 : (100 * (first_person - second_person)) / n);
+  const long long n = static_cast<long long>(first_person) + second_person;
+  return static_cast<std::int8_t>(n == 0 ? 0 : (100LL * (first_person - second_person)) / n);
 }
 
 int PersonOf(std::string_view token) {

@@ -129,10 +129,10 @@ struct MessageDoc {
   std::int8_t person = 0;
   TimeMs time = 0;  // == entries[entry].event_time
 };
-// (16 bytes: a snapshot holds two per page.)
+// (16 bytes: a snapshot holds two per page, and an update copies them.)
+static_assert(sizeof(MessageDoc) == 16);
 // A session opens after an hour without messages.
 inline constexpr TimeMs kSessionGapMs = 60 * 60 * 1000;
-static_assert(sizeof(MessageDoc) == 16);
 
 // The first- and second-person words of one message (IndexMessages counts
 // them with its term look-ups).
