@@ -324,9 +324,9 @@ class CueFactors {
   explicit CueFactors(const RankParams& p) {
     for (int asks = 0; asks < 2; ++asks) {
       for (int opens = 0; opens < 2; ++opens) {
-        for (int names = 0; names < 8; ++names) {
+        for (int names = 0; names <= kMaxNamedWords; ++names) {
           f_[asks][opens][names] = (asks ? 1.0 - p.question : 1.0) * (opens ? 1.0 + p.opener : 1.0) *
-                                   (1.0 + p.names * std::min(names, 5) / 5.0);
+                                   (1.0 + p.names * names / kMaxNamedWords);
         }
       }
     }
@@ -340,7 +340,7 @@ class CueFactors {
   }
 
  private:
-  double f_[2][2][8];
+  double f_[2][2][kMaxNamedWords + 1];
 };
 
 }  // namespace

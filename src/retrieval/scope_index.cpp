@@ -249,7 +249,7 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
       doc.side = side & 1;
       doc.dated = t.dated[side] ? 1 : 0;
       doc.asks = t.texts[side].find('?') != std::string::npos ? 1 : 0;
-      doc.names = static_cast<std::uint8_t>(NamedWords(t.texts[side], speakers, 5)) & 7;
+      doc.names = static_cast<std::uint8_t>(NamedWords(t.texts[side], speakers));
       doc.person = cues.Person();
       doc.time = t.event_time;
       doc.opens = docs.empty() || doc.time - docs.back().time > kSessionGapMs ? 1 : 0;

@@ -119,7 +119,7 @@ struct MessageDoc {
   std::uint8_t dated : 1 = 0;  // == entries[entry].dated[side]
   // Cues of the message itself (RankingOptions::question, names,
   // self_reference): it holds a "?"; its capitalised words that do not
-  // start a sentence, speakers aside (NamedWords, at most 5); the balance of
+  // start a sentence, speakers aside (NamedWords, at most kMaxNamedWords); the balance of
   // its first- over second-person words x 100 (MessageCues::Person).
   std::uint8_t asks : 1 = 0;
   std::uint8_t names : 3 = 0;
@@ -129,6 +129,10 @@ struct MessageDoc {
   std::int8_t person = 0;
   TimeMs time = 0;  // == entries[entry].event_time
 };
+// The named words a message's document counts at most (RankingOptions::names
+// is the factor of this many).
+inline constexpr int kMaxNamedWords = 5;
+static_assert(kMaxNamedWords < 8, "MessageDoc::names has 3 bits");
 // (16 bytes: a snapshot holds two per page, and an update copies them.)
 static_assert(sizeof(MessageDoc) == 16);
 // A session opens after an hour without messages.
@@ -148,7 +152,7 @@ int PersonOf(std::string_view token);
 // Capitalised words of `text` that do not start a sentence (ASCII capitals;
 // "I" aside; a word equal to the first word of one of the `speakers` aside),
 // at most `cap`.
-int NamedWords(std::string_view text, std::span<const std::string_view> speakers, int cap = 5);
+int NamedWords(std::string_view text, std::span<const std::string_view> speakers, int cap = kMaxNamedWords);
 
 // The name a message is rendered and indexed under: the side's speaker name,
 // or "User" / "Assistant" when the turn gives none.
