@@ -303,6 +303,22 @@ std::vector<std::string> Terms(std::string_view text) {
   return terms;
 }
 
+void ForEachHyphenPart(std::string_view token, TokenFn fn) {
+  if (token.find('-') == std::string_view::npos) return;
+  std::size_t start = 0;
+  while (start <= token.size()) {
+    std::size_t end = token.find('-', start);
+    if (end == std::string_view::npos) end = token.size();
+    const std::string_view part = token.substr(start, end - start);
+    // (Any byte from 0x80 is part of a letter of another script.)
+    const bool letter = std::any_of(part.begin(), part.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || static_cast<unsigned char>(c) >= 0x80;
+    });
+    if (part.size() >= 2 && letter && !IsStopword(part)) fn(part);
+    start = end + 1;
+  }
+}
+
 std::string FtsTerm(std::string_view term) {
   std::string out;
   out.reserve(term.size());

@@ -62,6 +62,13 @@ std::string Stem(std::string_view token);
 // Index terms: Tokenize, drop stopwords, Stem. Order kept, duplicates kept.
 std::vector<std::string> Terms(std::string_view text);
 
+// The words of a hyphenated token ("gluten-free" -> "gluten", "free";
+// "self-care" -> "self", "care"), for an index that should match the words
+// written apart or alone as well as the whole token: each part of at least two
+// bytes that holds a letter and is no stopword ("gpt-4" -> "gpt"; "e-mail" ->
+// "mail"; "2023-05-08" -> none). Nothing for a token without a '-'.
+void ForEachHyphenPart(std::string_view token, TokenFn fn);
+
 // FTS5-safe form of a term: [a-z0-9_] and non-ASCII bytes are kept (A-Z is
 // lower-cased), '"' is dropped and any other ASCII character becomes '_'
 // ("gpt-4" -> "gpt_4", "node.js" -> "node_js", "c++" -> "c__").

@@ -89,14 +89,23 @@ Status CheckRetrieveOptions(const RetrieveOptions& o) {
   return Status::Ok();
 }
 
-std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens) {
+std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
+                                  const std::function<bool(const std::string&)>& held) {
   std::vector<QueryTerm> out;
-  for (const std::string& token : tokens) {
-    if (text::IsStopword(token)) continue;  // text::Terms, token by token
-    std::string t = text::Stem(token);
+  auto add = [&](std::string t) {
     if (std::none_of(out.begin(), out.end(), [&](const QueryTerm& q) { return q.term == t; })) {
       out.push_back({std::move(t), 1.0});
     }
+  };
+  for (const std::string& token : tokens) {
+    if (text::IsStopword(token)) continue;
+    std::string whole = text::Stem(token);
+    // A hyphenated word the messages never wrote whole stands for its parts
+    // ("dairy-free" for "dairy free"; where it is written whole, its parts
+    // would match every "free").
+    const bool split = held && !held(whole);
+    add(std::move(whole));
+    if (split) text::ForEachHyphenPart(token, [&](std::string_view part) { add(text::Stem(part)); });
   }
   return out;
 }
@@ -303,9 +312,14 @@ void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
     if (terms[qi].weight >= 1.0) own_total += stats.idf[qi];
   }
   for (auto& m : out) {
-    std::set<std::string> held;
-    for (auto& t : text::Terms(m.entry->texts[m.side])) held.insert(std::move(t));
-    for (auto& t : text::Terms(SpeakerName(*m.entry, m.side))) held.insert(std::move(t));
+    std::set<std::string> held;  // as the index has them (scope_index's TermMaker)
+    const std::string_view texts[2] = {m.entry->texts[m.side], SpeakerName(*m.entry, m.side)};
+    for (const std::string_view t : texts) {
+      text::ForEachToken(t, [&](std::string_view token) {
+        if (!text::IsStopword(token)) held.insert(text::Stem(token));
+        text::ForEachHyphenPart(token, [&](std::string_view part) { held.insert(text::Stem(part)); });
+      });
+    }
     double own = 0;
     for (std::size_t qi = 0; qi < terms.size(); ++qi) {
       if (!held.count(terms[qi].term)) continue;

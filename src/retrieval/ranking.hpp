@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -130,8 +131,11 @@ struct RankQuery {
 
 // The query's terms (text::Terms, deduplicated, weight 1).
 std::vector<QueryTerm> QueryTerms(const std::string& query);
-// The same from the query's tokens (text::Tokenize).
-std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens);
+// The same from the query's tokens (text::Tokenize); with `held` (whether
+// the messages hold a term), a hyphenated word they do not hold whole is
+// followed by its parts (text::ForEachHyphenPart), which the index has.
+std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
+                                  const std::function<bool(const std::string&)>& held = nullptr);
 
 // The best `limit` messages, best first; ties by recency (newer first).
 std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages& stm,

@@ -16,7 +16,9 @@ namespace engram::retrieval {
 
 namespace {
 
-// text::Terms of many texts as ids of the index, remembering what each word
+// text::Terms of many texts as ids of the index, each hyphenated word's
+// parts after it (text::ForEachHyphenPart: "gluten-free" is found by
+// "gluten", "gluten free" and "gluten-free"), remembering what each word
 // is (a stopword or the id of its stem, and whether it is a time word): in a
 // dialogue the same words recur, and stemming and the look-ups of each word
 // were most of the cost of indexing. The words live in an open-addressing
@@ -25,7 +27,8 @@ namespace {
 class TermMaker {
  public:
   explicit TermMaker(MessageIndex& index) : index_(index), slots_(1024) {}
-  // The ids of the terms of `text` (as text::Terms), in `ids` (replaced),
+  // The ids of the terms of `text` (as text::Terms, with the parts of its
+  // hyphenated words), in `ids` (replaced),
   // whether it holds a time expression, and its first- and second-person
   // words (into `cues`, when given).
   void Ids(std::string_view text, std::vector<int>& ids, bool* dated, MessageCues* cues = nullptr) {
@@ -37,6 +40,7 @@ class TermMaker {
       time = time || w.time;
       ++person[w.person];
       if (w.id >= 0) ids.push_back(w.id);
+      ids.insert(ids.end(), parts_.begin() + w.parts_off, parts_.begin() + w.parts_off + w.parts_len);
     });
     if (dated) *dated = time;
     if (cues) {
@@ -53,6 +57,8 @@ class TermMaker {
     int id = -1;                     // -1: a stopword
     bool time = false;
     std::uint8_t person = 0;         // PersonOf
+    std::uint8_t parts_len = 0;      // ids of its hyphenated parts (text::ForEachHyphenPart)
+    std::uint32_t parts_off = 0;     // ... in parts_
   };
   const Slot& Find(std::string_view token) {
     const std::size_t h = std::hash<std::string_view>{}(token);
@@ -82,6 +88,15 @@ class TermMaker {
     s.time = IsTimeWord(token);
     s.person = static_cast<std::uint8_t>(PersonOf(token));
     s.id = text::IsStopword(token) ? -1 : index_.Intern(text::Stem(token));
+    s.parts_off = static_cast<std::uint32_t>(parts_.size());
+    text::ForEachHyphenPart(token, [&](std::string_view part) {
+      const int id = index_.Intern(text::Stem(part));
+      // (An 80-byte token has at most 27 parts of two bytes or more.)
+      if (id != s.id && std::find(parts_.begin() + s.parts_off, parts_.end(), id) == parts_.end()) {
+        parts_.push_back(id);
+      }
+    });
+    s.parts_len = static_cast<std::uint8_t>(parts_.size() - s.parts_off);
     bytes_.append(token);
     ++count_;
     return s;
@@ -90,6 +105,7 @@ class TermMaker {
   MessageIndex& index_;
   std::vector<Slot> slots_;  // a power of two
   std::string bytes_;
+  std::vector<int> parts_;  // the slots' part ids, each slot's together
   std::size_t count_ = 0;
 };
 

@@ -146,6 +146,26 @@ TEST(Terms, OneWordAsTheTokenizerSeesIt) {
   }
 }
 
+TEST(HyphenParts, TheWordsOfAHyphenatedToken) {
+  auto parts = [](std::string_view token) {
+    std::vector<std::string> out;
+    ForEachHyphenPart(token, [&](std::string_view p) { out.emplace_back(p); });
+    return out;
+  };
+  EXPECT_THAT(parts("gluten-free"), ElementsAre("gluten", "free"));
+  EXPECT_THAT(parts("self-care"), ElementsAre("self", "care"));
+  EXPECT_THAT(parts("mother-in-law"), ElementsAre("mother", "law"));  // "in": a stopword
+  EXPECT_THAT(parts("gpt-4"), ElementsAre("gpt"));                    // no letter in "4"
+  EXPECT_THAT(parts("e-mail"), ElementsAre("mail"));                  // one byte
+  EXPECT_THAT(parts("2023-05-08"), IsEmpty());
+  EXPECT_THAT(parts("garden"), IsEmpty());
+  EXPECT_THAT(parts("node.js"), IsEmpty());
+  EXPECT_THAT(parts("café-crème"), ElementsAre("café", "crème"));
+  EXPECT_THAT(parts("-"), IsEmpty());
+  EXPECT_THAT(parts(std::string(40, 'a') + "-" + std::string(39, 'b')),
+              ElementsAre(std::string(40, 'a'), std::string(39, 'b')));
+}
+
 TEST(FtsTerm, MapsPunctuation) {
   EXPECT_EQ(FtsTerm("gpt-4"), "gpt_4");
   EXPECT_EQ(FtsTerm("node.js"), "node_js");

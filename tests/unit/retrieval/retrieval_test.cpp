@@ -488,5 +488,37 @@ TEST(Ranking, QuestionsNamingOneSpeakerFavourTheirMessages) {
             order("Did Ana and Ben go hiking with the lake trip?", words_only));
 }
 
+TEST(Ranking, HyphenatedWordsMatchTheirPartsAndTheirPartsThem) {
+  ScopeIndex idx = Snapshot({Entry(1, "I switched to a gluten-free diet in spring", "Good for you", 0),
+                             Entry(2, "My sister opened a dairy free bakery", "Lovely", kDay),
+                             Entry(3, "Free tickets for the concert!", "Nice", 2 * kDay),
+                             Entry(4, "The kids loved the self-care day", "", 3 * kDay)});
+  StmMessages stm;
+  auto held = [&](const std::string& t) { return idx.messages.Df(t) > 0; };
+  auto first = [&](const std::string& question) {
+    RankQuery q;
+    q.terms = QueryTerms(text::Tokenize(question), held);
+    auto ranked = RankMessages(idx, stm, q, DefaultRankParams(), 10);
+    return ranked.empty() ? std::pair<std::int64_t, int>{-1, -1}
+                          : std::pair<std::int64_t, int>{ranked[0].entry->turn_id, ranked[0].side};
+  };
+  const std::pair<std::int64_t, int> gluten{1, 0}, dairy{2, 0}, care{4, 0};
+  EXPECT_EQ(first("Does she eat gluten?"), gluten);           // a part of a written word
+  EXPECT_EQ(first("Is her diet gluten free?"), gluten);       // the parts apart
+  EXPECT_EQ(first("Is her diet gluten-free?"), gluten);       // the word as written
+  EXPECT_EQ(first("Who runs a dairy-free bakery?"), dairy);  // never written whole: its parts
+  EXPECT_EQ(first("What did the kids love about self care?"), care);
+  // A hyphenated word the messages hold whole is not split: its parts would
+  // match every "free".
+  const auto terms = QueryTerms(text::Tokenize("gluten-free"), held);
+  ASSERT_EQ(terms.size(), 1u);
+  EXPECT_EQ(terms[0].term, text::Stem("gluten-free"));
+  const auto split = QueryTerms(text::Tokenize("dairy-free"), held);
+  ASSERT_EQ(split.size(), 3u);
+  EXPECT_EQ(split[1].term, "dairi");
+  EXPECT_EQ(split[2].term, "free");
+  EXPECT_EQ(QueryTerms("dairy-free").size(), 1u);  // without `held`, never split
+}
+
 }  // namespace
 }  // namespace engram::retrieval
