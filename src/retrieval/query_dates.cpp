@@ -1,5 +1,6 @@
 #include "retrieval/query_dates.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <string_view>
@@ -41,6 +42,16 @@ int Number(const std::string& t, int lo, int hi) {
   return v >= lo && v <= hi ? v : 0;
 }
 
+// Words after which a month's name is a month: "in June", "during May",
+// "early March", "the second week of November" ("this may" is a verb).
+bool IntroducesMonth(const std::string& t, int month) {
+  static constexpr std::string_view kWords[] = {"in", "during", "since", "until", "till", "of", "early",
+                                                "late", "mid", "last", "this", "next", "before", "after",
+                                                "around", "through", "throughout"};
+  if (month == 5 && t == "this") return false;
+  return std::find(std::begin(kWords), std::end(kWords), t) != std::end(kWords);
+}
+
 TimeWindow Widen(TimeMs from, TimeMs to, int slack_days) {
   const TimeMs slack = static_cast<TimeMs>(slack_days) * kDayMs;
   return {from - slack, to + slack};
@@ -48,11 +59,11 @@ TimeWindow Widen(TimeMs from, TimeMs to, int slack_days) {
 
 }  // namespace
 
-TimeWindow QueryDateWindow(const std::string& query, int slack_days) {
-  return QueryDateWindow(text::Tokenize(query), slack_days);
+TimeWindow QueryDateWindow(const std::string& query, int slack_days, std::optional<TimeMs> latest) {
+  return QueryDateWindow(text::Tokenize(query), slack_days, latest);
 }
 
-TimeWindow QueryDateWindow(const std::vector<std::string>& tokens, int slack_days) {
+TimeWindow QueryDateWindow(const std::vector<std::string>& tokens, int slack_days, std::optional<TimeMs> latest) {
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     // ISO dates: "2023-05-08" is one token.
     const std::string& t = tokens[i];
@@ -73,8 +84,15 @@ TimeWindow QueryDateWindow(const std::vector<std::string>& tokens, int slack_day
       day = Number(tokens[next], 1, 31);
       if (day) ++next;
     }
-    const int year = next < tokens.size() && tokens[next].size() == 4 ? Number(tokens[next], 1000, 9999) : 0;
-    if (!year) continue;
+    int year = next < tokens.size() && tokens[next].size() == 4 ? Number(tokens[next], 1000, 9999) : 0;
+    if (!year) {
+      // Without its year, a day ("on Aug 15th") or a month after a word that
+      // introduces one ("in June", "of November"; "may" and "march" alone
+      // are verbs more often) is the latest one that began by `latest`.
+      if (!latest || (!day && (i == 0 || !IntroducesMonth(tokens[i - 1], month)))) continue;
+      year = YearOf(*latest);
+      if (MakeTimeMs(year, month, day ? day : 1) > *latest) --year;
+    }
     if (day && day <= DaysInMonth(year, month)) {
       const TimeMs from = MakeTimeMs(year, month, day);
       return Widen(from, from + kDayMs, slack_days);

@@ -327,7 +327,14 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
         expansion);
   }
   rq.asks_when = AsksWhen(tokens);
-  if (opt.ranking.date > 0) rq.dates = QueryDateWindow(tokens, static_cast<int>(opt.ranking.date_slack_days));
+  if (opt.ranking.date > 0) {
+    // A date named without its year is the latest one by the scope's last
+    // message (messages are in order of admission).
+    std::optional<TimeMs> latest;
+    if (!idx.entries.empty()) latest = idx.entries.back().event_time;
+    if (!stm.entries.empty()) latest = std::max(latest.value_or(stm.entries.back().event_time), stm.entries.back().event_time);
+    rq.dates = QueryDateWindow(tokens, static_cast<int>(opt.ranking.date_slack_days), latest);
+  }
   rq.explain = opt.explain;
   rq.vector = use_vectors ? &in.query_embedding : nullptr;
   auto ranked = RankMessages(idx, stm, rq, params, kRankedLimit);

@@ -43,6 +43,34 @@ TEST(QueryDates, ADayOrAMonthWithItsYear) {
               !QueryDateWindow("What did Ana do on 31 February, 2023?").contains(MakeTimeMs(2023, 3, 3)));
 }
 
+TEST(QueryDates, WithoutItsYearTheLatestByTheLastMessage) {
+  const TimeMs last = MakeTimeMs(2023, 10, 20, 9);  // the scope's newest message
+  auto window = [&](const char* q) { return QueryDateWindow(q, 0, last); };
+  // A month after a word that introduces it: the latest one begun by then.
+  const TimeWindow june = window("When did Melanie go camping in June?");
+  EXPECT_TRUE(june.contains(MakeTimeMs(2023, 6, 15)));
+  EXPECT_FALSE(june.contains(MakeTimeMs(2022, 6, 15)));
+  EXPECT_FALSE(june.contains(MakeTimeMs(2023, 7, 1)));
+  EXPECT_TRUE(window("Which country was Tim visiting in the second week of November?")
+                  .contains(MakeTimeMs(2022, 11, 10)));  // November 2023 had not begun
+  EXPECT_TRUE(window("What did Ana do in October?").contains(MakeTimeMs(2023, 10, 2)));
+  EXPECT_TRUE(window("Where did Ana go in May?").contains(MakeTimeMs(2023, 5, 2)));
+  // A day: the latest one by then.
+  const TimeWindow aug15 = window("What did John's teammates give him when they met on Aug 15th?");
+  EXPECT_TRUE(aug15.contains(MakeTimeMs(2023, 8, 15, 12)));
+  EXPECT_FALSE(aug15.contains(MakeTimeMs(2023, 8, 16, 12)));
+  EXPECT_TRUE(window("What happened on 21 October?").contains(MakeTimeMs(2022, 10, 21, 12)));
+  // A year named wins over the latest.
+  EXPECT_TRUE(window("What did Ana do in June 2021?").contains(MakeTimeMs(2021, 6, 3)));
+  // No window: a bare month that nothing introduces ("may", "march" are
+  // verbs), or nothing to date it by.
+  EXPECT_TRUE(window("May I ask what Ana did?").empty());
+  EXPECT_TRUE(window("Did this may help Ana?").empty());
+  EXPECT_TRUE(window("Will they march for the cause?").empty());
+  EXPECT_TRUE(window("June said she would come").empty());
+  EXPECT_TRUE(QueryDateWindow("When did Melanie go camping in June?", 0).empty());
+}
+
 TurnEntry Entry(std::int64_t id, const std::string& user, const std::string& assistant, TimeMs t) {
   TurnEntry e;
   e.turn_id = id;
