@@ -97,15 +97,42 @@ std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
       out.push_back({std::move(t), 1.0});
     }
   };
-  for (const std::string& token : tokens) {
+  auto plain = [](const std::string& t) {
+    return std::all_of(t.begin(), t.end(), [](char c) { return c >= 'a' && c <= 'z'; });
+  };
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string& token = tokens[i];
     if (text::IsStopword(token)) continue;
     std::string whole = text::Stem(token);
-    // A hyphenated word the messages never wrote whole stands for its parts
-    // ("dairy-free" for "dairy free"; where it is written whole, its parts
-    // would match every "free").
-    const bool split = held && !held(whole);
+    const bool unknown = held && !held(whole);
     add(std::move(whole));
-    if (split) text::ForEachHyphenPart(token, [&](std::string_view part) { add(text::Stem(part)); });
+    if (!held) continue;
+    // A word the messages never wrote stands for its parts: a hyphenated
+    // one's ("dairy-free" for "dairy free"; one written whole is not split,
+    // its parts would match every "free") and the word they make ("e-mail"
+    // for "email"), or two words they hold that make it ("roadtrip" for
+    // "road trip"; each of three letters or more).
+    if (unknown && token.find('-') != std::string::npos) {
+      text::ForEachHyphenPart(token, [&](std::string_view part) { add(text::Stem(part)); });
+      std::string closed = token;  // "e-mail" for "email"
+      closed.erase(std::remove(closed.begin(), closed.end(), '-'), closed.end());
+      closed = text::Stem(closed);
+      if (held(closed)) add(std::move(closed));
+    } else if (unknown && plain(token)) {
+      for (std::size_t k = 3; k + 3 <= token.size(); ++k) {
+        std::string a = text::Stem(token.substr(0, k)), b = text::Stem(token.substr(k));
+        if (!text::IsStopword(token.substr(0, k)) && !text::IsStopword(token.substr(k)) && held(a) && held(b)) {
+          add(std::move(a));
+          add(std::move(b));
+          break;
+        }
+      }
+    }
+    // Two words the messages also write as one ("ice cream" for "icecream").
+    if (i + 1 < tokens.size() && plain(token) && plain(tokens[i + 1]) && !text::IsStopword(tokens[i + 1])) {
+      std::string joined = text::Stem(token + tokens[i + 1]);
+      if (held(joined)) add(std::move(joined));
+    }
   }
   return out;
 }

@@ -488,11 +488,14 @@ TEST(Ranking, QuestionsNamingOneSpeakerFavourTheirMessages) {
             order("Did Ana and Ben go hiking with the lake trip?", words_only));
 }
 
-TEST(Ranking, HyphenatedWordsMatchTheirPartsAndTheirPartsThem) {
+TEST(Ranking, WordsWrittenHyphenatedJoinedOrApartMatch) {
   ScopeIndex idx = Snapshot({Entry(1, "I switched to a gluten-free diet in spring", "Good for you", 0),
                              Entry(2, "My sister opened a dairy free bakery", "Lovely", kDay),
                              Entry(3, "Free tickets for the concert!", "Nice", 2 * kDay),
-                             Entry(4, "The kids loved the self-care day", "", 3 * kDay)});
+                             Entry(4, "The kids loved the self-care day", "", 3 * kDay),
+                             Entry(5, "We made coconut icecream", "", 4 * kDay),
+                             Entry(6, "The road trip to the coast was long", "", 5 * kDay),
+                             Entry(7, "Snow on the road, cream in the coffee", "", 6 * kDay)});
   StmMessages stm;
   auto held = [&](const std::string& t) { return idx.messages.Df(t) > 0; };
   auto first = [&](const std::string& question) {
@@ -508,6 +511,18 @@ TEST(Ranking, HyphenatedWordsMatchTheirPartsAndTheirPartsThem) {
   EXPECT_EQ(first("Is her diet gluten-free?"), gluten);       // the word as written
   EXPECT_EQ(first("Who runs a dairy-free bakery?"), dairy);  // never written whole: its parts
   EXPECT_EQ(first("What did the kids love about self care?"), care);
+  // Two words written as one, and one word written as two.
+  EXPECT_EQ(first("What ice cream did they make?"), (std::pair<std::int64_t, int>{5, 0}));
+  EXPECT_EQ(first("Where did the roadtrip go?"), (std::pair<std::int64_t, int>{6, 0}));
+  const auto joined = QueryTerms(text::Tokenize("ice cream"), held);
+  ASSERT_EQ(joined.size(), 3u);
+  EXPECT_EQ(joined[1].term, "icecream");
+  const auto apart = QueryTerms(text::Tokenize("roadtrips"), held);
+  ASSERT_EQ(apart.size(), 3u);
+  EXPECT_EQ(apart[1].term, "road");
+  EXPECT_EQ(apart[2].term, "trip");
+  EXPECT_EQ(first("How was the ice-cream?"), (std::pair<std::int64_t, int>{5, 0}));
+  EXPECT_EQ(QueryTerms(text::Tokenize("coffee"), held).size(), 1u);  // a word the messages hold stays whole
   // A hyphenated word the messages hold whole is not split: its parts would
   // match every "free".
   const auto terms = QueryTerms(text::Tokenize("gluten-free"), held);
