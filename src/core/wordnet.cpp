@@ -561,6 +561,22 @@ bool WordNet::HasPos(int word, std::uint8_t pos) const {
   return false;
 }
 
+std::vector<std::string> WordNet::IrregularBaseTerms(std::string_view word) const {
+  std::vector<std::string> out;
+  for (std::uint8_t pos = 0; pos < 2; ++pos) {  // nouns and verbs
+    const long ex = exception_keys_[pos].Find(word);
+    if (ex < 0) continue;
+    for (std::uint32_t b : exception_bases_[pos].at(static_cast<std::uint32_t>(ex))) {
+      const std::uint8_t keep = term_keep_[b];
+      if (keep == kNoTerm) continue;
+      std::string term(words_.at(b).substr(0, keep));
+      term += term_tails_.at(b);
+      if (std::find(out.begin(), out.end(), term) == out.end()) out.push_back(std::move(term));
+    }
+  }
+  return out;
+}
+
 std::vector<std::string> WordNet::BaseForms(std::string_view word) const {
   const std::string w = Normalise(word);
   std::vector<std::string> out;

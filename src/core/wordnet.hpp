@@ -66,6 +66,12 @@ class WordNet {
   // "city", "went" -> "go"); collocations use '_' or ' ' between words.
   std::vector<std::string> BaseForms(std::string_view word) const;
 
+  // The index terms (as ExpandTerms gives them) of the base forms that the
+  // exception lists give an irregular noun or verb form of a lower-case word
+  // ("went" -> "go", "made" -> "make", "children" -> "child"); empty for a
+  // regular form. No stemmer runs here.
+  std::vector<std::string> IrregularBaseTerms(std::string_view word) const;
+
   // Words related to every sense of the word's base forms: synonyms,
   // derivations, then hyponyms by depth (transitive, instances included).
   // Deterministic order; the word itself and duplicates are left out.

@@ -344,7 +344,7 @@ void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
     for (const std::string_view t : texts) {
       text::ForEachToken(t, [&](std::string_view token) {
         if (!text::IsStopword(token)) held.insert(text::Stem(token));
-        text::ForEachHyphenPart(token, [&](std::string_view part) { held.insert(text::Stem(part)); });
+        ForEachOtherTerm(token, [&](std::string t) { held.insert(std::move(t)); });
       });
     }
     double own = 0;

@@ -7,6 +7,7 @@
 
 #include "core/text.hpp"
 #include "core/time.hpp"
+#include "core/wordnet.hpp"
 #include "memory/lpm.hpp"
 #include "memory/scope_store.hpp"
 #include "store/fulltext.hpp"
@@ -16,9 +17,13 @@ namespace engram::retrieval {
 
 namespace {
 
-// text::Terms of many texts as ids of the index, each hyphenated word's
-// parts after it (text::ForEachHyphenPart: "gluten-free" is found by
-// "gluten", "gluten free" and "gluten-free"), remembering what each word
+// The longest word an exception list is looked up for (the longest
+// irregular form of WordNet 3.0's noun and verb lists is shorter).
+constexpr std::size_t kMaxIrregular = 24;
+
+// text::Terms of many texts as ids of the index, each word's other terms
+// after it (ForEachOtherTerm: "gluten-free" is found by "gluten", "gluten
+// free" and "gluten-free", "made" by "make"), remembering what each word
 // is (a stopword or the id of its stem, and whether it is a time word): in a
 // dialogue the same words recur, and stemming and the look-ups of each word
 // were most of the cost of indexing. The words live in an open-addressing
@@ -27,8 +32,8 @@ namespace {
 class TermMaker {
  public:
   explicit TermMaker(MessageIndex& index) : index_(index), slots_(1024) {}
-  // The ids of the terms of `text` (as text::Terms, with the parts of its
-  // hyphenated words), in `ids` (replaced),
+  // The ids of the terms of `text` (as text::Terms, each word followed by
+  // its other terms), in `ids` (replaced),
   // whether it holds a time expression, and its first- and second-person
   // words (into `cues`, when given).
   void Ids(std::string_view text, std::vector<int>& ids, bool* dated, MessageCues* cues = nullptr) {
@@ -57,7 +62,7 @@ class TermMaker {
     int id = -1;                     // -1: a stopword
     bool time = false;
     std::uint8_t person = 0;         // PersonOf
-    std::uint8_t parts_len = 0;      // ids of its hyphenated parts (text::ForEachHyphenPart)
+    std::uint8_t parts_len = 0;      // ids of its other terms (ForEachOtherTerm)
     std::uint32_t parts_off = 0;     // ... in parts_
   };
   const Slot& Find(std::string_view token) {
@@ -89,14 +94,15 @@ class TermMaker {
     s.person = static_cast<std::uint8_t>(PersonOf(token));
     s.id = text::IsStopword(token) ? -1 : index_.Intern(text::Stem(token));
     s.parts_off = static_cast<std::uint32_t>(parts_.size());
-    text::ForEachHyphenPart(token, [&](std::string_view part) {
-      const int id = index_.Intern(text::Stem(part));
-      // (An 80-byte token has at most 27 parts of two bytes or more.)
+    ForEachOtherTerm(token, [&](std::string term) {
+      const int id = index_.Intern(term);
+      // (An 80-byte token has at most 27 parts of two bytes or more, and a
+      // word a few base forms.)
       if (id != s.id && std::find(parts_.begin() + s.parts_off, parts_.end(), id) == parts_.end()) {
         parts_.push_back(id);
       }
     });
-    s.parts_len = static_cast<std::uint8_t>(parts_.size() - s.parts_off);
+    s.parts_len = static_cast<std::uint8_t>(std::min<std::size_t>(parts_.size() - s.parts_off, 255));
     bytes_.append(token);
     ++count_;
     return s;
@@ -114,6 +120,16 @@ class TermMaker {
 std::int8_t MessageCues::Person() const {
   const long long n = static_cast<long long>(first_person) + second_person;
   return static_cast<std::int8_t>(n == 0 ? 0 : (100LL * (first_person - second_person)) / n);
+}
+
+void ForEachOtherTerm(std::string_view token, const std::function<void(std::string)>& fn) {
+  if (text::IsStopword(token)) return;
+  text::ForEachHyphenPart(token, [&](std::string_view part) { fn(text::Stem(part)); });
+  if (const wordnet::WordNet* wn = wordnet::WordNet::Default(); wn != nullptr && token.size() <= kMaxIrregular) {
+    for (std::string& t : wn->IrregularBaseTerms(token)) {
+      if (!text::IsStopword(t)) fn(std::move(t));  // ("did": "do")
+    }
+  }
 }
 
 int PersonOf(std::string_view token) {

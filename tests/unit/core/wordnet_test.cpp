@@ -77,6 +77,10 @@ TEST_F(TinyWordNet, BaseFormsUseRulesAndExceptions) {
   bases = wn->BaseForms("Musical Instruments");
   EXPECT_NE(std::find(bases.begin(), bases.end(), "musical_instrument"), bases.end());
   EXPECT_TRUE(wn->BaseForms("zebra").empty());
+  // The exception lists alone, as index terms.
+  EXPECT_EQ(wn->IrregularBaseTerms("children"), std::vector<std::string>{"child"});
+  EXPECT_TRUE(wn->IrregularBaseTerms("instruments").empty());  // a rule's form, not an exception
+  EXPECT_TRUE(wn->IrregularBaseTerms("child").empty());
 }
 
 TEST_F(TinyWordNet, ExpandsToSynonymsDerivationsAndHyponyms) {
@@ -138,6 +142,8 @@ std::string Answers(const WordNet& wn, const std::vector<std::string>& words) {
   for (const auto& w : words) {
     out += w + ":";
     for (const auto& b : wn.BaseForms(w)) out += " " + b;
+    out += " |";
+    for (const auto& t : wn.IrregularBaseTerms(w)) out += " " + t;
     out += " |";
     for (const auto& opt : {ExpandOptions{}, all}) {
       for (const auto& r : wn.Expand(w, opt)) {
@@ -231,6 +237,16 @@ TEST(RealWordNet, TheImageAnswersLikeTheParse) {
     words.push_back(line.substr(0, line.find(' ')));
   }
   EXPECT_EQ(Answers(*mapped, words), Answers(*parsed, words));
+  // Irregular forms of nouns and verbs, as index terms (stemmed).
+  auto bases = [&](const char* w) { return mapped->IrregularBaseTerms(w); };
+  auto has = [](const std::vector<std::string>& v, const char* t) { return std::find(v.begin(), v.end(), t) != v.end(); };
+  EXPECT_TRUE(has(bases("went"), "go"));
+  EXPECT_TRUE(has(bases("made"), "make"));
+  EXPECT_TRUE(has(bases("children"), "child"));
+  EXPECT_TRUE(has(bases("bought"), "buy"));
+  EXPECT_TRUE(has(bases("geese"), "goos"));  // Snowball's stem of "goose"
+  EXPECT_TRUE(bases("painted").empty());
+  EXPECT_TRUE(bases("garden").empty());
   // The index terms kept in the image are the tokenizer's and stemmer's.
   for (const auto& w : words) EXPECT_EQ(TermsOfExpand(*mapped, w), TermsOf(*mapped, w)) << w;
 }

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "core/text.hpp"
+#include "core/wordnet.hpp"
 #include "retrieval/context.hpp"
 #include "retrieval/lexical.hpp"
 #include "retrieval/ranking.hpp"
@@ -495,7 +496,7 @@ TEST(Ranking, WordsWrittenHyphenatedJoinedOrApartMatch) {
                              Entry(4, "The kids loved the self-care day", "", 3 * kDay),
                              Entry(5, "We made coconut icecream", "", 4 * kDay),
                              Entry(6, "The road trip to the coast was long", "", 5 * kDay),
-                             Entry(7, "Snow on the road, cream in the coffee", "", 6 * kDay)});
+                             Entry(7, "Snow on the road, coffee in the cup", "", 6 * kDay)});
   StmMessages stm;
   auto held = [&](const std::string& t) { return idx.messages.Df(t) > 0; };
   auto first = [&](const std::string& question) {
@@ -533,6 +534,24 @@ TEST(Ranking, WordsWrittenHyphenatedJoinedOrApartMatch) {
   EXPECT_EQ(split[1].term, "dairi");
   EXPECT_EQ(split[2].term, "free");
   EXPECT_EQ(QueryTerms("dairy-free").size(), 1u);  // without `held`, never split
+}
+
+TEST(Ranking, AQuestionsBaseFormFindsIrregularForms) {
+  // (WordNet's exception lists: the image beside the test binaries.)
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr);
+  ScopeIndex idx = Snapshot({Entry(1, "I made a chocolate cake", "", 0),
+                             Entry(2, "We went to the lake with the children", "", kDay),
+                             Entry(3, "The cake recipe is long", "", 2 * kDay)});
+  StmMessages stm;
+  auto first = [&](const std::string& question) {
+    RankQuery q;
+    q.terms = QueryTerms(question);
+    auto ranked = RankMessages(idx, stm, q, DefaultRankParams(), 10);
+    return ranked.empty() ? -1 : ranked[0].entry->turn_id;
+  };
+  EXPECT_EQ(first("What cake did Ana make?"), 1);  // "made"; the newer "cake" message has no "make"
+  EXPECT_EQ(first("Where does Ana go with her child?"), 2);
+  EXPECT_EQ(first("Where did Ana go?"), 2);
 }
 
 }  // namespace
