@@ -202,8 +202,8 @@ Inference InferBuiltin(const std::vector<MemoryMessage>& messages) {
   }
   if (verbatim > 0) {
     out.note = std::to_string(verbatim) + (verbatim == 1 ? " statement" : " statements") +
-               " kept as said: the built-in engine rewrites only first-person statements (\"I ...\", "
-               "\"my ...\") as facts; configure a model for extraction";
+               " kept as said: the built-in engine rewrites as a fact only a first-person statement of a kind "
+               "it knows (\"I live in ...\", \"I love ...\", \"my sister is ...\"); configure a model for extraction";
   } else if (out.facts.empty()) {
     std::string why;
     if (questions > 0) why = "questions are not stored";

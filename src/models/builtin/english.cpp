@@ -186,7 +186,8 @@ bool IsAdverb(std::string_view w) {
       "seriously", "mainly", "normally", "probably", "basically", "personally", "ever", "never",
       "once", "lately", "officially", "proudly", "happily", "secretly", "somehow", "too",
       "eventually", "initially", "typically", "regularly", "occasionally", "certainly", "so",
-      "genuinely", "especially", "newly", "first"};
+      "genuinely", "especially", "newly", "first", "only", "rarely", "seldom", "hardly", "barely",
+      "frequently", "constantly", "strictly", "exclusively", "primarily", "largely", "nearly", "almost"};
   return kAdverbs.count(w) > 0;
 }
 

@@ -69,6 +69,9 @@ TEST(FactRules, RewritesFirstPersonToThirdPersonKeepingWording) {
             "Caroline is planning to visit Japan next spring.");
   EXPECT_EQ(UserFact("I don't like spicy food."), "Caroline doesn't like spicy food.");
   EXPECT_EQ(UserFact("I never eat meat."), "Caroline never eats meat.");
+  EXPECT_EQ(UserFact("I only eat gluten-free bread."), "Caroline only eats gluten-free bread.");
+  EXPECT_EQ(UserFact("I rarely drink coffee."), "Caroline rarely drinks coffee.");
+  EXPECT_EQ(UserFact("I'm strictly vegan."), "Caroline is strictly vegan.");
   EXPECT_EQ(UserFact("I'm no longer vegetarian."), "Caroline is no longer vegetarian.");
   EXPECT_EQ(UserFact("I am not vegan anymore."), "Caroline is not vegan anymore.");
   EXPECT_EQ(UserFact("I no longer live in Boston."), "Caroline no longer lives in Boston.");
