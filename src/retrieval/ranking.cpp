@@ -89,12 +89,58 @@ Status CheckRetrieveOptions(const RetrieveOptions& o) {
   return Status::Ok();
 }
 
+namespace {
+
+constexpr std::size_t kMinMisspelt = 6;
+// A guessed word weighs less than the question's own (a word the messages do
+// not hold may be meant as it is: "snakes" is not "snacks"). Measured on
+// LoCoMo 0-4: recall@10 0.8094 without the guess, 0.8090 at weight 1
+// (adversarial 0.842 -> 0.838), 0.8101 at 0.25 and 0.5.
+constexpr double kMisspeltWeight = 0.5;
+
+// The term `held` holds that is one edit from `term` (a letter deleted,
+// swapped with the next, changed or inserted), the one most messages hold
+// (the first of those in that order); "" when none.
+std::string NearestHeld(const std::string& term, const std::function<std::size_t(const std::string&)>& held) {
+  std::string best, v;
+  std::size_t best_df = 0;
+  auto consider = [&](const std::string& c) {
+    const std::size_t df = held(c);
+    if (df > best_df) best = c, best_df = df;
+  };
+  for (std::size_t i = 0; i < term.size(); ++i) {
+    v = term;
+    v.erase(i, 1);
+    consider(v);
+    if (i + 1 < term.size()) {
+      v = term;
+      std::swap(v[i], v[i + 1]);
+      consider(v);
+    }
+  }
+  for (std::size_t i = 0; i <= term.size(); ++i) {
+    for (char c = 'a'; c <= 'z'; ++c) {
+      if (i < term.size() && c != term[i]) {
+        v = term;
+        v[i] = c;
+        consider(v);
+      }
+      v = term;
+      v.insert(v.begin() + static_cast<std::ptrdiff_t>(i), c);
+      consider(v);
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
 std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
-                                  const std::function<bool(const std::string&)>& held) {
+                                  const std::function<std::size_t(const std::string&)>& held) {
   std::vector<QueryTerm> out;
-  auto add = [&](std::string t) {
+  auto add = [&](std::string t, double weight = 1.0) {
     if (std::none_of(out.begin(), out.end(), [&](const QueryTerm& q) { return q.term == t; })) {
-      out.push_back({std::move(t), 1.0});
+      out.push_back({std::move(t), weight});
     }
   };
   auto plain = [](const std::string& t) {
@@ -119,13 +165,21 @@ std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
       closed = text::Stem(closed);
       if (held(closed)) add(std::move(closed));
     } else if (unknown && plain(token)) {
-      for (std::size_t k = 3; k + 3 <= token.size(); ++k) {
+      bool split = false;
+      for (std::size_t k = 3; k + 3 <= token.size() && !split; ++k) {
         std::string a = text::Stem(token.substr(0, k)), b = text::Stem(token.substr(k));
         if (!text::IsStopword(token.substr(0, k)) && !text::IsStopword(token.substr(k)) && held(a) && held(b)) {
           add(std::move(a));
           add(std::move(b));
-          break;
+          split = true;
         }
+      }
+      // Else a misspelling of a word they hold: one letter left out, added,
+      // changed or two swapped ("funraiser", "persue"), in a word of six
+      // letters or more.
+      if (!split && token.size() >= kMinMisspelt) {
+        std::string near = NearestHeld(out.back().term, held);
+        if (!near.empty()) add(std::move(near), kMisspeltWeight);
       }
     }
     // Two words the messages also write as one ("ice cream" for "icecream").

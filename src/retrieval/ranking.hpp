@@ -131,11 +131,16 @@ struct RankQuery {
 
 // The query's terms (text::Terms, deduplicated, weight 1).
 std::vector<QueryTerm> QueryTerms(const std::string& query);
-// The same from the query's tokens (text::Tokenize); with `held` (whether
-// the messages hold a term), a hyphenated word they do not hold whole is
-// followed by its parts (text::ForEachHyphenPart), which the index has.
+// The same from the query's tokens (text::Tokenize); with `held` (how many
+// messages hold a term), a word they never wrote is followed by what it
+// stands for among the words they did: a hyphenated word's parts
+// (text::ForEachHyphenPart, as the index has them) and the word they make
+// ("e-mail": "email"), two words that make it ("roadtrip": "road", "trip"),
+// else, weighted 0.5, the word one letter away that most messages hold
+// ("funraiser": "fundraiser"); and two adjacent words are followed by the word they make
+// when the messages hold it ("ice cream": "icecream").
 std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
-                                  const std::function<bool(const std::string&)>& held = nullptr);
+                                  const std::function<std::size_t(const std::string&)>& held = nullptr);
 
 // The best `limit` messages, best first; ties by recency (newer first).
 std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages& stm,

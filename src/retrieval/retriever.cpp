@@ -316,7 +316,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
       expansion.max_df_share * static_cast<double>(idx.messages.size() + stm.index.size());
   // The question's tokens, made once for its terms, expansions, time cue and dates.
   const std::vector<std::string> tokens = text::Tokenize(in.query);
-  rq.terms = QueryTerms(tokens, [&](const std::string& t) { return idx.messages.Df(t) + stm.index.Df(t) > 0; });
+  rq.terms = QueryTerms(tokens, [&](const std::string& t) { return idx.messages.Df(t) + stm.index.Df(t); });
   if (expansion.synonym > 0 && expansion.max_df_share > 0) {
     rq.terms = ExpandQueryTerms(
         tokens, rq.terms,

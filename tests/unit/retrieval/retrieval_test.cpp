@@ -498,7 +498,7 @@ TEST(Ranking, WordsWrittenHyphenatedJoinedOrApartMatch) {
                              Entry(6, "The road trip to the coast was long", "", 5 * kDay),
                              Entry(7, "Snow on the road, coffee in the cup", "", 6 * kDay)});
   StmMessages stm;
-  auto held = [&](const std::string& t) { return idx.messages.Df(t) > 0; };
+  auto held = [&](const std::string& t) { return idx.messages.Df(t); };
   auto first = [&](const std::string& question) {
     RankQuery q;
     q.terms = QueryTerms(text::Tokenize(question), held);
@@ -534,6 +534,28 @@ TEST(Ranking, WordsWrittenHyphenatedJoinedOrApartMatch) {
   EXPECT_EQ(split[1].term, "dairi");
   EXPECT_EQ(split[2].term, "free");
   EXPECT_EQ(QueryTerms("dairy-free").size(), 1u);  // without `held`, never split
+}
+
+TEST(Ranking, AMisspeltWordIsReadAsTheNearestWordTheMessagesHoldAtHalfWeight) {
+  ScopeIndex idx = Snapshot({Entry(1, "We went to the music festival in June", "", 0),
+                             Entry(2, "Pasta for dinner again", "", kDay),
+                             Entry(3, "The festival of lights, the festival of food", "", 2 * kDay)});
+  auto held = [&](const std::string& t) { return idx.messages.Df(t); };
+  const auto terms = QueryTerms(text::Tokenize("the music fesetival"), held);
+  ASSERT_EQ(terms.size(), 3u);
+  EXPECT_EQ(terms[1].term, text::Stem("fesetival"));
+  EXPECT_EQ(terms[2].term, text::Stem("festival"));
+  EXPECT_EQ(terms[2].weight, 0.5);
+  StmMessages stm;
+  RankQuery q;
+  q.terms = QueryTerms(text::Tokenize("When was the music fesetival?"), held);
+  auto ranked = RankMessages(idx, stm, q, DefaultRankParams(), 10);
+  ASSERT_GE(ranked.size(), 2u);
+  EXPECT_EQ(ranked[0].entry->turn_id, 1);
+  EXPECT_EQ(ranked[1].entry->turn_id, 3);
+  EXPECT_EQ(QueryTerms(text::Tokenize("musik"), held).size(), 1u);  // five letters: no guess
+  EXPECT_EQ(QueryTerms(text::Tokenize("pastaa"), held).size(), 2u);
+  EXPECT_EQ(QueryTerms(text::Tokenize("zzzzzzzz"), held).size(), 1u);  // nothing near
 }
 
 TEST(Ranking, AQuestionsBaseFormFindsIrregularForms) {
