@@ -74,9 +74,12 @@ Status EngineImpl::PublishFactVectors(sql::Db* db, const facts::FactVectors& bef
   }
   freed.push_back(std::move(cached->value));
   cached->value = std::move(next);
+  std::size_t more = 0;
   for (const auto& a : changes.added) {  // (the delta is bounded: ApplyChanges)
-    fact_vectors_.Grow(*cached, a->embedding.size() * sizeof(float) + a->semantic.codes.size() + 128);
+    more += a->embedding.size() * sizeof(float) + a->semantic.codes.size() + 128;
   }
+  // (`cached` is not used after: growing may drop other scopes.)
+  fact_vectors_.Grow(before.scope_id, more, SnapshotBudgetBytes(), kMaxFactSnapshots, freed);
   return Status::Ok();
 }
 

@@ -42,20 +42,16 @@ class SnapshotLru {
     freed.push_back(std::move(e.value));
     e = Entry{std::move(value), bytes, used};
     bytes_ += bytes;
-    while ((bytes_ > budget || entries_.size() > max_count) && entries_.size() > 1) {
-      auto victim = entries_.end();
-      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-        if (it->first != id && (victim == entries_.end() || it->second.used < victim->second.used)) victim = it;
-      }
-      if (victim == entries_.end()) return;
-      Erase(victim, freed);
-      ++evictions_;
-    }
+    Trim(id, budget, max_count, freed);
   }
-  // Counts `more` bytes for an entry that grew in place.
-  void Grow(Entry& e, std::size_t more) {
-    e.bytes += more;
+  // Counts `more` bytes for `id`'s entry, which grew in place, then drops
+  // the least recently used others as Put does.
+  void Grow(std::int64_t id, std::size_t more, std::size_t budget, std::size_t max_count, Freed& freed) {
+    Entry* e = Find(id);
+    if (e == nullptr) return;
+    e->bytes += more;
     bytes_ += more;
+    Trim(id, budget, max_count, freed);
   }
   void Drop(std::int64_t id, Freed& freed) {
     auto it = entries_.find(id);
@@ -75,6 +71,19 @@ class SnapshotLru {
   std::int64_t evictions() const { return evictions_; }
 
  private:
+  // Drops the least recently used entries other than `keep` while the total
+  // passes `budget` bytes or the count `max_count`.
+  void Trim(std::int64_t keep, std::size_t budget, std::size_t max_count, Freed& freed) {
+    while ((bytes_ > budget || entries_.size() > max_count) && entries_.size() > 1) {
+      auto victim = entries_.end();
+      for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+        if (it->first != keep && (victim == entries_.end() || it->second.used < victim->second.used)) victim = it;
+      }
+      if (victim == entries_.end()) return;
+      Erase(victim, freed);
+      ++evictions_;
+    }
+  }
   void Erase(typename std::map<std::int64_t, Entry>::iterator it, Freed& freed) {
     bytes_ -= it->second.bytes;
     freed.push_back(std::move(it->second.value));
