@@ -149,9 +149,9 @@ std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const std::string& token = tokens[i];
     if (text::IsStopword(token)) continue;
-    std::string whole = text::Stem(token);
+    const std::string whole = text::Stem(token);
     const bool unknown = held && !held(whole);
-    add(std::move(whole));
+    add(whole);
     if (!held) continue;
     // A word the messages never wrote stands for its parts: a hyphenated
     // one's ("dairy-free" for "dairy free"; one written whole is not split,
@@ -178,7 +178,7 @@ std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
       // changed or two swapped ("funraiser", "persue"), in a word of six
       // letters or more.
       if (!split && token.size() >= kMinMisspelt) {
-        std::string near = NearestHeld(out.back().term, held);
+        std::string near = NearestHeld(whole, held);
         if (!near.empty()) add(std::move(near), kMisspeltWeight);
       }
     }
@@ -395,8 +395,8 @@ void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
   for (auto& m : out) {
     std::set<std::string> held;  // as the index has them (scope_index's TermMaker)
     const std::string_view texts[2] = {m.entry->texts[m.side], SpeakerName(*m.entry, m.side)};
-    for (const std::string_view t : texts) {
-      text::ForEachToken(t, [&](std::string_view token) {
+    for (const std::string_view said : texts) {
+      text::ForEachToken(said, [&](std::string_view token) {
         if (!text::IsStopword(token)) held.insert(text::Stem(token));
         ForEachOtherTerm(token, [&](std::string t) { held.insert(std::move(t)); });
       });

@@ -45,7 +45,7 @@ class TermMaker {
       time = time || w.time;
       ++person[w.person];
       if (w.id >= 0) ids.push_back(w.id);
-      ids.insert(ids.end(), parts_.begin() + w.parts_off, parts_.begin() + w.parts_off + w.parts_len);
+      if (w.parts_len > 0) ids.insert(ids.end(), parts_.begin() + w.parts_off, parts_.begin() + w.parts_off + w.parts_len);
     });
     if (dated) *dated = time;
     if (cues) {
