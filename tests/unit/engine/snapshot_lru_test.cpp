@@ -15,12 +15,15 @@ void Put(Lru& lru, std::int64_t id, std::size_t bytes, std::size_t budget, std::
   lru.Put(id, std::make_shared<const int>(static_cast<int>(id)), bytes, lru.Tick(), budget, max_count, freed);
 }
 
+// Three entries of 100 bytes (1 the least recently used), filling a budget of 300.
+void PutThree(Lru& lru, Lru::Freed& freed) {
+  for (std::int64_t id = 1; id <= 3; ++id) Put(lru, id, 100, 300, 10, freed);
+}
+
 TEST(SnapshotLru, ThePutDropsTheLeastRecentlyUsedBeyondItsBounds) {
   Lru lru;
   Lru::Freed freed;
-  Put(lru, 1, 100, 300, 10, freed);
-  Put(lru, 2, 100, 300, 10, freed);
-  Put(lru, 3, 100, 300, 10, freed);
+  PutThree(lru, freed);
   EXPECT_EQ(lru.bytes(), 300u);
   lru.Use(*lru.Find(1));  // 2 is now the least recently used
   Put(lru, 4, 100, 300, 10, freed);
@@ -39,9 +42,7 @@ TEST(SnapshotLru, ThePutDropsTheLeastRecentlyUsedBeyondItsBounds) {
 TEST(SnapshotLru, AnEntryThatGrowsInPlaceDropsOthersBeyondTheBudget) {
   Lru lru;
   Lru::Freed freed;
-  Put(lru, 1, 100, 300, 10, freed);
-  Put(lru, 2, 100, 300, 10, freed);
-  Put(lru, 3, 100, 300, 10, freed);
+  PutThree(lru, freed);
   lru.Grow(3, 150, 300, 10, freed);  // 450 bytes: 1 (the least recent) goes, then 2
   EXPECT_EQ(lru.Find(1), nullptr);
   EXPECT_EQ(lru.Find(2), nullptr);
