@@ -136,8 +136,9 @@ std::vector<QueryTerm> QueryTerms(const std::string& query);
 // stands for among the words they did: a hyphenated word's parts
 // (text::ForEachHyphenPart, as the index has them) and the word they make
 // ("e-mail": "email"), two words that make it ("roadtrip": "road", "trip"),
-// else, weighted 0.5, the word one letter away that most messages hold
-// ("funraiser": "fundraiser"); and two adjacent words are followed by the
+// else, weighted 0.5, for a word that is no English word either (WordNet's),
+// the word one letter away that most messages hold ("funraiser":
+// "fundraiser"); and two adjacent words are followed by the
 // word they make when the messages hold it ("ice cream": "icecream").
 std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
                                   const std::function<std::size_t(const std::string&)>& held = nullptr);

@@ -539,7 +539,9 @@ TEST(Ranking, WordsWrittenHyphenatedJoinedOrApartMatch) {
 TEST(Ranking, AMisspeltWordIsReadAsTheNearestWordTheMessagesHoldAtHalfWeight) {
   ScopeIndex idx = Snapshot({Entry(1, "We went to the music festival in June", "", 0),
                              Entry(2, "Pasta for dinner again", "", kDay),
-                             Entry(3, "The festival of lights, the festival of food", "", 2 * kDay)});
+                             Entry(3, "The festival of lights, the festival of food", "", 2 * kDay),
+                             Entry(4, "We ate snacks", "", 3 * kDay)});
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr);
   auto held = [&](const std::string& t) { return idx.messages.Df(t); };
   const auto terms = QueryTerms(text::Tokenize("the music fesetival"), held);
   ASSERT_EQ(terms.size(), 3u);
@@ -556,6 +558,8 @@ TEST(Ranking, AMisspeltWordIsReadAsTheNearestWordTheMessagesHoldAtHalfWeight) {
   EXPECT_EQ(QueryTerms(text::Tokenize("musik"), held).size(), 1u);  // five letters: no guess
   EXPECT_EQ(QueryTerms(text::Tokenize("pastaa"), held).size(), 2u);
   EXPECT_EQ(QueryTerms(text::Tokenize("zzzzzzzz"), held).size(), 1u);  // nothing near
+  // An English word (WordNet's) the messages do not hold is meant as it is.
+  EXPECT_EQ(QueryTerms(text::Tokenize("snakes"), held).size(), 1u);
 }
 
 TEST(Ranking, AQuestionsBaseFormFindsIrregularForms) {
