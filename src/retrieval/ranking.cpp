@@ -169,8 +169,10 @@ std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
     } else if (unknown && plain(token)) {
       bool split = false;
       for (std::size_t k = 3; k + 3 <= token.size() && !split; ++k) {
-        std::string a = text::Stem(token.substr(0, k)), b = text::Stem(token.substr(k));
-        if (!text::IsStopword(token.substr(0, k)) && !text::IsStopword(token.substr(k)) && held(a) && held(b)) {
+        const std::string_view head = std::string_view(token).substr(0, k), tail = std::string_view(token).substr(k);
+        if (text::IsStopword(head) || text::IsStopword(tail)) continue;
+        std::string a = text::Stem(head), b = text::Stem(tail);
+        if (held(a) && held(b)) {
           add(std::move(a));
           add(std::move(b));
           split = true;

@@ -331,8 +331,9 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
     // A date named without its year is the latest one by the scope's last
     // message (messages are in order of admission).
     std::optional<TimeMs> latest;
-    if (!idx.entries.empty()) latest = idx.entries.back().event_time;
-    if (!stm.entries.empty()) latest = std::max(latest.value_or(stm.entries.back().event_time), stm.entries.back().event_time);
+    auto later = [&](TimeMs t) { latest = latest ? std::max(*latest, t) : t; };
+    if (!idx.entries.empty()) later(idx.entries.back().event_time);
+    if (!stm.entries.empty()) later(stm.entries.back().event_time);
     rq.dates = QueryDateWindow(tokens, static_cast<int>(opt.ranking.date_slack_days), latest);
   }
   rq.explain = opt.explain;
