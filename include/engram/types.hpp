@@ -156,12 +156,17 @@ struct RankingOptions {
   // A message's lexical score is multiplied by 1 + coverage [0, 10] x the
   // share (by idf) of the question's own words that it holds.
   double coverage = 2.0;
-  // A question naming a day or a month with its year ("on 8 May, 2023", "in
-  // June 2023"): the lexical score of the messages of that day or month,
-  // widened by date_slack_days [0, 366] on each side, counts 1 + date
-  // [0, 10] times.
+  // A question naming a day or a month ("on 8 May, 2023", "in June 2023";
+  // without its year, the latest by the scope's last message): the lexical
+  // score of the messages of that day or month, widened by date_slack_days
+  // [0, 366] on each side, counts 1 + date [0, 10] times.
   double date = 2.0;
   double date_slack_days = 1.0;
+  // ... and a message whose own time expression points into that window
+  // ("yesterday", "last Friday", "two weeks ago": the days it names, from
+  // when it was said) scores 1 + said_date [0, 10] times, wherever its
+  // session lies.
+  double said_date = 1.0;
   // WordNet expansion of the query: weight [0, 1] of a synonym, derivation or
   // hyponym; only terms held by at most expansion_max_df_share [0, 1] of the
   // messages (0 = no expansion).
@@ -203,6 +208,7 @@ struct RankReasons {
   double vector = 0;     // cosine of its exchange (configured embedders only)
   bool time_cue = false; // a "when" question and a message with a time expression
   bool named_date = false;  // a question naming a day or month, and a message of it (RankingOptions::date)
+  bool said_date = false;   // ... and a message whose time expression points into it (RankingOptions::said_date)
   bool speaker = false;  // the named-speaker factor applied
   double self_reference = 0;  // its first- over second-person balance, in [-1, 1] (RankingOptions::self_reference)
   double cues = 1;       // the factor of its own cues: asking, opening a session, naming things

@@ -348,6 +348,13 @@ int YearOf(TimeMs t) {
   return static_cast<int>(c.year);
 }
 
+int MonthOf(TimeMs t) {
+  Civil c;
+  std::int64_t ms = 0;
+  Split(t, c, ms);
+  return static_cast<int>(c.month);
+}
+
 TimeMs MakeTimeMs(int year, int month, int day, int hour, int minute, int second) {
   // Normalise the month so that e.g. month 13 is January of the next year.
   std::int64_t y = year;

@@ -53,7 +53,8 @@ bool IsScheduleWord(std::string_view token);
 
 // Days since epoch <-> civil date helpers (proleptic Gregorian, UTC).
 TimeMs MakeTimeMs(int year, int month, int day, int hour = 0, int minute = 0, int second = 0);
-// The civil year (UTC) of a time.
+// The civil year (UTC) of a time, and its month (1..12).
 int YearOf(TimeMs t);
+int MonthOf(TimeMs t);
 
 }  // namespace engram

@@ -1,8 +1,11 @@
 // Dates a question names ("what did Anna say on 8 May, 2023?", "in June
 // 2023", "on October 13, 2023"), as a window of time: the messages of that
-// day or month are where such a question is answered.
+// day or month are where such a question is answered; and the days a
+// message's own time expression points to ("yesterday", "last Friday"),
+// which may lie outside the day it was said.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,6 +22,17 @@ struct TimeWindow {
   bool contains(TimeMs t) const { return t >= from && t < to; }
 };
 
+// Whole days since the epoch (UTC), [from, to): a time window as a message
+// keeps it (TurnEntry::said), in 8 bytes.
+struct DayWindow {
+  std::int32_t from = 0, to = 0;
+  bool empty() const { return from >= to; }
+  // The days `w` covers, in part or whole; empty for an empty `w`.
+  static DayWindow Of(const TimeWindow& w);
+  // Whether these days and `w` share a moment (false when either is empty).
+  bool Meets(const TimeWindow& w) const;
+};
+
 // The window of the first date the query names: a day ("8 May, 2023", "May
 // 8 2023", "2023-05-08") widened by `slack_days` on each side, or a month
 // ("June 2023", widened the same way). A day or a month named without its
@@ -32,5 +46,17 @@ TimeWindow QueryDateWindow(const std::string& query, int slack_days = 1,
 // The same from the question's tokens (text::Tokenize), made once per query.
 TimeWindow QueryDateWindow(const std::vector<std::string>& tokens, int slack_days = 1,
                            std::optional<TimeMs> latest = std::nullopt);
+
+// The days a message's own time expression points to, from `said_at` (when
+// it was said): "yesterday", "today", "tonight", "tomorrow", "last night",
+// "this morning"; "last week", "this week", "next week" and the weekends
+// ("last weekend": the Saturday and Sunday before the week of `said_at`);
+// "last month", "this month", "next month"; "last Friday", "next Friday";
+// "two days ago", "a few days ago", "a couple of weeks ago", "3 months
+// ago" (widened by a day, half a week or nothing: "ago" is loose). Whole
+// days (UTC), the first expression of the message; empty when it has none
+// of these ("last year", "recently" and weekdays alone are too wide or
+// ambiguous to point at a day). Tokens as text::Tokenize makes them.
+TimeWindow SaidWindow(const std::vector<std::string>& tokens, TimeMs said_at);
 
 }  // namespace engram::retrieval

@@ -29,6 +29,7 @@ RankParams RankParamsFrom(const RankingOptions& o) {
   p.speaker_keep = o.speaker_keep;
   p.coverage = o.coverage;
   p.date = o.date;
+  p.said_date = o.said_date;
   p.self_reference = o.self_reference;
   p.question = o.question;
   p.opener = o.opener;
@@ -53,6 +54,7 @@ const std::vector<RankingField>& RankingFields() {
       {"coverage", &R::coverage, 0, 10, false},
       {"date", &R::date, 0, 10, false},
       {"date_slack_days", &R::date_slack_days, 0, 366, false},
+      {"said_date", &R::said_date, 0, 10, false},
       {"self_reference", &R::self_reference, 0, 1, false},
       {"question", &R::question, 0, 1, false},
       {"opener", &R::opener, 0, 10, false},
@@ -519,6 +521,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     }
   }
   const CueFactors cues(p);
+  const bool said_date = !q.dates.empty() && p.said_date > 0;
   std::vector<std::pair<double, std::size_t>>& scored = scratch.scored;  // score, index into docs
   scored.clear();
   for (std::size_t i = 0; i < docs.size(); ++i) {
@@ -528,6 +531,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     if (!by_speaker.empty() && by_speaker[d]) {
       s *= 1.0 + p.speaker * (1.0 + p.self_reference * c.Doc(d).person / 100.0);
     }
+    if (said_date && c.Doc(d).said && c.Entry(d).said[c.Side(d)].Meets(q.dates)) s *= 1.0 + p.said_date;
     if (s > 0) scored.emplace_back(s * cues.Of(c, d), i);
   }
   // Best first; ties: newer first.
@@ -554,6 +558,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       why.vector = have_vec ? cos[d] : 0.0;
       why.time_cue = q.asks_when && p.temporal > 0 && c.Doc(d).dated;
       why.named_date = !q.dates.empty() && p.date > 0 && q.dates.contains(c.Doc(d).time);
+      why.said_date = said_date && c.Doc(d).said && c.Entry(d).said[c.Side(d)].Meets(q.dates);
       why.speaker = !by_speaker.empty() && by_speaker[d];
       why.self_reference = c.Doc(d).person / 100.0;
       why.cues = cues.Of(c, d);

@@ -66,6 +66,9 @@ struct RankParams {
   // 1 / 2 / 4 / 8 (slack 1 day; 0 / 3 / 7 days at 2: 0.7840 / 0.7849 /
   // 0.7853), adversarial 0.7785 -> 0.8080 at 2.
   double date = 2.0;
+  // ... and a message whose own time expression points into the named
+  // window (TurnEntry::said): its final score counts 1 + said_date.
+  double said_date = 1.0;
   // What a message says and of whom (RankingOptions::self_reference,
   // question, opener, names; MessageDoc's cues). Among the messages LoCoMo's
   // rankings bring to the first 20 (conversations 0-4), the named

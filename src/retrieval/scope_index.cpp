@@ -272,6 +272,8 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
       t.words[side] = static_cast<std::uint32_t>(text::CountWords(line));
       t.tokens[side] = text::EstimateTokensOf(t.words[side], line.size());
       t.dated[side] = dated;
+      // (Only a message with a time word can say one: the others are not tokenised again.)
+      t.said[side] = dated ? DayWindow::Of(SaidWindow(text::Tokenize(t.texts[side]), t.event_time)) : DayWindow{};
       t.docs[side] = static_cast<int>(index.size());
       index.AddIds(text_ids, n.ids);
       const std::string_view speakers[2] = {SpeakerName(t, 0), SpeakerName(t, 1)};
@@ -284,6 +286,7 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
       doc.names = static_cast<std::uint8_t>(NamedWords(t.texts[side], speakers));
       doc.person = cues.Person();
       doc.time = t.event_time;
+      doc.said = t.said[side].empty() ? 0 : 1;
       doc.opens = docs.empty() || doc.time - docs.back().time > kSessionGapMs ? 1 : 0;
       docs.push_back(doc);
     }

@@ -23,6 +23,7 @@
 #include "index/flat_index.hpp"
 #include "retrieval/context.hpp"
 #include "retrieval/lexical.hpp"
+#include "retrieval/query_dates.hpp"
 #include "retrieval/text_index.hpp"
 #include "store/sqlite.hpp"
 
@@ -70,6 +71,7 @@ struct TurnEntry {
   int tokens[2] = {0, 0};
   std::uint32_t words[2] = {0, 0};  // text::CountWords of lines (context packing reads it)
   bool dated[2] = {false, false};  // the message holds a time expression
+  DayWindow said[2];                // the days that expression points to (SaidWindow)
   std::string source_ref;
   std::string chain_summary;
   // The chain summary's sentences, split by the first retrieval that needs
@@ -127,6 +129,8 @@ struct MessageDoc {
   // It opens a session: the first of its list, or the first after more than
   // kSessionGapMs without messages (RankingOptions::opener).
   std::uint8_t opens : 1 = 0;
+  // Its time expression points to days (entries[entry].said[side] is not empty).
+  std::uint8_t said : 1 = 0;
   std::int8_t person = 0;
   TimeMs time = 0;  // == entries[entry].event_time
 };

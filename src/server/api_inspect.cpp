@@ -351,12 +351,14 @@ json ExplainItem(const RetrievedItem& item, const std::string& query, bool seman
     why["speaker_factor"] = r.speaker;
     why["time_cue"] = r.time_cue;
     why["named_date"] = r.named_date;
+    why["said_date"] = r.said_date;
     why["self_reference"] = r.self_reference;
     why["cue_factor"] = r.cues;
   } else {
     why["neighbour_evidence"] = false;
     why["time_cue"] = false;
     why["named_date"] = false;
+    why["said_date"] = false;
   }
   why["vector_similarity"] = semantic_embedder
                                  ? "used (the exchange's cosine similarity: " + std::to_string(item.why.vector) + ")"

@@ -272,6 +272,38 @@ TEST_F(ServerInspectTest, RetrievalExplainsEachItemAndChangesNothing) {
     of_the_day += near ? 1 : 0;
   }
   EXPECT_GT(of_the_day, 0) << dated.dump();
+
+  // A message said the day after, whose "yesterday" points to the day named:
+  // it says so, and ranks above the messages that only share its words.
+  Post(admin_, "/v1/turns",
+       R"({"user": "priya", "user_text": "Yesterday I signed the lease for the new flat", "assistant_text": "Congratulations!", "time": "2026-04-11T09:00:00Z"})",
+       201);
+  Post(admin_, "/v1/turns",
+       R"({"user": "priya", "user_text": "I might sign a lease for a studio too", "assistant_text": "Take your time.", "time": "2026-04-20T09:00:00Z"})",
+       201);
+  json said = Post(admin_, "/v1/retrieve",
+                   R"({"user": "priya", "query": "What lease did Priya sign on 10 April 2026?", "explain": true,
+                       "include_stm": false})");
+  const json* first = nullptr;
+  for (const auto& i : said["items"]) {
+    if (!i.contains("why") || !i["why"].contains("lexical_score")) continue;  // ranked messages
+    const bool yesterday = i["text"].get<std::string>().find("Yesterday I signed") != std::string::npos;
+    EXPECT_EQ(i["why"]["said_date"].get<bool>(), yesterday) << i.dump();
+    if (first == nullptr || i["score"].get<double>() > (*first)["score"].get<double>()) first = &i;
+  }
+  ASSERT_NE(first, nullptr) << said.dump();
+  EXPECT_NE((*first)["text"].get<std::string>().find("Yesterday I signed"), std::string::npos) << said.dump();
+  // Turned off by the caller: no message says so.
+  json off = Post(admin_, "/v1/retrieve",
+                  R"({"user": "priya", "query": "What lease did Priya sign on 10 April 2026?", "explain": true,
+                      "include_stm": false, "ranking": {"said_date": 0}})");
+  int ranked = 0;
+  for (const auto& i : off["items"]) {
+    if (!i.contains("why") || !i["why"].contains("lexical_score")) continue;
+    EXPECT_FALSE(i["why"]["said_date"].get<bool>()) << i.dump();
+    ++ranked;
+  }
+  EXPECT_GT(ranked, 0) << off.dump();
 }
 
 TEST_F(ServerInspectTest, RecentRequestsHoldNoBodyQueryOrKeyAndStayInTheirTenant) {

@@ -2,6 +2,7 @@
 // ranking does with it.
 #include <gtest/gtest.h>
 
+#include "core/text.hpp"
 #include "core/time.hpp"
 #include "retrieval/query_dates.hpp"
 #include "retrieval/ranking.hpp"
@@ -71,6 +72,61 @@ TEST(QueryDates, WithoutItsYearTheLatestByTheLastMessage) {
   EXPECT_TRUE(QueryDateWindow("When did Melanie go camping in June?", 0).empty());
 }
 
+TEST(QueryDates, WhatAMessageSaysPointsToDays) {
+  const TimeMs said = MakeTimeMs(2023, 10, 4, 15);  // a Wednesday
+  auto days = [&](const char* text) { return SaidWindow(text::Tokenize(text), said); };
+  auto is = [&](const char* text, TimeMs from, TimeMs to) {
+    const TimeWindow w = days(text);
+    EXPECT_EQ(w.from, from) << text;
+    EXPECT_EQ(w.to, to) << text;
+  };
+  auto day = [](int m, int d) { return MakeTimeMs(2023, m, d); };
+  is("Yesterday I met some artists in Boston", day(10, 3), day(10, 4));
+  is("I'm seeing them tonight", day(10, 4), day(10, 5));
+  is("We fly out tomorrow!", day(10, 5), day(10, 6));
+  is("I'm leaving the day after tomorrow", day(10, 6), day(10, 7));
+  is("it was the day before yesterday", day(10, 2), day(10, 3));
+  is("Last Friday I went to the car show", day(9, 29), day(9, 30));
+  is("Last Wednesday was rough", day(9, 27), day(9, 28));  // a week ago, not today
+  is("let's go next Friday", day(10, 6), day(10, 7));
+  is("last week was busy", day(9, 25), day(10, 2));  // Monday to Sunday
+  is("This week has been long", day(10, 2), day(10, 9));
+  is("last weekend we went camping", day(9, 30), day(10, 2));
+  is("what about this weekend?", day(10, 7), day(10, 9));
+  is("I started two days ago", day(10, 1), day(10, 4));  // widened by a day
+  is("A couple of weeks ago I joined", day(9, 17), day(9, 24));
+  is("last month I moved", day(9, 1), day(10, 1));
+  is("3 months ago I adopted a pup", day(7, 1), day(8, 1));
+  is("next month I will travel", day(11, 1), day(12, 1));
+  is("Yesterday was fun and next month is too", day(10, 3), day(10, 4));  // the first
+  // Across a year's end.
+  EXPECT_EQ(SaidWindow(text::Tokenize("next month"), MakeTimeMs(2023, 12, 20)).from, MakeTimeMs(2024, 1, 1));
+  EXPECT_EQ(SaidWindow(text::Tokenize("last month"), MakeTimeMs(2024, 1, 5)).from, MakeTimeMs(2023, 12, 1));
+  // Nothing that points to days.
+  for (const char* text : {"I went there last year", "Recently I started painting", "On Friday we met",
+                           "I love summer", "It was a long time ago", "many days ago"}) {
+    EXPECT_TRUE(days(text).empty()) << text;
+  }
+}
+
+TEST(QueryDates, DayWindowsKeepWholeDays) {
+  const TimeWindow oct3{MakeTimeMs(2023, 10, 3), MakeTimeMs(2023, 10, 4)};
+  const DayWindow d = DayWindow::Of(oct3);
+  EXPECT_EQ(d.to - d.from, 1);
+  EXPECT_TRUE(d.Meets(oct3));
+  EXPECT_TRUE(d.Meets({MakeTimeMs(2023, 10, 3, 23), MakeTimeMs(2023, 10, 9)}));
+  EXPECT_FALSE(d.Meets({MakeTimeMs(2023, 10, 4), MakeTimeMs(2023, 10, 9)}));
+  EXPECT_FALSE(d.Meets({MakeTimeMs(2023, 9, 1), MakeTimeMs(2023, 10, 3)}));
+  EXPECT_FALSE(d.Meets({}));
+  // Part of a day counts as the day; before 1970 too.
+  EXPECT_EQ(DayWindow::Of({MakeTimeMs(2023, 10, 3, 12), MakeTimeMs(2023, 10, 3, 13)}).from, d.from);
+  const DayWindow old = DayWindow::Of({MakeTimeMs(1969, 12, 31, 6), MakeTimeMs(1969, 12, 31, 7)});
+  EXPECT_EQ(old.from, -1);
+  EXPECT_EQ(old.to, 0);
+  EXPECT_TRUE(DayWindow::Of({}).empty());
+  EXPECT_FALSE(DayWindow{}.Meets(oct3));
+}
+
 TurnEntry Entry(std::int64_t id, const std::string& user, const std::string& assistant, TimeMs t) {
   TurnEntry e;
   e.turn_id = id;
@@ -115,6 +171,36 @@ TEST(Ranking, AQuestionsDateFavoursThatDaysMessages) {
   // Without the date the shorter, newer message ranks first.
   auto plain = Order(idx, q, no_date);
   ASSERT_GE(plain.size(), 2u);
+  EXPECT_EQ(plain[0].first, 2);
+}
+
+TEST(Ranking, AMessageThatSaysItsDayIsFoundForThatDay) {
+  // Said on 9 October, "last week" points to 2-8 October; the other message
+  // is of no day the question names.
+  ScopeIndex idx = Snapshot({Entry(1, "Last week I met some artists in Boston", "", MakeTimeMs(2023, 10, 9, 10)),
+                             Entry(2, "I met some artists in Boston", "", MakeTimeMs(2023, 10, 20, 10))});
+  EXPECT_FALSE(idx.entries[0].said[0].empty());
+  EXPECT_TRUE(idx.entries[1].said[0].empty());
+  EXPECT_EQ(idx.message_docs[0].said, 1);
+  const std::string question = "Where did Ana meet artists on October 3, 2023?";
+  RankQuery q;
+  q.terms = QueryTerms(question);
+  q.dates = QueryDateWindow(question, 1);
+  ASSERT_FALSE(q.dates.empty());
+  q.explain = true;
+  const RankParams p = DefaultRankParams();
+  StmMessages stm;
+  auto ranked = RankMessages(idx, stm, q, p, 10);
+  ASSERT_EQ(ranked.size(), 2u);
+  EXPECT_EQ(ranked[0].entry->turn_id, 1);
+  EXPECT_TRUE(ranked[0].why.said_date);
+  EXPECT_FALSE(ranked[1].why.said_date);
+  EXPECT_NEAR(ranked[0].score, (1 + p.said_date) * ranked[1].score, 0.35 * ranked[1].score);
+  // Without it the newer message ranks first (the tie order).
+  RankParams off = p;
+  off.said_date = 0;
+  auto plain = Order(idx, q, off);
+  ASSERT_EQ(plain.size(), 2u);
   EXPECT_EQ(plain[0].first, 2);
 }
 
