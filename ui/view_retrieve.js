@@ -64,6 +64,7 @@ function why(i, user) {
   if (w.speaker) li.push(h("li", {}, `speaker: ${w.speaker}${w.speaker_factor ? " (the speaker the question names: score raised)" : ""}`));
   if (w.time_cue) li.push(h("li", {}, "time cue: the question asks when and the item is dated"));
   if (w.named_date) li.push(h("li", {}, "named date: said on the day or in the month the question names"));
+  if (w.answer_type) li.push(h("li", {}, "answer type: it names a thing of the kind the question asks for (WordNet)"));
   if (w.said_date) li.push(h("li", {}, "said date: its own \u201cyesterday\u201d or \u201clast Friday\u201d points to the day or month the question names"));
   if (w.cue_factor !== undefined && w.cue_factor !== 1) li.push(h("li", {}, `own cues ×${fmtNum(w.cue_factor, 2)} (asks a question, opens a session, names things)`));
   if (w.speaker_factor && w.self_reference) li.push(h("li", {}, `speaks of ${w.self_reference > 0 ? "its writer" : "the person addressed"} (${fmtNum(w.self_reference, 2)})`));

@@ -167,6 +167,11 @@ struct RankingOptions {
   // when it was said) scores 1 + said_date [0, 10] times, wherever its
   // session lies.
   double said_date = 1.0;
+  // What kind of thing a question asks for ("what activities ...": an act;
+  // "which city ...": a location; WordNet's lexicographer file of its noun):
+  // a message naming a thing of that kind ("camping", "Boston"), and not
+  // the question's noun itself, scores 1 + answer_type [0, 10] times.
+  double answer_type = 0.1;
   // WordNet expansion of the query: weight [0, 1] of a synonym, derivation or
   // hyponym; only terms held by at most expansion_max_df_share [0, 1] of the
   // messages (0 = no expansion).
@@ -209,6 +214,7 @@ struct RankReasons {
   bool time_cue = false; // a "when" question and a message with a time expression
   bool named_date = false;  // a question naming a day or month, and a message of it (RankingOptions::date)
   bool said_date = false;   // ... and a message whose time expression points into it (RankingOptions::said_date)
+  bool answer_type = false;  // it names a thing of the kind the question asks for (RankingOptions::answer_type)
   bool speaker = false;  // the named-speaker factor applied
   double self_reference = 0;  // its first- over second-person balance, in [-1, 1] (RankingOptions::self_reference)
   double cues = 1;       // the factor of its own cues: asking, opening a session, naming things

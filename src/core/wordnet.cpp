@@ -105,9 +105,10 @@ const std::vector<Rule> kRules[3] = {
     {{"er", ""}, {"est", ""}, {"er", "e"}, {"est", "e"}}};
 
 
-constexpr char kMagic[8] = {'E', 'N', 'G', 'W', 'N', 'E', 'T', '2'};
+constexpr char kMagic[8] = {'E', 'N', 'G', 'W', 'N', 'E', 'T', '3'};
 constexpr std::size_t kHeaderWords = 17;  // u32 counts after the magic
-constexpr std::uint8_t kNoTerm = 255;     // a word without one index term (a collocation, a stopword)
+constexpr std::uint8_t kNoTerm = 255;
+constexpr std::uint64_t kLexFiles = 45;   // lexicographer files of WordNet 3.0 (0-44)     // a word without one index term (a collocation, a stopword)
 
 // The database as parsed, before it becomes an image.
 struct Parsed {
@@ -116,6 +117,7 @@ struct Parsed {
     std::vector<std::uint32_t> hyponyms;     // synset indexes
     std::vector<std::uint32_t> derivations;  // word ids
     std::uint8_t pos = 0;
+    std::uint8_t lex = 0;  // lexicographer file (lexnames: 4 noun.act, 15 noun.location ...)
   };
   std::unordered_map<std::string, std::uint32_t> word_ids;
   std::vector<std::string> words;
@@ -149,6 +151,8 @@ struct Parsed {
       const auto index = static_cast<std::uint32_t>(synsets.size());
       Synset syn;
       syn.pos = pos;
+      std::uint64_t lex = 0;
+      if (ParseUint(f[1], 10, lex) && lex < kLexFiles) syn.lex = static_cast<std::uint8_t>(lex);
       for (std::size_t w = 0; w < wcnt; ++w) syn.words.push_back(WordId(Normalise(f[4 + 2 * w])));
       std::vector<std::uint64_t> hypo;
       std::vector<std::pair<std::uint64_t, int>> deriv;
@@ -291,12 +295,13 @@ std::vector<std::uint8_t> MakeImage(const Parsed& p) {
   std::vector<std::vector<std::uint32_t>> word_synsets(order.size());
   for (std::uint32_t i = 0; i < order.size(); ++i) word_synsets[i] = p.word_synsets[order[i]];
   std::vector<std::vector<std::uint32_t>> syn_words, syn_hypo, syn_deriv;
-  std::string pos;
+  std::string pos, lex;
   for (const auto& s : p.synsets) {
     syn_words.push_back(remap(s.words));
     syn_hypo.push_back(s.hyponyms);
     syn_deriv.push_back(remap(s.derivations));
     pos.push_back(static_cast<char>(s.pos));
+    lex.push_back(static_cast<char>(s.lex));
   }
   // Exceptions: keys sorted; bases that are not words can never be a base
   // form (BaseForms keeps only words), so only word ids are kept.
@@ -348,6 +353,7 @@ std::vector<std::uint8_t> MakeImage(const Parsed& p) {
   PutStrings(w, words);
   PutLists(w, word_synsets);
   w.Blob(pos);
+  w.Blob(lex);
   PutLists(w, syn_words);
   PutLists(w, syn_hypo);
   PutLists(w, syn_deriv);
@@ -451,6 +457,7 @@ bool WordNet::Attach(const std::uint8_t* base, std::size_t size) {
   word_synsets_.off = r.U32s(std::size_t{n_words} + 1);
   word_synsets_.data = r.U32s(h[2]);
   synset_pos_ = r.Blob(n_synsets_);
+  synset_lex_ = r.Blob(n_synsets_);
   Lists* syn[3] = {&synset_words_, &synset_hyponyms_, &synset_derivations_};
   for (int k = 0; k < 3; ++k) {
     syn[k]->off = r.U32s(std::size_t{n_synsets_} + 1);
@@ -477,6 +484,9 @@ bool WordNet::Attach(const std::uint8_t* base, std::size_t size) {
     return false;
   }
   if (!ValidStrings(term_tails_.off, n_words, h[16])) return false;
+  for (std::uint32_t s = 0; s < n_synsets_; ++s) {
+    if (synset_lex_[s] >= kLexFiles) return false;
+  }
   for (std::uint32_t i = 0; i < n_words; ++i) {
     if (term_keep_[i] != kNoTerm && term_keep_[i] > words_.at(i).size()) return false;
   }
@@ -575,6 +585,33 @@ std::vector<std::string> WordNet::IrregularBaseTerms(std::string_view word) cons
     }
   }
   return out;
+}
+
+int WordNet::NounClass(std::string_view word) const {
+  const std::string w = Normalise(word);
+  auto first_noun = [&](std::string_view base) -> int {
+    const int id = FindWord(base);
+    if (id < 0) return -1;
+    for (std::uint32_t s : word_synsets_.at(static_cast<std::uint32_t>(id))) {
+      if (synset_pos_[s] == 0) return synset_lex_[s];
+    }
+    return -1;
+  };
+  // The noun base forms in BaseForms' order: the exception list's, the word
+  // itself, then the suffix rules'.
+  if (const long ex = exception_keys_[0].Find(w); ex >= 0) {
+    for (std::uint32_t b : exception_bases_[0].at(static_cast<std::uint32_t>(ex))) {
+      if (const int c = first_noun(words_.at(b)); c >= 0) return c;
+    }
+  }
+  if (const int c = first_noun(w); c >= 0) return c;
+  for (const Rule& r : kRules[0]) {
+    const std::string_view suf(r.suffix);
+    if (w.size() > suf.size() + 1 && w.compare(w.size() - suf.size(), suf.size(), suf) == 0) {
+      if (const int c = first_noun(w.substr(0, w.size() - suf.size()) + r.ending); c >= 0) return c;
+    }
+  }
+  return -1;
 }
 
 std::vector<std::string> WordNet::BaseForms(std::string_view word) const {

@@ -72,6 +72,13 @@ class WordNet {
   // regular form. No stemmer runs here.
   std::vector<std::string> IrregularBaseTerms(std::string_view word) const;
 
+  // The lexicographer file of the most frequent noun sense of a lower-case
+  // word's first noun base form: what kind of thing it names ("activities",
+  // "camping" and "swimming": 4, noun.act; "city" and "Boston": 15,
+  // noun.location; "guitar": 6, noun.artifact). Nouns are files 3 to 28;
+  // -1 when the word is no noun WordNet knows.
+  int NounClass(std::string_view word) const;
+
   // Words related to every sense of the word's base forms: synonyms,
   // derivations, then hyponyms by depth (transitive, instances included).
   // Deterministic order; the word itself and duplicates are left out.
@@ -140,6 +147,7 @@ class WordNet {
   Lists word_synsets_;  // per word, its synsets by sense
   std::uint32_t n_synsets_ = 0;
   const std::uint8_t* synset_pos_ = nullptr;  // 0 noun, 1 verb, 2 adjective
+  const std::uint8_t* synset_lex_ = nullptr;  // lexicographer file, 0-44
   Lists synset_words_, synset_hyponyms_, synset_derivations_;
   Strings exception_keys_[3];  // inflected forms per part of speech
   Lists exception_bases_[3];   // their base forms (word ids)

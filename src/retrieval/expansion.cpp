@@ -113,4 +113,68 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
   return out;
 }
 
+namespace {
+
+// Verbs that are nouns too but, after "what did Ana ...", are never the
+// thing asked for, and in a message say nothing of what it names.
+bool IsVerbNotThing(std::string_view w) {
+  static constexpr std::string_view kWords[] = {"like", "likes", "liked", "going", "went", "make", "made",
+                                                "makes", "gets", "got", "goes", "done"};
+  return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
+}
+
+std::uint32_t KindOf(std::string_view word, const wordnet::WordNet& wn) {
+  if (text::IsStopword(word) || IsVerbNotThing(word)) return 0;
+  return NounKindBit(wn.NounClass(word));
+}
+
+}  // namespace
+
+std::uint32_t NounKindOf(std::string_view word, const wordnet::WordNet* wn) {
+  if (wn == nullptr) wn = wordnet::WordNet::Default();
+  // (Short words are mostly function words and names: "say", "fun", "Jon".)
+  return wn == nullptr || word.size() < 4 ? 0 : KindOf(word, *wn);
+}
+
+AnswerType QuestionAnswerType(std::string_view question, const wordnet::WordNet* wn) {
+  if (wn == nullptr) wn = wordnet::WordNet::Default();
+  AnswerType out;
+  if (wn == nullptr) return out;
+  // Words: letters and apostrophes.
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '\''; };
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < question.size();) {
+    if (!letter(question[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < question.size() && letter(question[j])) ++j;
+    words.push_back(question.substr(i, j - i));
+    i = j;
+  }
+  auto lower = [](std::string_view w) {
+    std::string s(w);
+    for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    return s;
+  };
+  std::size_t at = 0;
+  while (at < words.size() && lower(words[at]) != "what" && lower(words[at]) != "which") ++at;
+  int seen = 0;
+  for (std::size_t i = at + 1; i < words.size() && seen < 4; ++i) {
+    const std::string_view w = words[i];
+    // Names: capitalised, or possessive ("Caroline's").
+    if ((w[0] >= 'A' && w[0] <= 'Z') || (w.size() > 2 && w.substr(w.size() - 2) == "'s")) continue;
+    ++seen;
+    const std::string l = lower(w);
+    if (l == "kind" || l == "kinds" || l == "type" || l == "types" || l == "sort" || l == "sorts") continue;
+    const std::uint32_t kind = KindOf(l, *wn);
+    if (kind == 0) continue;
+    out.kind = kind;
+    out.word = l;
+    return out;
+  }
+  return out;
+}
+
 }  // namespace engram::retrieval

@@ -6,8 +6,10 @@
 // WordNet and a bounded per-process cache of word expansions.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/types.hpp"
@@ -56,5 +58,26 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
                                         const std::function<bool(const std::string&)>& accept,
                                         const ExpansionParams& p = DefaultExpansionParams(),
                                         const wordnet::WordNet* wn = nullptr);
+
+// The kind of thing a lower-case word names, as a bit of MessageIndex::Kinds:
+// NounKindBit of WordNet's lexicographer file of its most frequent noun
+// sense (wordnet::WordNet::NounClass: "camping", "swimming" and "pottery"
+// are acts, "Boston" a location). 0 for a word of fewer than four letters,
+// a stopword, a verb that is seldom the thing asked for ("made", "going",
+// "like") or a word WordNet does not know as a noun, and without WordNet.
+std::uint32_t NounKindOf(std::string_view word, const wordnet::WordNet* wn = nullptr);
+
+// What kind of thing a question asks for: the first noun WordNet knows among
+// the four words after its first "what" or "which" (short ones too: "art",
+// "pet"), skipping stopwords, "kind", "type", "sort", verbs as in
+// NounKindOf, and names (words written
+// capitalised, possessives): "What activities does Melanie partake in?"
+// asks for an act, "Which city did Jon visit?" for a location, "What did
+// Caroline research?" for what "research" is. `kind` 0 when there is none.
+struct AnswerType {
+  std::uint32_t kind = 0;  // NounKindBit
+  std::string word;        // the question's noun, lower-cased
+};
+AnswerType QuestionAnswerType(std::string_view question, const wordnet::WordNet* wn = nullptr);
 
 }  // namespace engram::retrieval

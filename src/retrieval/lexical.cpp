@@ -32,7 +32,7 @@ void MessageIndex::Add(const MessageTerms& t) {
   AddIds(text, name);
 }
 
-void MessageIndex::AddIds(const std::vector<int>& text, const std::vector<int>& name) {
+void MessageIndex::AddIds(const std::vector<int>& text, const std::vector<int>& name, std::uint32_t kinds) {
   const auto doc = static_cast<std::uint32_t>(lengths_.size());
   // Term -> (text, name) occurrences, in order of first occurrence. A message
   // holds a few dozen terms: a linear scan beats a hash map here.
@@ -57,6 +57,7 @@ void MessageIndex::AddIds(const std::vector<int>& text, const std::vector<int>& 
     list->push_back({doc, Sat16(x.text), Sat16(x.name)});
   }
   lengths_.push_back(static_cast<std::uint32_t>(text.size()));
+  kinds_.push_back(kinds);
   total_length_ += text.size();
 }
 
@@ -80,7 +81,7 @@ std::size_t MessageIndex::Df(std::string_view term) const {
 }
 
 std::size_t MessageIndex::MemoryBytes() const {
-  std::size_t n = lengths_.size() * 4 + terms_.size() * 48;
+  std::size_t n = lengths_.size() * 8 + terms_.size() * 48;
   for (const auto& p : postings_) n += p->capacity() * sizeof(Posting) + 40;
   for (const auto& s : speakers_) n += 2 * (s.size() + 48);  // the name and its map entry
   return n;

@@ -24,6 +24,14 @@ struct MessageTerms {
   std::vector<std::string> name;
 };
 
+// WordNet's noun lexicographer files are 3 (noun.Tops) to 28 (noun.time):
+// the bit of a document's kinds (MessageIndex::Kinds) for one of them, 0
+// for anything else.
+inline constexpr int kFirstNounFile = 3, kLastNounFile = 28;
+constexpr std::uint32_t NounKindBit(int lexfile) {
+  return lexfile >= kFirstNounFile && lexfile <= kLastNounFile ? std::uint32_t{1} << (lexfile - kFirstNounFile) : 0;
+}
+
 class MessageIndex {
  public:
   struct Posting {
@@ -36,7 +44,9 @@ class MessageIndex {
   void Add(const MessageTerms& terms);
   // The same with the terms as ids from Intern (a builder that remembers
   // the ids of the words it has seen looks each word up once).
-  void AddIds(const std::vector<int>& text, const std::vector<int>& name);
+  // `kinds`: what kinds of things the text names (bit k: a noun of
+  // WordNet's lexicographer file kFirstNounFile + k; see NounKindBit).
+  void AddIds(const std::vector<int>& text, const std::vector<int>& name, std::uint32_t kinds = 0);
   // The id of a term, made when no document holds it yet.
   int Intern(const std::string& term);
 
@@ -47,6 +57,7 @@ class MessageIndex {
   std::size_t Df(std::string_view term) const;
   // Text terms of a document (its length for BM25).
   std::uint32_t Length(std::uint32_t doc) const { return lengths_[doc]; }
+  std::uint32_t Kinds(std::uint32_t doc) const { return kinds_[doc]; }
   std::uint64_t TotalLength() const { return total_length_; }
   const std::string& Term(int id) const { return terms_[static_cast<std::size_t>(id)]; }
   std::size_t MemoryBytes() const;
@@ -68,6 +79,7 @@ class MessageIndex {
   // copied only when a copy appends to it (copy on write).
   std::vector<std::shared_ptr<std::vector<Posting>>> postings_;
   std::vector<std::uint32_t> lengths_;
+  std::vector<std::uint32_t> kinds_;
   std::uint64_t total_length_ = 0;
 };
 

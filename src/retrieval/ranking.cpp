@@ -30,6 +30,7 @@ RankParams RankParamsFrom(const RankingOptions& o) {
   p.coverage = o.coverage;
   p.date = o.date;
   p.said_date = o.said_date;
+  p.answer_type = o.answer_type;
   p.self_reference = o.self_reference;
   p.question = o.question;
   p.opener = o.opener;
@@ -55,6 +56,7 @@ const std::vector<RankingField>& RankingFields() {
       {"date", &R::date, 0, 10, false},
       {"date_slack_days", &R::date_slack_days, 0, 366, false},
       {"said_date", &R::said_date, 0, 10, false},
+      {"answer_type", &R::answer_type, 0, 10, false},
       {"self_reference", &R::self_reference, 0, 1, false},
       {"question", &R::question, 0, 1, false},
       {"opener", &R::opener, 0, 10, false},
@@ -223,7 +225,22 @@ struct Corpus {
   }
   int Side(std::size_t d) const { return d < n_page ? idx.message_docs[d].side : stm.docs[d - n_page].side; }
   const MessageDoc& Doc(std::size_t d) const { return d < n_page ? idx.message_docs[d] : stm.docs[d - n_page]; }
+  std::uint32_t Kinds(std::size_t d) const {
+    return d < n_page ? idx.messages.Kinds(static_cast<std::uint32_t>(d))
+                      : stm.index.Kinds(static_cast<std::uint32_t>(d - n_page));
+  }
 };
+
+// The documents holding `term`, ascending (postings are in document order).
+std::vector<std::uint32_t> Holding(const Corpus& c, const std::string& term) {
+  std::vector<std::uint32_t> out;
+  for (const Corpus::Part& part : c.Parts()) {
+    const int id = part.index->TermId(term);
+    if (id < 0) continue;
+    for (const auto& posting : part.index->Postings(id)) out.push_back(static_cast<std::uint32_t>(part.offset + posting.doc));
+  }
+  return out;
+}
 
 // Dense arrays over the corpus's documents, kept per thread and all zero
 // between calls (a call resets what it wrote): a retrieval costs the
@@ -522,6 +539,14 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   }
   const CueFactors cues(p);
   const bool said_date = !q.dates.empty() && p.said_date > 0;
+  // The kind of thing the question asks for: a message naming one counts
+  // more, unless it holds the question's noun itself (its words say so).
+  const bool answer = q.answer_kind != 0 && p.answer_type > 0;
+  const std::vector<std::uint32_t> naming = answer ? Holding(c, q.answer_term) : std::vector<std::uint32_t>{};
+  auto of_answer_type = [&](std::size_t d) {
+    return answer && (c.Kinds(d) & q.answer_kind) != 0 &&
+           !std::binary_search(naming.begin(), naming.end(), static_cast<std::uint32_t>(d));
+  };
   std::vector<std::pair<double, std::size_t>>& scored = scratch.scored;  // score, index into docs
   scored.clear();
   for (std::size_t i = 0; i < docs.size(); ++i) {
@@ -532,6 +557,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       s *= 1.0 + p.speaker * (1.0 + p.self_reference * c.Doc(d).person / 100.0);
     }
     if (said_date && c.Doc(d).said && c.Entry(d).said[c.Side(d)].Meets(q.dates)) s *= 1.0 + p.said_date;
+    if (of_answer_type(d)) s *= 1.0 + p.answer_type;
     if (s > 0) scored.emplace_back(s * cues.Of(c, d), i);
   }
   // Best first; ties: newer first.
@@ -559,6 +585,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       why.time_cue = q.asks_when && p.temporal > 0 && c.Doc(d).dated;
       why.named_date = !q.dates.empty() && p.date > 0 && q.dates.contains(c.Doc(d).time);
       why.said_date = said_date && c.Doc(d).said && c.Entry(d).said[c.Side(d)].Meets(q.dates);
+      why.answer_type = of_answer_type(d);
       why.speaker = !by_speaker.empty() && by_speaker[d];
       why.self_reference = c.Doc(d).person / 100.0;
       why.cues = cues.Of(c, d);

@@ -69,6 +69,12 @@ struct RankParams {
   // ... and a message whose own time expression points into the named
   // window (TurnEntry::said): its final score counts 1 + said_date.
   double said_date = 1.0;
+  // A message naming a thing of the kind the question asks for
+  // (RankQuery::answer_kind; not the question's noun itself): its final
+  // score counts 1 + answer_type. Measured on conversations 0-4, recall@10
+  // 0.8107 -> 0.8130 / 0.8122 / 0.8122 / 0.8125 / 0.8104 at 0.1 / 0.15 /
+  // 0.2 / 0.25 / 0.3.
+  double answer_type = 0.1;
   // What a message says and of whom (RankingOptions::self_reference,
   // question, opener, names; MessageDoc's cues). Among the messages LoCoMo's
   // rankings bring to the first 20 (conversations 0-4), the named
@@ -129,6 +135,10 @@ struct RankQuery {
   const Vector* vector = nullptr;  // null: lexical evidence only
   bool asks_when = false;          // the question asks for a time
   TimeWindow dates;                // the day or month the question names (QueryDateWindow)
+  // The kind of thing the question asks for (QuestionAnswerType: a bit of
+  // MessageIndex::Kinds, 0 for none) and the index term of its noun.
+  std::uint32_t answer_kind = 0;
+  std::string answer_term;
   bool explain = false;            // fill RankedMessage::why
 };
 

@@ -327,6 +327,11 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
         expansion);
   }
   rq.asks_when = AsksWhen(tokens);
+  if (opt.ranking.answer_type > 0) {
+    AnswerType answer = QuestionAnswerType(in.query);
+    rq.answer_kind = answer.kind;
+    if (answer.kind != 0) rq.answer_term = text::Stem(answer.word);
+  }
   if (opt.ranking.date > 0) {
     // A date named without its year is the latest one by the scope's last
     // message (messages are in order of admission).

@@ -9,6 +9,7 @@
 #include "core/time.hpp"
 #include "core/wordnet.hpp"
 #include "memory/lpm.hpp"
+#include "retrieval/expansion.hpp"
 #include "memory/scope_store.hpp"
 #include "store/fulltext.hpp"
 #include "store/snapshot_reads.hpp"
@@ -40,9 +41,11 @@ class TermMaker {
     ids.clear();
     bool time = false;
     int person[3] = {0, 0, 0};
+    std::uint32_t kinds = 0;
     text::ForEachToken(text, [&](std::string_view token) {
       const Slot& w = Find(token);
       time = time || w.time;
+      kinds |= w.kind;
       ++person[w.person];
       if (w.id >= 0) ids.push_back(w.id);
       if (w.parts_len > 0) ids.insert(ids.end(), parts_.begin() + w.parts_off, parts_.begin() + w.parts_off + w.parts_len);
@@ -51,6 +54,7 @@ class TermMaker {
     if (cues) {
       cues->first_person = person[1];
       cues->second_person = person[2];
+      cues->kinds = kinds;
     }
   }
 
@@ -62,6 +66,7 @@ class TermMaker {
     int id = -1;                     // -1: a stopword
     bool time = false;
     std::uint8_t person = 0;         // PersonOf
+    std::uint32_t kind = 0;          // NounKindBit of the kind of thing it names (NounKindOf)
     std::uint8_t parts_len = 0;      // ids of its other terms (ForEachOtherTerm)
     std::uint32_t parts_off = 0;     // ... in parts_
   };
@@ -92,6 +97,7 @@ class TermMaker {
     s.len = static_cast<std::uint32_t>(token.size());  // tokens are 1..80 bytes
     s.time = IsTimeWord(token);
     s.person = static_cast<std::uint8_t>(PersonOf(token));
+    s.kind = NounKindOf(token);
     s.id = text::IsStopword(token) ? -1 : index_.Intern(text::Stem(token));
     s.parts_off = static_cast<std::uint32_t>(parts_.size());
     ForEachOtherTerm(token, [&](std::string term) {
@@ -275,7 +281,7 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
       // (Only a message with a time word can say one: the others are not tokenised again.)
       t.said[side] = dated ? DayWindow::Of(SaidWindow(text::Tokenize(t.texts[side]), t.event_time)) : DayWindow{};
       t.docs[side] = static_cast<int>(index.size());
-      index.AddIds(text_ids, n.ids);
+      index.AddIds(text_ids, n.ids, cues.kinds);
       const std::string_view speakers[2] = {SpeakerName(t, 0), SpeakerName(t, 1)};
       MessageDoc doc;
       doc.entry = static_cast<std::uint32_t>(e);

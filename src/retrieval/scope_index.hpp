@@ -147,6 +147,7 @@ inline constexpr TimeMs kSessionGapMs = 60 * 60 * 1000;
 // them with its term look-ups).
 struct MessageCues {
   int first_person = 0, second_person = 0;
+  std::uint32_t kinds = 0;  // the kinds of things it names (NounKindOf of its words, or'ed)
   // Their balance x 100, in [-100, 100] (0 when it has none).
   std::int8_t Person() const;
 };

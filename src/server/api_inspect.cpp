@@ -352,6 +352,7 @@ json ExplainItem(const RetrievedItem& item, const std::string& query, bool seman
     why["time_cue"] = r.time_cue;
     why["named_date"] = r.named_date;
     why["said_date"] = r.said_date;
+    why["answer_type"] = r.answer_type;
     why["self_reference"] = r.self_reference;
     why["cue_factor"] = r.cues;
   } else {
@@ -359,6 +360,7 @@ json ExplainItem(const RetrievedItem& item, const std::string& query, bool seman
     why["time_cue"] = false;
     why["named_date"] = false;
     why["said_date"] = false;
+    why["answer_type"] = false;
   }
   why["vector_similarity"] = semantic_embedder
                                  ? "used (the exchange's cosine similarity: " + std::to_string(item.why.vector) + ")"

@@ -304,6 +304,23 @@ TEST_F(ServerInspectTest, RetrievalExplainsEachItemAndChangesNothing) {
     ++ranked;
   }
   EXPECT_GT(ranked, 0) << off.dump();
+
+  // A question asking for a kind of thing ("activities": acts): the message
+  // naming one ("swimming") says so.
+  Post(admin_, "/v1/turns",
+       R"({"user": "priya", "user_text": "I spent the weekend swimming in the river", "assistant_text": "Lovely.", "time": "2026-04-25T09:00:00Z"})",
+       201);
+  json typed = Post(admin_, "/v1/retrieve",
+                    R"({"user": "priya", "query": "What activities did Priya enjoy at the river?", "explain": true,
+                        "include_stm": false})");
+  bool swimming = false;
+  for (const auto& i : typed["items"]) {
+    if (!i.contains("why") || !i["why"].contains("lexical_score")) continue;
+    if (i["text"].get<std::string>().find("swimming in the river") == std::string::npos) continue;
+    swimming = true;
+    EXPECT_TRUE(i["why"]["answer_type"].get<bool>()) << i.dump();
+  }
+  EXPECT_TRUE(swimming) << typed.dump();
 }
 
 TEST_F(ServerInspectTest, RecentRequestsHoldNoBodyQueryOrKeyAndStayInTheirTenant) {

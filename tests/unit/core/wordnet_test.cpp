@@ -144,7 +144,7 @@ std::string Answers(const WordNet& wn, const std::vector<std::string>& words) {
     for (const auto& b : wn.BaseForms(w)) out += " " + b;
     out += " |";
     for (const auto& t : wn.IrregularBaseTerms(w)) out += " " + t;
-    out += " |";
+    out += " | " + std::to_string(wn.NounClass(w)) + " |";
     for (const auto& opt : {ExpandOptions{}, all}) {
       for (const auto& r : wn.Expand(w, opt)) {
         out += " " + r.word + "/" + std::to_string(static_cast<int>(r.relation)) + "/" + std::to_string(r.depth);
@@ -187,6 +187,19 @@ TEST_F(TinyWordNet, RelatedWordsAsIndexTerms) {
   for (const std::string w : {"instrument", "instruments", "children", "kids", "violin", "play", "zebra", ""}) {
     EXPECT_EQ(TermsOf(*wn, w), TermsOfExpand(*wn, w)) << w;
   }
+}
+
+TEST_F(TinyWordNet, ANounsKindIsTheLexicographerFileOfItsFirstSense) {
+  auto wn = WordNet::Load(dir_);
+  ASSERT_NE(wn, nullptr);
+  EXPECT_EQ(wn->NounClass("violin"), 6);
+  EXPECT_EQ(wn->NounClass("instruments"), 6);  // the first sense (06), not the second (04)
+  EXPECT_EQ(wn->NounClass("children"), 18);    // the exception list's base form
+  EXPECT_EQ(wn->NounClass("kids"), 18);
+  EXPECT_EQ(wn->NounClass("childhood"), 28);
+  EXPECT_EQ(wn->NounClass("play"), -1);  // a verb only
+  EXPECT_EQ(wn->NounClass("zebra"), -1);
+  EXPECT_EQ(wn->NounClass(""), -1);
 }
 
 TEST_F(TinyWordNet, TheMappedImageAnswersLikeTheParsedDatabase) {
@@ -247,6 +260,18 @@ TEST(RealWordNet, TheImageAnswersLikeTheParse) {
   EXPECT_TRUE(has(bases("geese"), "goos"));  // Snowball's stem of "goose"
   EXPECT_TRUE(bases("painted").empty());
   EXPECT_TRUE(bases("garden").empty());
+  // What kind of thing a noun names (lexnames: 4 noun.act, 5 noun.animal,
+  // 6 noun.artifact, 13 noun.food, 15 noun.location, 18 noun.person).
+  EXPECT_EQ(mapped->NounClass("activities"), 4);
+  EXPECT_EQ(mapped->NounClass("swimming"), 4);
+  EXPECT_EQ(mapped->NounClass("camping"), 4);
+  EXPECT_EQ(mapped->NounClass("guitar"), 6);
+  EXPECT_EQ(mapped->NounClass("dinosaurs"), 5);
+  EXPECT_EQ(mapped->NounClass("sushi"), 13);
+  EXPECT_EQ(mapped->NounClass("city"), 15);
+  EXPECT_EQ(mapped->NounClass("boston"), 15);
+  EXPECT_EQ(mapped->NounClass("nurses"), 18);
+  EXPECT_EQ(mapped->NounClass("quickly"), -1);
   // The index terms kept in the image are the tokenizer's and stemmer's.
   for (const auto& w : words) EXPECT_EQ(TermsOfExpand(*mapped, w), TermsOf(*mapped, w)) << w;
 }

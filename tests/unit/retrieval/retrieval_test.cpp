@@ -8,6 +8,7 @@
 #include "core/text.hpp"
 #include "core/wordnet.hpp"
 #include "retrieval/context.hpp"
+#include "retrieval/expansion.hpp"
 #include "retrieval/lexical.hpp"
 #include "retrieval/ranking.hpp"
 #include "retrieval/scope_index.hpp"
@@ -578,6 +579,77 @@ TEST(Ranking, AQuestionsBaseFormFindsIrregularForms) {
   EXPECT_EQ(first("What cake did Ana make?"), 1);  // "made"; the newer "cake" message has no "make"
   EXPECT_EQ(first("Where does Ana go with her child?"), 2);
   EXPECT_EQ(first("Where did Ana go?"), 2);
+}
+
+TEST(AnswerTypes, WhatKindOfThingAQuestionAsksFor) {
+  // (WordNet's lexicographer files: the image beside the test binaries.)
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr);
+  const std::uint32_t act = NounKindBit(4), location = NounKindBit(15), person = NounKindBit(18);
+  auto asks = [](const char* q) { return QuestionAnswerType(q); };
+  EXPECT_EQ(asks("What activities does Melanie partake in?").kind, act);
+  EXPECT_EQ(asks("What activities does Melanie partake in?").word, "activities");
+  EXPECT_EQ(asks("Which city did Jon visit last month?").kind, location);
+  EXPECT_EQ(asks("What did Caroline research?").word, "research");        // the name is skipped
+  EXPECT_EQ(asks("What kind of art does Caroline make?").word, "art");    // "kind of" too
+  EXPECT_EQ(asks("what careers has Joanna's brother considered?").word, "careers");  // the possessive
+  EXPECT_EQ(asks("Which relatives did Ana visit?").kind, person);
+  for (const char* none : {"Where does Ana live?", "What did Ana make?", "What did Ana like about it?",
+                           "When did Ana go camping?", "What is it?", ""}) {
+    EXPECT_EQ(asks(none).kind, 0u) << none;
+  }
+  // A message's words: the kinds they name; short words, stopwords and such verbs none.
+  EXPECT_EQ(NounKindOf("camping"), act);
+  EXPECT_EQ(NounKindOf("boston"), location);
+  EXPECT_EQ(NounKindOf("made"), 0u);
+  EXPECT_EQ(NounKindOf("going"), 0u);
+  EXPECT_EQ(NounKindOf("fun"), 0u);
+  EXPECT_EQ(NounKindOf("quickly"), 0u);
+  EXPECT_EQ(NounKindOf("xyzzyq"), 0u);
+}
+
+TEST(Ranking, AMessageNamingTheKindOfThingAskedForCountsMore) {
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr);
+  ScopeIndex idx = Snapshot({Entry(1, "I enjoy camping by the lake", "", 0),
+                             Entry(2, "I enjoy my sofa by the lake", "", kDay),
+                             Entry(3, "I enjoy activities by the lake", "", 2 * kDay)});
+  EXPECT_NE(idx.messages.Kinds(0) & NounKindBit(4), 0u);  // "camping" is an act
+  EXPECT_EQ(idx.messages.Kinds(1) & NounKindBit(4), 0u);
+  const std::string question = "What activities does Ana enjoy by the lake?";
+  const AnswerType answer = QuestionAnswerType(question);
+  ASSERT_NE(answer.kind, 0u);
+  RankQuery q;
+  q.terms = QueryTerms(question);
+  q.answer_kind = answer.kind;
+  q.answer_term = text::Stem(answer.word);
+  q.explain = true;
+  StmMessages stm;
+  auto order = [&](const RankParams& p) {
+    std::vector<std::pair<std::int64_t, bool>> out;
+    for (const auto& m : RankMessages(idx, stm, q, p, 10)) out.emplace_back(m.entry->turn_id, m.why.answer_type);
+    return out;
+  };
+  RankParams off = DefaultRankParams();
+  off.answer_type = 0;
+  const auto plain = order(off);
+  ASSERT_EQ(plain.size(), 3u);
+  EXPECT_EQ(plain[0].first, 3);  // it holds the question's own word
+  // Without the factor the sofa (newer) ties with camping and ranks above it;
+  // with it camping ranks above the sofa. The message holding "activities"
+  // itself gets no factor: its own words already match.
+  auto at = [](const std::vector<std::pair<std::int64_t, bool>>& v, std::int64_t id) {
+    return *std::find_if(v.begin(), v.end(), [&](const auto& x) { return x.first == id; });
+  };
+  auto rank_of = [](const std::vector<std::pair<std::int64_t, bool>>& v, std::int64_t id) {
+    return std::find_if(v.begin(), v.end(), [&](const auto& x) { return x.first == id; }) - v.begin();
+  };
+  EXPECT_GT(rank_of(plain, 1), rank_of(plain, 2));
+  const auto typed = order(DefaultRankParams());
+  ASSERT_EQ(typed.size(), 3u);
+  EXPECT_LT(rank_of(typed, 1), rank_of(typed, 2));
+  EXPECT_TRUE(at(typed, 1).second);
+  EXPECT_FALSE(at(typed, 2).second);
+  EXPECT_FALSE(at(typed, 3).second);
+  for (const auto& x : plain) EXPECT_FALSE(x.second) << x.first;
 }
 
 }  // namespace
