@@ -9,8 +9,8 @@
 #include "core/time.hpp"
 #include "core/wordnet.hpp"
 #include "memory/lpm.hpp"
-#include "retrieval/expansion.hpp"
 #include "memory/scope_store.hpp"
+#include "retrieval/expansion.hpp"
 #include "store/fulltext.hpp"
 #include "store/snapshot_reads.hpp"
 
