@@ -107,8 +107,8 @@ const std::vector<Rule> kRules[3] = {
 
 constexpr char kMagic[8] = {'E', 'N', 'G', 'W', 'N', 'E', 'T', '3'};
 constexpr std::size_t kHeaderWords = 17;  // u32 counts after the magic
-constexpr std::uint8_t kNoTerm = 255;
-constexpr std::uint64_t kLexFiles = 45;   // lexicographer files of WordNet 3.0 (0-44)     // a word without one index term (a collocation, a stopword)
+constexpr std::uint8_t kNoTerm = 255;     // a word without one index term (a collocation, a stopword)
+constexpr std::uint64_t kLexFiles = 45;   // lexicographer files of WordNet 3.0 (0-44)
 
 // The database as parsed, before it becomes an image.
 struct Parsed {

@@ -159,12 +159,17 @@ AnswerType QuestionAnswerType(std::string_view question, const wordnet::WordNet*
     return s;
   };
   std::size_t at = 0;
-  while (at < words.size() && lower(words[at]) != "what" && lower(words[at]) != "which") ++at;
+  auto opens = [&](std::string_view w) {
+    const std::string l = lower(w);
+    return l == "what" || l == "which" || l == "what's";
+  };
+  while (at < words.size() && !opens(words[at])) ++at;
   int seen = 0;
   for (std::size_t i = at + 1; i < words.size() && seen < 4; ++i) {
     const std::string_view w = words[i];
-    // Names: capitalised, or possessive ("Caroline's").
-    if ((w[0] >= 'A' && w[0] <= 'Z') || (w.size() > 2 && w.substr(w.size() - 2) == "'s")) continue;
+    // Names: capitalised, or possessive ("Caroline's"); a single letter is
+    // what a typographic apostrophe leaves of one ("Caroline’s": "s").
+    if ((w[0] >= 'A' && w[0] <= 'Z') || (w.size() > 2 && w.substr(w.size() - 2) == "'s") || w.size() < 2) continue;
     ++seen;
     const std::string l = lower(w);
     if (l == "kind" || l == "kinds" || l == "type" || l == "types" || l == "sort" || l == "sorts") continue;

@@ -68,9 +68,9 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
 std::uint32_t NounKindOf(std::string_view word, const wordnet::WordNet* wn = nullptr);
 
 // What kind of thing a question asks for: the first noun WordNet knows among
-// the four words after its first "what" or "which" (short ones too: "art",
-// "pet"), skipping stopwords, "kind", "type", "sort", verbs as in
-// NounKindOf, and names (words written
+// the four words after its first "what" ("what's") or "which" (short ones
+// too: "art", "pet"; not a single letter), skipping stopwords, "kind",
+// "type", "sort", verbs as in NounKindOf, and names (words written
 // capitalised, possessives): "What activities does Melanie partake in?"
 // asks for an act, "Which city did Jon visit?" for a location, "What did
 // Caroline research?" for what "research" is. `kind` 0 when there is none.

@@ -593,6 +593,8 @@ TEST(AnswerTypes, WhatKindOfThingAQuestionAsksFor) {
   EXPECT_EQ(asks("What kind of art does Caroline make?").word, "art");    // "kind of" too
   EXPECT_EQ(asks("what careers has Joanna's brother considered?").word, "careers");  // the possessive
   EXPECT_EQ(asks("Which relatives did Ana visit?").kind, person);
+  EXPECT_EQ(asks("What's the city Ana likes most?").kind, location);
+  EXPECT_EQ(asks("What is Caroline\u2019s identity?").word, "identity");  // a typographic apostrophe
   for (const char* none : {"Where does Ana live?", "What did Ana make?", "What did Ana like about it?",
                            "When did Ana go camping?", "What is it?", ""}) {
     EXPECT_EQ(asks(none).kind, 0u) << none;
