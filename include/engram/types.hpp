@@ -165,7 +165,7 @@ struct RankingOptions {
   // ... and a message whose own time expression points into that window
   // ("yesterday", "last Friday", "two weeks ago": the days it names, from
   // when it was said) scores 1 + said_date [0, 10] times, wherever its
-  // session lies.
+  // session lies (the window is read only while date > 0).
   double said_date = 1.0;
   // What kind of thing a question asks for ("what activities ...": an act;
   // "which city ...": a location; WordNet's lexicographer file of its noun):

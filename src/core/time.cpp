@@ -348,6 +348,8 @@ int YearOf(TimeMs t) {
   return static_cast<int>(c.year);
 }
 
+std::int64_t DayOf(TimeMs t) { return t >= 0 ? t / kMsPerDay : (t - kMsPerDay + 1) / kMsPerDay; }
+
 int MonthOf(TimeMs t) {
   Civil c;
   std::int64_t ms = 0;

@@ -56,5 +56,8 @@ TimeMs MakeTimeMs(int year, int month, int day, int hour = 0, int minute = 0, in
 // The civil year (UTC) of a time, and its month (1..12).
 int YearOf(TimeMs t);
 int MonthOf(TimeMs t);
+// Whole UTC days since 1970-01-01 of a time (the floor: -1 for the last day
+// of 1969).
+std::int64_t DayOf(TimeMs t);
 
 }  // namespace engram

@@ -587,53 +587,48 @@ std::vector<std::string> WordNet::IrregularBaseTerms(std::string_view word) cons
   return out;
 }
 
-int WordNet::NounClass(std::string_view word) const {
-  const std::string w = Normalise(word);
-  auto first_noun = [&](std::string_view base) -> int {
-    const int id = FindWord(base);
-    if (id < 0) return -1;
-    for (std::uint32_t s : word_synsets_.at(static_cast<std::uint32_t>(id))) {
-      if (synset_pos_[s] == 0) return synset_lex_[s];
-    }
-    return -1;
-  };
-  // The noun base forms in BaseForms' order: the exception list's, the word
-  // itself, then the suffix rules'.
-  if (const long ex = exception_keys_[0].Find(w); ex >= 0) {
-    for (std::uint32_t b : exception_bases_[0].at(static_cast<std::uint32_t>(ex))) {
-      if (const int c = first_noun(words_.at(b)); c >= 0) return c;
+bool WordNet::ForEachCandidate(const std::string& w, std::uint8_t pos,
+                               const std::function<bool(const std::string&)>& fn) const {
+  const long ex = exception_keys_[pos].Find(w);
+  if (ex >= 0) {
+    for (std::uint32_t b : exception_bases_[pos].at(static_cast<std::uint32_t>(ex))) {
+      if (!fn(std::string(words_.at(b)))) return false;
     }
   }
-  if (const int c = first_noun(w); c >= 0) return c;
-  for (const Rule& r : kRules[0]) {
+  if (!fn(w)) return false;
+  for (const Rule& r : kRules[pos]) {
     const std::string_view suf(r.suffix);
     if (w.size() > suf.size() + 1 && w.compare(w.size() - suf.size(), suf.size(), suf) == 0) {
-      if (const int c = first_noun(w.substr(0, w.size() - suf.size()) + r.ending); c >= 0) return c;
+      if (!fn(w.substr(0, w.size() - suf.size()) + r.ending)) return false;
     }
   }
-  return -1;
+  return true;
+}
+
+int WordNet::NounClass(std::string_view word) const {
+  int found = -1;
+  ForEachCandidate(Normalise(word), 0, [&](const std::string& base) {
+    const int id = FindWord(base);
+    if (id < 0) return true;
+    for (std::uint32_t s : word_synsets_.at(static_cast<std::uint32_t>(id))) {
+      if (synset_pos_[s] == 0) {
+        found = synset_lex_[s];
+        return false;
+      }
+    }
+    return true;
+  });
+  return found;
 }
 
 std::vector<std::string> WordNet::BaseForms(std::string_view word) const {
   const std::string w = Normalise(word);
   std::vector<std::string> out;
-  auto add = [&](const std::string& s, std::uint8_t pos) {
-    if (HasPos(FindWord(s), pos) && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
-  };
   for (std::uint8_t pos = 0; pos < 3; ++pos) {
-    const long ex = exception_keys_[pos].Find(w);
-    if (ex >= 0) {
-      for (std::uint32_t b : exception_bases_[pos].at(static_cast<std::uint32_t>(ex))) {
-        add(std::string(words_.at(b)), pos);
-      }
-    }
-    add(w, pos);
-    for (const Rule& r : kRules[pos]) {
-      const std::string_view suf(r.suffix);
-      if (w.size() > suf.size() + 1 && w.compare(w.size() - suf.size(), suf.size(), suf) == 0) {
-        add(w.substr(0, w.size() - suf.size()) + r.ending, pos);
-      }
-    }
+    ForEachCandidate(w, pos, [&](const std::string& s) {
+      if (HasPos(FindWord(s), pos) && std::find(out.begin(), out.end(), s) == out.end()) out.push_back(s);
+      return true;
+    });
   }
   return out;
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -134,6 +135,11 @@ class WordNet {
   // Points the views at an image; false when it is not a valid one.
   bool Attach(const std::uint8_t* base, std::size_t size);
   int FindWord(std::string_view w) const;
+  // The candidate base forms of a normalised word for one part of speech,
+  // in morphy's order (the exception list's, the word itself, the suffix
+  // rules'), known to WordNet or not, until `fn` returns false; false then.
+  bool ForEachCandidate(const std::string& w, std::uint8_t pos,
+                        const std::function<bool(const std::string&)>& fn) const;
   // The first synset of each part of speech of each base form of a word.
   std::vector<std::uint32_t> FirstSenses(std::string_view word) const;
   bool HasPos(int word, std::uint8_t pos) const;

@@ -18,7 +18,6 @@ constexpr const char* kUserFactsTitle = "Facts about the user";
 constexpr const char* kAssistantFactsTitle = "Facts about the assistant";
 constexpr const char* kPastTitle = "Relevant past conversation";
 constexpr const char* kRecentTitle = "Recent conversation";
-constexpr std::int64_t kDayMs = 86400000;
 
 // Words and bytes of a text, the two inputs of text::EstimateTokens; both are
 // additive over texts joined by newlines, so the estimate of the whole
@@ -43,7 +42,6 @@ std::string DayLine(TimeMs t) {
   s += ']';
   return s;
 }
-std::int64_t DayKey(TimeMs t) { return t >= 0 ? t / kDayMs : (t - kDayMs + 1) / kDayMs; }
 
 struct Packer {
   int budget;
@@ -325,13 +323,13 @@ RetrievalResult AssembleContext(ContextInput in) {
       if (!z.ready) {
         z.text = i < in.ranked_words.size() ? Size{in.ranked_words[i], item.text.size()} : Measure(item.text);
         z.text.bytes += 1;
-        auto [dl, fresh] = day_lines.try_emplace(DayKey(item.event_time));
+        auto [dl, fresh] = day_lines.try_emplace(DayOf(item.event_time));
         if (fresh) dl->second = Measure(DayLine(item.event_time) + "\n");
         z.day_line = dl->second;
         z.ready = true;
       }
       Size add = z.text;
-      const std::int64_t day = DayKey(item.event_time);
+      const std::int64_t day = DayOf(item.event_time);
       if (!days.contains(day)) add = add + z.day_line;
       if (!past_open) add = add + past_heading;
       if (!pack.Take(add, limit)) continue;
@@ -457,8 +455,8 @@ RetrievalResult AssembleContext(ContextInput in) {
     bool first = true;
     for (std::size_t k = 0; k < order.size(); ++k) {
       const RetrievedItem& item = in.ranked[order[k]];
-      if (first || DayKey(item.event_time) != day) {
-        day = DayKey(item.event_time);
+      if (first || DayOf(item.event_time) != day) {
+        day = DayOf(item.event_time);
         ctx += DayLine(item.event_time) + "\n";
         first = false;
       }

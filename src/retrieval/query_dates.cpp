@@ -58,9 +58,6 @@ TimeWindow Widen(TimeMs from, TimeMs to, int slack_days) {
   return {from - slack, to + slack};
 }
 
-// Days since the epoch of a time (floor, for times before 1970 too).
-std::int64_t DayOf(TimeMs t) { return t >= 0 ? t / kDayMs : (t - kDayMs + 1) / kDayMs; }
-
 TimeWindow Days(std::int64_t from, std::int64_t to) { return {from * kDayMs, to * kDayMs}; }
 
 int Weekday(const std::string& t) {

@@ -539,6 +539,9 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   }
   const CueFactors cues(p);
   const bool said_date = !q.dates.empty() && p.said_date > 0;
+  auto says_date = [&](std::size_t d) {
+    return said_date && c.Doc(d).said && c.Entry(d).said[c.Side(d)].Meets(q.dates);
+  };
   // The kind of thing the question asks for: a message naming one counts
   // more, unless it holds the question's noun itself (its words say so).
   const bool answer = q.answer_kind != 0 && p.answer_type > 0;
@@ -556,7 +559,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     if (!by_speaker.empty() && by_speaker[d]) {
       s *= 1.0 + p.speaker * (1.0 + p.self_reference * c.Doc(d).person / 100.0);
     }
-    if (said_date && c.Doc(d).said && c.Entry(d).said[c.Side(d)].Meets(q.dates)) s *= 1.0 + p.said_date;
+    if (says_date(d)) s *= 1.0 + p.said_date;
     if (of_answer_type(d)) s *= 1.0 + p.answer_type;
     if (s > 0) scored.emplace_back(s * cues.Of(c, d), i);
   }
@@ -584,7 +587,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       why.vector = have_vec ? cos[d] : 0.0;
       why.time_cue = q.asks_when && p.temporal > 0 && c.Doc(d).dated;
       why.named_date = !q.dates.empty() && p.date > 0 && q.dates.contains(c.Doc(d).time);
-      why.said_date = said_date && c.Doc(d).said && c.Entry(d).said[c.Side(d)].Meets(q.dates);
+      why.said_date = says_date(d);
       why.answer_type = of_answer_type(d);
       why.speaker = !by_speaker.empty() && by_speaker[d];
       why.self_reference = c.Doc(d).person / 100.0;
