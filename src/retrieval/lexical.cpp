@@ -48,7 +48,11 @@ void MessageIndex::AddIds(const std::vector<int>& text, const std::vector<int>& 
     ++(is_name ? it->name : it->text);
   };
   for (const int id : text) count(id, false);
-  for (const int id : name) count(id, true);
+  for (const int id : name) {
+    count(id, true);
+    if (static_cast<std::size_t>(id) >= in_names_.size()) in_names_.resize(terms_.size());
+    in_names_[static_cast<std::size_t>(id)] = true;
+  }
   for (const Tf& x : tf) {
     auto& list = postings_[static_cast<std::size_t>(x.id)];
     // A count of 1: no other index holds the list, so no reader can be
@@ -84,6 +88,7 @@ std::size_t MessageIndex::MemoryBytes() const {
   std::size_t n = lengths_.size() * 8 + terms_.size() * 48;
   for (const auto& p : postings_) n += p->capacity() * sizeof(Posting) + 40;
   for (const auto& s : speakers_) n += 2 * (s.size() + 48);  // the name and its map entry
+  n += in_names_.capacity() / 8;
   return n;
 }
 

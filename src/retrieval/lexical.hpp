@@ -60,6 +60,10 @@ class MessageIndex {
   std::uint32_t Kinds(std::uint32_t doc) const { return kinds_[doc]; }
   std::uint64_t TotalLength() const { return total_length_; }
   const std::string& Term(int id) const { return terms_[static_cast<std::size_t>(id)]; }
+  // True when a speaker name of some document holds the term.
+  bool InNames(int term) const {
+    return term >= 0 && static_cast<std::size_t>(term) < in_names_.size() && in_names_[static_cast<std::size_t>(term)];
+  }
   std::size_t MemoryBytes() const;
 
   // The documents' speaker names, each kept once with a small id, so that
@@ -80,6 +84,7 @@ class MessageIndex {
   std::vector<std::shared_ptr<std::vector<Posting>>> postings_;
   std::vector<std::uint32_t> lengths_;
   std::vector<std::uint32_t> kinds_;
+  std::vector<bool> in_names_;  // by term id (InNames)
   std::uint64_t total_length_ = 0;
 };
 

@@ -138,8 +138,14 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
     auto fact = in.index->facts.find(id);
     if (fact != in.index->facts.end() && fact->second.in_vectors == mine && !is_expired(id)) lex.push_back(id);
   }
-  for (const auto& hit : index.Search(in.query_embedding, kVectorCandidates + static_cast<int>(expired.size()))) {
-    if (!is_expired(hit.first) && vec.size() < static_cast<std::size_t>(kVectorCandidates)) vec.push_back(hit.first);
+  // The built-in embedder's vectors hash words: its nearest facts are those
+  // sharing the most words (mostly the speakers' names) or chance ones, which
+  // the lexical search already orders; only a semantic embedder adds facts.
+  const bool semantic = in.embedder && !in.embedder->IsBuiltin();
+  if (semantic) {
+    for (const auto& hit : index.Search(in.query_embedding, kVectorCandidates + static_cast<int>(expired.size()))) {
+      if (!is_expired(hit.first) && vec.size() < static_cast<std::size_t>(kVectorCandidates)) vec.push_back(hit.first);
+    }
   }
   const auto fused = FusedRrf(lex, vec);
   std::vector<FactCandidate> out;
@@ -162,6 +168,30 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
     if (static_cast<int>(out.size()) >= 2 * in.options.max_facts) break;
   }
   return out;
+}
+
+// The terms a fact must share with the query to enter its context: the
+// query's terms (store::QueryTerms) but those of the speakers' names, which
+// most facts of a speaker hold ("Evan will keep you posted" is not about
+// what "What did Evan buy?" asks), unless the query has no others ("Tell me
+// about Evan").
+std::vector<std::string> FactTerms(const std::string& query, const std::vector<std::string>& fts_terms,
+                                   const std::vector<const MessageIndex*>& indexes) {
+  std::vector<std::string> names;
+  for (const auto& t : text::Terms(query)) {
+    for (const MessageIndex* ix : indexes) {
+      if (ix->InNames(ix->TermId(t))) {
+        names.push_back(text::FtsTerm(t));
+        break;
+      }
+    }
+  }
+  if (names.empty()) return fts_terms;
+  std::vector<std::string> out;
+  for (const auto& f : fts_terms) {
+    if (std::find(names.begin(), names.end(), f) == names.end()) out.push_back(f);
+  }
+  return out.empty() ? fts_terms : out;
 }
 
 TurnEntry EntryFromTurn(const Turn& t) {
@@ -359,7 +389,8 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   }
   ctx.recent = stm_snapshot->recent;
   if (opt.include_profile) ctx.profile = idx.profile;
-  ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fts_terms, 100,
+  const std::vector<std::string> fact_terms = FactTerms(in.query, fts_terms, {&idx.messages, &stm.index});
+  ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fact_terms, 100,
                                                   idx.text_in_memory ? &idx.fact_text : nullptr));
   ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact);
   ctx.assistant_facts = RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact);

@@ -44,6 +44,23 @@ const List kPronounObjects = {"it", "that", "this", "these", "those", "them", "h
                               "talking", "doing", "everything", "anything", "all", "my", "our",
                               "his", "their", "its", "one", "ones"};
 
+// Words before a subject that make its clause relative: what follows the
+// verb is not its object ("the things I love make writing fun", "a beach
+// that I love - the sand ...", "those we love").
+const List kRelativeHeads = {"that", "which", "what", "whatever", "things", "thing", "something",
+                             "everything", "anything", "stuff", "those", "one", "ones", "people",
+                             "someone", "everyone", "place", "places"};
+// Verbs too light to say what someone likes without their object ("I love
+// going on road trips" gives "going", cut at "on"; "I'd rather wait").
+const List kLightVerbs = {"go", "going", "come", "coming", "get", "getting", "make", "making", "do",
+                          "doing", "have", "having", "be", "being", "turn", "wait", "try", "trying",
+                          "work", "working", "see", "seeing", "take", "taking", "keep", "keeping",
+                          "start", "starting", "stay", "staying", "sharing", "share", "use", "using"};
+// A value's first word when it opens a clause of its own ("... and it'd be
+// great to share it", "... and it's much easier").
+const List kClauseOpeners = {"it's", "it'd", "it'll", "that's", "there's", "here's", "is", "are", "was",
+                             "were", "makes", "make", "has", "have", "had", "can", "will", "would"};
+
 bool IsJobNoun(std::string_view w) {
   static const List kJobs = {
       "nurse", "doctor", "teacher", "chef", "lawyer", "engineer", "developer", "designer",
@@ -89,6 +106,17 @@ bool SubjectBefore(const Ctx& c, std::size_t p, std::size_t window = 4) {
   return false;
 }
 
+// True when the first-person subject closest before words[p] heads a
+// relative clause (see kRelativeHeads).
+bool InRelativeClause(const Ctx& c, std::size_t p, std::size_t window = 4) {
+  for (std::size_t back = 1; back <= window && back <= p; ++back) {
+    const std::size_t k = p - back;
+    if (!OneOf(c.at(k), kSubjects)) continue;
+    return k > 0 && OneOf(c.at(k - 1), kRelativeHeads) && !BoundaryAfter(c.s, c.w, k - 1);
+  }
+  return false;
+}
+
 bool Negated(const Ctx& c, std::size_t p) {
   for (std::size_t back = 1; back <= 3 && back <= p; ++back) {
     if (OneOf(c.at(p - back), {"don't", "not", "never", "didn't", "can't", "won't", "would", "i'd"}))
@@ -109,6 +137,7 @@ std::size_t PhraseEnd(const Ctx& c, std::size_t from, std::size_t max_words, con
                       e + 1 < c.n() && IsCapitalised(c.w[e + 1]) && e > from;
     if (!link && e > from && (OneOf(x, kClauseWords) || OneOf(x, kTimeWords) || OneOf(x, stops)))
       break;
+    if (e > from && x == "right" && c.at(e + 1) == "now") break;
     ++e;
     if (BoundaryAfter(c.s, c.w, e - 1)) break;
   }
@@ -128,6 +157,10 @@ std::size_t NameEnd(const Ctx& c, std::size_t from, std::size_t max) {
 
 void Push(std::vector<SlotHit>& out, std::string dim, std::string value) {
   if (value.empty()) return;
+  std::string first = value.substr(0, value.find(' '));
+  for (char& ch : first) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+  if (OneOf(first, kClauseOpeners)) return;
+  if (first.size() == value.size() && OneOf(first, kLightVerbs)) return;  // one light verb alone
   out.push_back({std::move(dim), text::Truncate(value, kMaxSlotValueBytes)});
 }
 
@@ -144,10 +177,17 @@ void PushItems(const Ctx& c, std::size_t from, const std::string& dim, const std
   std::size_t k = from;
   for (int items = 0; k < c.n() && items < 4; ++items) {
     while (k < c.n() && OneOf(c.at(k), {"a", "an", "the", "my", "our", "some", "and", "or"})) ++k;
-    const std::size_t e = PhraseEnd(c, k, 5, {"with", "because", "especially", "like", "at", "on", "for"});
+    const List stops = {"with", "because", "especially", "like", "at", "on", "for"};
+    std::size_t e = PhraseEnd(c, k, 5, stops);
     if (e == k) return;
+    // A light verb takes its place or thing along: "going on road trips".
+    if (e == k + 1 && OneOf(c.at(k), kLightVerbs) && OneOf(c.at(e), {"on", "to", "for", "into"}) &&
+        !BoundaryAfter(c.s, c.w, k)) {
+      const std::size_t more = PhraseEnd(c, e + 1, 4, stops);
+      if (more > e + 1) e = more;
+    }
     for (std::size_t m = k; m < e; ++m)
-      if (OneOf(c.at(m), {"it", "you", "your", "them"})) return;
+      if (OneOf(c.at(m), {"it", "you", "your", "them", "him", "me", "us"})) return;
     Push(out, dim, prefix + Slice(c.s, c.w, k, e));
     k = e;
     if (OneOf(c.at(k), {"and", "or"}) || (k > 0 && BoundaryAfter(c.s, c.w, k - 1) &&
@@ -199,6 +239,8 @@ void OccupationRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
   const List role_stops = {"at", "for", "in", "with", "to", "on", "of", "from", "by"};
   const std::string& x = c.at(p);
   const std::string& prev = c.at(p > 0 ? p - 1 : c.n());
+  // "I hope to work in the future", "I'd love to work as a nurse": a wish.
+  if (p >= 2 && OneOf(prev, {"work", "working"}) && c.at(p - 2) == "to") return;
   auto with_org = [&](std::size_t role_end, std::string role) {
     if (OneOf(c.at(role_end), {"at", "for"})) {
       const std::size_t oe = PhraseEnd(c, role_end + 1, 5, {"in", "since", "for", "as", "with", "on"}, true);
@@ -228,6 +270,7 @@ void InterestRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
   const std::string& x = c.at(p);
   const std::string& prev = c.at(p > 0 ? p - 1 : c.n());
   std::size_t obj = 0;
+  if (InRelativeClause(c, p)) return;
   if (OneOf(x, {"love", "like", "enjoy", "adore"}) && SubjectBefore(c, p) && !Negated(c, p)) {
     std::size_t k = p;
     while (k > 0 && IsAdverb(c.at(k - 1))) --k;

@@ -320,6 +320,65 @@ TEST_F(MemoryApiTest, ConsolidatedFactsAreTheSameStore) {
   EXPECT_TRUE(h->green()) << HealthStateName(h->overall);
 }
 
+// The facts of a context share a word with the question besides the name of
+// a speaker: every fact of Alice holds "Alice", and "Alice will let Sam know
+// on Friday" says nothing about harmonicas. A question naming no more than a
+// speaker ("And what about Alice?") still gets that speaker's facts.
+TEST_F(MemoryApiTest, AContextsFactsShareMoreThanASpeakersNameWithTheQuestion) {
+  EngineOptions o;
+  o.heat_threshold = 0.5;
+  auto e = Open(o);
+  Scope dialogue{"default", "alice", "assistant"};
+  std::vector<TurnInput> turns = testing::SyntheticDialogue(40);
+  for (auto& t : turns) {
+    t.user_name = "Alice";
+    t.assistant_name = "Sam";
+  }
+  ASSERT_TRUE(e->AddTurns(dialogue, turns).ok());
+  ASSERT_TRUE(e->Maintain(&dialogue).ok());
+  // One exchange of messages at most, so that a fact's page is rarely in the
+  // context (a fact whose pages are all there is left out as said).
+  RetrieveOptions ro;
+  ro.max_pages = 1;
+  const std::string question = "Which harmonicas does Alice collect?";
+  auto first = e->Retrieve(dialogue, question, ro);
+  ASSERT_TRUE(first.ok());
+  std::set<TimeMs> present;
+  for (const auto& item : first->items) present.insert(item.event_time);
+  MemoryScope same{"default", "alice", "assistant", "", false};
+  MemoryListOptions lo;
+  lo.limit = 1000;
+  auto listed = e->ListMemories(same, lo);
+  ASSERT_TRUE(listed.ok());
+  std::vector<std::string> ids;  // facts of pages the context does not hold
+  for (const auto& m : listed->items) {
+    if (m.kind == "user" && !present.count(m.event_time)) ids.push_back(m.id);
+  }
+  ASSERT_GE(ids.size(), 2u);
+  MemoryUpdate harmonicas, friday;
+  harmonicas.text = "Alice collects vintage harmonicas from Brno";
+  friday.text = "Alice will let Sam know on Friday";
+  ASSERT_TRUE(e->UpdateMemory(same, ids[0], harmonicas).ok());
+  ASSERT_TRUE(e->UpdateMemory(same, ids[1], friday).ok());
+  auto facts_of = [](const std::string& context) {
+    std::string out;
+    for (std::size_t at = context.find("## Facts about"); at != std::string::npos;
+         at = context.find("## Facts about", at + 1)) {
+      out += context.substr(at, context.find("\n## ", at + 1) - at);
+    }
+    return out;
+  };
+  auto r = e->Retrieve(dialogue, question, ro);
+  ASSERT_TRUE(r.ok());
+  const std::string facts = facts_of(r->context);
+  EXPECT_NE(facts.find("vintage harmonicas from Brno"), std::string::npos) << r->context;
+  EXPECT_EQ(facts.find("Friday"), std::string::npos) << facts;
+  EXPECT_EQ(facts.find("Alice loves hiking"), std::string::npos) << facts;
+  auto about = e->Retrieve(dialogue, "And what about Alice?", ro);
+  ASSERT_TRUE(about.ok());
+  EXPECT_NE(facts_of(about->context).find("Alice"), std::string::npos) << about->context;
+}
+
 // Consolidation checks its facts for duplicates against the engine's cached
 // fact snapshot and publishes what it added: a search right after it finds
 // exactly what a process that loads the store afresh finds, and a memory

@@ -155,6 +155,27 @@ TEST(ProfileRules, InterestsFamilyPetsPreferences) {
   EXPECT_THAT(Slots("I don't like spicy food.", "preferences"), ElementsAre("dislikes spicy food"));
 }
 
+// What a sentence says around a liking is not always the liked thing; a
+// profile line of "going", "wait" or "is important" would sit in every
+// context of the scope.
+TEST(ProfileRules, NoClauseOrBareVerbBecomesAValue) {
+  EXPECT_THAT(Slots("Connecting with the things I love makes writing even more fun.", "interests"), IsEmpty());
+  EXPECT_THAT(Slots("There's a beach nearby that I love - the sound of the waves and the sand.", "interests"),
+              IsEmpty());
+  EXPECT_THAT(Slots("Remembering those we love is important.", "interests"), IsEmpty());
+  EXPECT_THAT(Slots("I'm passionate about dancing and it'd be great to share it.", "interests"),
+              ElementsAre("dancing"));
+  EXPECT_THAT(Slots("I love going on road trips with friends.", "interests"), ElementsAre("going on road trips"));
+  EXPECT_THAT(Slots("I like to come to this spot by the water.", "interests"), ElementsAre("come to this spot"));
+  EXPECT_THAT(Slots("I love making him happy.", "interests"), IsEmpty());
+  EXPECT_THAT(Slots("I also love to read, especially at night.", "interests"), ElementsAre("read"));
+  EXPECT_THAT(Slots("I'm totally into The Witcher 3 right now.", "interests"), ElementsAre("Witcher 3"));
+  EXPECT_THAT(Slots("I'd rather wait until the bugs are fixed.", "preferences"), IsEmpty());
+  EXPECT_THAT(Slots("I'd rather stay home tonight.", "preferences"), ElementsAre("stay home"));
+  EXPECT_THAT(Slots("I hope to work in the future.", "occupation"), IsEmpty());
+  EXPECT_THAT(Slots("I'd love to work as a nurse.", "occupation"), IsEmpty());
+}
+
 TEST(ProfileAccumulator, SingleValuedTakesLatestMultiValuedAccumulates) {
   std::vector<ProfileSlot> profile = {{"interests", "hiking", {7}, 0}, {"location", "Boston", {7}, 0}};
   ProfileAccumulator acc(profile);
