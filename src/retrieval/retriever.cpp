@@ -175,10 +175,13 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
 // most facts of a speaker hold ("Evan will keep you posted" is not about
 // what "What did Evan buy?" asks), unless the query has no others ("Tell me
 // about Evan").
-std::vector<std::string> FactTerms(const std::string& query, const std::vector<std::string>& fts_terms,
+// (`tokens`: text::Tokenize of the query.)
+std::vector<std::string> FactTerms(const std::vector<std::string>& tokens, const std::vector<std::string>& fts_terms,
                                    const std::vector<const MessageIndex*>& indexes) {
   std::vector<std::string> names;
-  for (const auto& t : text::Terms(query)) {
+  for (const auto& token : tokens) {
+    if (text::IsStopword(token)) continue;
+    const std::string t = text::Stem(token);  // a term of text::Terms
     for (const MessageIndex* ix : indexes) {
       if (ix->InNames(ix->TermId(t))) {
         names.push_back(text::FtsTerm(t));
@@ -389,7 +392,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   }
   ctx.recent = stm_snapshot->recent;
   if (opt.include_profile) ctx.profile = idx.profile;
-  const std::vector<std::string> fact_terms = FactTerms(in.query, fts_terms, {&idx.messages, &stm.index});
+  const std::vector<std::string> fact_terms = FactTerms(tokens, fts_terms, {&idx.messages, &stm.index});
   ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fact_terms, 100,
                                                   idx.text_in_memory ? &idx.fact_text : nullptr));
   ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact);
