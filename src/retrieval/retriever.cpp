@@ -173,9 +173,9 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
 // The terms a fact must share with the query to enter its context: the
 // query's terms (store::QueryTerms) but those of the speakers' names, which
 // most facts of a speaker hold ("Evan will keep you posted" is not about
-// what "What did Evan buy?" asks), unless the query has no others ("Tell me
-// about Evan").
-// (`tokens`: text::Tokenize of the query.)
+// what "What did Evan buy?" asks), unless the query has no others ("And what
+// about Evan?"; "Tell me about Evan" asks for facts holding "tell"); `tokens`:
+// text::Tokenize of the query.
 std::vector<std::string> FactTerms(const std::vector<std::string>& tokens, const std::vector<std::string>& fts_terms,
                                    const std::vector<const MessageIndex*>& indexes) {
   std::vector<std::string> names;
