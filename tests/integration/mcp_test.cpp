@@ -178,7 +178,9 @@ TEST(McpServer, StdoutCarriesProtocolMessagesOnlyAndToolsAreDescribed) {
     for (const char* hint : {"readOnlyHint", "destructiveHint", "idempotentHint"}) {
       EXPECT_TRUE(tool["annotations"][hint].is_boolean()) << tool["name"] << " " << hint;
     }
-    if (tool["name"] == "retrieve_memory") EXPECT_EQ(tool["annotations"]["readOnlyHint"], true);
+    if (tool["name"] == "retrieve_memory") {
+      EXPECT_EQ(tool["annotations"]["readOnlyHint"], true);
+    }
   }
   EXPECT_EQ(names, (std::set<std::string>{"add_memory", "retrieve_memory", "get_user_profile", "search_memories",
                                           "add_fact", "list_memories", "update_memory", "delete_memory",

@@ -276,7 +276,9 @@ TEST(CopyStoreTest, RoundTripSqlitePostgresSqlite) {
   EXPECT_EQ(to_pg->scope_id_high, erased);
   ExpectSameContent(source, Digest(pg));
   for (const auto& d : source) {
-    if (d.table != "meta") EXPECT_GT(d.rows, 0) << d.table << " is not exercised";
+    if (d.table != "meta") {
+      EXPECT_GT(d.rows, 0) << d.table << " is not exercised";
+    }
   }
 
   auto back_report = Copy(pg, back);
