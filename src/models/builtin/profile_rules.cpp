@@ -56,6 +56,18 @@ const List kLightVerbs = {"go", "going", "come", "coming", "get", "getting", "ma
                           "doing", "have", "having", "be", "being", "turn", "wait", "try", "trying",
                           "work", "working", "see", "seeing", "take", "taking", "keep", "keeping",
                           "start", "starting", "stay", "staying", "sharing", "share", "use", "using"};
+// Qualities of something else, liked alone ("I love the color and
+// texture", "I really like the idea and the acting"): no interest of the
+// speaker's by themselves ("the connection to nature" is one).
+const List kQualities = {"idea", "color", "colour", "colors", "colours", "texture", "taste", "smell",
+                         "sound", "look", "looks", "feel", "feeling", "vibe", "vibes", "atmosphere",
+                         "energy", "rush", "connection", "freedom", "way", "concept", "detail",
+                         "details", "design", "style", "acting", "story", "message"};
+// Prepositions that are no stopwords, left at a phrase's end when it is cut
+// ("going to this park near").
+const List kTrailingPrepositions = {"near", "around", "across", "behind", "beside", "beyond", "inside",
+                                    "outside", "toward", "towards", "upon", "within", "without", "along",
+                                    "among", "like"};
 // A value's first word when it opens a clause of its own ("... and it'd be
 // great to share it", "... and it's much easier").
 const List kClauseOpeners = {"it's", "it'd", "it'll", "that's", "there's", "here's", "is", "are", "was",
@@ -141,7 +153,9 @@ std::size_t PhraseEnd(const Ctx& c, std::size_t from, std::size_t max_words, con
     ++e;
     if (BoundaryAfter(c.s, c.w, e - 1)) break;
   }
-  while (e > from && (text::IsStopword(c.at(e - 1)) || IsAdverb(c.at(e - 1)))) --e;
+  while (e > from && (text::IsStopword(c.at(e - 1)) || IsAdverb(c.at(e - 1)) ||
+                      OneOf(c.at(e - 1), kTrailingPrepositions)))
+    --e;
   return e;
 }
 
@@ -188,7 +202,7 @@ void PushItems(const Ctx& c, std::size_t from, const std::string& dim, const std
     }
     for (std::size_t m = k; m < e; ++m)
       if (OneOf(c.at(m), {"it", "you", "your", "them", "him", "me", "us"})) return;
-    Push(out, dim, prefix + Slice(c.s, c.w, k, e));
+    if (e > k + 1 || !OneOf(c.at(k), kQualities)) Push(out, dim, prefix + Slice(c.s, c.w, k, e));
     k = e;
     if (OneOf(c.at(k), {"and", "or"}) || (k > 0 && BoundaryAfter(c.s, c.w, k - 1) &&
                                           c.s.substr(c.w[k - 1].end, 2).find(',') != std::string_view::npos))

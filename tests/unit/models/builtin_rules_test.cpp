@@ -172,6 +172,9 @@ TEST(ProfileRules, NoClauseOrBareVerbBecomesAValue) {
   EXPECT_THAT(Slots("I'm totally into The Witcher 3 right now.", "interests"), ElementsAre("Witcher 3"));
   EXPECT_THAT(Slots("I'd rather wait until the bugs are fixed.", "preferences"), IsEmpty());
   EXPECT_THAT(Slots("I'd rather stay home tonight.", "preferences"), ElementsAre("stay home"));
+  EXPECT_THAT(Slots("I love the color and texture.", "interests"), IsEmpty());
+  EXPECT_THAT(Slots("I love the connection to nature.", "interests"), ElementsAre("connection to nature"));
+  EXPECT_THAT(Slots("I love going to this park near my house.", "interests"), ElementsAre("going to this park"));
   EXPECT_THAT(Slots("I hope to work in the future.", "occupation"), IsEmpty());
   EXPECT_THAT(Slots("I'd love to work as a nurse.", "occupation"), IsEmpty());
 }
