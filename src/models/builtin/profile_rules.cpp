@@ -171,11 +171,13 @@ std::size_t NameEnd(const Ctx& c, std::size_t from, std::size_t max) {
 
 void Push(std::vector<SlotHit>& out, std::string dim, std::string value) {
   if (value.empty()) return;
-  std::string first = value.substr(0, value.find(' '));
-  for (char& ch : first) ch = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
-  if (OneOf(first, kClauseOpeners)) return;
-  if (first.size() == value.size() && OneOf(first, kLightVerbs)) return;  // one light verb alone
   out.push_back({std::move(dim), text::Truncate(value, kMaxSlotValueBytes)});
+}
+
+// True when words [b, e) cannot be what someone likes or prefers: a clause
+// of its own ("it'd be great to share") or one light verb alone ("going").
+bool NoLiking(const Ctx& c, std::size_t b, std::size_t e) {
+  return b >= e || OneOf(c.at(b), kClauseOpeners) || (e == b + 1 && OneOf(c.at(b), kLightVerbs));
 }
 
 bool HasCapital(const Ctx& c, std::size_t b, std::size_t e) {
@@ -202,7 +204,8 @@ void PushItems(const Ctx& c, std::size_t from, const std::string& dim, const std
     }
     for (std::size_t m = k; m < e; ++m)
       if (OneOf(c.at(m), {"it", "you", "your", "them", "him", "me", "us"})) return;
-    if (e > k + 1 || !OneOf(c.at(k), kQualities)) Push(out, dim, prefix + Slice(c.s, c.w, k, e));
+    if (!NoLiking(c, k, e) && (e > k + 1 || !OneOf(c.at(k), kQualities)))
+      Push(out, dim, prefix + Slice(c.s, c.w, k, e));
     k = e;
     if (OneOf(c.at(k), {"and", "or"}) || (k > 0 && BoundaryAfter(c.s, c.w, k - 1) &&
                                           c.s.substr(c.w[k - 1].end, 2).find(',') != std::string_view::npos))
@@ -284,7 +287,6 @@ void InterestRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
   const std::string& x = c.at(p);
   const std::string& prev = c.at(p > 0 ? p - 1 : c.n());
   std::size_t obj = 0;
-  if (InRelativeClause(c, p)) return;
   if (OneOf(x, {"love", "like", "enjoy", "adore"}) && SubjectBefore(c, p) && !Negated(c, p)) {
     std::size_t k = p;
     while (k > 0 && IsAdverb(c.at(k - 1))) --k;
@@ -303,6 +305,7 @@ void InterestRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
   } else {
     return;
   }
+  if (InRelativeClause(c, p)) return;
   PushItems(c, obj, "interests", "", out);
 }
 
@@ -369,7 +372,8 @@ void PreferenceRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
   if ((x == "prefer" && SubjectBefore(c, p) && !Negated(c, p)) ||
       (x == "rather" && OneOf(c.at(p - 1), {"i'd", "would"}))) {
     const std::size_t e = PhraseEnd(c, p + 1, 8, {"because", "since"});
-    if (e > p + 1 && !OneOf(c.at(p + 1), kPronounObjects)) Push(out, "preferences", Slice(c.s, c.w, p + 1, e));
+    if (!NoLiking(c, p + 1, e) && !OneOf(c.at(p + 1), kPronounObjects))
+      Push(out, "preferences", Slice(c.s, c.w, p + 1, e));
   } else if (x == "my" && OneOf(c.at(p + 1), {"favorite", "favourite"})) {
     std::size_t v = p + 2;
     while (v < c.n() && v < p + 5 && !OneOf(c.at(v), {"is", "are", "has", "was"})) ++v;

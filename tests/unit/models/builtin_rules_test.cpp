@@ -121,6 +121,7 @@ TEST(ProfileRules, NameLocationOccupation) {
   EXPECT_THAT(Slots("My name is Caroline.", "name"), ElementsAre("Caroline"));
   EXPECT_THAT(Slots("Hi, I'm Caroline.", "name"), ElementsAre("Caroline"));
   EXPECT_THAT(Slots("I'm Canadian.", "name"), IsEmpty());
+  EXPECT_THAT(Slots("My name is Will.", "name"), ElementsAre("Will"));
   EXPECT_THAT(Slots("I live in New York City with my wife.", "location"), ElementsAre("New York City"));
   EXPECT_THAT(Slots("We moved to San Francisco last year.", "location"), ElementsAre("San Francisco"));
   EXPECT_THAT(Slots("I'm from a small town in Ohio.", "location"), ElementsAre("from a small town in Ohio"));
