@@ -170,31 +170,44 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
   return out;
 }
 
+// Words with which a request asks about someone rather than about a thing
+// ("Tell me about Evan", "What do you know about Evan?").
+bool AsksAbout(std::string_view token) {
+  static const std::array<std::string_view, 14> kWords = {
+      "tell", "know", "knows", "remember", "remind", "recall", "describe", "say", "talk",
+      "anything", "everything", "something", "information", "info"};
+  return std::find(kWords.begin(), kWords.end(), token) != kWords.end();
+}
+
 // The terms a fact must share with the query to enter its context: the
 // query's terms (store::QueryTerms) but those of the speakers' names, which
 // most facts of a speaker hold ("Evan will keep you posted" is not about
-// what "What did Evan buy?" asks), unless the query has no others ("And what
-// about Evan?"; "Tell me about Evan" asks for facts holding "tell"); `tokens`:
+// what "What did Evan buy?" asks), unless the query asks about no more than
+// the speaker ("Tell me about Evan", "And what about Evan?"); `tokens`:
 // text::Tokenize of the query.
 std::vector<std::string> FactTerms(const std::vector<std::string>& tokens, const std::vector<std::string>& fts_terms,
                                    const std::vector<const MessageIndex*>& indexes) {
   std::vector<std::string> names;
+  bool other = false;  // a word besides the names and the request's
   for (const auto& token : tokens) {
     if (text::IsStopword(token)) continue;
     const std::string t = text::Stem(token);  // a term of text::Terms
+    bool name = false;
     for (const MessageIndex* ix : indexes) {
       if (ix->InNames(ix->TermId(t))) {
         names.push_back(text::FtsTerm(t));
+        name = true;
         break;
       }
     }
+    if (!name && !AsksAbout(token)) other = true;
   }
-  if (names.empty()) return fts_terms;
+  if (names.empty() || !other) return fts_terms;
   std::vector<std::string> out;
   for (const auto& f : fts_terms) {
     if (std::find(names.begin(), names.end(), f) == names.end()) out.push_back(f);
   }
-  return out.empty() ? fts_terms : out;
+  return out;
 }
 
 TurnEntry EntryFromTurn(const Turn& t) {
