@@ -320,6 +320,65 @@ TEST_F(MemoryApiTest, ConsolidatedFactsAreTheSameStore) {
   EXPECT_TRUE(h->green()) << HealthStateName(h->overall);
 }
 
+// The facts sections of the contexts a named dialogue gets once two of its
+// consolidated facts are rewritten through the memory API ("Alice collects
+// vintage harmonicas from Brno", "Alice will let Sam know on Friday"): for
+// kHarmonicas, then for each of kAboutAlice.
+constexpr const char* kHarmonicas = "Which harmonicas does Alice collect?";
+constexpr const char* kAboutAlice[] = {"And what about Alice?", "Tell me about Alice",
+                                       "What do you know about Alice?"};
+
+std::vector<std::string> ContextFacts(Engine& e) {
+  Scope dialogue{"default", "alice", "assistant"};
+  std::vector<TurnInput> turns = testing::SyntheticDialogue(40);
+  for (auto& t : turns) {
+    t.user_name = "Alice";
+    t.assistant_name = "Sam";
+  }
+  EXPECT_TRUE(e.AddTurns(dialogue, turns).ok());
+  EXPECT_TRUE(e.Maintain(&dialogue).ok());
+  // One exchange of messages at most, so that a fact's page is rarely in the
+  // context (a fact whose pages are all there is left out as said).
+  RetrieveOptions ro;
+  ro.max_pages = 1;
+  auto first = e.Retrieve(dialogue, kHarmonicas, ro);
+  EXPECT_TRUE(first.ok());
+  if (!first.ok()) return {};
+  std::set<TimeMs> present;
+  for (const auto& item : first->items) present.insert(item.event_time);
+  MemoryScope same{"default", "alice", "assistant", "", false};
+  MemoryListOptions lo;
+  lo.limit = 1000;
+  auto listed = e.ListMemories(same, lo);
+  EXPECT_TRUE(listed.ok());
+  if (!listed.ok()) return {};
+  std::vector<std::string> ids;  // facts of pages the context does not hold
+  for (const auto& m : listed->items) {
+    if (m.kind == "user" && !present.count(m.event_time)) ids.push_back(m.id);
+  }
+  EXPECT_GE(ids.size(), 2u);
+  if (ids.size() < 2) return {};
+  MemoryUpdate harmonicas, friday;
+  harmonicas.text = "Alice collects vintage harmonicas from Brno";
+  friday.text = "Alice will let Sam know on Friday";
+  EXPECT_TRUE(e.UpdateMemory(same, ids[0], harmonicas).ok());
+  EXPECT_TRUE(e.UpdateMemory(same, ids[1], friday).ok());
+  std::vector<std::string> out;
+  std::vector<std::string> questions = {kHarmonicas};
+  questions.insert(questions.end(), std::begin(kAboutAlice), std::end(kAboutAlice));
+  for (const std::string& q : questions) {
+    auto r = e.Retrieve(dialogue, q, ro);
+    EXPECT_TRUE(r.ok());
+    std::string facts;
+    for (std::size_t at = r.ok() ? r->context.find("## Facts about") : std::string::npos; at != std::string::npos;
+         at = r->context.find("## Facts about", at + 1)) {
+      facts += r->context.substr(at, r->context.find("\n## ", at + 1) - at);
+    }
+    out.push_back(facts);
+  }
+  return out;
+}
+
 // The facts of a context share a word with the question besides the name of
 // a speaker: every fact of Alice holds "Alice", and "Alice will let Sam know
 // on Friday" says nothing about harmonicas. A question asking about no more
@@ -328,57 +387,29 @@ TEST_F(MemoryApiTest, AContextsFactsShareMoreThanASpeakersNameWithTheQuestion) {
   EngineOptions o;
   o.heat_threshold = 0.5;
   auto e = Open(o);
-  Scope dialogue{"default", "alice", "assistant"};
-  std::vector<TurnInput> turns = testing::SyntheticDialogue(40);
-  for (auto& t : turns) {
-    t.user_name = "Alice";
-    t.assistant_name = "Sam";
+  const std::vector<std::string> facts = ContextFacts(*e);
+  ASSERT_EQ(facts.size(), 4u);
+  EXPECT_NE(facts[0].find("vintage harmonicas from Brno"), std::string::npos) << facts[0];
+  EXPECT_EQ(facts[0].find("Friday"), std::string::npos) << facts[0];
+  EXPECT_EQ(facts[0].find("Alice loves hiking"), std::string::npos) << facts[0];
+  for (std::size_t i = 1; i < facts.size(); ++i) {
+    EXPECT_NE(facts[i].find("Alice"), std::string::npos) << kAboutAlice[i - 1] << "\n" << facts[i];
   }
-  ASSERT_TRUE(e->AddTurns(dialogue, turns).ok());
-  ASSERT_TRUE(e->Maintain(&dialogue).ok());
-  // One exchange of messages at most, so that a fact's page is rarely in the
-  // context (a fact whose pages are all there is left out as said).
-  RetrieveOptions ro;
-  ro.max_pages = 1;
-  const std::string question = "Which harmonicas does Alice collect?";
-  auto first = e->Retrieve(dialogue, question, ro);
-  ASSERT_TRUE(first.ok());
-  std::set<TimeMs> present;
-  for (const auto& item : first->items) present.insert(item.event_time);
-  MemoryScope same{"default", "alice", "assistant", "", false};
-  MemoryListOptions lo;
-  lo.limit = 1000;
-  auto listed = e->ListMemories(same, lo);
-  ASSERT_TRUE(listed.ok());
-  std::vector<std::string> ids;  // facts of pages the context does not hold
-  for (const auto& m : listed->items) {
-    if (m.kind == "user" && !present.count(m.event_time)) ids.push_back(m.id);
-  }
-  ASSERT_GE(ids.size(), 2u);
-  MemoryUpdate harmonicas, friday;
-  harmonicas.text = "Alice collects vintage harmonicas from Brno";
-  friday.text = "Alice will let Sam know on Friday";
-  ASSERT_TRUE(e->UpdateMemory(same, ids[0], harmonicas).ok());
-  ASSERT_TRUE(e->UpdateMemory(same, ids[1], friday).ok());
-  auto facts_of = [](const std::string& context) {
-    std::string out;
-    for (std::size_t at = context.find("## Facts about"); at != std::string::npos;
-         at = context.find("## Facts about", at + 1)) {
-      out += context.substr(at, context.find("\n## ", at + 1) - at);
-    }
-    return out;
-  };
-  auto r = e->Retrieve(dialogue, question, ro);
-  ASSERT_TRUE(r.ok());
-  const std::string facts = facts_of(r->context);
-  EXPECT_NE(facts.find("vintage harmonicas from Brno"), std::string::npos) << r->context;
-  EXPECT_EQ(facts.find("Friday"), std::string::npos) << facts;
-  EXPECT_EQ(facts.find("Alice loves hiking"), std::string::npos) << facts;
-  for (const char* q : {"And what about Alice?", "Tell me about Alice", "What do you know about Alice?"}) {
-    auto about = e->Retrieve(dialogue, q, ro);
-    ASSERT_TRUE(about.ok());
-    EXPECT_NE(facts_of(about->context).find("Alice"), std::string::npos) << q << "\n" << about->context;
-  }
+}
+
+// With an embedder other than the built-in one (a model's, here a fake) the
+// vector search adds the facts nearest the question, whatever their words.
+TEST_F(MemoryApiTest, AModelsEmbedderAddsTheNearestFactsToAContext) {
+  EngineOptions o;
+  o.heat_threshold = 0.5;
+  o.embedder = std::make_shared<testing::CountingEmbedder>();
+  auto e = Open(o);
+  const std::vector<std::string> facts = ContextFacts(*e);
+  ASSERT_EQ(facts.size(), 4u);
+  EXPECT_NE(facts[0].find("vintage harmonicas from Brno"), std::string::npos) << facts[0];
+  std::size_t lines = 0;
+  for (std::size_t at = facts[0].find("\n- "); at != std::string::npos; at = facts[0].find("\n- ", at + 1)) ++lines;
+  EXPECT_GE(lines, 2u) << facts[0];  // more than the one that shares a word
 }
 
 // Consolidation checks its facts for duplicates against the engine's cached
