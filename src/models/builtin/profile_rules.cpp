@@ -196,8 +196,9 @@ void PushItems(const Ctx& c, std::size_t from, const std::string& dim, const std
     const List stops = {"with", "because", "especially", "like", "at", "on", "for"};
     std::size_t e = PhraseEnd(c, k, 5, stops);
     if (e == k) return;
-    // A light verb takes its place or thing along: "going on road trips".
-    if (e == k + 1 && OneOf(c.at(k), kLightVerbs) && OneOf(c.at(e), {"on", "to", "for", "into"}) &&
+    // A light verb takes its place or thing along: "going on road trips",
+    // "working with kids".
+    if (e == k + 1 && OneOf(c.at(k), kLightVerbs) && OneOf(c.at(e), {"on", "to", "for", "into", "with", "at"}) &&
         !BoundaryAfter(c.s, c.w, k)) {
       const std::size_t more = PhraseEnd(c, e + 1, 4, stops);
       if (more > e + 1) e = more;

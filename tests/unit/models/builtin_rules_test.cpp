@@ -169,6 +169,8 @@ TEST(ProfileRules, NoClauseOrBareVerbBecomesAValue) {
   EXPECT_THAT(Slots("I love going on road trips with friends.", "interests"), ElementsAre("going on road trips"));
   EXPECT_THAT(Slots("I like to come to this spot by the water.", "interests"), ElementsAre("come to this spot"));
   EXPECT_THAT(Slots("I love making him happy.", "interests"), IsEmpty());
+  EXPECT_THAT(Slots("I love working with kids.", "interests"), ElementsAre("working with kids"));
+  EXPECT_THAT(Slots("I love working.", "interests"), IsEmpty());
   EXPECT_THAT(Slots("I also love to read, especially at night.", "interests"), ElementsAre("read"));
   EXPECT_THAT(Slots("I'm totally into The Witcher 3 right now.", "interests"), ElementsAre("Witcher 3"));
   EXPECT_THAT(Slots("I'd rather wait until the bugs are fixed.", "preferences"), IsEmpty());
