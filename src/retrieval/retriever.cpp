@@ -119,6 +119,10 @@ std::vector<std::pair<std::int64_t, double>> FusedRrf(const std::vector<std::int
   return out;
 }
 
+// True when the query's vector carries meaning: the built-in embedder's
+// vectors hash words, which the lexical scores already count.
+bool Semantic(const RetrievalInput& in) { return in.embedder && !in.embedder->IsBuiltin(); }
+
 // Facts of one kind ranked by lexical + vector fusion, as context items.
 std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& index,
                                      const std::vector<std::int64_t>& lexical, ItemKind kind) {
@@ -138,11 +142,10 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
     auto fact = in.index->facts.find(id);
     if (fact != in.index->facts.end() && fact->second.in_vectors == mine && !is_expired(id)) lex.push_back(id);
   }
-  // The built-in embedder's vectors hash words: its nearest facts are those
-  // sharing the most words (mostly the speakers' names) or chance ones, which
-  // the lexical search already orders; only a semantic embedder adds facts.
-  const bool semantic = in.embedder && !in.embedder->IsBuiltin();
-  if (semantic) {
+  // The built-in embedder's nearest facts are those sharing the most words
+  // (mostly the speakers' names) or chance ones, which the lexical search
+  // already orders; only a semantic embedder adds facts.
+  if (Semantic(in)) {
     for (const auto& hit : index.Search(in.query_embedding, kVectorCandidates + static_cast<int>(expired.size()))) {
       if (!is_expired(hit.first) && vec.size() < static_cast<std::size_t>(kVectorCandidates)) vec.push_back(hit.first);
     }
@@ -341,7 +344,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   const StmMessages* stm_messages = &stm_snapshot->messages;
   StmMessages with_vectors;
   // Vectors only with a semantic embedder (see RankParams::vector).
-  const bool use_vectors = in.embedder && !in.embedder->IsBuiltin() && params.vector > 0;
+  const bool use_vectors = Semantic(in) && params.vector > 0;
   if (use_vectors && !stm_turns.empty()) {
     std::vector<std::string> texts;
     for (const auto& t : stm_turns) texts.push_back(memory::RenderExchange(t));

@@ -68,6 +68,8 @@ const List kQualities = {"idea", "color", "colour", "colors", "colours", "textur
 const List kTrailingPrepositions = {"near", "around", "across", "behind", "beside", "beyond", "inside",
                                     "outside", "toward", "towards", "upon", "within", "without", "along",
                                     "among", "like"};
+// Words that end an item of a liking ("hiking with friends": "hiking").
+const List kItemStops = {"with", "because", "especially", "like", "at", "on", "for"};
 // A value's first word when it opens a clause of its own ("... and it'd be
 // great to share it", "... and it's much easier").
 const List kClauseOpeners = {"it's", "it'd", "it'll", "that's", "there's", "here's", "is", "are", "was",
@@ -193,14 +195,13 @@ void PushItems(const Ctx& c, std::size_t from, const std::string& dim, const std
   std::size_t k = from;
   for (int items = 0; k < c.n() && items < 4; ++items) {
     while (k < c.n() && OneOf(c.at(k), {"a", "an", "the", "my", "our", "some", "and", "or"})) ++k;
-    const List stops = {"with", "because", "especially", "like", "at", "on", "for"};
-    std::size_t e = PhraseEnd(c, k, 5, stops);
+    std::size_t e = PhraseEnd(c, k, 5, kItemStops);
     if (e == k) return;
     // A light verb takes its place or thing along: "going on road trips",
     // "working with kids".
     if (e == k + 1 && OneOf(c.at(k), kLightVerbs) && OneOf(c.at(e), {"on", "to", "for", "into", "with", "at"}) &&
         !BoundaryAfter(c.s, c.w, k)) {
-      const std::size_t more = PhraseEnd(c, e + 1, 4, stops);
+      const std::size_t more = PhraseEnd(c, e + 1, 4, kItemStops);
       if (more > e + 1) e = more;
     }
     for (std::size_t m = k; m < e; ++m)
