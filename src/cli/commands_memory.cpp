@@ -1,8 +1,9 @@
 // CLI: engram memory add|search|get|list|update|delete|delete-all|purge|history
 // (the fact memory, docs/MEMORY_API.md). The scope is --tenant, --user,
-// --agent and --run (at least one of the last three); --narrower also sees
-// narrower scopes. Errors name the field; exit codes: 2 invalid arguments,
+// --agent and --run (without any of the last three, the default user of the
+// other commands); --narrower also sees narrower scopes. Errors name the field; exit codes: 2 invalid arguments,
 // 1 other failures (not found included).
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -38,6 +39,13 @@ MemoryScope ScopeOf(const Cli& cli) {
   s.user = cli.g.user;
   s.agent = F().agent;
   s.run = F().run;
+  // No --user: $ENGRAM_USER, else, when no --agent or --run names the scope
+  // either, the default user of every other command ("default").
+  if (s.user.empty()) {
+    const char* e = std::getenv("ENGRAM_USER");
+    if (e && *e) s.user = e;
+    else if (s.agent.empty() && s.run.empty()) s.user = cli.CurrentScope().user;
+  }
   s.include_narrower = F().narrower;
   return s;
 }

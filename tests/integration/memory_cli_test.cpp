@@ -110,12 +110,35 @@ TEST_F(MemoryCli, EverySubcommandEndToEnd) {
   auto bad = Run({"memory", "list", "--user", "alice", "--filters", R"({"agent_id": "x"})"});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("filters.agent_id"), std::string::npos) << bad.err;
-  auto noscope = Run({"memory", "add", "--no-infer", "text"});
-  EXPECT_EQ(noscope.exit_code, 2);
-  EXPECT_NE(noscope.err.find("scope"), std::string::npos) << noscope.err;
   auto badmeta = Run({"memory", "add", "--user", "a", "--metadata", "[1]", "x"});
   EXPECT_EQ(badmeta.exit_code, 2);
   EXPECT_NE(badmeta.err.find("metadata"), std::string::npos);
+}
+
+// Without --user the memory commands use the user every other command uses:
+// $ENGRAM_USER, else "default"; an --agent or --run alone names an agent's or
+// a run's own scope, with no user.
+TEST_F(MemoryCli, WithoutAUserTheDefaultUserIsTheScope) {
+  json a = Json({"memory", "add", "--no-infer", "Bob's birthday is on 4 July"});
+  ASSERT_EQ(a["results"].size(), 1u);
+  json mine = Json({"memory", "list"});
+  ASSERT_EQ(mine["results"].size(), 1u);
+  EXPECT_EQ(mine["results"][0]["memory"], "Bob's birthday is on 4 July");
+  EXPECT_EQ(mine["results"][0]["user_id"], "default");
+  EXPECT_EQ(Json({"memory", "list", "--user", "default"})["results"].size(), 1u);
+  EXPECT_EQ(Json({"memory", "search", "birthday"})["results"].size(), 1u);
+  EXPECT_EQ(Json({"memory", "list", "--agent", "bot"})["results"].size(), 0u);
+  EXPECT_EQ(Json({"memory", "list", "--user", "alice"})["results"].size(), 0u);
+  Json({"memory", "add", "--agent", "bot", "--no-infer", "Answer in French"});
+  json bot = Json({"memory", "list", "--agent", "bot"});
+  ASSERT_EQ(bot["results"].size(), 1u);
+  EXPECT_FALSE(bot["results"][0].contains("user_id") && bot["results"][0]["user_id"] == "default");
+  EXPECT_EQ(Json({"memory", "list"})["results"].size(), 1u);
+
+  auto env = et::RunProcess({ENGRAM_BINARY, "memory", "list", "--json"}, "",
+                            {"ENGRAM_HOME=" + dir_.path(), "ENGRAM_DB=", "ENGRAM_USER=carol"});
+  ASSERT_EQ(env.exit_code, 0) << env.err;
+  EXPECT_EQ(json::parse(env.out)["results"].size(), 0u);
 }
 
 TEST_F(MemoryCli, ExportAndImportKeepMemories) {
