@@ -29,7 +29,18 @@ void RegisterInspectCommands(CLI::App& app, Cli& cli, int& code) {
     if (cli.g.json) {
       PrintJson(RetrievalJson(query, budget, *r));
     } else if (r->context.empty()) {
-      std::cout << "(no memory for this scope yet)\n";
+      // Say why: an empty scope, a budget too small for anything, or nothing
+      // that matches the query.
+      const Scope scope = cli.CurrentScope();
+      auto st = cli.engine->GetStats(&scope);
+      if (st.ok() && st->turns_admitted == 0 && st->user_facts == 0 && st->assistant_facts == 0 &&
+          st->profile_slots == 0) {
+        std::cout << "(no memory for this scope yet)\n";
+      } else if (r->truncated) {
+        std::cout << "(nothing fits a budget of " << budget << " tokens: raise --budget)\n";
+      } else {
+        std::cout << "(nothing in this scope's memory matches the query)\n";
+      }
     } else {
       std::cout << r->context;
     }

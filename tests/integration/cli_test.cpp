@@ -257,6 +257,23 @@ TEST(Cli, TurnAddWithTimeThenStats) {
   EXPECT_EQ(turns[0]["user_text"], "I moved to Lisbon last week.");
 }
 
+// An empty context says why: an empty scope, a budget too small for anything
+// the scope holds, or (the whole context otherwise) what it holds.
+TEST(Cli, AnEmptyContextSaysWhy) {
+  Home home;
+  ASSERT_EQ(home.Run({"turn", "add", "I moved to Lisbon last week.", "Welcome to Lisbon!", "--user", "alice"})
+                .exit_code,
+            0);
+  auto empty = home.Run({"retrieve", "where do I live?", "--user", "bob"});
+  EXPECT_EQ(empty.exit_code, 0) << Describe(empty);
+  EXPECT_EQ(empty.out, "(no memory for this scope yet)\n");
+  auto tight = home.Run({"retrieve", "where do I live?", "--user", "alice", "--budget", "5"});
+  EXPECT_EQ(tight.exit_code, 0) << Describe(tight);
+  EXPECT_EQ(tight.out, "(nothing fits a budget of 5 tokens: raise --budget)\n");
+  auto roomy = home.Run({"retrieve", "where do I live?", "--user", "alice"});
+  EXPECT_NE(roomy.out.find("I moved to Lisbon last week."), std::string::npos) << Describe(roomy);
+}
+
 TEST(Cli, UsageErrorsExitTwoWithOneLine) {
   Home home;
   ExpectError(home.Run({"turn", "add", "hello", "hi", "--time", "not-a-time"}), 2, "--time");
