@@ -362,6 +362,23 @@ RetrievalResult AssembleContext(ContextInput in) {
   }
   // 5. More messages in what is left.
   pack_messages(budget);
+  // 6. Older recent turns in what is still left (nothing ranked claims it:
+  //    a query nothing matches still gets the conversation so far), newest
+  //    first and without a gap: up to a turn the messages already hold.
+  if (in.options.include_stm && recent_items.size() < in.recent.size()) {
+    KeySet ranked_turns;
+    for (std::size_t i : chosen) {
+      if (in.ranked[i].kind == ItemKind::kStmTurn) ranked_turns.insert(in.ranked[i].turn_id);
+    }
+    recent.cap = budget;
+    std::vector<const RetrievedItem*> older;
+    for (auto it = in.recent.rbegin() + static_cast<std::ptrdiff_t>(recent_items.size()); it != in.recent.rend();
+         ++it) {
+      if (ranked_turns.contains(it->turn_id) || !recent.Take(pack, it->text)) break;
+      older.push_back(&*it);
+    }
+    recent_items.insert(recent_items.begin(), older.rbegin(), older.rend());
+  }
   std::sort(chosen.begin(), chosen.end());
   // Chain summaries where budget remains, best messages first, once per page,
   // with only what the context does not already say: a summary's sentences

@@ -86,6 +86,7 @@ struct ContextInput {
 // The context within in.options.budget_tokens. Packing order: recent STM
 // turns, profile, ranked messages (leaving room for the facts' share), facts
 // whose pages are not already in the context, then more messages in what is
+// left, then older recent turns (newest first, no gap) in what is still
 // left. Rendered as: profile, facts, relevant past messages (chronological,
 // one date line per day; both sides of an exchange merge into one item of
 // part "both", source_ref joined), recent conversation.

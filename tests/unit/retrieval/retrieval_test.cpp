@@ -324,6 +324,50 @@ TEST(Context, NoCapOnPagesByDefaultOnlyTheBudget) {
   EXPECT_LE(small.context_tokens, 100);
 }
 
+// The recent turns take their share first; what no ranked message or fact
+// claims goes to older recent turns, newest first and without a gap, up to a
+// turn the past messages already hold.
+TEST(Context, WhatNothingRankedClaimsGoesToOlderRecentTurns) {
+  std::vector<RetrievedItem> recent;
+  for (int i = 1; i <= 8; ++i) {
+    RetrievedItem r = Message(100 + i, "both", "Ana: turn number " + std::to_string(i) + " of the chat.\nBen: Noted.",
+                              i * 1000, "");
+    r.kind = ItemKind::kStmTurn;
+    recent.push_back(r);
+  }
+  ContextInput in;
+  in.options.budget_tokens = 300;  // a share of 30 tokens: two turns
+  in.recent = recent;
+  RetrievalResult alone = AssembleContext(in);
+  ASSERT_EQ(alone.items.size(), 8u);  // nothing ranked: all eight fit in 300
+  for (int i = 0; i < 8; ++i) EXPECT_EQ(alone.items[i].turn_id, 101 + i);
+  EXPECT_EQ(alone.context.find("## Relevant"), std::string::npos);
+
+  // A ranked message takes its place first; the recent turns stop at the
+  // turn it holds (turn 105 is in the past section, so 101-104 stay out).
+  in.options.budget_tokens = 100;
+  RetrievedItem ranked = Message(105, "user", "Ana: turn number 5 of the chat.", 5000, "");
+  ranked.kind = ItemKind::kStmTurn;
+  in.ranked = {ranked};
+  in.chain = {""};
+  RetrievalResult r = AssembleContext(in);
+  EXPECT_LE(r.context_tokens, 100);
+  std::vector<std::int64_t> ids;
+  for (const auto& it : r.items) ids.push_back(it.turn_id);
+  ASSERT_FALSE(ids.empty());
+  EXPECT_EQ(ids.front(), 105);
+  EXPECT_EQ(ids.back(), 108);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 105), 1);
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), 104), 0);
+  for (std::size_t i = 2; i < ids.size(); ++i) EXPECT_EQ(ids[i], ids[i - 1] + 1);  // no gap
+
+  // A budget too small for any turn holds none.
+  in.options.budget_tokens = 5;
+  in.ranked.clear();
+  in.chain.clear();
+  EXPECT_TRUE(AssembleContext(in).items.empty());
+}
+
 TEST(RankingOptions, RangesAreCheckedAndNamed) {
   RetrieveOptions o;
   EXPECT_TRUE(CheckRetrieveOptions(o).ok());
