@@ -213,6 +213,46 @@ std::vector<std::string> FactTerms(const std::vector<std::string>& tokens, const
   return out;
 }
 
+// The speakers' names that are stopwords ("What does Will like?", "Did Can
+// call?"): a capitalised word that does not open a sentence of the query,
+// is a stopword, and is a term of a speaker's name in one of `indexes`
+// (the texts never hold a stopword), added to `terms` with weight 1.
+void AddStopwordNames(std::string_view query, const std::vector<const MessageIndex*>& indexes,
+                      std::vector<QueryTerm>& terms) {
+  bool opens = true;  // the next word opens a sentence
+  std::size_t i = 0;
+  while (i < query.size()) {
+    while (i < query.size() && (query[i] == ' ' || query[i] == '\t' || query[i] == '\n' || query[i] == '\r')) ++i;
+    const std::size_t start = i;
+    while (i < query.size() && query[i] != ' ' && query[i] != '\t' && query[i] != '\n' && query[i] != '\r') ++i;
+    std::string_view word = query.substr(start, i - start);
+    if (word.empty()) break;
+    std::string_view bare = word;  // without closing quotes and brackets
+    while (!bare.empty() && (bare.back() == '"' || bare.back() == '\'' || bare.back() == ')' || bare.back() == ']')) {
+      bare.remove_suffix(1);
+    }
+    const bool next_opens = !bare.empty() && (bare.back() == '.' || bare.back() == '!' || bare.back() == '?');
+    while (!word.empty() && (word.front() == '"' || word.front() == '\'' || word.front() == '(')) word.remove_prefix(1);
+    std::size_t letters = 0;
+    while (letters < word.size() && ((word[letters] >= 'a' && word[letters] <= 'z') ||
+                                     (word[letters] >= 'A' && word[letters] <= 'Z'))) {
+      ++letters;
+    }
+    if (!opens && letters > 0 && word[0] >= 'A' && word[0] <= 'Z') {
+      std::string lower(word.substr(0, letters));
+      for (char& c : lower) c = c <= 'Z' ? static_cast<char>(c + 32) : c;
+      if (text::IsStopword(lower)) {
+        const std::string t = text::Stem(lower);
+        const bool named = std::any_of(indexes.begin(), indexes.end(),
+                                       [&](const MessageIndex* ix) { return ix->InNames(ix->TermId(t)); });
+        const bool have = std::any_of(terms.begin(), terms.end(), [&](const QueryTerm& q) { return q.term == t; });
+        if (named && !have) terms.push_back({t, 1.0});
+      }
+    }
+    opens = next_opens;
+  }
+}
+
 TurnEntry EntryFromTurn(const Turn& t) {
   TurnEntry e;
   e.turn_id = t.id;
@@ -375,6 +415,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
         },
         expansion);
   }
+  AddStopwordNames(in.query, {&idx.messages, &stm.index}, rq.terms);
   rq.asks_when = AsksWhen(tokens);
   if (opt.ranking.answer_type > 0) {
     AnswerType answer = QuestionAnswerType(in.query);

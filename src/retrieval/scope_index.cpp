@@ -267,6 +267,11 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageD
       if (!named[side] || n.name != name) {
         n.name = name;
         maker.Ids(name, n.ids, nullptr);
+        // A name that is a stopword ("Will", "Can") is still a name: its
+        // term holds the speaker's messages (the texts' "will" stays out).
+        text::ForEachToken(name, [&](std::string_view token) {
+          if (text::IsStopword(token)) n.ids.push_back(index.Intern(text::Stem(token)));
+        });
         n.speaker = index.SpeakerId(name);
         named[side] = true;
       }

@@ -82,6 +82,54 @@ TEST_F(EngineTest, RetrievalFindsOldTurnsWithDates) {
   EXPECT_LE(r->context_tokens, 2000);
 }
 
+// A speaker whose name is a stopword ("Will") is still named by a question:
+// "What does Will like to eat?" favours Will's own messages, as it does for
+// "Grace"; a sentence's opening "Will" is the verb, and the texts' "will"
+// never matches the name.
+TEST_F(EngineTest, ASpeakerNamedLikeAStopwordIsStillNamed) {
+  auto e = Open();
+  Scope s = UserScope("will");
+  std::vector<TurnInput> turns;
+  auto add = [&](const std::string& will, const std::string& grace) {
+    TurnInput t;
+    t.user_text = will;
+    t.assistant_text = grace;
+    t.user_name = "Will";
+    t.assistant_name = "Grace";
+    t.event_time = MakeTimeMs(2025, 2, 1) + static_cast<TimeMs>(turns.size()) * 60000;
+    turns.push_back(t);
+  };
+  add("I love eating sushi on Fridays.", "I will bake bread and eat it warm.");
+  add("Grace, I will eat with you on Sunday.", "I like to eat salad at lunch.");
+  for (int i = 0; i < 20; ++i) add("The weather report " + std::to_string(i) + " says clouds.", "Noted, thanks.");
+  ASSERT_TRUE(e->AddTurns(s, turns).ok());
+  ASSERT_TRUE(e->Maintain(&s).ok());
+  RetrieveOptions o;
+  o.explain = true;
+  // Whether the named speaker's factor lifted the message holding `words`.
+  auto lifted = [&](const std::string& q, const std::string& words) {
+    auto r = e->Retrieve(s, q, o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    if (!r.ok()) return false;
+    for (const auto& m : r->ranked) {
+      if (m.text.find(words) != std::string::npos) return m.why.speaker;
+    }
+    ADD_FAILURE() << "no message holds '" << words << "' for " << q;
+    return false;
+  };
+  // (Will's sushi message shares only "eat" with the question: Grace's
+  // salad line, which holds "like" too, ranks above it on words alone.)
+  EXPECT_TRUE(lifted("What does Will like to eat?", "sushi"));
+  EXPECT_FALSE(lifted("What does Will like to eat?", "bake bread"));
+  EXPECT_TRUE(lifted("and Will, what does he love eating?", "sushi"));
+  EXPECT_TRUE(lifted("What does Grace like to eat?", "bake bread"));
+  EXPECT_FALSE(lifted("What does Grace like to eat?", "sushi"));
+  // A sentence's first word is the verb: no speaker is named.
+  auto modal = e->Retrieve(s, "Will anyone eat sushi?", o);
+  ASSERT_TRUE(modal.ok());
+  for (const auto& m : modal->ranked) EXPECT_FALSE(m.why.speaker) << m.text;
+}
+
 TEST_F(EngineTest, ContextRespectsTheBudget) {
   auto e = Open();
   Scope s = UserScope("alice");
