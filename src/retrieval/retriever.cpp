@@ -220,6 +220,7 @@ std::vector<std::string> FactTerms(const std::vector<std::string>& tokens, const
 void AddStopwordNames(std::string_view query, const std::vector<const MessageIndex*>& indexes,
                       std::vector<QueryTerm>& terms) {
   bool opens = true;  // the next word opens a sentence
+  std::vector<std::string> added;  // at most the stopwords
   std::size_t i = 0;
   while (i < query.size()) {
     while (i < query.size() && (query[i] == ' ' || query[i] == '\t' || query[i] == '\n' || query[i] == '\r')) ++i;
@@ -245,8 +246,12 @@ void AddStopwordNames(std::string_view query, const std::vector<const MessageInd
         const std::string t = text::Stem(lower);
         const bool named = std::any_of(indexes.begin(), indexes.end(),
                                        [&](const MessageIndex* ix) { return ix->InNames(ix->TermId(t)); });
-        const bool have = std::any_of(terms.begin(), terms.end(), [&](const QueryTerm& q) { return q.term == t; });
-        if (named && !have) terms.push_back({t, 1.0});
+        // (Checked against the names added here: the query's own terms hold
+        // no stopword, and a long query may hold many terms.)
+        if (named && std::find(added.begin(), added.end(), t) == added.end()) {
+          added.push_back(t);
+          terms.push_back({t, 1.0});
+        }
       }
     }
     opens = next_opens;
