@@ -1,8 +1,9 @@
 // CLI: engram memory add|search|get|list|update|delete|delete-all|purge|history
 // (the fact memory, docs/MEMORY_API.md). The scope is --tenant, --user,
 // --agent and --run (without any of the last three, the default user of the
-// other commands); --narrower also sees narrower scopes. Errors name the field; exit codes: 2 invalid arguments,
-// 1 other failures (not found included).
+// other commands); --narrower also sees narrower scopes. Errors name the
+// field; exit codes: 2 invalid arguments, 1 other failures (not found
+// included).
 #include <cstdlib>
 #include <fstream>
 #include <iostream>

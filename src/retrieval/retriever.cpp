@@ -215,7 +215,8 @@ std::vector<std::string> FactTerms(const std::vector<std::string>& tokens, const
 
 // The speakers' names that are stopwords ("What does Will like?", "Did Can
 // call?"): a capitalised word that does not open a sentence of the query,
-// is a stopword, and is a term of a speaker's name in one of `indexes`
+// is a stopword (not an article, not "I"), and is a term of a speaker's
+// name in one of `indexes`
 // (the texts never hold a stopword), added to `terms` with weight 1.
 void AddStopwordNames(std::string_view query, const std::vector<const MessageIndex*>& indexes,
                       std::vector<QueryTerm>& terms) {
@@ -242,7 +243,9 @@ void AddStopwordNames(std::string_view query, const std::vector<const MessageInd
     if (!opens && letters > 0 && word[0] >= 'A' && word[0] <= 'Z') {
       std::string lower(word.substr(0, letters));
       for (char& c : lower) c = c <= 'Z' ? static_cast<char>(c + 32) : c;
-      if (text::IsStopword(lower)) {
+      // (Not an article or "I", which a title or any sentence capitalises:
+      // "What did The Oracle bot say?" names no speaker "The ...".)
+      if (text::IsStopword(lower) && lower != "a" && lower != "an" && lower != "the" && lower != "i") {
         const std::string t = text::Stem(lower);
         const bool named = std::any_of(indexes.begin(), indexes.end(),
                                        [&](const MessageIndex* ix) { return ix->InNames(ix->TermId(t)); });

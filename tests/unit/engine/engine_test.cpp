@@ -128,6 +128,20 @@ TEST_F(EngineTest, ASpeakerNamedLikeAStopwordIsStillNamed) {
   auto modal = e->Retrieve(s, "Will anyone eat sushi?", o);
   ASSERT_TRUE(modal.ok());
   for (const auto& m : modal->ranked) EXPECT_FALSE(m.why.speaker) << m.text;
+
+  // An article of a speaker's name is no name: a title's "The" names no one.
+  Scope oracle = UserScope("oracle");
+  TurnInput t;
+  t.user_text = "I like to eat sushi.";
+  t.assistant_text = "The bakery sells bread.";
+  t.user_name = "Ana";
+  t.assistant_name = "The Oracle";
+  t.event_time = MakeTimeMs(2025, 2, 1);
+  ASSERT_TRUE(e->AddTurns(oracle, {t}).ok());
+  auto title = e->Retrieve(oracle, "What did The Bakery sell?", o);
+  ASSERT_TRUE(title.ok());
+  ASSERT_FALSE(title->ranked.empty());
+  for (const auto& m : title->ranked) EXPECT_FALSE(m.why.speaker) << m.text;
 }
 
 TEST_F(EngineTest, ContextRespectsTheBudget) {
