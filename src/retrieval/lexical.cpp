@@ -12,15 +12,36 @@ std::uint16_t Sat16(std::uint32_t v) {
   return static_cast<std::uint16_t>(std::min<std::uint32_t>(v, std::numeric_limits<std::uint16_t>::max()));
 }
 
+constexpr std::size_t kFirstPostings = 2;  // most terms of a scope occur once or twice
+
 }  // namespace
+
+MessageIndex::PostingBuffer::PostingBuffer(const Posting* from, std::size_t n, std::size_t capacity)
+    : data_(new Posting[capacity]), capacity_(capacity), claimed_(n) {
+  if (n > 0) std::copy(from, from + n, data_.get());
+}
+
+bool MessageIndex::PostingBuffer::Claim(std::size_t at) {
+  if (at >= capacity_) return false;
+  // (Relaxed: the entry is written after the claim and read only through an
+  // index published after it; the count only decides who may write.)
+  std::size_t expected = at;
+  return claimed_.compare_exchange_strong(expected, at + 1, std::memory_order_relaxed);
+}
 
 int MessageIndex::Intern(const std::string& term) {
   auto [it, fresh] = vocab_.try_emplace(term, static_cast<int>(terms_.size()));
   if (fresh) {
     terms_.push_back(term);
-    postings_.push_back(std::make_shared<std::vector<Posting>>());
+    lists_.push_back(std::make_shared<PostingBuffer>(nullptr, 0, kFirstPostings));
+    counts_.push_back(0);
   }
   return it->second;
+}
+
+void MessageIndex::Reserve(std::size_t docs) {
+  lengths_.reserve(lengths_.size() + docs);
+  kinds_.reserve(kinds_.size() + docs);
 }
 
 void MessageIndex::Add(const MessageTerms& t) {
@@ -54,11 +75,15 @@ void MessageIndex::AddIds(const std::vector<int>& text, const std::vector<int>& 
     in_names_[static_cast<std::size_t>(id)] = true;
   }
   for (const Tf& x : tf) {
-    auto& list = postings_[static_cast<std::size_t>(x.id)];
-    // A count of 1: no other index holds the list, so no reader can be
-    // copying it meanwhile.
-    if (list.use_count() > 1) list = std::make_shared<std::vector<Posting>>(*list);
-    list->push_back({doc, Sat16(x.text), Sat16(x.name)});
+    const auto t = static_cast<std::size_t>(x.id);
+    auto& list = lists_[t];
+    std::uint32_t& n = counts_[t];
+    if (!list->Claim(n)) {
+      list = std::make_shared<PostingBuffer>(list->data(), n, 2 * (std::size_t{n} + 1));
+      (void)list->Claim(n);  // a fresh buffer has room after its n entries, and no other owner
+    }
+    list->Set(n, {doc, Sat16(x.text), Sat16(x.name)});
+    ++n;
   }
   lengths_.push_back(static_cast<std::uint32_t>(text.size()));
   kinds_.push_back(kinds);
@@ -81,12 +106,13 @@ int MessageIndex::TermId(std::string_view term) const {
 
 std::size_t MessageIndex::Df(std::string_view term) const {
   int id = TermId(term);
-  return id < 0 ? 0 : postings_[static_cast<std::size_t>(id)]->size();
+  return id < 0 ? 0 : counts_[static_cast<std::size_t>(id)];
 }
 
 std::size_t MessageIndex::MemoryBytes() const {
   std::size_t n = lengths_.size() * 8 + terms_.size() * 48;
-  for (const auto& p : postings_) n += p->capacity() * sizeof(Posting) + 40;
+  for (const auto& p : lists_) n += p->capacity() * sizeof(Posting) + 40;
+  n += counts_.capacity() * sizeof(std::uint32_t);
   for (const auto& s : speakers_) n += 2 * (s.size() + 48);  // the name and its map entry
   n += in_names_.capacity() / 8;
   return n;

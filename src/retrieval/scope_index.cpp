@@ -352,7 +352,9 @@ Result<bool> ReusePages(sql::Db* db, const ScopeIndex& previous, ScopeIndex* idx
   idx->entries = previous.entries;  // shares the chunks
   idx->page_entry = previous.page_entry;
   idx->messages = previous.messages;
-  idx->message_docs = previous.message_docs;
+  idx->messages.Reserve(2 * kRoom);  // two messages a page
+  idx->message_docs.reserve(previous.message_docs.size() + 2 * kRoom);
+  idx->message_docs.assign(previous.message_docs.begin(), previous.message_docs.end());
   return true;
 }
 
