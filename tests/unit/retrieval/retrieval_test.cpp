@@ -1,6 +1,7 @@
 // Message ranking and context assembly on hand-built snapshots (no store).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <random>
 #include <thread>
@@ -70,6 +71,81 @@ TEST(Lexical, IdfFavoursRareTermsAndNamesCount) {
   EXPECT_GT(s[0], s[2]);  // puppy + the speaker's name
   EXPECT_GT(s[2], 0.0);
   EXPECT_EQ(s[1], 0.0);
+}
+
+// Copies of an index share their posting lists: each sees the postings of
+// its own documents, whichever copy appended first (in place) and whichever
+// had to copy the list; the index they came from is unchanged.
+TEST(Lexical, CopiesAppendingToASharedListEachSeeTheirOwn) {
+  MessageIndex base;
+  for (int i = 0; i < 5; ++i) base.Add({text::Terms("puppy number " + std::to_string(i)), text::Terms("Ana")});
+  const std::size_t df = base.Df("puppi");
+  ASSERT_EQ(df, 5u);
+  MessageIndex first = base, second = base;
+  first.Add({text::Terms("puppy puppy"), text::Terms("Ben")});   // claims the next entry in place
+  second.Add({text::Terms("puppy puppy puppy"), text::Terms("Cy")});  // finds it claimed: copies
+  MessageIndex third = first;
+  third.Add({text::Terms("a puppy"), text::Terms("Dee")});  // appends after first's entry
+  auto postings = [](const MessageIndex& ix) {
+    std::vector<std::pair<std::uint32_t, std::uint16_t>> out;
+    for (const auto& p : ix.Postings(ix.TermId("puppi"))) out.emplace_back(p.doc, p.tf);
+    return out;
+  };
+  EXPECT_EQ(base.Df("puppi"), 5u);
+  EXPECT_EQ(postings(base).size(), 5u);
+  ASSERT_EQ(postings(first).size(), 6u);
+  EXPECT_EQ(postings(first).back(), (std::pair<std::uint32_t, std::uint16_t>{5, 2}));
+  ASSERT_EQ(postings(second).size(), 6u);
+  EXPECT_EQ(postings(second).back(), (std::pair<std::uint32_t, std::uint16_t>{5, 3}));
+  ASSERT_EQ(postings(third).size(), 7u);
+  EXPECT_EQ(postings(third)[5], (std::pair<std::uint32_t, std::uint16_t>{5, 2}));
+  EXPECT_EQ(postings(third)[6], (std::pair<std::uint32_t, std::uint16_t>{6, 1}));
+  for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(postings(first)[i], postings(base)[i]);
+    EXPECT_EQ(postings(second)[i], postings(base)[i]);
+  }
+  // Many more appends to one copy (the list moves to larger buffers) leave
+  // the others as they were.
+  for (int i = 0; i < 100; ++i) first.Add({text::Terms("puppy again"), text::Terms("Ben")});
+  EXPECT_EQ(first.Df("puppi"), 106u);
+  EXPECT_EQ(postings(second).back(), (std::pair<std::uint32_t, std::uint16_t>{5, 3}));
+  EXPECT_EQ(postings(third).size(), 7u);
+  EXPECT_EQ(base.Df("puppi"), 5u);
+}
+
+// The same from threads, as snapshot updates made from one snapshot at once
+// would (TSan runs it: "Snapshot" is in its name): each copy sees its own
+// postings, the shared one's readers see the same throughout.
+TEST(Lexical, SnapshotCopiesAppendingAtOnceEachSeeTheirOwn) {
+  MessageIndex base;
+  for (int i = 0; i < 6; ++i) base.Add({text::Terms("puppy " + std::to_string(i)), text::Terms("Ana")});
+  const int id = base.TermId("puppi");
+  std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    while (!stop.load()) {
+      std::size_t n = 0;
+      for (const auto& p : base.Postings(id)) n += p.tf;
+      EXPECT_EQ(n, 6u);
+    }
+  });
+  std::vector<std::thread> writers;
+  std::vector<int> ok(4, 0);
+  for (int w = 0; w < 4; ++w) {
+    writers.emplace_back([&, w] {
+      for (int round = 0; round < 50; ++round) {
+        MessageIndex copy = base;
+        std::string text;
+        for (int k = 0; k <= w; ++k) text += "puppy ";
+        copy.Add({text::Terms(text), text::Terms("Ben")});
+        const auto list = copy.Postings(copy.TermId("puppi"));
+        ok[w] += list.size() == 7 && list.back().doc == 6 && list.back().tf == w + 1 ? 1 : 0;
+      }
+    });
+  }
+  for (auto& t : writers) t.join();
+  stop = true;
+  reader.join();
+  for (int w = 0; w < 4; ++w) EXPECT_EQ(ok[w], 50) << w;
 }
 
 TEST(Ranking, EachSideIsItsOwnMessageAndStmRanksWithPages) {
