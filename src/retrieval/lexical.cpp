@@ -79,7 +79,7 @@ void MessageIndex::AddIds(const std::vector<int>& text, const std::vector<int>& 
     auto& list = lists_[t];
     std::uint32_t& n = counts_[t];
     if (!list->Claim(n)) {
-      list = std::make_shared<PostingBuffer>(list->data(), n, 2 * (std::size_t{n} + 1));
+      list = std::make_shared<PostingBuffer>(list->data(), n, std::max(kFirstPostings, 2 * std::size_t{n}));
       (void)list->Claim(n);  // a fresh buffer has room after its n entries, and no other owner
     }
     list->Set(n, {doc, Sat16(x.text), Sat16(x.name)});
