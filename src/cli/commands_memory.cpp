@@ -4,7 +4,6 @@
 // other commands); --narrower also sees narrower scopes. Errors name the
 // field; exit codes: 2 invalid arguments, 1 other failures (not found
 // included).
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -42,10 +41,8 @@ MemoryScope ScopeOf(const Cli& cli) {
   s.run = F().run;
   // No --user: $ENGRAM_USER, else, when no --agent or --run names the scope
   // either, the default user of every other command ("default").
-  if (s.user.empty()) {
-    const char* e = std::getenv("ENGRAM_USER");
-    if (e && *e) s.user = e;
-    else if (s.agent.empty() && s.run.empty()) s.user = cli.CurrentScope().user;
+  if (s.user.empty() && (!Cli::EnvUser().empty() || (s.agent.empty() && s.run.empty()))) {
+    s.user = cli.CurrentScope().user;
   }
   s.include_narrower = F().narrower;
   return s;

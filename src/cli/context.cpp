@@ -33,14 +33,17 @@ std::string Cli::DbPath() const {
   return home + (!home.empty() && home.back() == '/' ? "" : "/") + "engram.db";  // "/" -> "/engram.db"
 }
 
+std::string Cli::EnvUser() {
+  const char* e = std::getenv("ENGRAM_USER");
+  return e ? e : "";
+}
+
 Scope Cli::CurrentScope() const {
   Scope s;
   s.tenant = g.tenant;
   s.user = g.user;
-  if (s.user.empty()) {
-    const char* e = std::getenv("ENGRAM_USER");
-    s.user = (e && *e) ? e : "default";
-  }
+  if (s.user.empty()) s.user = EnvUser();
+  if (s.user.empty()) s.user = "default";
   s.assistant = g.assistant;
   return s;
 }

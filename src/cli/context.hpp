@@ -53,6 +53,8 @@ struct Cli {
   // --home, $ENGRAM_HOME, $XDG_DATA_HOME/engram or ~/.local/share/engram.
   std::string HomeDir() const;
   Scope CurrentScope() const;
+  // $ENGRAM_USER ("" when unset or empty).
+  static std::string EnvUser();
   // Puts the model clients of the configuration (flags, $ENGRAM_*,
   // engram.toml) into `opts`: llm and an LLM maintainer when a chat model is
   // configured, the embedder when an embedding endpoint is; sets llm_client /

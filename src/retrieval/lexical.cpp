@@ -39,9 +39,20 @@ int MessageIndex::Intern(const std::string& term) {
   return it->second;
 }
 
-void MessageIndex::Reserve(std::size_t docs) {
-  lengths_.reserve(lengths_.size() + docs);
-  kinds_.reserve(kinds_.size() + docs);
+void MessageIndex::AssignWithRoom(const MessageIndex& other, std::size_t docs) {
+  vocab_ = other.vocab_;
+  speaker_ids_ = other.speaker_ids_;
+  speakers_ = other.speakers_;
+  terms_ = other.terms_;
+  lists_ = other.lists_;
+  counts_ = other.counts_;
+  for (auto [to, from] : {std::pair{&lengths_, &other.lengths_}, std::pair{&kinds_, &other.kinds_}}) {
+    to->clear();
+    to->reserve(from->size() + docs);
+    to->assign(from->begin(), from->end());
+  }
+  in_names_ = other.in_names_;
+  total_length_ = other.total_length_;
 }
 
 void MessageIndex::Add(const MessageTerms& t) {

@@ -43,9 +43,10 @@ class MessageIndex {
     std::uint16_t name_tf;  // occurrences in the speaker name
   };
 
-  // Room for `docs` more documents without moving the per-document arrays
-  // (a copy has none: an update appending to it would move them again).
-  void Reserve(std::size_t docs);
+  // Becomes a copy of `other` with room for `docs` more documents in the
+  // per-document arrays (a plain copy has none: an update appending to it
+  // would move them again).
+  void AssignWithRoom(const MessageIndex& other, std::size_t docs);
   // Appends one document (doc ids are 0, 1, 2 ... in call order).
   void Add(const MessageTerms& terms);
   // The same with the terms as ids from Intern (a builder that remembers
@@ -84,6 +85,7 @@ class MessageIndex {
   const std::string& Speaker(std::uint16_t id) const { return speakers_[id]; }
 
  private:
+  // (AssignWithRoom copies each member: a member added here goes there too.)
   text::StringMap<int> vocab_;
   text::StringMap<std::uint16_t> speaker_ids_;
   std::vector<std::string> speakers_;

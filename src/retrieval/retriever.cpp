@@ -214,51 +214,26 @@ std::vector<std::string> FactTerms(const std::vector<std::string>& tokens, const
 }
 
 // The speakers' names that are stopwords ("What does Will like?", "Did Can
-// call?"): a capitalised word that does not open a sentence of the query,
-// is a stopword (not an article, not "I"), and is a term of a speaker's
-// name in one of `indexes`
-// (the texts never hold a stopword), added to `terms` with weight 1.
+// call?"): a capitalised word inside a sentence of the query
+// (ForEachNamedWord) that is a stopword (not an article: "What did The
+// Oracle bot say?") and a term of a speaker's name in one of `indexes` (the
+// texts never hold a stopword), added to `terms` with weight 1.
 void AddStopwordNames(std::string_view query, const std::vector<const MessageIndex*>& indexes,
                       std::vector<QueryTerm>& terms) {
-  bool opens = true;  // the next word opens a sentence
-  std::vector<std::string> added;  // at most the stopwords
-  std::size_t i = 0;
-  while (i < query.size()) {
-    while (i < query.size() && (query[i] == ' ' || query[i] == '\t' || query[i] == '\n' || query[i] == '\r')) ++i;
-    const std::size_t start = i;
-    while (i < query.size() && query[i] != ' ' && query[i] != '\t' && query[i] != '\n' && query[i] != '\r') ++i;
-    std::string_view word = query.substr(start, i - start);
-    if (word.empty()) break;
-    std::string_view bare = word;  // without closing quotes and brackets
-    while (!bare.empty() && (bare.back() == '"' || bare.back() == '\'' || bare.back() == ')' || bare.back() == ']')) {
-      bare.remove_suffix(1);
+  std::vector<std::string> added;  // at most the stopwords (a long query holds many terms)
+  ForEachNamedWord(query, [&](std::string_view word) {
+    std::string lower(word);
+    for (char& c : lower) c = c <= 'Z' ? static_cast<char>(c + 32) : c;
+    if (!text::IsStopword(lower) || lower == "a" || lower == "an" || lower == "the") return true;
+    const std::string t = text::Stem(lower);
+    const bool named = std::any_of(indexes.begin(), indexes.end(),
+                                   [&](const MessageIndex* ix) { return ix->InNames(ix->TermId(t)); });
+    if (named && std::find(added.begin(), added.end(), t) == added.end()) {
+      added.push_back(t);
+      terms.push_back({t, 1.0});
     }
-    const bool next_opens = !bare.empty() && (bare.back() == '.' || bare.back() == '!' || bare.back() == '?');
-    while (!word.empty() && (word.front() == '"' || word.front() == '\'' || word.front() == '(')) word.remove_prefix(1);
-    std::size_t letters = 0;
-    while (letters < word.size() && ((word[letters] >= 'a' && word[letters] <= 'z') ||
-                                     (word[letters] >= 'A' && word[letters] <= 'Z'))) {
-      ++letters;
-    }
-    if (!opens && letters > 0 && word[0] >= 'A' && word[0] <= 'Z') {
-      std::string lower(word.substr(0, letters));
-      for (char& c : lower) c = c <= 'Z' ? static_cast<char>(c + 32) : c;
-      // (Not an article or "I", which a title or any sentence capitalises:
-      // "What did The Oracle bot say?" names no speaker "The ...".)
-      if (text::IsStopword(lower) && lower != "a" && lower != "an" && lower != "the" && lower != "i") {
-        const std::string t = text::Stem(lower);
-        const bool named = std::any_of(indexes.begin(), indexes.end(),
-                                       [&](const MessageIndex* ix) { return ix->InNames(ix->TermId(t)); });
-        // (Checked against the names added here: the query's own terms hold
-        // no stopword, and a long query may hold many terms.)
-        if (named && std::find(added.begin(), added.end(), t) == added.end()) {
-          added.push_back(t);
-          terms.push_back({t, 1.0});
-        }
-      }
-    }
-    opens = next_opens;
-  }
+    return true;
+  });
 }
 
 TurnEntry EntryFromTurn(const Turn& t) {

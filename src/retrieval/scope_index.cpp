@@ -150,35 +150,44 @@ int PersonOf(std::string_view token) {
   return 0;
 }
 
-int NamedWords(std::string_view text, std::span<const std::string_view> speakers, int cap) {
-  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
-  int n = 0;
+namespace {
+bool IsAsciiLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+}  // namespace
+
+void ForEachNamedWord(std::string_view text, const std::function<bool(std::string_view)>& fn) {
   bool sentence_start = true;
-  for (std::size_t i = 0; i < text.size() && n < cap;) {
+  for (std::size_t i = 0; i < text.size();) {
     const char c = text[i];
-    if (!alpha(c)) {
+    if (!IsAsciiLetter(c)) {
       if (c == '.' || c == '!' || c == '?' || c == '\n') sentence_start = true;
       ++i;
       continue;
     }
     std::size_t end = i;
-    while (end < text.size() && alpha(text[end])) ++end;
+    while (end < text.size() && IsAsciiLetter(text[end])) ++end;
     const std::string_view word = text.substr(i, end - i);
     // (A word is letters; one glued to digits or an apostrophe before it,
     // "3D", "don'T", is no name.)
     const bool glued = i > 0 && (text[i - 1] == '\'' || (text[i - 1] >= '0' && text[i - 1] <= '9'));
-    if (!sentence_start && !glued && c >= 'A' && c <= 'Z' && word != "I") {
-      bool speaker = false;
-      for (const std::string_view name : speakers) {
-        std::size_t len = 0;
-        while (len < name.size() && alpha(name[len])) ++len;
-        speaker = speaker || (len > 0 && word == name.substr(0, len));
-      }
-      if (!speaker) ++n;
-    }
+    if (!sentence_start && !glued && c >= 'A' && c <= 'Z' && word != "I" && !fn(word)) return;
     sentence_start = false;
     i = end;
   }
+}
+
+int NamedWords(std::string_view text, std::span<const std::string_view> speakers, int cap) {
+  int n = 0;
+  if (cap <= 0) return 0;
+  ForEachNamedWord(text, [&](std::string_view word) {
+    bool speaker = false;
+    for (const std::string_view name : speakers) {
+      std::size_t len = 0;
+      while (len < name.size() && IsAsciiLetter(name[len])) ++len;
+      speaker = speaker || (len > 0 && word == name.substr(0, len));
+    }
+    if (!speaker) ++n;
+    return n < cap;
+  });
   return n;
 }
 
@@ -351,8 +360,7 @@ Result<bool> ReusePages(sql::Db* db, const ScopeIndex& previous, ScopeIndex* idx
   idx->turn_page = previous.turn_page;
   idx->entries = previous.entries;  // shares the chunks
   idx->page_entry = previous.page_entry;
-  idx->messages = previous.messages;
-  idx->messages.Reserve(2 * kRoom);  // two messages a page
+  idx->messages.AssignWithRoom(previous.messages, 2 * kRoom);  // two messages a page
   idx->message_docs.reserve(previous.message_docs.size() + 2 * kRoom);
   idx->message_docs.assign(previous.message_docs.begin(), previous.message_docs.end());
   return true;

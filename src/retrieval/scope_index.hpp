@@ -155,9 +155,14 @@ struct MessageCues {
 // second-person one ("you", "your", "you're" ...), 0 otherwise (lower-cased
 // tokens, as text::Tokenize gives).
 int PersonOf(std::string_view token);
-// Capitalised words of `text` that do not start a sentence (ASCII capitals;
-// "I" aside; a word equal to the first word of one of the `speakers` aside),
-// at most `cap`.
+// Calls fn(word) for each capitalised word of `text` that does not start a
+// sentence (a run of ASCII letters starting with a capital, not glued to a
+// digit or an apostrophe before it; "I" aside), in order, until fn returns
+// false.
+void ForEachNamedWord(std::string_view text, const std::function<bool(std::string_view)>& fn);
+// Capitalised words of `text` that do not start a sentence (ForEachNamedWord;
+// a word equal to the first word of one of the `speakers` aside), at most
+// `cap`.
 int NamedWords(std::string_view text, std::span<const std::string_view> speakers, int cap = kMaxNamedWords);
 
 // The index terms a token stands for besides its own stem: its hyphenated
