@@ -12,47 +12,15 @@ std::uint16_t Sat16(std::uint32_t v) {
   return static_cast<std::uint16_t>(std::min<std::uint32_t>(v, std::numeric_limits<std::uint16_t>::max()));
 }
 
-constexpr std::size_t kFirstPostings = 2;  // most terms of a scope occur once or twice
-
 }  // namespace
-
-MessageIndex::PostingBuffer::PostingBuffer(const Posting* from, std::size_t n, std::size_t capacity)
-    : data_(new Posting[capacity]), capacity_(capacity), claimed_(n) {
-  if (n > 0) std::copy(from, from + n, data_.get());
-}
-
-bool MessageIndex::PostingBuffer::Claim(std::size_t at) {
-  if (at >= capacity_) return false;
-  // (Relaxed: the entry is written after the claim and read only through an
-  // index published after it; the count only decides who may write.)
-  std::size_t expected = at;
-  return claimed_.compare_exchange_strong(expected, at + 1, std::memory_order_relaxed);
-}
 
 int MessageIndex::Intern(const std::string& term) {
   auto [it, fresh] = vocab_.try_emplace(term, static_cast<int>(terms_.size()));
   if (fresh) {
     terms_.push_back(term);
-    lists_.push_back(std::make_shared<PostingBuffer>(nullptr, 0, kFirstPostings));
-    counts_.push_back(0);
+    lists_.emplace_back();
   }
   return it->second;
-}
-
-void MessageIndex::AssignWithRoom(const MessageIndex& other, std::size_t docs) {
-  vocab_ = other.vocab_;
-  speaker_ids_ = other.speaker_ids_;
-  speakers_ = other.speakers_;
-  terms_ = other.terms_;
-  lists_ = other.lists_;
-  counts_ = other.counts_;
-  for (auto [to, from] : {std::pair{&lengths_, &other.lengths_}, std::pair{&kinds_, &other.kinds_}}) {
-    to->clear();
-    to->reserve(from->size() + docs);
-    to->assign(from->begin(), from->end());
-  }
-  in_names_ = other.in_names_;
-  total_length_ = other.total_length_;
 }
 
 void MessageIndex::Add(const MessageTerms& t) {
@@ -85,17 +53,7 @@ void MessageIndex::AddIds(const std::vector<int>& text, const std::vector<int>& 
     if (static_cast<std::size_t>(id) >= in_names_.size()) in_names_.resize(terms_.size());
     in_names_[static_cast<std::size_t>(id)] = true;
   }
-  for (const Tf& x : tf) {
-    const auto t = static_cast<std::size_t>(x.id);
-    auto& list = lists_[t];
-    std::uint32_t& n = counts_[t];
-    if (!list->Claim(n)) {
-      list = std::make_shared<PostingBuffer>(list->data(), n, std::max(kFirstPostings, 2 * std::size_t{n}));
-      (void)list->Claim(n);  // a fresh buffer has room after its n entries, and no other owner
-    }
-    list->Set(n, {doc, Sat16(x.text), Sat16(x.name)});
-    ++n;
-  }
+  for (const Tf& x : tf) lists_[static_cast<std::size_t>(x.id)].push_back({doc, Sat16(x.text), Sat16(x.name)});
   lengths_.push_back(static_cast<std::uint32_t>(text.size()));
   kinds_.push_back(kinds);
   total_length_ += text.size();
@@ -117,13 +75,12 @@ int MessageIndex::TermId(std::string_view term) const {
 
 std::size_t MessageIndex::Df(std::string_view term) const {
   int id = TermId(term);
-  return id < 0 ? 0 : counts_[static_cast<std::size_t>(id)];
+  return id < 0 ? 0 : lists_[static_cast<std::size_t>(id)].size();
 }
 
 std::size_t MessageIndex::MemoryBytes() const {
-  std::size_t n = lengths_.size() * 8 + terms_.size() * 48;
-  for (const auto& p : lists_) n += p->capacity() * sizeof(Posting) + 40;
-  n += counts_.capacity() * sizeof(std::uint32_t);
+  std::size_t n = (lengths_.capacity() + kinds_.capacity()) * 4 + terms_.size() * 48;
+  for (const auto& p : lists_) n += p.capacity() * sizeof(Posting) + sizeof(p) + 40;
   for (const auto& s : speakers_) n += 2 * (s.size() + 48);  // the name and its map entry
   n += in_names_.capacity() / 8;
   return n;

@@ -2,9 +2,9 @@
 // of one side of an exchange plus its speaker's name as a separate field) and
 // BM25F scoring. Built once per scope snapshot (immutable afterwards, shared
 // by readers) or on the fly for the few STM turns of one retrieval. Copying
-// an index shares its posting lists; a copy appends to a shared list in place
-// while the list has room and no other copy has appended to it (each index
-// sees the postings of its own length), else it copies that list once.
+// an index shares its posting lists and per-document arrays (SharedList): a
+// copy appends to a shared list in place while the list has room and no
+// other copy has appended to it, else it copies that list once.
 #pragma once
 
 #include <atomic>
@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/shared_list.hpp"
 #include "core/text.hpp"
 
 namespace engram::retrieval {
@@ -43,10 +44,6 @@ class MessageIndex {
     std::uint16_t name_tf;  // occurrences in the speaker name
   };
 
-  // Becomes a copy of `other` with room for `docs` more documents in the
-  // per-document arrays (a plain copy has none: an update appending to it
-  // would move them again).
-  void AssignWithRoom(const MessageIndex& other, std::size_t docs);
   // Appends one document (doc ids are 0, 1, 2 ... in call order).
   void Add(const MessageTerms& terms);
   // The same with the terms as ids from Intern (a builder that remembers
@@ -61,8 +58,8 @@ class MessageIndex {
   // The id of a term, or -1 when no document holds it.
   int TermId(std::string_view term) const;
   std::span<const Posting> Postings(int term) const {
-    const auto t = static_cast<std::size_t>(term);
-    return {lists_[t]->data(), counts_[t]};
+    const auto& list = lists_[static_cast<std::size_t>(term)];
+    return {list.data(), list.size()};
   }
   std::size_t Df(std::string_view term) const;
   // Text terms of a document (its length for BM25).
@@ -85,39 +82,17 @@ class MessageIndex {
   const std::string& Speaker(std::uint16_t id) const { return speakers_[id]; }
 
  private:
-  // (AssignWithRoom copies each member: a member added here goes there too.)
   text::StringMap<int> vocab_;
   text::StringMap<std::uint16_t> speaker_ids_;
   std::vector<std::string> speakers_;
   std::vector<std::string> terms_;
-  // A term's postings: a buffer that copies of the index (a snapshot and the
-  // ones made from it) share, each seeing its first counts_[term] entries.
-  // The postings past a copy's length belong to the one copy that claimed
-  // them (PostingBuffer::Claim), so a reader of an older copy never reads
-  // what a newer one writes; a copy that cannot claim the next entry (no
-  // room, or another copy appended first) copies the list into a buffer of
-  // twice the size. An update of a snapshot thus copies a list once per
+  // A term's postings and the documents' lengths and kinds: lists that the
+  // copies of the index (a snapshot and the ones made from it) share
+  // (SharedList), so that an update of a snapshot copies a list once per
   // doubling instead of at every update.
-  class PostingBuffer {
-   public:
-    // A buffer of `capacity` postings holding the first `n` of `from`.
-    PostingBuffer(const Posting* from, std::size_t n, std::size_t capacity);
-    const Posting* data() const { return data_.get(); }
-    std::size_t capacity() const { return capacity_; }
-    // Claims entry `at` (the claimer's own length): true when no copy has
-    // claimed it and the buffer has room; the claimer then writes it (Set).
-    bool Claim(std::size_t at);
-    void Set(std::size_t at, Posting p) { data_[at] = p; }
-
-   private:
-    std::unique_ptr<Posting[]> data_;
-    std::size_t capacity_;
-    std::atomic<std::size_t> claimed_;  // entries claimed by any copy
-  };
-  std::vector<std::shared_ptr<PostingBuffer>> lists_;
-  std::vector<std::uint32_t> counts_;  // by term: the postings this index sees
-  std::vector<std::uint32_t> lengths_;
-  std::vector<std::uint32_t> kinds_;
+  std::vector<SharedList<Posting>> lists_;
+  SharedList<std::uint32_t> lengths_;
+  SharedList<std::uint32_t> kinds_;
   std::vector<bool> in_names_;  // by term id (InNames)
   std::uint64_t total_length_ = 0;
 };

@@ -256,11 +256,19 @@ struct Scratch {
   std::vector<std::uint32_t> docs;
   std::vector<double> nb;
   std::vector<std::pair<double, std::size_t>> scored;
+  // (With room: a snapshot grows by a batch at a time, and growing these
+  // arrays, 17 bytes a message, cost a retrieval after an update at 100k
+  // pages 11 ms of fresh zeroed memory. Entries past `touched` are zero, so
+  // growing needs no copy.)
   void Reserve(std::size_t n) {
     if (lex.size() >= n) return;
-    lex.resize(n, 0.0);
-    held.resize(n, 0.0);
-    seen.resize(n, 0);
+    const std::size_t room = n + n / 4;
+    for (auto* v : {&lex, &held}) {
+      v->clear();
+      v->resize(room, 0.0);
+    }
+    seen.clear();
+    seen.resize(room, 0);
   }
   void Clear() {
     for (const std::uint32_t d : touched) {

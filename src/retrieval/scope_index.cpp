@@ -252,8 +252,8 @@ void TurnIdSet::insert(std::int64_t turn_id) {
 
 namespace {
 
-template <typename Entries>
-void IndexMessagesOf(Entries& entries, MessageIndex& index, std::vector<MessageDoc>& docs, std::size_t first) {
+template <typename Entries, typename Docs>
+void IndexMessagesOf(Entries& entries, MessageIndex& index, Docs& docs, std::size_t first) {
   TermMaker maker(index);
   std::vector<int> text_ids;
   // The speakers' names recur message after message: their ids are made
@@ -320,22 +320,22 @@ void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::ve
   IndexMessagesOf(entries, index, docs, first);
 }
 
-void IndexMessages(EntryList& entries, MessageIndex& index, std::vector<MessageDoc>& docs, std::size_t first) {
+void IndexMessages(EntryList& entries, MessageIndex& index, SharedList<MessageDoc>& docs, std::size_t first) {
   IndexMessagesOf(entries, index, docs, first);
 }
 
+std::size_t EntryBytes(const TurnEntry& e) {
+  return sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() + e.names[1].size() +
+         e.refs[0].size() + e.refs[1].size() + e.source_ref.size() + e.chain_summary.size() + e.lines[0].size() +
+         e.lines[1].size() + e.chain_sentences.MemoryBytes();
+}
+
 std::size_t ScopeIndex::MemoryBytes() const {
-  std::size_t text = 0;
+  std::size_t text = entry_bytes;
   for (const auto& [id, f] : facts) text += sizeof(FactEntry) + 16 + f.text.size() + f.line.size();
-  for (std::size_t i = 0; i < entries.size(); ++i) {
-    const TurnEntry& e = entries[i];
-    text += sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() +
-            e.names[1].size() + e.refs[0].size() + e.refs[1].size() + e.source_ref.size() +
-            e.chain_summary.size() + e.lines[0].size() + e.lines[1].size() + e.chain_sentences.MemoryBytes();
-  }
   return segment_text.MemoryBytes() + fact_text.MemoryBytes() + pages.MemoryBytes() + segments.MemoryBytes() + user_facts.MemoryBytes() +
          assistant_facts.MemoryBytes() + turn_page.size() * 8 + text +
-         page_entry.size() * 32 + messages.MemoryBytes() + message_docs.size() * sizeof(MessageDoc);
+         page_entry.size() * 32 + messages.MemoryBytes() + message_docs.capacity() * sizeof(MessageDoc);
 }
 
 namespace {
@@ -359,10 +359,10 @@ Result<bool> ReusePages(sql::Db* db, const ScopeIndex& previous, ScopeIndex* idx
   idx->pages.AssignWithRoom(previous.pages, previous.pages.size() + kRoom);
   idx->turn_page = previous.turn_page;
   idx->entries = previous.entries;  // shares the chunks
+  idx->entry_bytes = previous.entry_bytes;
   idx->page_entry = previous.page_entry;
-  idx->messages.AssignWithRoom(previous.messages, 2 * kRoom);  // two messages a page
-  idx->message_docs.reserve(previous.message_docs.size() + 2 * kRoom);
-  idx->message_docs.assign(previous.message_docs.begin(), previous.message_docs.end());
+  idx->messages = previous.messages;  // shares the postings and per-message arrays
+  idx->message_docs = previous.message_docs;
   return true;
 }
 
@@ -389,6 +389,23 @@ Status AppendPages(sql::Db* db, std::int64_t after_seq, ScopeIndex* idx) {
     if (idx->page_vectors) idx->page_entry[id] = static_cast<std::uint32_t>(idx->entries.size());
     idx->entries.push_back(std::move(e));
   });
+}
+
+bool Archived(const std::unordered_map<std::int64_t, bool>& archived, std::int64_t segment) {
+  auto it = archived.find(segment);
+  return it != archived.end() && it->second;
+}
+
+// True when some segment is archived in one map and not in the other.
+bool TiersMoved(const std::unordered_map<std::int64_t, bool>& before,
+                const std::unordered_map<std::int64_t, bool>& now) {
+  for (const auto& [segment, archived] : before) {
+    if (archived != Archived(now, segment)) return true;
+  }
+  for (const auto& [segment, archived] : now) {
+    if (archived && !Archived(before, segment)) return true;
+  }
+  return false;
 }
 
 Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
@@ -430,18 +447,24 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
   }
   const std::size_t first_new = idx->entries.size();
   ENGRAM_RETURN_IF_ERROR(AppendPages(db, after_seq, idx.get()));
+  // Archiving moves old pages too: all pages are looked at when a segment
+  // changed its tier since `previous` (a walk over every entry, 6 ms at
+  // 100k pages), the new ones otherwise.
+  const bool tiers_moved = first_new == 0 || TiersMoved(previous->segment_archived, idx->segment_archived);
   std::int64_t seen_segment = -1;  // neighbouring pages mostly share a segment
   Tier seen_tier = Tier::kMtm;
-  for (std::size_t i = 0; i < idx->entries.size(); ++i) {  // archiving moves old pages too
+  for (std::size_t i = tiers_moved ? 0 : first_new; i < idx->entries.size(); ++i) {
     const TurnEntry& e = std::as_const(idx->entries)[i];
     if (e.segment_id != seen_segment) {
-      auto arch = idx->segment_archived.find(e.segment_id);
       seen_segment = e.segment_id;
-      seen_tier = arch != idx->segment_archived.end() && arch->second ? Tier::kArchive : Tier::kMtm;
+      seen_tier = Archived(idx->segment_archived, e.segment_id) ? Tier::kArchive : Tier::kMtm;
     }
     if (e.tier != seen_tier) idx->entries[i].tier = seen_tier;  // copies that chunk only
   }
   IndexMessages(idx->entries, idx->messages, idx->message_docs, first_new);
+  for (std::size_t i = first_new; i < idx->entries.size(); ++i) {
+    idx->entry_bytes += EntryBytes(std::as_const(idx->entries)[i]);
+  }
   ENGRAM_RETURN_IF_ERROR(LoadFacts(db, idx.get()));
   ENGRAM_ASSIGN_OR_RETURN(idx->profile, memory::LoadProfile(db, scope_id));
   if (db->dialect() == sql::Dialect::kSqlite) {

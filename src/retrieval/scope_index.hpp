@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engram/result.hpp"
+#include "core/shared_list.hpp"
 #include "engram/types.hpp"
 #include "index/flat_index.hpp"
 #include "retrieval/context.hpp"
@@ -179,6 +180,10 @@ void ForEachOtherTerm(std::string_view token, const std::function<void(std::stri
 // or "User" / "Assistant" when the turn gives none.
 const std::string& SpeakerName(const TurnEntry& e, int side);
 
+// The memory an entry holds: itself and its strings (with the chain
+// summary's sentences when split).
+std::size_t EntryBytes(const TurnEntry& e);
+
 // The page's chain summary with its sentences (split on first use).
 inline ChainView PreparedChain(const TurnEntry& e) {
   return ChainView(e.chain_summary, e.chain_sentences.Of(e.chain_summary));
@@ -189,7 +194,7 @@ inline ChainView PreparedChain(const TurnEntry& e) {
 // documents are then neighbouring messages.
 void IndexMessages(std::vector<TurnEntry>& entries, MessageIndex& index, std::vector<MessageDoc>& docs,
                    std::size_t first = 0);
-void IndexMessages(EntryList& entries, MessageIndex& index, std::vector<MessageDoc>& docs, std::size_t first = 0);
+void IndexMessages(EntryList& entries, MessageIndex& index, SharedList<MessageDoc>& docs, std::size_t first = 0);
 
 // Turn ids, sorted: which turns have a page in the snapshot.
 class TurnIdSet {
@@ -230,9 +235,10 @@ struct ScopeIndex {
   FlatIndex pages;
   TurnIdSet turn_page;                                       // turns with a page
   EntryList entries;                                         // paged turns by seq
+  std::size_t entry_bytes = 0;  // EntryBytes of the entries, each counted when it was appended
   std::unordered_map<std::int64_t, std::uint32_t> page_entry;  // page id -> entry (with page vectors only)
   MessageIndex messages;
-  std::vector<MessageDoc> message_docs;
+  SharedList<MessageDoc> message_docs;  // shared with the snapshots made from this one
   FlatIndex segments;                                         // live and archived
   std::unordered_map<std::int64_t, bool> segment_archived;
   FlatIndex user_facts;
