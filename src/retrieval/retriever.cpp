@@ -330,7 +330,7 @@ RetrievedItem MessageItem(const RankedMessage& m, bool with_text) {
   item.source_ref = e.refs[m.side].empty() ? e.source_ref : e.refs[m.side];
   item.why = m.why;
   if (with_text) {
-    item.text = e.lines[m.side];
+    item.text = MessageLine(e, m.side);
     item.tokens = e.tokens[m.side];
   }
   return item;

@@ -191,6 +191,17 @@ int NamedWords(std::string_view text, std::span<const std::string_view> speakers
   return n;
 }
 
+std::string MessageLine(const TurnEntry& e, int side) {
+  if (e.texts[side].find_first_not_of(" \t\r\n") == std::string::npos) return {};
+  const std::string& name = SpeakerName(e, side);
+  std::string line;
+  line.reserve(name.size() + 2 + e.texts[side].size());
+  line += name;
+  line += ": ";
+  line += e.texts[side];
+  return line;
+}
+
 const std::string& SpeakerName(const TurnEntry& e, int side) {
   static const std::string kDefault[2] = {"User", "Assistant"};
   return e.names[side].empty() ? kDefault[side] : e.names[side];
@@ -256,6 +267,7 @@ template <typename Entries, typename Docs>
 void IndexMessagesOf(Entries& entries, MessageIndex& index, Docs& docs, std::size_t first) {
   TermMaker maker(index);
   std::vector<int> text_ids;
+  std::string line;  // a rendered message, for its counts (MessageLine)
   // The speakers' names recur message after message: their ids are made
   // once per name.
   struct Name {
@@ -284,9 +296,7 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, Docs& docs, std::siz
         n.speaker = index.SpeakerId(name);
         named[side] = true;
       }
-      std::string& line = t.lines[side];
-      line.reserve(name.size() + 2 + t.texts[side].size());
-      line = name;
+      line.assign(name);
       line += ": ";
       line += t.texts[side];
       t.words[side] = static_cast<std::uint32_t>(text::CountWords(line));
@@ -326,8 +336,8 @@ void IndexMessages(EntryList& entries, MessageIndex& index, SharedList<MessageDo
 
 std::size_t EntryBytes(const TurnEntry& e) {
   return sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() + e.names[1].size() +
-         e.refs[0].size() + e.refs[1].size() + e.source_ref.size() + e.chain_summary.size() + e.lines[0].size() +
-         e.lines[1].size() + e.chain_sentences.MemoryBytes();
+         e.refs[0].size() + e.refs[1].size() + e.source_ref.size() + e.chain_summary.size() +
+         e.chain_sentences.MemoryBytes();
 }
 
 std::size_t ScopeIndex::MemoryBytes() const {

@@ -68,9 +68,8 @@ struct TurnEntry {
   std::string names[2];  // user, assistant
   std::string texts[2];
   std::string refs[2];   // per-side source refs ("" when not given)
-  std::string lines[2];  // rendered messages ("Name: text"), "" for an empty side
-  int tokens[2] = {0, 0};
-  std::uint32_t words[2] = {0, 0};  // text::CountWords of lines (context packing reads it)
+  int tokens[2] = {0, 0};           // of MessageLine
+  std::uint32_t words[2] = {0, 0};  // text::CountWords of MessageLine (context packing reads it)
   bool dated[2] = {false, false};  // the message holds a time expression
   DayWindow said[2];                // the days that expression points to (SaidWindow)
   std::string source_ref;
@@ -183,6 +182,11 @@ const std::string& SpeakerName(const TurnEntry& e, int side);
 // The memory an entry holds: itself and its strings (with the chain
 // summary's sentences when split).
 std::size_t EntryBytes(const TurnEntry& e);
+
+// A side's message as the context renders it ("Name: text"; "" for an empty
+// side). Made when asked (most messages are never in a context: kept in
+// every entry, they were a second copy of every text).
+std::string MessageLine(const TurnEntry& e, int side);
 
 // The page's chain summary with its sentences (split on first use).
 inline ChainView PreparedChain(const TurnEntry& e) {

@@ -432,6 +432,16 @@ DROP TABLE api_keys;
 ALTER TABLE api_keys_v4 RENAME TO api_keys;
 )sql";
 
+// The columns of pages that a snapshot reads (store::ScanSnapshotPages), in
+// an index of their own: a page row holds its embedding (2 KB with the
+// built-in embedder), one row to a database page, so a scan of the rows read
+// every page of the table (410 MB at 100k pages) where this index holds 20
+// MB. Not a schema version: the data are the same, and an older engram
+// keeps the index up to date without knowing of it. Made on open when
+// missing (new and migrated stores alike).
+constexpr const char* kSnapshotPagesIndex =
+    "CREATE INDEX IF NOT EXISTS pages_snapshot ON pages(turn_id, segment_id, prev_page, next_page, chain_summary)";
+
 Result<std::int64_t> QueryInt(sql::Db* db, std::string_view q) {
   ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(q));
   ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
@@ -480,6 +490,7 @@ Status CreateSchemaAtVersion(sql::Db* db, int version, std::int64_t now_ms) {
   if (version >= 2) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV2));
   if (version >= 3) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV3));
   if (version >= 4) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV4));
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kSnapshotPagesIndex));
   ENGRAM_RETURN_IF_ERROR(db->Exec("PRAGMA application_id = " + std::to_string(kApplicationId)));
   ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(version)));
   ENGRAM_RETURN_IF_ERROR(SetMeta(db, "created_at", std::to_string(now_ms)));
@@ -513,7 +524,7 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
                                       ", newer than this engram (" +
                                       std::to_string(kSchemaVersion) + "); upgrade engram");
   }
-  if (version == kSchemaVersion) return Status::Ok();
+  if (version == kSchemaVersion) return db->Exec(kSnapshotPagesIndex);
   // Each step runs in the one transaction that records the new version.
   ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
   // Stores of early builds of version 1 lack these tables (no-ops otherwise).
@@ -523,6 +534,7 @@ Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
   if (version < 2) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV2));
   if (version < 3) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV3));
   if (version < 4) ENGRAM_RETURN_IF_ERROR(db->Exec(kMigrateToV4));
+  ENGRAM_RETURN_IF_ERROR(db->Exec(kSnapshotPagesIndex));
   ENGRAM_RETURN_IF_ERROR(SetMeta(db, "schema_version", std::to_string(kSchemaVersion)));
   return txn->Commit();
 }

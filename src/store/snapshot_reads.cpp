@@ -51,7 +51,11 @@ Status ScanSnapshotPages(sql::Db* db, std::int64_t scope_id, std::int64_t after_
           (with_embedding ? "p.embedding, " : "NULL, ") +
           "p.chain_summary, t.seq, t.event_time, t.user_name, t.user_text, "
           "t.assistant_name, t.assistant_text, t.source_ref, t.user_source_ref, "
-          "t.assistant_source_ref FROM turns t JOIN pages p ON p.id = t.page_id AND p.tenant = t.tenant "
+          "t.assistant_source_ref FROM turns t " +
+          // (SQLite: the page's columns from pages_snapshot, not from its
+          // row, which holds the embedding; see schema.cpp.)
+          (db->dialect() == sql::Dialect::kSqlite ? "JOIN pages p INDEXED BY pages_snapshot ON p.turn_id = t.id "
+                                                   : "JOIN pages p ON p.id = t.page_id AND p.tenant = t.tenant ") +
           "WHERE t.scope_id = ? AND t.seq > ? ORDER BY t.seq"));  // walks UNIQUE(scope_id, seq)
   st->Bind(1, scope_id).Bind(2, after_seq);
   for (;;) {

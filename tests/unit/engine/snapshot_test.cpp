@@ -163,8 +163,8 @@ TEST(Snapshot, AnUpdateSharesTheUnchangedChunks) {
     const auto& a = updated->entries[i];
     const auto& b = full->entries[i];
     ASSERT_EQ(a.page_id, b.page_id);
-    EXPECT_EQ(a.lines[0], b.lines[0]);
-    EXPECT_EQ(a.lines[1], b.lines[1]);
+    EXPECT_EQ(MessageLine(a, 0), MessageLine(b, 0));
+    EXPECT_EQ(MessageLine(a, 1), MessageLine(b, 1));
     EXPECT_EQ(a.tier, b.tier);
     EXPECT_EQ(a.docs[0], b.docs[0]);
     EXPECT_EQ(a.docs[1], b.docs[1]);
