@@ -237,13 +237,16 @@ std::vector<TurnEntry>& EntryList::Own(std::size_t chunk) {
   return *c;
 }
 
-void EntryList::push_back(TurnEntry e) {
+void EntryList::push_back(TurnEntry e) { emplace_back() = std::move(e); }
+
+TurnEntry& EntryList::emplace_back() {
   if (size_ % kChunk == 0) {
     chunks_.push_back(std::make_shared<std::vector<TurnEntry>>());
     chunks_.back()->reserve(kChunk);
   }
-  Own(size_ / kChunk).push_back(std::move(e));
+  TurnEntry& e = Own(size_ / kChunk).emplace_back();
   ++size_;
+  return e;
 }
 
 std::size_t EntryList::SharedChunks(const EntryList& other) const {
@@ -382,7 +385,7 @@ Status AppendPages(sql::Db* db, std::int64_t after_seq, ScopeIndex* idx) {
     const std::int64_t id = p.link.page_id;
     if (idx->page_vectors) idx->pages.Add(id, p.embedding);
     idx->turn_page.insert(p.link.turn_id);
-    TurnEntry e;
+    TurnEntry& e = idx->entries.emplace_back();
     e.page_id = id;
     e.turn_id = p.link.turn_id;
     e.segment_id = p.link.segment_id;
@@ -396,8 +399,7 @@ Status AppendPages(sql::Db* db, std::int64_t after_seq, ScopeIndex* idx) {
     e.source_ref = std::move(p.source_ref);
     e.refs[0] = std::move(p.user_source_ref);
     e.refs[1] = std::move(p.assistant_source_ref);
-    if (idx->page_vectors) idx->page_entry[id] = static_cast<std::uint32_t>(idx->entries.size());
-    idx->entries.push_back(std::move(e));
+    if (idx->page_vectors) idx->page_entry[id] = static_cast<std::uint32_t>(idx->entries.size() - 1);
   });
 }
 

@@ -101,6 +101,9 @@ class EntryList {
   TurnEntry& operator[](std::size_t i) { return Own(i / kChunk)[i % kChunk]; }
   const TurnEntry& back() const { return (*this)[size_ - 1]; }
   void push_back(TurnEntry e);
+  // Appends a default entry and returns it, to be filled in place (an entry
+  // is ~330 bytes: a first load of 100k pages moved each twice).
+  TurnEntry& emplace_back();
   // Chunks shared with `other` (the same objects, not copies): for tests.
   std::size_t SharedChunks(const EntryList& other) const;
 
