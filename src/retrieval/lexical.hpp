@@ -7,10 +7,8 @@
 // other copy has appended to it, else it copies that list once.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <span>
 #include <string>
 #include <string_view>

@@ -191,14 +191,21 @@ int NamedWords(std::string_view text, std::span<const std::string_view> speakers
   return n;
 }
 
+namespace {
+// "Name: text" into `out` (replaced): the one rendering of a message, which
+// the snapshot counts (words, tokens) and the context shows.
+void RenderLine(std::string& out, const std::string& name, const std::string& text) {
+  out.reserve(name.size() + 2 + text.size());
+  out.assign(name);
+  out += ": ";
+  out += text;
+}
+}  // namespace
+
 std::string MessageLine(const TurnEntry& e, int side) {
   if (e.texts[side].find_first_not_of(" \t\r\n") == std::string::npos) return {};
-  const std::string& name = SpeakerName(e, side);
   std::string line;
-  line.reserve(name.size() + 2 + e.texts[side].size());
-  line += name;
-  line += ": ";
-  line += e.texts[side];
+  RenderLine(line, SpeakerName(e, side), e.texts[side]);
   return line;
 }
 
@@ -299,9 +306,7 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, Docs& docs, std::siz
         n.speaker = index.SpeakerId(name);
         named[side] = true;
       }
-      line.assign(name);
-      line += ": ";
-      line += t.texts[side];
+      RenderLine(line, name, t.texts[side]);
       t.words[side] = static_cast<std::uint32_t>(text::CountWords(line));
       t.tokens[side] = text::EstimateTokensOf(t.words[side], line.size());
       t.dated[side] = dated;

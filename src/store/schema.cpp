@@ -435,7 +435,7 @@ ALTER TABLE api_keys_v4 RENAME TO api_keys;
 // The columns of pages that a snapshot reads (store::ScanSnapshotPages), in
 // an index of their own: a page row holds its embedding (2 KB with the
 // built-in embedder), one row to a database page, so a scan of the rows read
-// every page of the table (410 MB at 100k pages) where this index holds 20
+// every page of the table (410 MB at 100k pages) where this index holds 22
 // MB. Not a schema version: the data are the same, and an older engram
 // keeps the index up to date without knowing of it. Made on open when
 // missing (new and migrated stores alike).
