@@ -18,8 +18,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engram/result.hpp"
 #include "core/shared_list.hpp"
+#include "engram/result.hpp"
 #include "engram/types.hpp"
 #include "index/flat_index.hpp"
 #include "retrieval/context.hpp"
