@@ -367,7 +367,10 @@ Result<MemoryPurgeResult> EngineImpl::PurgeWhere(const MemoryScope& scope, const
                               "api", config_.source_version, "input", config_.fact_near_duplicate};
       ENGRAM_RETURN_IF_ERROR(facts::PurgeMemory(ctx, row.item.id));
       ++out.memories;
-      scopes.push_back(row.scope_id);
+      // (The snapshots of every dialogue of the user hold what the user's own
+      // memories said.)
+      ENGRAM_ASSIGN_OR_RETURN(std::vector<std::int64_t> readers, facts::FactReaders(db, row.scope_id, ctx.row_scope));
+      scopes.insert(scopes.end(), readers.begin(), readers.end());
     }
     std::sort(scopes.begin(), scopes.end());
     scopes.erase(std::unique(scopes.begin(), scopes.end()), scopes.end());

@@ -9,6 +9,7 @@
 #include "core/wordnet.hpp"
 #include "engine/caching_embedder.hpp"
 #include "lineage/receipts.hpp"
+#include "memory/facts/fact_store.hpp"
 #include "memory/lpm.hpp"
 #include "memory/scope_store.hpp"
 #include "memory/stm.hpp"
@@ -402,7 +403,8 @@ Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::stri
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
   sql::Db* db = lease->db();
   ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));  // one consistent view
-  ENGRAM_ASSIGN_OR_RETURN(auto row, memory::FindScope(db, scope));
+  // (Before the first turn of a dialogue, the user's own memories.)
+  ENGRAM_ASSIGN_OR_RETURN(auto row, memory::facts::FactSectionsRow(db, scope));
   if (!row) return RetrievalResult{};
   ENGRAM_ASSIGN_OR_RETURN(auto idx, IndexFor(db, row->id, row->generation, row->data_version));
   retrieval::RetrievalInput in;

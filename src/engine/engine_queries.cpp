@@ -9,6 +9,7 @@
 #include "store/open.hpp"
 #include "store/stats.hpp"
 #include "lineage/receipts.hpp"
+#include "memory/facts/fact_store.hpp"
 #include "memory/lpm.hpp"
 #include "memory/mtm.hpp"
 #include "memory/scope_store.hpp"
@@ -47,9 +48,12 @@ Result<std::vector<Fact>> EngineImpl::ListFacts(const Scope& scope, const std::s
     return Status::InvalidArgument("kind: must be \"user\" or \"assistant\"");
   }
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
-  ENGRAM_ASSIGN_OR_RETURN(auto row, memory::FindScope(lease->db(), scope));
+  sql::Db* db = lease->db();
+  ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));  // one consistent view of both rows
+  ENGRAM_ASSIGN_OR_RETURN(auto row, memory::facts::FactSectionsRow(db, scope));
   if (!row) return std::vector<Fact>{};
-  return memory::LoadFacts(lease->db(), row->id, kind);
+  ENGRAM_ASSIGN_OR_RETURN(std::int64_t user_row, memory::facts::UserRowOf(db, row->id));
+  return memory::LoadFacts(db, row->id, user_row, kind);
 }
 
 Result<std::vector<Turn>> EngineImpl::ListTurns(const Scope& scope, std::int64_t after_seq, int limit) {

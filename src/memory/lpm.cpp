@@ -231,8 +231,9 @@ std::string RenderProfile(const std::vector<ProfileSlot>& slots) {
   return out;
 }
 
-Result<std::vector<Fact>> LoadFacts(sql::Db* db, std::int64_t scope_id, const std::string& kind) {
-  return store::LoadLongTermFacts(db, scope_id, kind);
+Result<std::vector<Fact>> LoadFacts(sql::Db* db, std::int64_t scope_id, std::int64_t user_scope_id,
+                                    const std::string& kind) {
+  return store::LoadLongTermFacts(db, scope_id, user_scope_id, kind);
 }
 
 }  // namespace engram::memory

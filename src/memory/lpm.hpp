@@ -39,7 +39,10 @@ Result<bool> HasConsolidationWork(sql::Db* db, std::int64_t scope_id, const Memo
 Result<std::vector<ProfileSlot>> LoadProfile(sql::Db* db, std::int64_t scope_id);
 // "name: Caroline\ninterests: painting; hiking"
 std::string RenderProfile(const std::vector<ProfileSlot>& slots);
-// Live facts of a kind ("user", "assistant" or "" for both), oldest first.
-Result<std::vector<Fact>> LoadFacts(sql::Db* db, std::int64_t scope_id, const std::string& kind);
+// Live facts of a dialogue's fact sections of a kind ("user", "assistant"
+// or "" for both), oldest first: the scope's, and the memories of the user's
+// own row `user_scope_id` (0: none; facts::UserRowOf).
+Result<std::vector<Fact>> LoadFacts(sql::Db* db, std::int64_t scope_id, std::int64_t user_scope_id,
+                                    const std::string& kind);
 
 }  // namespace engram::memory

@@ -341,10 +341,32 @@ RetrievalResult AssembleContext(ContextInput in) {
     }
   };
   pack_messages(budget - facts_reserve);
-  // 4. Facts not drawn from pages already present, alternating kinds by rank,
-  //    up to max_facts each, in one share.
+  // 4. Facts not drawn from pages already present nor said word for word by
+  //    a chosen message or recent turn, alternating kinds by rank, up to
+  //    max_facts each, in one share.
   Section user_facts{kUserFactsTitle, facts_cap}, assistant_facts{kAssistantFactsTitle, facts_cap};
   std::vector<const FactCandidate*> facts[2];
+  std::string messages_said;  // normalised texts of the chosen messages and recent turns (made when first needed)
+  bool messages_said_made = false;
+  std::string body;
+  auto said_already = [&](std::string_view fact) {
+    body.clear();
+    AppendNormalised(fact, body);
+    // (A fact of one or two words is no repetition: "vegan" is in many texts.)
+    if (std::count(body.begin(), body.end(), ' ') < 2) return false;
+    if (!messages_said_made) {
+      for (std::size_t k : chosen) {
+        AppendNormalised(in.ranked[k].text, messages_said);
+        messages_said += '\n';
+      }
+      for (const auto* it : recent_items) {
+        AppendNormalised(it->text, messages_said);
+        messages_said += '\n';
+      }
+      messages_said_made = true;
+    }
+    return memmem(messages_said.data(), messages_said.size(), body.data(), body.size()) != nullptr;
+  };
   std::size_t n = std::max(in.user_facts.size(), in.assistant_facts.size());
   for (std::size_t i = 0; i < n; ++i) {
     for (int k = 0; k < 2; ++k) {
@@ -355,6 +377,7 @@ RetrievalResult AssembleContext(ContextInput in) {
                                         [&](std::int64_t p) { return pages_in.contains(p); })) {
         continue;
       }
+      if (!src[i].body.empty() && said_already(src[i].body)) continue;
       Section& sec = k == 0 ? user_facts : assistant_facts;
       sec.cap = facts_cap - (k == 0 ? assistant_facts.spent : user_facts.spent);
       if (sec.Take(pack, SizeOf(src[i]))) facts[k].push_back(&src[i]);

@@ -54,6 +54,10 @@ struct FactCandidate {
   std::string_view text;   // "": item.text is the text
   std::uint32_t words = 0;  // text::CountWords(text) when known, 0: counted here
   std::span<const std::int64_t> pages;
+  // The fact's own words (`text` without its date), when known: a fact that
+  // a chosen message or recent turn says word for word is left out (a
+  // memory stored as said, "I'm allergic to penicillin", beside the turn).
+  std::string_view body;
 };
 
 struct ContextInput {

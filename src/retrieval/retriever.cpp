@@ -30,12 +30,22 @@ constexpr int kRankedWithText = 100;
 // Lexical ranking of the scope's rows of a full-text index for the query,
 // best first (store::SearchText: bm25 on SQLite, ts_rank on PostgreSQL), from
 // the snapshot's copy of the rows when it has one (the same ranking).
-// `terms`: store::QueryTerms of the query.
+// `terms`: store::QueryTerms of the query. With `other_scope_id` (not 0)
+// the rows of that scope too (the copy holds both): two searches, merged by
+// score.
 Result<std::vector<std::int64_t>> Lexical(sql::Db* db, store::FullText table, std::int64_t scope_id,
                                           const std::vector<std::string>& terms, int limit,
-                                          const TextIndex* copy = nullptr) {
+                                          const TextIndex* copy = nullptr, std::int64_t other_scope_id = 0) {
   if (copy && copy->CanSearch(terms)) return copy->Search(terms, limit);
   ENGRAM_ASSIGN_OR_RETURN(auto hits, store::SearchText(db, table, store::ScopeToken(scope_id), terms, limit));
+  if (other_scope_id != 0) {
+    ENGRAM_ASSIGN_OR_RETURN(auto more,
+                            store::SearchText(db, table, store::ScopeToken(other_scope_id), terms, limit));
+    hits.insert(hits.end(), more.begin(), more.end());
+    std::stable_sort(hits.begin(), hits.end(),
+                     [](const store::TextHit& a, const store::TextHit& b) { return a.score > b.score; });
+    if (hits.size() > static_cast<std::size_t>(limit)) hits.resize(static_cast<std::size_t>(limit));
+  }
   std::vector<std::int64_t> out;
   out.reserve(hits.size());
   for (const auto& h : hits) out.push_back(h.rowid);
@@ -165,6 +175,7 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
     c.item.event_time = it->second.event_time;
     c.item.tokens = it->second.tokens;
     c.text = it->second.line;
+    c.body = it->second.text;
     c.words = it->second.words;
     c.pages = it->second.source_pages;
     // Some may be skipped as already covered by messages; the rest never fit.
@@ -434,7 +445,8 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   if (opt.include_profile) ctx.profile = idx.profile;
   const std::vector<std::string> fact_terms = FactTerms(tokens, fts_terms, {&idx.messages, &stm.index});
   ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fact_terms, 100,
-                                                  idx.text_in_memory ? &idx.fact_text : nullptr));
+                                                  idx.text_in_memory ? &idx.fact_text : nullptr,
+                                                  idx.user_scope_id));
   ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact);
   ctx.assistant_facts = RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact);
   return AssembleContext(std::move(ctx));

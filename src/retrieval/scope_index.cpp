@@ -8,6 +8,7 @@
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "core/wordnet.hpp"
+#include "memory/facts/fact_store.hpp"
 #include "memory/lpm.hpp"
 #include "memory/scope_store.hpp"
 #include "retrieval/expansion.hpp"
@@ -426,7 +427,8 @@ bool TiersMoved(const std::unordered_map<std::int64_t, bool>& before,
 }
 
 Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
-  return store::ScanSnapshotFacts(db, idx->scope_id, [&](store::SnapshotFactRow& f) {
+  ENGRAM_ASSIGN_OR_RETURN(idx->user_scope_id, memory::facts::UserRowOf(db, idx->scope_id));
+  return store::ScanSnapshotFacts(db, idx->scope_id, idx->user_scope_id, [&](store::SnapshotFactRow& f) {
     const bool user = f.kind == "user";
     const bool indexed = (user ? idx->user_facts : idx->assistant_facts).Add(f.id, f.embedding);
     FactEntry fe;
@@ -489,9 +491,12 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
                                                [&](std::int64_t rowid, const std::string& terms) {
                                                  idx->segment_text.Add(rowid, terms);
                                                }));
-    ENGRAM_RETURN_IF_ERROR(store::ScanTextRows(
-        db, store::FullText::kFacts, scope_id,
-        [&](std::int64_t rowid, const std::string& terms) { idx->fact_text.Add(rowid, terms); }));
+    for (std::int64_t facts_of : {scope_id, idx->user_scope_id}) {
+      if (facts_of == 0) continue;
+      ENGRAM_RETURN_IF_ERROR(store::ScanTextRows(
+          db, store::FullText::kFacts, facts_of,
+          [&](std::int64_t rowid, const std::string& terms) { idx->fact_text.Add(rowid, terms); }));
+    }
     idx->text_in_memory = true;
   }
   return std::shared_ptr<const ScopeIndex>(std::move(idx));

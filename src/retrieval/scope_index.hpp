@@ -234,6 +234,9 @@ struct FactEntry {
 
 struct ScopeIndex {
   std::int64_t scope_id = 0;
+  // The row of the user's own memories whose facts the snapshot holds
+  // beside the scope's (memory::facts::UserRowOf; 0: none).
+  std::int64_t user_scope_id = 0;
   std::int64_t generation = 0;  // of the scope row (erasures bump it)
   std::int64_t data_version = -1;
   // Page vectors: only for a semantic embedder (ranking uses them only then;

@@ -20,6 +20,22 @@
 
 namespace engram::store {
 
+// The facts a dialogue's fact sections hold (the context's "Facts about the
+// user" and "... the assistant", the profile's lists): in the dialogue's
+// scope row, the live facts consolidation wrote (kinds user and assistant)
+// and the memories added through the fact API in the dialogue's own scope
+// ({user, agent = assistant}, no run id; kind memory); in the row of the
+// user's own memories ({user}), those with no run id. SQL conditions on the
+// facts table's columns: kDialogueFactRows for the dialogue's row,
+// kUserFactRows for the user's. A memory is a fact about the assistant when
+// it is attributed to the assistant, about the user otherwise
+// (kDialogueFactKind).
+inline constexpr const char* kDialogueFactRows =
+    "(kind IN ('user','assistant') OR (kind = 'memory' AND run_id = ''))";
+inline constexpr const char* kUserFactRows = "(kind = 'memory' AND run_id = '')";
+inline constexpr const char* kDialogueFactKind =
+    "(CASE WHEN kind <> 'memory' THEN kind WHEN attributed_to = 'assistant' THEN 'assistant' ELSE 'user' END)";
+
 // The memory's own ids inside its scope row ("" = none).
 struct FactIds {
   std::string user, agent, run;

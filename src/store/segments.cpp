@@ -1,6 +1,7 @@
 #include "store/segments.hpp"
 
 #include "core/json_lists.hpp"
+#include "store/facts.hpp"
 #include "store/schema.hpp"
 
 namespace engram::store {
@@ -293,13 +294,17 @@ Result<SlotVersion> UpsertProfileSlot(sql::Db* db, std::int64_t scope_id, const 
   return out;
 }
 
-Result<std::vector<Fact>> LoadLongTermFacts(sql::Db* db, std::int64_t scope_id, const std::string& kind) {
+Result<std::vector<Fact>> LoadLongTermFacts(sql::Db* db, std::int64_t scope_id, std::int64_t user_scope_id,
+                                            const std::string& kind) {
+  static const std::string kSql = std::string("SELECT id, version, ") + kDialogueFactKind +
+                                  ", text, source_pages, event_time, record_time, degraded "
+                                  "FROM facts WHERE status = 'live' AND (?2 = '' OR " + kDialogueFactKind +
+                                  " = ?2) AND ((scope_id = ?1 AND " + kDialogueFactRows + ") OR (scope_id = ?3 AND " +
+                                  kUserFactRows + ")) ORDER BY id";
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
-      db->Prepare("SELECT id, version, kind, text, source_pages, event_time, record_time, degraded "
-                  "FROM facts WHERE scope_id = ?1 AND status = 'live' AND (?2 = '' OR kind = ?2) "
-                  "AND kind IN ('user','assistant') ORDER BY id"));
-  st->Bind(1, scope_id).Bind(2, kind);
+      db->Prepare(kSql));
+  st->Bind(1, scope_id).Bind(2, kind).Bind(3, user_scope_id);
   std::vector<Fact> out;
   for (;;) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());

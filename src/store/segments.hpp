@@ -107,7 +107,12 @@ struct SlotVersion {
 };
 Result<SlotVersion> UpsertProfileSlot(sql::Db* db, std::int64_t scope_id, const ProfileSlot& slot, bool degraded);
 
-// Live long-term facts (kinds user/assistant; one kind, or both when empty).
-Result<std::vector<Fact>> LoadLongTermFacts(sql::Db* db, std::int64_t scope_id, const std::string& kind);
+// The live facts of a dialogue's fact sections (kDialogueFactRows and
+// kUserFactRows of store/facts.hpp: consolidated facts, the memories of the
+// dialogue's own scope and those of the user's row `user_scope_id`, 0:
+// none), each with its kind there (kDialogueFactKind); one kind, or both
+// when empty.
+Result<std::vector<Fact>> LoadLongTermFacts(sql::Db* db, std::int64_t scope_id, std::int64_t user_scope_id,
+                                            const std::string& kind);
 
 }  // namespace engram::store

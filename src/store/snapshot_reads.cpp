@@ -1,5 +1,7 @@
 #include "store/snapshot_reads.hpp"
 
+#include "store/facts.hpp"
+
 namespace engram::store {
 
 namespace {
@@ -80,15 +82,17 @@ Status ScanSnapshotPages(sql::Db* db, std::int64_t scope_id, std::int64_t after_
   return Status::Ok();
 }
 
-Status ScanSnapshotFacts(sql::Db* db, std::int64_t scope_id,
+Status ScanSnapshotFacts(sql::Db* db, std::int64_t scope_id, std::int64_t user_scope_id,
                          const std::function<void(SnapshotFactRow&)>& sink) {
+  static const std::string kSql = std::string("SELECT id, ") + kDialogueFactKind +
+                                  ", embedding, text, version, event_time, source_pages, expires_at "
+                                  "FROM facts WHERE status = 'live' AND ((scope_id = ?1 AND " +
+                                  kDialogueFactRows + ") OR (scope_id = ?2 AND " + kUserFactRows +
+                                  ")) ORDER BY id";
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
-      db->Prepare(
-          "SELECT id, kind, embedding, text, version, event_time, source_pages, expires_at "
-          "FROM facts WHERE scope_id = ? AND status = 'live' AND kind IN ('user','assistant') "
-          "ORDER BY id"));
-  st->Bind(1, scope_id);
+      db->Prepare(kSql));
+  st->Bind(1, scope_id).Bind(2, user_scope_id);
   for (;;) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
     if (!row) break;

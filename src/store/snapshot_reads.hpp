@@ -56,10 +56,12 @@ struct SnapshotPageRow {
 Status ScanSnapshotPages(sql::Db* db, std::int64_t scope_id, std::int64_t after_seq, bool with_embedding,
                          const std::function<void(SnapshotPageRow&)>& sink);
 
-// A live consolidated fact (kind "user" or "assistant").
+// A live fact of the dialogue's fact sections (store/facts.hpp
+// kDialogueFactRows and kUserFactRows: consolidated, or a memory of the
+// dialogue's own scope or of the user's).
 struct SnapshotFactRow {
   std::int64_t id = 0;
-  std::string kind;  // "user" or "assistant"
+  std::string kind;  // its section: "user" or "assistant" (kDialogueFactKind)
   std::vector<float> embedding;
   std::string text;
   std::int64_t version = 1;
@@ -67,9 +69,10 @@ struct SnapshotFactRow {
   std::string source_pages;  // JSON array of page ids
   std::optional<TimeMs> expires_at;
 };
-// The live facts of kind user and assistant of the scope (expired ones
-// included: expiry is checked at query time), by id.
-Status ScanSnapshotFacts(sql::Db* db, std::int64_t scope_id,
+// The live facts of the scope's fact sections, from its own row and from
+// the row of the user's own memories (`user_scope_id`, 0: none), expired
+// ones included (expiry is checked at query time), by id.
+Status ScanSnapshotFacts(sql::Db* db, std::int64_t scope_id, std::int64_t user_scope_id,
                          const std::function<void(SnapshotFactRow&)>& sink);
 
 }  // namespace engram::store

@@ -70,6 +70,12 @@ TEST(ServerReadme, CurlExamplesWorkAsPrinted) {
     }
     if (line.find("/v1/profile") != std::string::npos) {
       EXPECT_NE(r.out.find("priya"), std::string::npos) << r.out;
+      // The memory added above for the user is one of the user's facts.
+      auto doc = nlohmann::json::parse(r.out, nullptr, false);
+      ASSERT_TRUE(doc.is_object() && doc["user_facts"].is_array()) << r.out;
+      bool vegetarian = false;
+      for (const auto& f : doc["user_facts"]) vegetarian = vegetarian || f.dump().find("Priya is vegetarian") != std::string::npos;
+      EXPECT_TRUE(vegetarian) << r.out;
     }
     if (line.find("/healthz") != std::string::npos) {
       EXPECT_NE(r.out.find("ok"), std::string::npos) << r.out;

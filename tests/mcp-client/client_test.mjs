@@ -93,10 +93,21 @@ try {
   check(s.results.length === 1 && s.results[0].id === id && s.results[0].score > 0, `search: ${JSON.stringify(s)}`);
   s = structured(await call("list_memories", { limit: 10 }), "list_memories");
   check(s.results.length === 1 && s.next_cursor === null, `list_memories: ${JSON.stringify(s)}`);
+  // A fact the agent stored is in the context it retrieves and in the profile.
+  s = structured(await call("retrieve_memory", { query: "Which units does the user prefer?" }), "retrieve_memory");
+  check(s.context.includes("## Facts about the user\n") && s.context.includes("Prefers metric units") &&
+        s.user_facts.length === 1, `retrieve_memory after add_fact: ${JSON.stringify(s)}`);
+  s = structured(await call("get_user_profile", {}), "get_user_profile");
+  check(JSON.stringify(s.user_facts) === JSON.stringify(["Prefers metric units"]),
+        `get_user_profile after add_fact: ${JSON.stringify(s)}`);
   s = structured(await call("update_memory", { id, text: "Prefers metric units and Celsius" }), "update_memory");
   check(s.version === 2 && s.memory.includes("Celsius"), `update_memory: ${JSON.stringify(s)}`);
+  s = structured(await call("retrieve_memory", { query: "Which units does the user prefer?" }), "retrieve_memory");
+  check(s.context.includes("Prefers metric units and Celsius"), `retrieve_memory after update: ${JSON.stringify(s)}`);
   s = structured(await call("delete_memory", { id }), "delete_memory");
   check(s.deleted === true && s.id === id, `delete_memory: ${JSON.stringify(s)}`);
+  s = structured(await call("retrieve_memory", { query: "Which units does the user prefer?" }), "retrieve_memory");
+  check(!s.context.includes("metric") && s.user_facts.length === 0, `retrieve_memory after delete: ${JSON.stringify(s)}`);
   s = structured(await call("list_memories", {}), "list_memories (after delete)");
   check(s.results.length === 0, `list after delete: ${JSON.stringify(s)}`);
   s = structured(await call("memory_health", {}), "memory_health");

@@ -32,6 +32,13 @@ Status ValidateId(const std::string& v, const char* field) {
 
 store::FactIds IdsOf(const WriteContext& c) { return store::FactIds{c.ids.user, c.ids.agent, c.ids.run}; }
 
+// Marks the snapshots that read the written row as changed (FactReaders).
+Status BumpReaders(const WriteContext& c) {
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<std::int64_t> readers, FactReaders(c.db, c.scope_id, c.row_scope));
+  for (std::int64_t id : readers) ENGRAM_RETURN_IF_ERROR(BumpDataVersion(c.db, id));
+  return Status::Ok();
+}
+
 // The receipt of one fact transition (content-free: ids, versions, tiers).
 Status WriteReceipt(const WriteContext& c, std::int64_t fact_id, std::int64_t version, bool degraded,
                     const char* from_tier = nullptr, const char* to_tier = "lpm") {
@@ -225,6 +232,24 @@ Scope RowScope(const MemoryScope& s) {
   return Scope{s.tenant, s.user.empty() ? kNoId : s.user, s.agent.empty() ? kNoId : s.agent};
 }
 
+Result<std::int64_t> UserRowOf(sql::Db* db, std::int64_t scope_id) {
+  ENGRAM_ASSIGN_OR_RETURN(ScopeRow row, LoadScope(db, scope_id));
+  if (row.scope.user == kNoId || row.scope.assistant == kNoId) return std::int64_t{0};
+  ENGRAM_ASSIGN_OR_RETURN(auto user, FindScope(db, Scope{row.scope.tenant, row.scope.user, kNoId}));
+  return user ? user->id : std::int64_t{0};
+}
+
+Result<std::optional<ScopeRow>> FactSectionsRow(sql::Db* db, const Scope& scope) {
+  ENGRAM_ASSIGN_OR_RETURN(auto row, FindScope(db, scope));
+  if (row || scope.user == kNoId) return row;
+  return FindScope(db, Scope{scope.tenant, scope.user, kNoId});
+}
+
+Result<std::vector<std::int64_t>> FactReaders(sql::Db* db, std::int64_t scope_id, const Scope& row_scope) {
+  if (row_scope.user == kNoId || row_scope.assistant != kNoId) return std::vector<std::int64_t>{scope_id};
+  return store::UserScopeIds(db, row_scope.tenant, row_scope.user);
+}
+
 std::string NewMemoryId() {
   thread_local std::mt19937_64 rng{std::random_device{}()};
   char buf[19];
@@ -277,7 +302,7 @@ Result<WriteOutcome> InsertFact(const WriteContext& c, const NewFact& f) {
   }
   ENGRAM_RETURN_IF_ERROR(History(c, memory_id, id, 1, "ADD", nullptr, &f.text, f.role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, id, 1, f.degraded));
-  ENGRAM_RETURN_IF_ERROR(BumpDataVersion(c.db, c.scope_id));
+  ENGRAM_RETURN_IF_ERROR(BumpReaders(c));
   RecordAdd(c, id, memory_id, f.expires_at, f.embedding, f.text);
   return WriteOutcome{"ADD", memory_id, id, 1, f.text, "", 0};
 }
@@ -316,7 +341,7 @@ Result<WriteOutcome> NewVersion(const WriteContext& c, const FactRow& cur, const
   ENGRAM_RETURN_IF_ERROR(History(c, cur.item.id, id, version, ch.event.c_str(), &cur.item.memory, &text,
                                  cur.item.role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, id, version, cur.item.degraded));
-  ENGRAM_RETURN_IF_ERROR(BumpDataVersion(c.db, c.scope_id));
+  ENGRAM_RETURN_IF_ERROR(BumpReaders(c));
   RecordRemove(c, cur.id);
   RecordAdd(c, id, cur.item.id, next.expires_at, emb, text);
   return WriteOutcome{"UPDATE", cur.item.id, id, version, text, cur.item.memory, cur.item.version};
@@ -331,7 +356,7 @@ Status DeleteFact(const WriteContext& c, const FactRow& cur) {
       History(c, cur.item.id, cur.id, cur.item.version, "DELETE", &cur.item.memory, nullptr, cur.item.role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, cur.id, cur.item.version, false, "lpm", "deleted"));
   RecordRemove(c, cur.id);
-  return BumpDataVersion(c.db, c.scope_id);
+  return BumpReaders(c);
 }
 
 Status PurgeMemory(const WriteContext& c, const std::string& memory_id) {
@@ -352,7 +377,7 @@ Status PurgeMemory(const WriteContext& c, const std::string& memory_id) {
   ENGRAM_RETURN_IF_ERROR(History(c, memory_id, last_id, version, "PURGE", nullptr, nullptr, role));
   ENGRAM_RETURN_IF_ERROR(WriteReceipt(c, last_id, version, false, "lpm", "purged"));
   for (auto id : ids) RecordRemove(c, id);
-  return BumpDataVersion(c.db, c.scope_id);
+  return BumpReaders(c);
 }
 
 Result<std::optional<FactRow>> FindMemory(sql::Db* db, const MemoryScope& scope,

@@ -35,6 +35,20 @@ Status ValidateMemoryScope(const MemoryScope& s, bool for_write);
 // The (tenant, user, assistant) of the scope row that holds the memory scope.
 Scope RowScope(const MemoryScope& s);
 
+// The row of the user's own memories ({user}: RowScope (tenant, user, "-"))
+// whose memories with no run id a dialogue scope row's fact sections show
+// beside its own (store/facts.hpp kUserFactRows); 0 when that row does not
+// exist or `scope_id` is no dialogue's row.
+Result<std::int64_t> UserRowOf(sql::Db* db, std::int64_t scope_id);
+// The row whose snapshot a dialogue scope's retrieval and fact lists read:
+// its own, or, while the user has no dialogue with this assistant, the row
+// of the user's own memories; nullopt when neither exists.
+Result<std::optional<store::ScopeRow>> FactSectionsRow(sql::Db* db, const Scope& scope);
+// The scope rows whose snapshots read the facts of the row `scope_id`
+// (`row_scope`): the row itself and, for the row of a user's own memories,
+// every row of that user (each dialogue's fact sections show them).
+Result<std::vector<std::int64_t>> FactReaders(sql::Db* db, std::int64_t scope_id, const Scope& row_scope);
+
 // A typed entity mention.
 struct EntityRef {
   std::string name;  // as written; stored lower-cased

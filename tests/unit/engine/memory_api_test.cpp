@@ -308,16 +308,139 @@ TEST_F(MemoryApiTest, ConsolidatedFactsAreTheSameStore) {
   auto r = e->Retrieve(dialogue, "vintage harmonicas", {});
   ASSERT_TRUE(r.ok());
   EXPECT_NE(r->context.find("vintage harmonicas from Brno"), std::string::npos);
-  // Memories added through the API do not enter the dialogue's fact sections.
+  // A memory added through the API in the dialogue's scope is one of its facts too.
   MemoryAddOptions raw;
   raw.infer = false;
   ASSERT_TRUE(e->AddMemoryText(same, "Alice's API-only memo about kumquats", raw).ok());
   auto r2 = e->Retrieve(dialogue, "kumquats", {});
   ASSERT_TRUE(r2.ok());
-  EXPECT_EQ(r2->context.find("kumquats"), std::string::npos);
+  EXPECT_NE(r2->context.find("## Facts about the user\n- ("), std::string::npos) << r2->context;
+  EXPECT_NE(r2->context.find("Alice's API-only memo about kumquats"), std::string::npos) << r2->context;
   auto h = e->Health({});
   ASSERT_TRUE(h.ok());
   EXPECT_TRUE(h->green()) << HealthStateName(h->overall);
+}
+
+// The facts of a context and of the fact lists: each dialogue's scope shows
+// the memories added through the fact API in its own scope ({user, agent =
+// assistant}, as the MCP server's add_fact writes them) and in the user's
+// own ({user}), with no run id; never another agent's, run's or user's.
+// Edits and deletions reach a cached snapshot at once.
+TEST_F(MemoryApiTest, AUsersMemoriesAreFactsOfEachOfItsDialogues) {
+  auto e = Open();
+  const Scope dialogue{"default", "alice", "assistant"};
+  const Scope other_assistant{"default", "alice", "planner"};
+  ASSERT_TRUE(e->AddTurns(dialogue, testing::SyntheticDialogue(4)).ok());
+  ASSERT_TRUE(e->AddTurns(other_assistant, testing::SyntheticDialogue(2)).ok());
+  auto context = [&](const Scope& s, const std::string& q) {
+    auto r = e->Retrieve(s, q, {});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->context : std::string();
+  };
+  auto facts = [&](const Scope& s, const std::string& kind) {
+    auto f = e->ListFacts(s, kind);
+    EXPECT_TRUE(f.ok()) << f.status().ToString();
+    std::string out;
+    if (f.ok()) for (const auto& x : *f) out += x.kind + ": " + x.text + "\n";
+    return out;
+  };
+  // A snapshot is cached before the memories arrive.
+  EXPECT_EQ(context(dialogue, "penicillin").find("penicillin"), std::string::npos);
+  MemoryAddOptions raw;
+  raw.infer = false;
+  MemoryScope own{"default", "alice", "assistant", "", false};
+  MemoryScope users{"default", "alice", "", "", false};
+  MemoryScope run{"default", "alice", "assistant", "r1", false};
+  MemoryScope planner{"default", "alice", "planner", "", false};
+  MemoryScope bob{"default", "bob", "", "", false};
+  auto penicillin = e->AddMemoryText(own, "Alice is allergic to penicillin", raw);
+  ASSERT_TRUE(penicillin.ok() && penicillin->results.size() == 1u);
+  ASSERT_TRUE(e->AddMemoryText(users, "Alice keeps her inhaler in the blue backpack", raw).ok());
+  ASSERT_TRUE(e->AddMemoryText(run, "Alice asked about penicillin doses during run r1", raw).ok());
+  ASSERT_TRUE(e->AddMemoryText(planner, "Alice wants penicillin reminders from the planner", raw).ok());
+  ASSERT_TRUE(e->AddMemoryText(bob, "Bob carries an inhaler and is allergic to penicillin", raw).ok());
+  ASSERT_TRUE(e->AddMemory(own, {MemoryMessage{"assistant", "I will remind Alice about the penicillin allergy", ""}}, raw)
+                  .ok());
+
+  const std::string ctx = context(dialogue, "Is Alice allergic to penicillin? Where is the inhaler?");
+  EXPECT_NE(ctx.find("## Facts about the user\n"), std::string::npos) << ctx;
+  EXPECT_NE(ctx.find("Alice is allergic to penicillin"), std::string::npos) << ctx;
+  EXPECT_NE(ctx.find("Alice keeps her inhaler in the blue backpack"), std::string::npos) << ctx;
+  EXPECT_NE(ctx.find("## Facts about the assistant\n- ("), std::string::npos) << ctx;
+  EXPECT_NE(ctx.find("I will remind Alice about the penicillin allergy"), std::string::npos) << ctx;
+  EXPECT_EQ(ctx.find("during run r1"), std::string::npos) << ctx;
+  EXPECT_EQ(ctx.find("from the planner"), std::string::npos) << ctx;
+  EXPECT_EQ(ctx.find("Bob"), std::string::npos) << ctx;
+  // The other assistant's dialogue: the user's own memories and its own, not this one's.
+  const std::string planner_ctx = context(other_assistant, "penicillin inhaler");
+  EXPECT_NE(planner_ctx.find("inhaler in the blue backpack"), std::string::npos) << planner_ctx;
+  EXPECT_NE(planner_ctx.find("from the planner"), std::string::npos) << planner_ctx;
+  EXPECT_EQ(planner_ctx.find("Alice is allergic to penicillin"), std::string::npos) << planner_ctx;
+  // The fact lists say the same, each under whom it is about.
+  const std::string listed = facts(dialogue, "");
+  EXPECT_NE(listed.find("user: Alice is allergic to penicillin\n"), std::string::npos) << listed;
+  EXPECT_NE(listed.find("user: Alice keeps her inhaler in the blue backpack\n"), std::string::npos) << listed;
+  EXPECT_NE(listed.find("assistant: I will remind Alice"), std::string::npos) << listed;
+  EXPECT_EQ(listed.find("run r1"), std::string::npos) << listed;
+  EXPECT_EQ(listed.find("planner"), std::string::npos) << listed;
+  EXPECT_EQ(facts(dialogue, "assistant").find("inhaler"), std::string::npos);
+
+  // Edits and deletions: the next retrieval sees them.
+  MemoryUpdate u;
+  u.text = "Alice is allergic to amoxicillin";
+  ASSERT_TRUE(e->UpdateMemory(own, penicillin->results.front().id, u).ok());
+  EXPECT_NE(context(dialogue, "allergic amoxicillin").find("Alice is allergic to amoxicillin"), std::string::npos);
+  ASSERT_TRUE(e->DeleteMemory(own, penicillin->results.front().id, "").ok());
+  EXPECT_EQ(context(dialogue, "allergic amoxicillin").find("amoxicillin"), std::string::npos);
+  auto purged = e->PurgeMemories(users);
+  ASSERT_TRUE(purged.ok()) << purged.status().ToString();
+  EXPECT_EQ(context(dialogue, "inhaler backpack").find("inhaler"), std::string::npos);
+  EXPECT_EQ(context(other_assistant, "inhaler backpack").find("inhaler"), std::string::npos);
+  EXPECT_EQ(facts(dialogue, "").find("inhaler"), std::string::npos);
+}
+
+// Before a user's first dialogue with an assistant, retrieval and the fact
+// lists of that dialogue give the user's own memories.
+TEST_F(MemoryApiTest, ADialogueNotYetStartedHasTheUsersMemories) {
+  auto e = Open();
+  MemoryAddOptions raw;
+  raw.infer = false;
+  ASSERT_TRUE(e->AddMemoryText(MemoryScope{"default", "carol", "", "", false}, "Carol's dentist appointment is on Friday at 3pm", raw).ok());
+  ASSERT_TRUE(e->AddMemoryText(MemoryScope{"default", "carol", "", "r2", false}, "Carol's dentist asked for x-rays in run r2", raw).ok());
+  auto r = e->Retrieve(Scope{"default", "carol", "assistant"}, "When is the dentist appointment?", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE(r->context.find("## Facts about the user\n- ("), std::string::npos) << r->context;
+  EXPECT_NE(r->context.find("dentist appointment is on Friday at 3pm"), std::string::npos) << r->context;
+  EXPECT_EQ(r->context.find("x-rays"), std::string::npos) << r->context;
+  auto f = e->ListFacts(Scope{"default", "carol", "assistant"}, "user");
+  ASSERT_TRUE(f.ok());
+  ASSERT_EQ(f->size(), 1u);
+  EXPECT_EQ(f->front().text, "Carol's dentist appointment is on Friday at 3pm");
+  auto none = e->Retrieve(Scope{"default", "dave", "assistant"}, "When is the dentist appointment?", {});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->context, "");
+}
+
+// A memory stored as said beside the turn that said it is in a context once.
+TEST_F(MemoryApiTest, AMemoryAContextsMessageSaysWordForWordIsNotRepeated) {
+  auto e = Open();
+  const Scope dialogue{"default", "erin", "assistant"};
+  TurnInput t;
+  t.user_text = "I'm allergic to penicillin, so please keep that in mind.";
+  t.assistant_text = "Noted, I will keep that in mind.";
+  ASSERT_TRUE(e->AddTurns(dialogue, {t}).ok());
+  MemoryAddOptions raw;
+  raw.infer = false;
+  const MemoryScope own{"default", "erin", "assistant", "", false};
+  ASSERT_TRUE(e->AddMemoryText(own, "I'm allergic to penicillin", raw).ok());
+  ASSERT_TRUE(e->AddMemoryText(own, "I'm allergic to latex gloves", raw).ok());
+  auto r = e->Retrieve(dialogue, "allergic to penicillin or latex", {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(r->context.find("User: I'm allergic to penicillin, so please"), std::string::npos) << r->context;
+  EXPECT_NE(r->context.find("## Facts about the user\n- (1 March 2025) I'm allergic to latex gloves\n"),
+            std::string::npos)
+      << r->context;
+  EXPECT_EQ(r->context.find(") I'm allergic to penicillin"), std::string::npos) << r->context;
 }
 
 // The facts sections of the contexts a named dialogue gets once two of its
