@@ -84,6 +84,25 @@ float Dot(const std::vector<float>& a, const QuantizedVector& b) {
   return s * b.scale;
 }
 
+float Dot(const QuantizedVector& a, const QuantizedVector& b) {
+  if (a.codes.size() != b.codes.size() || a.empty()) return 0.0f;
+  // (At most 127 * 127 * dim: no overflow below 133,000 dimensions.) Blocks
+  // of 16 lanes, which the compiler turns into vector instructions.
+  constexpr std::size_t kLanes = 16;
+  std::int32_t lane[kLanes] = {};
+  const std::int8_t* x = a.codes.data();
+  const std::int8_t* y = b.codes.data();
+  const std::size_t n = a.codes.size();
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (std::size_t j = 0; j < kLanes; ++j) lane[j] += static_cast<std::int32_t>(x[i + j]) * y[i + j];
+  }
+  std::int32_t s = 0;
+  for (; i < n; ++i) s += static_cast<std::int32_t>(x[i]) * y[i];
+  for (std::int32_t v : lane) s += v;
+  return static_cast<float>(s) * a.scale * b.scale;
+}
+
 WordVectors::~WordVectors() {
   if (base_) ::munmap(const_cast<std::uint8_t*>(base_), size_);
 }
@@ -185,6 +204,49 @@ void WordVectors::AddTo(long index, float weight, std::vector<float>& acc) const
   const std::int8_t* c = codes_ + static_cast<std::size_t>(index) * static_cast<std::size_t>(dim_);
   const float f = weight * scales_[index];
   for (int i = 0; i < dim_; ++i) acc[static_cast<std::size_t>(i)] += f * static_cast<float>(c[i]);
+}
+
+double WordVectors::ExpansionMatch(const std::vector<long>& query_terms, const std::vector<double>& query_weights,
+                                   const std::vector<long>& own) const {
+  double all = 0;
+  for (double w : query_weights) all += w;
+  if (all <= 0 || !has_expansions()) return 0.0;
+  // One pass over each word's neighbourhood, looking for every query term
+  // (the neighbourhoods are long, the queries short).
+  const std::size_t n = std::min(query_terms.size(), query_weights.size());
+  std::vector<float> best(n, 0.0f);
+  std::uint64_t mask = 0;  // the query terms' low six bits: most neighbours miss it
+  for (std::size_t k = 0; k < n; ++k) {
+    if (query_terms[k] >= 0) mask |= std::uint64_t{1} << (static_cast<std::uint64_t>(query_terms[k]) & 63);
+  }
+  for (long index : own) {
+    if (index < 0 || static_cast<std::size_t>(index) >= count_) continue;
+    const auto i = static_cast<std::size_t>(index);
+    for (std::uint32_t e = exp_offsets_[i]; e < exp_offsets_[i + 1]; ++e) {
+      const std::uint32_t neighbour = exp_entries_[e] >> 8;
+      if ((mask >> (neighbour & 63) & 1) == 0) continue;
+      for (std::size_t k = 0; k < n; ++k) {
+        if (query_terms[k] >= 0 && static_cast<std::uint32_t>(query_terms[k]) == neighbour) {
+          best[k] = std::max(best[k], static_cast<float>(exp_entries_[e] & 0xFF) / 255.0f);
+        }
+      }
+    }
+  }
+  double hit = 0;
+  for (std::size_t k = 0; k < n; ++k) hit += query_weights[k] * best[k];
+  return hit / all;
+}
+
+std::vector<long> WordVectors::KnownWords(std::string_view text) const {
+  std::vector<long> out, known;
+  for (const auto& t : text::Terms(text)) {
+    known.clear();
+    Lookup(t, known);
+    for (long i : known) {
+      if (std::find(out.begin(), out.end(), i) == out.end()) out.push_back(i);
+    }
+  }
+  return out;
 }
 
 std::vector<float> WordVectors::TextVector(std::string_view text) const { return TextVector(text, nullptr); }

@@ -35,6 +35,9 @@ struct QuantizedVector {
 QuantizedVector Quantize(const std::vector<float>& unit);
 // Inner product of a float vector and a quantised one (0 when the sizes differ).
 float Dot(const std::vector<float>& a, const QuantizedVector& b);
+// Inner product of two quantised vectors (0 when the sizes differ): integer
+// products, which vectorise.
+float Dot(const QuantizedVector& a, const QuantizedVector& b);
 
 class WordVectors {
  public:
@@ -88,6 +91,15 @@ class WordVectors {
   std::vector<std::pair<long, float>> Expansions(long index) const;
   // The weight of `neighbour` in the expansions of `index` (0 when absent); no allocation.
   float ExpansionWeight(long index, long neighbour) const;
+  // Document expansion: the share, by `query_weights`, of `query_terms`
+  // (indexes; -1: unknown, skipped) that the WordNet neighbourhoods of the
+  // words `own` contain, each counted by its strongest expansion weight
+  // ("music" for a text holding "jazz"); 0 without expansions.
+  double ExpansionMatch(const std::vector<long>& query_terms, const std::vector<double>& query_weights,
+                        const std::vector<long>& own) const;
+  // The indexes of a text's known index terms, each once, in order (Lookup
+  // of each of text::Terms).
+  std::vector<long> KnownWords(std::string_view text) const;
   // Whether the file carries expansions.
   bool has_expansions() const { return exp_count_ > 0; }
 

@@ -29,10 +29,17 @@ struct Item {
 struct Group {
   std::size_t questions = 0, memories = 0, hit1 = 0, hit3 = 0;
   double rr = 0;
+  // Retrieval: contexts holding the question's memory, and the facts they hold.
+  std::size_t context_hit = 0, context_facts = 0;
   json ToJson() const {
     auto share = [&](double x) { return questions ? json(Round(x / static_cast<double>(questions), 3)) : json(nullptr); };
-    return {{"questions", questions}, {"memories", memories}, {"hit@1", share(static_cast<double>(hit1))},
-            {"hit@3", share(static_cast<double>(hit3))}, {"mrr@10", share(rr)}};
+    return {{"questions", questions},
+            {"memories", memories},
+            {"hit@1", share(static_cast<double>(hit1))},
+            {"hit@3", share(static_cast<double>(hit3))},
+            {"mrr@10", share(rr)},
+            {"context_hit", share(static_cast<double>(context_hit))},
+            {"context_facts", share(static_cast<double>(context_facts))}};
   }
 };
 
@@ -101,6 +108,7 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
   std::map<std::string, std::string> text_of;
   for (const auto& it : items) text_of[it.memory_id] = it.memory;
 
+  const Scope dialogue{scope.tenant, scope.user, "assistant"};  // a dialogue of that user
   MemorySearchOptions so;  // what a caller gets by default
   so.explain = true;        // fills score_details only (the misses' components); the ranking is the same
   Group overall;
@@ -122,6 +130,20 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
         x->hit1 += rank == 0 ? 1 : 0;
         x->hit3 += rank < 3 ? 1 : 0;
         x->rr += rank < 10 ? 1.0 / static_cast<double>(rank + 1) : 0.0;
+      }
+      // What an agent's retrieval gives for the same question: the user's
+      // memories are facts of each of its dialogues.
+      ENGRAM_ASSIGN_OR_RETURN(RetrievalResult ctx, engine->Retrieve(dialogue, q, RetrieveOptions{}));
+      std::size_t facts = 0;
+      bool in_context = false;
+      for (const auto& item : ctx.items) {
+        if (item.kind != ItemKind::kUserFact && item.kind != ItemKind::kAssistantFact) continue;
+        ++facts;
+        in_context = in_context || item.text.find(it.memory) != std::string::npos;
+      }
+      for (Group* x : {&g, &overall}) {
+        x->context_hit += in_context ? 1 : 0;
+        x->context_facts += facts;
       }
       if (rank >= 3) {
         auto parts = [](const MemoryItem& m) {

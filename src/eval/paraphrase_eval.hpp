@@ -34,7 +34,11 @@ struct ParaphraseOptions {
 // of a question that shares a content word with its memory (and the word).
 //
 // Result (JSON object):
-//   overall      {"questions","memories","hit@1","hit@3","mrr@10"}
+//   overall      {"questions","memories","hit@1","hit@3","mrr@10","context_hit",
+//                "context_facts"}: context_hit is the share of questions whose
+//                memory is among the facts of the context Engine::Retrieve
+//                gives (a dialogue of the user, the caller's defaults),
+//                context_facts the mean number of facts such a context holds
 //   by_category  {"<category>": same keys}
 //   config       {"benchmark": "paraphrase","file","embedder","word_vectors"
 //                 (the vector file or null),"engram_version","top_k","max_memories"}

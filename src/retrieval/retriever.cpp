@@ -8,6 +8,8 @@
 
 #include "core/text.hpp"
 #include "core/time.hpp"
+#include "core/word_vectors.hpp"
+#include "memory/facts/fact_query.hpp"
 #include "memory/lpm.hpp"
 #include "memory/stm.hpp"
 #include "retrieval/context.hpp"
@@ -21,6 +23,15 @@ namespace {
 
 constexpr double kRrfK = 60.0;
 constexpr int kVectorCandidates = 200;
+// The built-in engine's meaning of a fact that shares no word with the
+// question (QueryMeaning): the facts whose word-vector cosine is among the
+// best kMeaningRescored are scored as fact search scores them (the cosine
+// plus memory::facts::kExpansionWeight x the share of the question's words
+// in the fact's WordNet neighbourhoods), and at most kMeaningFacts of those
+// reaching kFactMeaning join the lexical matches. See docs/PERFORMANCE.md.
+constexpr std::size_t kMeaningRescored = 8;
+constexpr std::size_t kMeaningFacts = 3;
+constexpr double kFactMeaning = 0.25;
 constexpr int kStmForRanking = 256;   // newest STM turns ranked with the pages
 constexpr int kStmForContext = 64;    // newest STM turns offered as recent conversation
 constexpr int kOldStmMatches = 32;    // older STM turns found by FTS when STM is larger
@@ -133,9 +144,42 @@ std::vector<std::pair<std::int64_t, double>> FusedRrf(const std::vector<std::int
 // vectors hash words, which the lexical scores already count.
 bool Semantic(const RetrievalInput& in) { return in.embedder && !in.embedder->IsBuiltin(); }
 
+// A question's meaning for the built-in engine (wordvec::WordVectors): the
+// word-vector mean of its words, and its known words with their weights
+// (each term's weight shared by the indexes it stands for); `words` null
+// without vectors or when no word of it is known.
+struct QueryMeaning {
+  const wordvec::WordVectors* words = nullptr;
+  wordvec::QuantizedVector vector;
+  std::vector<long> terms;
+  std::vector<double> weights;
+};
+
+QueryMeaning MeaningOf(const std::string& query) {
+  QueryMeaning m;
+  const wordvec::WordVectors* words = wordvec::WordVectors::Default();
+  if (words == nullptr) return m;
+  std::vector<long> known;
+  std::vector<float> mean(static_cast<std::size_t>(words->dim()), 0.0f);
+  for (const auto& t : text::Terms(query)) {
+    known.clear();
+    words->Lookup(t, known);
+    for (long i : known) {
+      if (std::find(m.terms.begin(), m.terms.end(), i) != m.terms.end()) continue;
+      m.terms.push_back(i);
+      m.weights.push_back(static_cast<double>(words->Weight(i)) / static_cast<double>(known.size()));
+      words->AddTo(i, words->Weight(i), mean);  // (as WordVectors::TextVector weighs it)
+    }
+  }
+  m.vector = wordvec::Quantize(mean);  // (unit length: Quantize's scale makes it so)
+  if (!m.vector.empty()) m.words = words;
+  return m;
+}
+
 // Facts of one kind ranked by lexical + vector fusion, as context items.
 std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& index,
-                                     const std::vector<std::int64_t>& lexical, ItemKind kind) {
+                                     const std::vector<std::int64_t>& lexical, ItemKind kind,
+                                     const QueryMeaning& meaning) {
   // The facts of this kind: those in `index` (FactEntry::in_vectors).
   const std::uint8_t mine = &index == &in.index->user_facts ? 1 : 2;
   // Expired facts are left out of both rankings (the snapshot keeps them: an
@@ -158,6 +202,33 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
   if (Semantic(in)) {
     for (const auto& hit : index.Search(in.query_embedding, kVectorCandidates + static_cast<int>(expired.size()))) {
       if (!is_expired(hit.first) && vec.size() < static_cast<std::size_t>(kVectorCandidates)) vec.push_back(hit.first);
+    }
+  } else if (meaning.words != nullptr) {
+    // The built-in engine: a fact that says what the question asks in other
+    // words ("User is allergic to penicillin" for "any allergies to
+    // medicines?"), by the meaning fact search gives it; only a fact drawn
+    // from no page (a memory added through the fact API): one drawn from
+    // pages restates their messages, which the message ranking reaches.
+    std::vector<std::pair<double, std::int64_t>> near;
+    std::vector<std::int64_t> matched = lex;  // sorted
+    std::sort(matched.begin(), matched.end());
+    for (const auto& [id, f] : in.index->facts) {
+      if (f.in_vectors != mine || f.meaning.empty() || !f.source_pages.empty() || is_expired(id)) continue;
+      if (std::binary_search(matched.begin(), matched.end(), id)) continue;
+      near.emplace_back(wordvec::Dot(meaning.vector, f.meaning), id);
+    }
+    auto better = [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); };
+    const std::size_t rescored = std::min(near.size(), kMeaningRescored);
+    std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(rescored), near.end(), better);
+    near.resize(rescored);
+    for (auto& [score, id] : near) {
+      score += memory::facts::kExpansionWeight *
+               meaning.words->ExpansionMatch(meaning.terms, meaning.weights, in.index->facts.at(id).known);
+    }
+    std::sort(near.begin(), near.end(), better);
+    for (const auto& [score, id] : near) {
+      if (score < kFactMeaning || vec.size() >= kMeaningFacts) break;
+      vec.push_back(id);
     }
   }
   const auto fused = FusedRrf(lex, vec);
@@ -447,8 +518,9 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fact_terms, 100,
                                                   idx.text_in_memory ? &idx.fact_text : nullptr,
                                                   idx.user_scope_id));
-  ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact);
-  ctx.assistant_facts = RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact);
+  const QueryMeaning meaning = !Semantic(in) && idx.facts_with_meaning > 0 ? MeaningOf(in.query) : QueryMeaning{};
+  ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact, meaning);
+  ctx.assistant_facts = RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact, meaning);
   return AssembleContext(std::move(ctx));
 }
 

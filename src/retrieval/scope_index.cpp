@@ -351,7 +351,10 @@ std::size_t EntryBytes(const TurnEntry& e) {
 
 std::size_t ScopeIndex::MemoryBytes() const {
   std::size_t text = entry_bytes;
-  for (const auto& [id, f] : facts) text += sizeof(FactEntry) + 16 + f.text.size() + f.line.size();
+  for (const auto& [id, f] : facts) {
+    text += sizeof(FactEntry) + 16 + f.text.size() + f.line.size() + f.meaning.codes.capacity() +
+            f.known.capacity() * sizeof(long);
+  }
   return segment_text.MemoryBytes() + fact_text.MemoryBytes() + pages.MemoryBytes() + segments.MemoryBytes() + user_facts.MemoryBytes() +
          assistant_facts.MemoryBytes() + turn_page.size() * 8 + text +
          page_entry.size() * 32 + messages.MemoryBytes() + message_docs.capacity() * sizeof(MessageDoc);
@@ -428,6 +431,7 @@ bool TiersMoved(const std::unordered_map<std::int64_t, bool>& before,
 
 Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
   ENGRAM_ASSIGN_OR_RETURN(idx->user_scope_id, memory::facts::UserRowOf(db, idx->scope_id));
+  const wordvec::WordVectors* words = wordvec::WordVectors::Default();
   return store::ScanSnapshotFacts(db, idx->scope_id, idx->user_scope_id, [&](store::SnapshotFactRow& f) {
     const bool user = f.kind == "user";
     const bool indexed = (user ? idx->user_facts : idx->assistant_facts).Add(f.id, f.embedding);
@@ -440,6 +444,11 @@ Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
     fe.line = "- (" + FormatHumanDate(fe.event_time) + ") " + fe.text;
     fe.words = static_cast<std::uint32_t>(text::CountWords(fe.line));
     fe.tokens = text::EstimateTokensOf(fe.words, fe.line.size());
+    if (words != nullptr && fe.source_pages.empty()) {
+      fe.meaning = wordvec::Quantize(words->TextVector(fe.text));
+      fe.known = words->KnownWords(fe.text);
+      idx->facts_with_meaning += fe.meaning.empty() ? 0 : 1;
+    }
     if (f.expires_at) {
       fe.expires_at = *f.expires_at;
       idx->expiring_facts.emplace_back(f.id, *f.expires_at);

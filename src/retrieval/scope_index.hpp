@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/shared_list.hpp"
+#include "core/word_vectors.hpp"
 #include "engram/result.hpp"
 #include "engram/types.hpp"
 #include "index/flat_index.hpp"
@@ -230,6 +231,12 @@ struct FactEntry {
   // Which vector index holds the fact: 1 user_facts, 2 assistant_facts, 0
   // neither (a vector of another dimension).
   std::uint8_t in_vectors = 0;
+  // Its meaning for the built-in engine (wordvec::WordVectors::Default(),
+  // when present; facts drawn from no page only): the word-vector mean of
+  // its words, and the indexes of its words the vectors know (their WordNet
+  // neighbourhoods expand it).
+  wordvec::QuantizedVector meaning;
+  std::vector<long> known;
 };
 
 struct ScopeIndex {
@@ -254,6 +261,9 @@ struct ScopeIndex {
   FlatIndex user_facts;
   FlatIndex assistant_facts;
   std::unordered_map<std::int64_t, FactEntry> facts;  // live facts by id
+  // Facts drawn from no page with a FactEntry::meaning (the built-in
+  // engine's meaning is looked for among these only).
+  std::size_t facts_with_meaning = 0;
   std::vector<std::pair<std::int64_t, TimeMs>> expiring_facts;  // (id, expires_at) of facts with an expiry
   std::vector<ProfileSlot> profile;  // written only with a data_version change
   // The scope's rows of segments_fts and facts_fts, searched in memory

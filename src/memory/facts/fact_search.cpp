@@ -135,25 +135,6 @@ KnownWords KnownWordsOf(const wordvec::WordVectors& words, std::string_view memo
   return out;
 }
 
-// Document expansion (built-in word vectors): the idf-weighted share of the
-// query's distinct terms that the memory's WordNet neighbourhood contains
-// (a synonym, hypernym, related or gloss word of one of its words, `own`:
-// "music" for "jazz"), each counted by its strongest expansion weight.
-double ExpansionMatch(const wordvec::WordVectors& words, const std::vector<long>& query_terms,
-                      const std::vector<double>& query_weights, const std::vector<long>& own) {
-  double all = 0;
-  for (double w : query_weights) all += w;
-  if (all <= 0 || !words.has_expansions()) return 0.0;
-  double hit = 0;
-  for (std::size_t k = 0; k < query_terms.size(); ++k) {
-    if (query_terms[k] < 0) continue;
-    float best = 0;
-    for (long i : own) best = std::max(best, words.ExpansionWeight(i, query_terms[k]));
-    hit += query_weights[k] * best;
-  }
-  return hit / all;
-}
-
 // The word-vector mean of the memory's known words that the query does not
 // contain (`unshared`; unit length, empty when none is left): the semantic
 // component scores the meaning beyond the words the query and the memory
@@ -382,7 +363,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       const auto msem = UnsharedMeaning(*words, known.unshared);
       double cos = 0;
       for (std::size_t i = 0; i < msem.size() && i < qsem.size(); ++i) cos += static_cast<double>(qsem[i]) * msem[i];
-      cos += kExpansionWeight * ExpansionMatch(*words, qidx, qidf, known.all);
+      cos += kExpansionWeight * words->ExpansionMatch(qidx, qidf, known.all);
       d.semantic = std::clamp((cos - kSemanticFloor) / (kSemanticCeiling - kSemanticFloor), 0.0, 1.0);
       unclamped[m.id] = cos;
     }

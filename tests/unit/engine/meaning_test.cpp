@@ -121,6 +121,43 @@ TEST_F(MeaningTest, SearchFindsMemoriesThatShareNoWordWithTheQuery) {
   EXPECT_EQ(trip->front().memory, "Our holiday in Crete starts on Monday");
 }
 
+// A context's facts with the built-in engine: a memory that says what the
+// question asks in other words enters it ("food preferences": "Priya is
+// vegetarian"), beside the dialogue's messages; an unrelated memory and a
+// consolidated fact (drawn from pages, which the messages reach) do not by
+// meaning alone.
+TEST_F(MeaningTest, AContextHoldsTheMemoriesThatAnswerInOtherWords) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "priya", "Priya is vegetarian");
+  Add(*e, "priya", "The flight to Hanoi leaves on Saturday");
+  Add(*e, "priya", "Priya is allergic to penicillin");
+  Add(*e, "priya", "The database runs on PostgreSQL");
+  const Scope dialogue{"default", "priya", "assistant"};
+  TurnInput t;
+  t.user_text = "Can you suggest a restaurant for Friday?";
+  t.assistant_text = "Sure, what kind of place would you like?";
+  ASSERT_TRUE(e->AddTurns(dialogue, {t}).ok());
+  auto facts_of = [&](const std::string& q) {
+    auto r = e->Retrieve(dialogue, q, {});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::string out;
+    if (r.ok()) {
+      for (const auto& i : r->items) {
+        if (i.kind == ItemKind::kUserFact || i.kind == ItemKind::kAssistantFact) out += i.text + "\n";
+      }
+    }
+    return out;
+  };
+  const std::string food = facts_of("What are her food preferences?");
+  EXPECT_NE(food.find("Priya is vegetarian"), std::string::npos) << food;
+  EXPECT_EQ(food.find("PostgreSQL"), std::string::npos) << food;
+  const std::string drugs = facts_of("Any allergies to medicines I should know about?");
+  EXPECT_NE(drugs.find("allergic to penicillin"), std::string::npos) << drugs;
+  EXPECT_EQ(drugs.find("PostgreSQL"), std::string::npos) << drugs;
+  EXPECT_EQ(drugs.find("Hanoi"), std::string::npos) << drugs;
+}
+
 // Irregular forms ("children", "went", "mice") have the meaning of their base
 // form (WordNet's exception lists), so a memory that says them is found by a
 // question in other words.
