@@ -101,6 +101,13 @@ TEST(WordVectors, QuantisedVectorsKeepTheCosine) {
   EXPECT_NEAR(Dot(a, Quantize(b)), exact, 0.01f);
   EXPECT_NEAR(Dot(a, Quantize(a)), 1.0f, 0.01f);
   EXPECT_EQ(Dot(a, QuantizedVector{}), 0.0f);
+  // Both sides quantised (a question's vector against a memory's).
+  EXPECT_NEAR(Dot(Quantize(a), Quantize(b)), exact, 0.02f);
+  EXPECT_NEAR(Dot(Quantize(a), Quantize(a)), 1.0f, 0.01f);
+  EXPECT_EQ(Dot(Quantize(a), QuantizedVector{}), 0.0f);
+  std::vector<float> odd(37, 0.0f);  // a length that is no multiple of the blocks
+  odd[36] = 1.0f;
+  EXPECT_NEAR(Dot(Quantize(odd), Quantize(odd)), 1.0f, 1e-6f);
 }
 
 TEST(WordVectors, IrregularFormsFindTheirBaseForm) {
