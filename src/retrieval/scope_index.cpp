@@ -429,12 +429,23 @@ bool TiersMoved(const std::unordered_map<std::int64_t, bool>& before,
   return false;
 }
 
-Status LoadFacts(sql::Db* db, ScopeIndex* idx) {
+// The scope's live facts. A fact row never changes (a new version is a new
+// row), so what `previous` made of a row it holds is taken as it is.
+Status LoadFacts(sql::Db* db, ScopeIndex* idx, const ScopeIndex* previous) {
   ENGRAM_ASSIGN_OR_RETURN(idx->user_scope_id, memory::facts::UserRowOf(db, idx->scope_id));
   const wordvec::WordVectors* words = wordvec::WordVectors::Default();
   return store::ScanSnapshotFacts(db, idx->scope_id, idx->user_scope_id, [&](store::SnapshotFactRow& f) {
     const bool user = f.kind == "user";
     const bool indexed = (user ? idx->user_facts : idx->assistant_facts).Add(f.id, f.embedding);
+    if (previous != nullptr) {
+      if (auto was = previous->facts.find(f.id); was != previous->facts.end() && was->second.version == f.version) {
+        FactEntry& fe = idx->facts[f.id] = was->second;
+        fe.in_vectors = indexed ? (user ? 1 : 2) : 0;
+        idx->facts_with_meaning += fe.meaning.empty() ? 0 : 1;
+        if (fe.expires_at) idx->expiring_facts.emplace_back(f.id, *fe.expires_at);
+        return;
+      }
+    }
     FactEntry fe;
     fe.version = f.version;
     fe.event_time = f.event_time;
@@ -493,7 +504,8 @@ Result<std::shared_ptr<const ScopeIndex>> LoadScopeIndex(sql::Db* db, std::int64
   for (std::size_t i = first_new; i < idx->entries.size(); ++i) {
     idx->entry_bytes += EntryBytes(std::as_const(idx->entries)[i]);
   }
-  ENGRAM_RETURN_IF_ERROR(LoadFacts(db, idx.get()));
+  ENGRAM_RETURN_IF_ERROR(LoadFacts(db, idx.get(), previous && previous->scope_id == scope_id &&
+                                                          previous->generation == generation ? previous : nullptr));
   ENGRAM_ASSIGN_OR_RETURN(idx->profile, memory::LoadProfile(db, scope_id));
   if (db->dialect() == sql::Dialect::kSqlite) {
     ENGRAM_RETURN_IF_ERROR(store::ScanTextRows(db, store::FullText::kSegments, scope_id,
