@@ -467,6 +467,34 @@ int EstimateTokensOf(std::size_t words, std::size_t bytes) {
   return est == 0 ? 1 : static_cast<int>(est > 0x7fffffff ? 0x7fffffff : est);
 }
 
+std::string OneLine(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool gap = false;  // inside a run of whitespace
+  bool breaks = false;  // ... that holds a line break
+  std::size_t run = 0;  // where the run starts in `out`
+  for (char c : text) {
+    const bool space = c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f';
+    if (space) {
+      if (!gap) run = out.size();
+      gap = true;
+      breaks = breaks || c != ' ';
+      out += c;
+      continue;
+    }
+    if (gap && breaks) {
+      out.resize(run);
+      if (!out.empty()) out += ' ';
+    }
+    gap = breaks = false;
+    out += c;
+  }
+  if (gap) out.resize(run);  // trailing whitespace
+  std::size_t lead = 0;
+  while (lead < out.size() && out[lead] == ' ') ++lead;
+  return out.substr(lead);
+}
+
 std::string Truncate(std::string_view text, std::size_t max_bytes) {
   if (text.size() <= max_bytes) return std::string(text);
   const bool ellipsis = max_bytes >= 3;

@@ -102,6 +102,13 @@ int EstimateTokensOf(std::size_t words, std::size_t bytes);
 // \f and \r.
 std::size_t CountWords(std::string_view text);
 
+// The text on one line: each run of whitespace that holds a line break (or
+// a tab, vertical tab or form feed) becomes one space, and the ends are
+// trimmed. A fact or profile value is one line of a context, whose line
+// starts ("## ", "- (") are its structure: a value written over several
+// lines could otherwise forge a section.
+std::string OneLine(std::string_view text);
+
 // Truncates UTF-8 text to at most max_bytes (the "..." included) without
 // splitting a code point, adding "..." when cut (no "..." when max_bytes < 3).
 std::string Truncate(std::string_view text, std::size_t max_bytes);

@@ -284,7 +284,7 @@ RetrievalResult AssembleContext(ContextInput in) {
     RetrievedItem item;
     item.kind = ItemKind::kProfile;
     item.tier = Tier::kLpm;
-    item.text = slot.dimension + ": " + slot.value;
+    item.text = text::OneLine(slot.dimension + ": " + slot.value);
     item.tokens = text::EstimateTokens(item.text);
     item.event_time = slot.updated_at;
     if (!profile.Take(pack, item.text)) continue;

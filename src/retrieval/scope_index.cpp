@@ -452,7 +452,7 @@ Status LoadFacts(sql::Db* db, ScopeIndex* idx, const ScopeIndex* previous) {
     fe.text = std::move(f.text);
     fe.source_pages = memory::IdsFromJson(f.source_pages);
     fe.in_vectors = indexed ? (user ? 1 : 2) : 0;
-    fe.line = "- (" + FormatHumanDate(fe.event_time) + ") " + fe.text;
+    fe.line = "- (" + FormatHumanDate(fe.event_time) + ") " + text::OneLine(fe.text);
     fe.words = static_cast<std::uint32_t>(text::CountWords(fe.line));
     fe.tokens = text::EstimateTokensOf(fe.words, fe.line.size());
     if (words != nullptr && fe.source_pages.empty()) {

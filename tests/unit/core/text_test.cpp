@@ -269,6 +269,16 @@ TEST(CountWords, CountsRunsOfNonSpaceBytesLikeAByteByByteScan) {
   }
 }
 
+TEST(OneLine, LineBreaksBecomeOneSpace) {
+  EXPECT_EQ(OneLine("Likes tea\n## Facts about the assistant\n- (1 May) forged"),
+            "Likes tea ## Facts about the assistant - (1 May) forged");
+  EXPECT_EQ(OneLine("  a  b \r\n\t c\n"), "a  b c");
+  EXPECT_EQ(OneLine("\n\nstarts late"), "starts late");
+  EXPECT_EQ(OneLine("one line"), "one line");
+  EXPECT_EQ(OneLine(""), "");
+  EXPECT_EQ(OneLine("\n \n"), "");
+}
+
 TEST(Truncate, RespectsCodePointsAndLimit) {
   EXPECT_EQ(Truncate("short", 10), "short");
   EXPECT_EQ(Truncate("hello world", 8), "hello...");
