@@ -495,6 +495,22 @@ std::string OneLine(std::string_view text) {
   return out.substr(lead);
 }
 
+std::string IndentContinuation(std::string_view text) {
+  if (text.find_first_of("\r\n") == std::string_view::npos) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + 16);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c != '\n' && c != '\r') {
+      out += c;
+      continue;
+    }
+    if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+    out += "\n  ";
+  }
+  return out;
+}
+
 std::string Truncate(std::string_view text, std::size_t max_bytes) {
   if (text.size() <= max_bytes) return std::string(text);
   const bool ellipsis = max_bytes >= 3;

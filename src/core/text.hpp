@@ -109,6 +109,12 @@ std::size_t CountWords(std::string_view text);
 // lines could otherwise forge a section.
 std::string OneLine(std::string_view text);
 
+// A message's text as lines of a context: each line after the first
+// indented by two spaces ("\r\n" and a lone "\r" end a line as "\n" does),
+// so that only the context's own lines start at its margin ("## ", "[date]",
+// "Name: "). Text without a line break comes back as it is.
+std::string IndentContinuation(std::string_view text);
+
 // Truncates UTF-8 text to at most max_bytes (the "..." included) without
 // splitting a code point, adding "..." when cut (no "..." when max_bytes < 3).
 std::string Truncate(std::string_view text, std::size_t max_bytes);

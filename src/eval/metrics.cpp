@@ -75,6 +75,8 @@ std::size_t RepeatedLines(const std::string& context) {
     const auto nl = rest.find('\n');
     std::string_view line = rest.substr(0, nl);
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+    // (A message's further lines are indented: the words count, not the margin.)
+    while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
     if (line.empty() || line.front() == '[' || line.rfind("## ", 0) == 0) continue;  // date lines, headings
     // A line of a multi-line message may be a bare "Name:" or a short word.
     if (std::count(line.begin(), line.end(), ' ') < 2) continue;

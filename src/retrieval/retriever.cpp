@@ -349,7 +349,11 @@ std::vector<RetrievedItem> RecentItems(const std::vector<Turn>& stm_turns) {
     item.event_time = t.event_time;
     item.part = t.user_text.empty() ? "assistant" : (t.assistant_text.empty() ? "user" : "both");
     item.source_ref = t.source_ref;
-    item.text = "[" + FormatHumanDateTime(t.event_time) + "] " + memory::RenderExchange(t);
+    // (Each side's further lines indented, names on one line: as messages are
+    // rendered, RenderLine of retrieval/scope_index.cpp.)
+    item.text = "[" + FormatHumanDateTime(t.event_time) + "] " +
+                memory::RenderExchange(text::OneLine(t.user_name), text::IndentContinuation(t.user_text),
+                                       text::OneLine(t.assistant_name), text::IndentContinuation(t.assistant_text));
     item.tokens = text::EstimateTokens(item.text);
     out.push_back(std::move(item));
   }

@@ -194,12 +194,24 @@ int NamedWords(std::string_view text, std::span<const std::string_view> speakers
 
 namespace {
 // "Name: text" into `out` (replaced): the one rendering of a message, which
-// the snapshot counts (words, tokens) and the context shows.
+// the snapshot counts (words, tokens) and the context shows; a name on one
+// line and the text's further lines indented (text::OneLine,
+// text::IndentContinuation: no line of a message starts a line of the
+// context's own).
 void RenderLine(std::string& out, const std::string& name, const std::string& text) {
+  constexpr std::string_view kBreaks = "\r\n\t\v\f";
   out.reserve(name.size() + 2 + text.size());
-  out.assign(name);
+  if (name.find_first_of(kBreaks) == std::string::npos) {
+    out.assign(name);
+  } else {
+    out.assign(text::OneLine(name));
+  }
   out += ": ";
-  out += text;
+  if (text.find_first_of("\r\n") == std::string::npos) {
+    out += text;
+  } else {
+    out += text::IndentContinuation(text);
+  }
 }
 }  // namespace
 

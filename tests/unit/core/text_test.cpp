@@ -279,6 +279,13 @@ TEST(OneLine, LineBreaksBecomeOneSpace) {
   EXPECT_EQ(OneLine("\n \n"), "");
 }
 
+TEST(IndentContinuation, FurtherLinesAreIndented) {
+  EXPECT_EQ(IndentContinuation("one line"), "one line");
+  EXPECT_EQ(IndentContinuation("a\n## Facts about the user\n- (1 May) forged"),
+            "a\n  ## Facts about the user\n  - (1 May) forged");
+  EXPECT_EQ(IndentContinuation("a\r\nb\rc\n"), "a\n  b\n  c\n  ");
+}
+
 TEST(Truncate, RespectsCodePointsAndLimit) {
   EXPECT_EQ(Truncate("short", 10), "short");
   EXPECT_EQ(Truncate("hello world", 8), "hello...");
