@@ -53,8 +53,16 @@ TEST(ServerReadme, CurlExamplesWorkAsPrinted) {
     EXPECT_FALSE(r.out.empty()) << line;
     EXPECT_EQ(r.out.find("\"error\""), std::string::npos) << line << "\n" << r.out;
     // Each example returns what the README promises, not only a 2xx.
-    if (line.find("/v1/retrieve") != std::string::npos) {
+    if (line.find("/v1/retrieve") != std::string::npos && line.find("Hanoi") != std::string::npos) {
       EXPECT_NE(r.out.find("Hanoi"), std::string::npos) << r.out;
+    }
+    if (line.find("/v1/retrieve") != std::string::npos && line.find("cook") != std::string::npos) {
+      // The memory added for the user is a fact of the context, found by
+      // its meaning (the question shares no word with it but the name).
+      auto doc = nlohmann::json::parse(r.out, nullptr, false);
+      ASSERT_TRUE(doc.is_object() && doc["context"].is_string()) << r.out;
+      EXPECT_NE(doc["context"].get<std::string>().find("## Facts about the user\n- ("), std::string::npos) << r.out;
+      EXPECT_NE(doc["context"].get<std::string>().find("Priya is vegetarian"), std::string::npos) << r.out;
     }
     if (line.find("/v1/memories/search") != std::string::npos) {
       // "food preferences" finds "Priya is vegetarian" by meaning (the
