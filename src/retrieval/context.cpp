@@ -346,7 +346,19 @@ RetrievalResult AssembleContext(ContextInput in) {
   //    max_facts each, in one share.
   Section user_facts{kUserFactsTitle, facts_cap}, assistant_facts{kAssistantFactsTitle, facts_cap};
   std::vector<const FactCandidate*> facts[2];
-  std::string messages_said;  // normalised texts of the chosen messages and recent turns (made when first needed)
+  // The normalised texts of the messages chosen so far and of the recent
+  // turns, one per line, appended to `out`.
+  auto append_said = [&](std::string& out) {
+    for (std::size_t k : chosen) {
+      AppendNormalised(in.ranked[k].text, out);
+      out += '\n';
+    }
+    for (const auto* it : recent_items) {
+      AppendNormalised(it->text, out);
+      out += '\n';
+    }
+  };
+  std::string messages_said;  // append_said's, made when first needed
   bool messages_said_made = false;
   std::string body;
   auto said_already = [&](std::string_view fact) {
@@ -355,14 +367,7 @@ RetrievalResult AssembleContext(ContextInput in) {
     // (A fact of one or two words is no repetition: "vegan" is in many texts.)
     if (std::count(body.begin(), body.end(), ' ') < 2) return false;
     if (!messages_said_made) {
-      for (std::size_t k : chosen) {
-        AppendNormalised(in.ranked[k].text, messages_said);
-        messages_said += '\n';
-      }
-      for (const auto* it : recent_items) {
-        AppendNormalised(it->text, messages_said);
-        messages_said += '\n';
-      }
+      append_said(messages_said);
       messages_said_made = true;
     }
     return memmem(messages_said.data(), messages_said.size(), body.data(), body.size()) != nullptr;
@@ -431,14 +436,7 @@ RetrievalResult AssembleContext(ContextInput in) {
     }
     if (chain.sentences.empty() || Tokens(pack.used + Size{1, 14} + least) > budget) continue;
     if (!said_made) {
-      for (std::size_t k : chosen) {
-        AppendNormalised(in.ranked[k].text, said);
-        said += '\n';
-      }
-      for (const auto* it : recent_items) {
-        AppendNormalised(it->text, said);
-        said += '\n';
-      }
+      append_said(said);
       said_made = true;
     }
     const std::string news = Unsaid(chain, said, searched);
