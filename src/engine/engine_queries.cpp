@@ -53,7 +53,7 @@ Result<std::vector<Fact>> EngineImpl::ListFacts(const Scope& scope, const std::s
   ENGRAM_ASSIGN_OR_RETURN(auto row, memory::facts::FactSectionsRow(db, scope));
   if (!row) return std::vector<Fact>{};
   ENGRAM_ASSIGN_OR_RETURN(std::int64_t user_row, memory::facts::UserRowOf(db, row->id));
-  return memory::LoadFacts(db, row->id, user_row, kind);
+  return memory::LoadFacts(db, row->id, user_row, kind, deps_.clock->NowMs());
 }
 
 Result<std::vector<Turn>> EngineImpl::ListTurns(const Scope& scope, std::int64_t after_seq, int limit) {

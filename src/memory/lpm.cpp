@@ -232,8 +232,8 @@ std::string RenderProfile(const std::vector<ProfileSlot>& slots) {
 }
 
 Result<std::vector<Fact>> LoadFacts(sql::Db* db, std::int64_t scope_id, std::int64_t user_scope_id,
-                                    const std::string& kind) {
-  return store::LoadLongTermFacts(db, scope_id, user_scope_id, kind);
+                                    const std::string& kind, TimeMs now) {
+  return store::LoadLongTermFacts(db, scope_id, user_scope_id, kind, now);
 }
 
 }  // namespace engram::memory

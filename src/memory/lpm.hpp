@@ -41,8 +41,9 @@ Result<std::vector<ProfileSlot>> LoadProfile(sql::Db* db, std::int64_t scope_id)
 std::string RenderProfile(const std::vector<ProfileSlot>& slots);
 // Live facts of a dialogue's fact sections of a kind ("user", "assistant"
 // or "" for both), oldest first: the scope's, and the memories of the user's
-// own row `user_scope_id` (0: none; facts::UserRowOf).
+// own row `user_scope_id` (0: none; facts::UserRowOf); expired ones (by
+// `now`) left out.
 Result<std::vector<Fact>> LoadFacts(sql::Db* db, std::int64_t scope_id, std::int64_t user_scope_id,
-                                    const std::string& kind);
+                                    const std::string& kind, TimeMs now);
 
 }  // namespace engram::memory

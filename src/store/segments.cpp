@@ -295,16 +295,16 @@ Result<SlotVersion> UpsertProfileSlot(sql::Db* db, std::int64_t scope_id, const 
 }
 
 Result<std::vector<Fact>> LoadLongTermFacts(sql::Db* db, std::int64_t scope_id, std::int64_t user_scope_id,
-                                            const std::string& kind) {
+                                            const std::string& kind, TimeMs now) {
   static const std::string kSql = std::string("SELECT id, version, ") + kDialogueFactKind +
                                   ", text, source_pages, event_time, record_time, degraded "
                                   "FROM facts WHERE status = 'live' AND (?2 = '' OR " + kDialogueFactKind +
                                   " = ?2) AND ((scope_id = ?1 AND " + kDialogueFactRows + ") OR (scope_id = ?3 AND " +
-                                  kUserFactRows + ")) ORDER BY id";
+                                  kUserFactRows + ")) AND (expires_at IS NULL OR expires_at > ?4) ORDER BY id";
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
       db->Prepare(kSql));
-  st->Bind(1, scope_id).Bind(2, kind).Bind(3, user_scope_id);
+  st->Bind(1, scope_id).Bind(2, kind).Bind(3, user_scope_id).Bind(4, now);
   std::vector<Fact> out;
   for (;;) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());

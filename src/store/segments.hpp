@@ -111,8 +111,8 @@ Result<SlotVersion> UpsertProfileSlot(sql::Db* db, std::int64_t scope_id, const 
 // kUserFactRows of store/facts.hpp: consolidated facts, the memories of the
 // dialogue's own scope and those of the user's row `user_scope_id`, 0:
 // none), each with its kind there (kDialogueFactKind); one kind, or both
-// when empty.
+// when empty; not those whose expiry is `now` or earlier.
 Result<std::vector<Fact>> LoadLongTermFacts(sql::Db* db, std::int64_t scope_id, std::int64_t user_scope_id,
-                                            const std::string& kind);
+                                            const std::string& kind, TimeMs now);
 
 }  // namespace engram::store

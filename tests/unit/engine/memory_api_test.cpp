@@ -399,6 +399,30 @@ TEST_F(MemoryApiTest, AUsersMemoriesAreFactsOfEachOfItsDialogues) {
   EXPECT_EQ(facts(dialogue, "").find("inhaler"), std::string::npos);
 }
 
+// A memory whose expiry has passed leaves the fact lists and the context
+// (the snapshot keeps it: the expiry is checked at the read).
+TEST_F(MemoryApiTest, AnExpiredMemoryLeavesTheFactListsAndTheContext) {
+  auto e = Open();
+  const Scope dialogue{"default", "hana", "assistant"};
+  MemoryAddOptions o;
+  o.infer = false;
+  o.expires_at = clock_.NowMs() + 60'000;
+  ASSERT_TRUE(e->AddMemoryText(MemoryScope{"default", "hana", "", "", false}, "Hana's parking permit is in the glovebox", o).ok());
+  auto listed = e->ListFacts(dialogue, "");
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  auto r = e->Retrieve(dialogue, "parking permit glovebox", {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE(r->context.find("parking permit"), std::string::npos) << r->context;
+  clock_.Advance(120'000);
+  listed = e->ListFacts(dialogue, "");
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE(listed->empty());
+  r = e->Retrieve(dialogue, "parking permit glovebox", {});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->context.find("parking permit"), std::string::npos) << r->context;
+}
+
 // A memory written over several lines is one line of a context: its lines
 // cannot start a section of their own.
 TEST_F(MemoryApiTest, AMemoryOverSeveralLinesCannotForgeASection) {
