@@ -205,5 +205,48 @@ TEST(SharedStore, ErasureRacingRetrievalNeverServesErasedText) {
   }
 }
 
+// A user's own memories are facts of each of its dialogues: what one engine
+// adds, edits or purges there is what the other's cached snapshot of a
+// dialogue shows at its next retrieval, and a purged memory is in no
+// context of either, nor of another tenant's user of the same name.
+TEST(SharedStore, AUsersMemoriesReachEveryEnginesDialogues) {
+  testing::TempDir dir;
+  auto e1 = Engine::Open(Options(dir.File("s.db"), std::make_shared<ExtractiveMaintainer>()));
+  auto e2 = Engine::Open(Options(dir.File("s.db"), std::make_shared<ExtractiveMaintainer>()));
+  ASSERT_TRUE(e1.ok() && e2.ok());
+  Engine* writer = e1->get();
+  Engine* reader = e2->get();
+  const Scope dialogue{"t1", "ines", "a"};
+  const Scope other_tenant{"t2", "ines", "a"};
+  ASSERT_TRUE(writer->AddTurns(dialogue, testing::SyntheticDialogue(6)).ok());
+  ASSERT_TRUE(writer->AddTurns(other_tenant, testing::SyntheticDialogue(6)).ok());
+  auto context = [&](Engine* e, const Scope& s) {
+    auto r = e->Retrieve(s, "quokka sanctuary volunteering", {});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() ? r->context : std::string();
+  };
+  EXPECT_EQ(context(reader, dialogue).find("quokka"), std::string::npos);  // cached now
+  const MemoryScope own{"t1", "ines", "", "", false};
+  MemoryAddOptions raw;
+  raw.infer = false;
+  auto added = writer->AddMemoryText(own, "Ines volunteers at the quokka sanctuary on Sundays", raw);
+  ASSERT_TRUE(added.ok() && added->results.size() == 1u);
+  EXPECT_NE(context(reader, dialogue).find("quokka sanctuary on Sundays"), std::string::npos);
+  EXPECT_EQ(context(reader, other_tenant).find("quokka"), std::string::npos);
+  MemoryUpdate u;
+  u.text = "Ines volunteers at the quokka sanctuary on Saturdays";
+  ASSERT_TRUE(writer->UpdateMemory(own, added->results.front().id, u).ok());
+  const std::string updated = context(reader, dialogue);
+  EXPECT_NE(updated.find("on Saturdays"), std::string::npos) << updated;
+  EXPECT_EQ(updated.find("on Sundays"), std::string::npos) << updated;
+  ASSERT_TRUE(writer->PurgeMemories(own).ok());
+  for (Engine* e : {reader, writer}) {
+    EXPECT_EQ(context(e, dialogue).find("quokka"), std::string::npos);
+    auto listed = e->ListFacts(dialogue, "");
+    ASSERT_TRUE(listed.ok());
+    EXPECT_TRUE(listed->empty());
+  }
+}
+
 }  // namespace
 }  // namespace engram
