@@ -237,9 +237,9 @@ double WordVectors::ExpansionMatch(const std::vector<long>& query_terms, const s
   return hit / all;
 }
 
-std::vector<long> WordVectors::KnownWords(std::string_view text) const {
+std::vector<long> WordVectors::KnownWords(const std::vector<std::string>& terms) const {
   std::vector<long> out, known;
-  for (const auto& t : text::Terms(text)) {
+  for (const auto& t : terms) {
     known.clear();
     Lookup(t, known);
     for (long i : known) {
@@ -247,6 +247,14 @@ std::vector<long> WordVectors::KnownWords(std::string_view text) const {
     }
   }
   return out;
+}
+
+std::vector<float> WordVectors::MeanOf(const std::vector<long>& known) const {
+  if (known.empty()) return {};
+  std::vector<float> acc(static_cast<std::size_t>(dim_), 0.0f);
+  for (long i : known) AddTo(i, weights_[i], acc);
+  Normalise(acc);
+  return acc;
 }
 
 std::vector<float> WordVectors::TextVector(std::string_view text) const { return TextVector(text, nullptr); }

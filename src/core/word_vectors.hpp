@@ -97,9 +97,13 @@ class WordVectors {
   // ("music" for a text holding "jazz"); 0 without expansions.
   double ExpansionMatch(const std::vector<long>& query_terms, const std::vector<double>& query_weights,
                         const std::vector<long>& own) const;
-  // The indexes of a text's known index terms, each once, in order (Lookup
-  // of each of text::Terms).
-  std::vector<long> KnownWords(std::string_view text) const;
+  // The indexes the index terms `terms` stand for (Lookup of each), each
+  // once, in order: a text's known words.
+  std::vector<long> KnownWords(const std::vector<std::string>& terms) const;
+  // The weighted mean of the unit vectors of the words `known` (indexes,
+  // each counted once as given), normalised to unit length: TextVector of a
+  // text from its KnownWords(text::Terms(text)); empty when `known` is.
+  std::vector<float> MeanOf(const std::vector<long>& known) const;
   // Whether the file carries expansions.
   bool has_expansions() const { return exp_count_ > 0; }
 

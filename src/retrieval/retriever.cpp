@@ -160,7 +160,6 @@ QueryMeaning MeaningOf(const std::string& query) {
   const wordvec::WordVectors* words = wordvec::WordVectors::Default();
   if (words == nullptr) return m;
   std::vector<long> known;
-  std::vector<float> mean(static_cast<std::size_t>(words->dim()), 0.0f);
   for (const auto& t : text::Terms(query)) {
     known.clear();
     words->Lookup(t, known);
@@ -168,10 +167,9 @@ QueryMeaning MeaningOf(const std::string& query) {
       if (std::find(m.terms.begin(), m.terms.end(), i) != m.terms.end()) continue;
       m.terms.push_back(i);
       m.weights.push_back(static_cast<double>(words->Weight(i)) / static_cast<double>(known.size()));
-      words->AddTo(i, words->Weight(i), mean);  // (as WordVectors::TextVector weighs it)
     }
   }
-  m.vector = wordvec::Quantize(mean);  // (unit length: Quantize's scale makes it so)
+  m.vector = wordvec::Quantize(words->MeanOf(m.terms));
   if (!m.vector.empty()) m.words = words;
   return m;
 }

@@ -449,33 +449,31 @@ Status LoadFacts(sql::Db* db, ScopeIndex* idx, const ScopeIndex* previous) {
   return store::ScanSnapshotFacts(db, idx->scope_id, idx->user_scope_id, [&](store::SnapshotFactRow& f) {
     const bool user = f.kind == "user";
     const bool indexed = (user ? idx->user_facts : idx->assistant_facts).Add(f.id, f.embedding);
+    const FactEntry* made = nullptr;  // by `previous`
     if (previous != nullptr) {
-      if (auto was = previous->facts.find(f.id); was != previous->facts.end() && was->second.version == f.version) {
-        FactEntry& fe = idx->facts[f.id] = was->second;
-        fe.in_vectors = indexed ? (user ? 1 : 2) : 0;
-        idx->facts_with_meaning += fe.meaning.empty() ? 0 : 1;
-        if (fe.expires_at) idx->expiring_facts.emplace_back(f.id, *fe.expires_at);
-        return;
-      }
+      auto was = previous->facts.find(f.id);
+      if (was != previous->facts.end() && was->second.version == f.version) made = &was->second;
     }
     FactEntry fe;
-    fe.version = f.version;
-    fe.event_time = f.event_time;
-    fe.text = std::move(f.text);
-    fe.source_pages = memory::IdsFromJson(f.source_pages);
+    if (made != nullptr) {
+      fe = *made;
+    } else {
+      fe.version = f.version;
+      fe.event_time = f.event_time;
+      fe.text = std::move(f.text);
+      fe.source_pages = memory::IdsFromJson(f.source_pages);
+      fe.line = "- (" + FormatHumanDate(fe.event_time) + ") " + text::OneLine(fe.text);
+      fe.words = static_cast<std::uint32_t>(text::CountWords(fe.line));
+      fe.tokens = text::EstimateTokensOf(fe.words, fe.line.size());
+      if (words != nullptr && fe.source_pages.empty()) {
+        fe.known = words->KnownWords(text::Terms(fe.text));
+        fe.meaning = wordvec::Quantize(words->MeanOf(fe.known));
+      }
+      fe.expires_at = f.expires_at;
+    }
     fe.in_vectors = indexed ? (user ? 1 : 2) : 0;
-    fe.line = "- (" + FormatHumanDate(fe.event_time) + ") " + text::OneLine(fe.text);
-    fe.words = static_cast<std::uint32_t>(text::CountWords(fe.line));
-    fe.tokens = text::EstimateTokensOf(fe.words, fe.line.size());
-    if (words != nullptr && fe.source_pages.empty()) {
-      fe.meaning = wordvec::Quantize(words->TextVector(fe.text));
-      fe.known = words->KnownWords(fe.text);
-      idx->facts_with_meaning += fe.meaning.empty() ? 0 : 1;
-    }
-    if (f.expires_at) {
-      fe.expires_at = *f.expires_at;
-      idx->expiring_facts.emplace_back(f.id, *f.expires_at);
-    }
+    idx->facts_with_meaning += fe.meaning.empty() ? 0 : 1;
+    if (fe.expires_at) idx->expiring_facts.emplace_back(f.id, *fe.expires_at);
     idx->facts[f.id] = std::move(fe);
   });
 }

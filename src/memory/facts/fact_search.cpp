@@ -121,16 +121,9 @@ struct KnownWords {
 KnownWords KnownWordsOf(const wordvec::WordVectors& words, std::string_view memory,
                         const std::unordered_set<long>& query_words) {
   KnownWords out;
-  std::vector<long> known;
-  std::unordered_set<long> seen;  // ("children" and "child" are one word)
-  for (const auto& t : DistinctTerms(memory)) {
-    known.clear();
-    words.Lookup(t, known);
-    for (long i : known) {
-      if (!seen.insert(i).second) continue;
-      out.all.push_back(i);
-      if (!query_words.count(i)) out.unshared.push_back(i);
-    }
+  out.all = words.KnownWords(DistinctTerms(memory));  // ("children" and "child" are one word)
+  for (long i : out.all) {
+    if (!query_words.count(i)) out.unshared.push_back(i);
   }
   return out;
 }
