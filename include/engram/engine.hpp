@@ -32,7 +32,9 @@ class Engine {
   static Result<std::unique_ptr<Engine>> Open(EngineOptions options);
   virtual ~Engine() = default;
 
-  // Validates a scope's ids (non-empty, <= 128 bytes, UTF-8, no control chars).
+  // Validates a scope's ids (non-empty, <= 128 bytes, UTF-8, no control
+  // chars; user and assistant not "-", the id of no user or assistant in the
+  // scope rows of the fact API's memories).
   static Status ValidateScope(const Scope& scope);
 
   // Appends one exchange to the turn log (STM) durably. When STM is over its

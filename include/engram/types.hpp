@@ -23,6 +23,11 @@ struct Scope {
   std::string assistant = "assistant";
 };
 
+// The user or assistant id of the scopes that hold the fact API's memories of
+// no user (an agent's own) or of no agent (a user's own): ListScopes returns
+// them beside the dialogues, and no caller may name a dialogue with it.
+inline constexpr const char* kNoScopeId = "-";
+
 // One user/assistant exchange offered for admission. Either text may be empty
 // (not both), e.g. when a dialogue has two user utterances in a row.
 struct TurnInput {

@@ -55,7 +55,7 @@ Status CheckOptions(const EngineOptions& o) {
 
 const char* Version() { return ENGRAM_VERSION; }
 
-Status Engine::ValidateScope(const Scope& scope) { return memory::ValidateScope(scope); }
+Status Engine::ValidateScope(const Scope& scope) { return memory::ValidateDialogueScope(scope); }
 
 Result<std::unique_ptr<Engine>> Engine::Open(EngineOptions options) {
   ENGRAM_ASSIGN_OR_RETURN(auto impl, EngineImpl::Create(std::move(options)));
@@ -184,7 +184,7 @@ Result<AdmitResult> EngineImpl::AddTurn(const Scope& scope, const TurnInput& tur
 
 Result<std::vector<AdmitResult>> EngineImpl::AddTurns(const Scope& scope, const std::vector<TurnInput>& turns,
                                                       const AdmitOptions& options) {
-  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(scope));
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateDialogueScope(scope));
   if (turns.empty()) return Status::InvalidArgument("turns: must not be empty");
   ENGRAM_RETURN_IF_ERROR(memory::ValidateIdempotencyKey(options.idempotency_key));
   for (std::size_t i = 0; i < turns.size(); ++i) {
@@ -393,7 +393,7 @@ void EngineImpl::RefreshIndexes() {
 
 Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::string& query,
                                              const RetrieveOptions& options) {
-  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(scope));
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateDialogueScope(scope));
   if (query.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Status::InvalidArgument("query: must not be empty");
   }

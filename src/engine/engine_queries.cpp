@@ -213,7 +213,7 @@ Status EngineImpl::Export(const Scope* scope, const std::function<void(const std
 
 Result<std::int64_t> EngineImpl::ForgetUser(const std::string& tenant, const std::string& user) {
   Scope probe{tenant, user, "x"};
-  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(probe));
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateDialogueScope(probe));
   std::lock_guard<std::mutex> maint(maint_mu_);
   std::lock_guard<std::mutex> lock(writer_mu_);
   sql::Db* db = writer_.get();

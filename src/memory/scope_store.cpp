@@ -14,6 +14,12 @@ constexpr std::size_t kMaxIdBytes = 128;
 
 Status ValidateId(const std::string& value, const char* field) {
   if (value.empty()) return Status::InvalidArgument(std::string(field) + ": must not be empty");
+  return ValidateIdText(value, field);
+}
+
+}  // namespace
+
+Status ValidateIdText(const std::string& value, const char* field) {
   if (value.size() > kMaxIdBytes) {
     return Status::InvalidArgument(std::string(field) + ": longer than 128 bytes");
   }
@@ -28,12 +34,23 @@ Status ValidateId(const std::string& value, const char* field) {
   return Status::Ok();
 }
 
-}  // namespace
+Status RejectReservedId(const std::string& value, const char* field) {
+  if (value == kReservedId) {
+    return Status::InvalidArgument(std::string(field) + ": \"-\" is reserved (it stands for no " + field + ")");
+  }
+  return Status::Ok();
+}
 
 Status ValidateScope(const Scope& scope) {
   ENGRAM_RETURN_IF_ERROR(ValidateId(scope.tenant, "tenant"));
   ENGRAM_RETURN_IF_ERROR(ValidateId(scope.user, "user"));
   return ValidateId(scope.assistant, "assistant");
+}
+
+Status ValidateDialogueScope(const Scope& scope) {
+  ENGRAM_RETURN_IF_ERROR(ValidateScope(scope));
+  ENGRAM_RETURN_IF_ERROR(RejectReservedId(scope.user, "user"));
+  return RejectReservedId(scope.assistant, "assistant");
 }
 
 }  // namespace engram::memory

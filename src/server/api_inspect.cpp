@@ -72,7 +72,11 @@ HttpResponse Api::Users(Call& c) {
   const int limit = static_cast<int>(a.Int("limit", 1, 200).value_or(50));
   CheckArgs(a);
   std::map<std::string, std::vector<Scope>> by_user;  // sorted by user id
-  for (auto& sc : VisibleScopes(c, "")) by_user[sc.user].push_back(std::move(sc));
+  for (auto& sc : VisibleScopes(c, "")) {
+    // An agent's own memories are no user's; a user's own are no dialogue's
+    // (their counts join the user's, their "-" is no assistant to open).
+    if (sc.user != kNoScopeId) by_user[sc.user].push_back(std::move(sc));
+  }
   json users = json::array();
   std::int64_t matched = 0;
   std::string last;
@@ -101,7 +105,7 @@ HttpResponse Api::Users(Call& c) {
       total.failed_jobs += st.failed_jobs;
       total.turns_admitted += st.turns_admitted;
       total.degraded_items += st.degraded_items;
-      assistants.push_back(sc.assistant);
+      if (sc.assistant != kNoScopeId) assistants.push_back(sc.assistant);
     }
     json j = StatsPart(total);
     j["user"] = user;

@@ -47,9 +47,10 @@ Result<ExportedMemory> ReadMemory(const nlohmann::json& j, const std::string& at
   if (m.scope.user.empty() && m.scope.agent.empty() && m.scope.run.empty()) {
     return Status::InvalidArgument(at + "a memory needs a user_id, agent_id or run_id");
   }
-  // Placeholders stand in for the optional ids: only the given ones are checked.
-  if (Status st = Engine::ValidateScope(Scope{m.scope.tenant, m.scope.user.empty() ? "-" : m.scope.user,
-                                              m.scope.agent.empty() ? "-" : m.scope.agent});
+  // Placeholders stand in for the optional ids: only the given ones are checked
+  // (a given "-" is refused: it is the id of no user or agent).
+  if (Status st = Engine::ValidateScope(Scope{m.scope.tenant, m.scope.user.empty() ? "x" : m.scope.user,
+                                              m.scope.agent.empty() ? "x" : m.scope.agent});
       !st.ok()) {
     return Status::InvalidArgument(at + st.message());
   }

@@ -136,6 +136,20 @@ TEST_F(ServerInspectTest, WhoAmIAndUsersAreTheKeysOwn) {
   EXPECT_EQ(mine["users"][0]["user"], "bob");
   EXPECT_EQ(Get(other, "/v1/users")["users"][0]["user"], "mallory");
   EXPECT_EQ(Get(admin_, "/v1/users?limit=0", 400)["error"]["field"], "limit");
+
+  // An agent's own memories are no user's, and a user's own memories open no
+  // dialogue: "-" (the id of no user or agent in their scopes) is never listed,
+  // and no caller may name it.
+  Post(admin_, "/v1/memories", R"({"agent": "bot", "text": "Deploys run on Mondays", "infer": false})", 201);
+  Post(admin_, "/v1/memories", R"({"user": "bob", "text": "Bob drinks tea", "infer": false})", 201);
+  json listed = Get(admin_, "/v1/users");
+  EXPECT_EQ(listed["matched"], 3);
+  for (const auto& u : listed["users"]) {
+    EXPECT_NE(u["user"], "-");
+    for (const auto& a : u["assistants"]) EXPECT_NE(a, "-");
+  }
+  EXPECT_EQ(Get(admin_, "/v1/segments?user=bob&assistant=-", 400)["error"]["field"], "assistant");
+  EXPECT_EQ(Post(admin_, "/v1/turns", R"({"user": "-", "user_text": "Hi"})", 400)["error"]["field"], "user");
 }
 
 TEST_F(ServerInspectTest, SegmentsReceiptsAndActivityDescribeTheTiers) {

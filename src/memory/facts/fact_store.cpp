@@ -19,17 +19,6 @@ namespace engram::memory::facts {
 
 namespace {
 
-constexpr std::size_t kMaxIdBytes = 128;
-
-Status ValidateId(const std::string& v, const char* field) {
-  if (v.size() > kMaxIdBytes) return Status::InvalidArgument(std::string(field) + ": longer than 128 bytes");
-  if (!text::IsValidUtf8(v)) return Status::InvalidArgument(std::string(field) + ": not valid UTF-8");
-  for (unsigned char c : v) {
-    if (c < 0x20 || c == 0x7f) return Status::InvalidArgument(std::string(field) + ": contains a control character");
-  }
-  return Status::Ok();
-}
-
 store::FactIds IdsOf(const WriteContext& c) { return store::FactIds{c.ids.user, c.ids.agent, c.ids.run}; }
 
 // Marks the snapshots that read the written row as changed (FactReaders).
@@ -215,10 +204,12 @@ Result<Duplicate> NearDuplicate(const WriteContext& c, const Vector& emb, std::s
 
 Status ValidateMemoryScope(const MemoryScope& s, bool for_write) {
   if (s.tenant.empty()) return Status::InvalidArgument("tenant: must not be empty");
-  ENGRAM_RETURN_IF_ERROR(ValidateId(s.tenant, "tenant"));
-  ENGRAM_RETURN_IF_ERROR(ValidateId(s.user, "user"));
-  ENGRAM_RETURN_IF_ERROR(ValidateId(s.agent, "agent"));
-  ENGRAM_RETURN_IF_ERROR(ValidateId(s.run, "run"));
+  ENGRAM_RETURN_IF_ERROR(ValidateIdText(s.tenant, "tenant"));
+  ENGRAM_RETURN_IF_ERROR(ValidateIdText(s.user, "user"));
+  ENGRAM_RETURN_IF_ERROR(ValidateIdText(s.agent, "agent"));
+  ENGRAM_RETURN_IF_ERROR(ValidateIdText(s.run, "run"));
+  ENGRAM_RETURN_IF_ERROR(RejectReservedId(s.user, "user"));
+  ENGRAM_RETURN_IF_ERROR(RejectReservedId(s.agent, "agent"));
   if (s.user.empty() && s.agent.empty() && s.run.empty()) {
     return Status::InvalidArgument("scope: at least one of user, agent and run is required");
   }

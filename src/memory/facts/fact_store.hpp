@@ -14,6 +14,7 @@
 #include "engram/facts.hpp"
 #include "engram/result.hpp"
 #include "memory/facts/fact_vectors.hpp"
+#include "memory/scope_store.hpp"
 #include "models/embedder.hpp"
 #include "store/facts.hpp"
 #include "store/sqlite.hpp"
@@ -26,11 +27,11 @@ namespace engram::memory::facts {
 
 // The scope row id of an absent user or agent id (scope rows need both; the
 // memory's own ids are in facts.user_id / agent_id, "" = none).
-inline constexpr const char* kNoId = "-";
+inline constexpr const char* kNoId = memory::kReservedId;
 
 // Validates a memory scope: tenant, and at least one of user/agent/run; each
-// given id 1..128 bytes of printable UTF-8. `for_write` refuses
-// include_narrower. Messages name the field.
+// given id 1..128 bytes of printable UTF-8, user and agent not kNoId.
+// `for_write` refuses include_narrower. Messages name the field.
 Status ValidateMemoryScope(const MemoryScope& s, bool for_write);
 // The (tenant, user, assistant) of the scope row that holds the memory scope.
 Scope RowScope(const MemoryScope& s);

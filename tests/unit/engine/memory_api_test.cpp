@@ -509,6 +509,42 @@ TEST_F(MemoryApiTest, ADialogueNotYetStartedHasTheUsersMemories) {
   EXPECT_EQ(none->context, "");
 }
 
+// "-" is the id of no user or agent in the scope rows of the fact API: a
+// caller cannot name it, so no dialogue reads or writes an agent's own
+// memories, and forgetting "-" cannot erase every agent's memories.
+TEST_F(MemoryApiTest, NoCallerMayNameTheIdOfNoUserOrAgent) {
+  auto e = Open();
+  MemoryAddOptions raw;
+  raw.infer = false;
+  ASSERT_TRUE(e->AddMemoryText(MemoryScope{"default", "", "bot", "", false}, "The deploy key rotates on Mondays", raw).ok());
+  for (const Scope& s : {Scope{"default", "-", "bot"}, Scope{"default", "alice", "-"}}) {
+    TurnInput t;
+    t.user_text = "hello";
+    auto admit = e->AddTurn(s, t);
+    ASSERT_FALSE(admit.ok());
+    EXPECT_EQ(admit.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(admit.status().message().find("is reserved"), std::string::npos) << admit.status().message();
+    auto r = e->Retrieve(s, "When does the deploy key rotate?", {});
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_FALSE(Engine::ValidateScope(s).ok());
+  }
+  EXPECT_FALSE(e->ForgetUser("default", "-").ok());
+  for (const MemoryScope& m : {MemoryScope{"default", "-", "", "", false}, MemoryScope{"default", "alice", "-", "", false}}) {
+    auto add = e->AddMemoryText(m, "I like tea", raw);
+    ASSERT_FALSE(add.ok());
+    EXPECT_NE(add.status().message().find(m.user == "-" ? "user" : "agent"), std::string::npos) << add.status().message();
+  }
+  // The agent's memory is intact, and the store's own listings still work.
+  auto list = e->ListMemories(MemoryScope{"default", "", "bot", "", false}, {});
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->items.size(), 1u);
+  EXPECT_EQ(list->items.front().memory, "The deploy key rotates on Mondays");
+  auto scopes = e->ListScopes();
+  ASSERT_TRUE(scopes.ok());
+  for (const Scope& s : *scopes) EXPECT_TRUE(e->GetStats(&s).ok()) << s.user << "/" << s.assistant;
+}
+
 // A memory stored as said beside the turn that said it is in a context once.
 TEST_F(MemoryApiTest, AMemoryAContextsMessageSaysWordForWordIsNotRepeated) {
   auto e = Open();
