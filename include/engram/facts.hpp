@@ -56,6 +56,9 @@ struct MemoryAddOptions {
   std::optional<TimeMs> expires_at;
   std::optional<TimeMs> event_time;  // when it was observed (now when absent)
   std::string actor;                 // who performs the operation (history); "" = "api"
+  // With infer = false: the text was extracted by the built-in engine before
+  // (an import restoring an export), so the memory keeps its degraded mark.
+  bool degraded = false;
 };
 
 // One outcome of add(): "ADD" (new memory), "UPDATE" (a new version of an

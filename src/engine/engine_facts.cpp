@@ -124,6 +124,7 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
       f.role = m.role;
       f.actor = m.name;
       f.attributed_to = m.role == "user" || m.role == "assistant" ? m.role : "";
+      f.degraded = o.degraded;
       news.push_back(std::move(f));
     }
   } else {

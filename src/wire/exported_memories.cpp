@@ -34,6 +34,11 @@ Result<ExportedMemory> ReadMemory(const nlohmann::json& j, const std::string& at
   }
   m.options.infer = false;  // re-added verbatim: the export holds the extracted text
   m.options.actor = "import";
+  auto degraded = j.find("degraded");
+  if (degraded != j.end() && !degraded->is_null()) {
+    if (!degraded->is_boolean()) return Status::InvalidArgument(at + "field \"degraded\": expected true or false");
+    m.options.degraded = degraded->get<bool>();
+  }
   if (!expires.empty()) {
     auto t = ParseTime(expires);
     if (!t.ok()) return Status::InvalidArgument(at + "field \"expires_at\": " + t.status().message());

@@ -145,6 +145,10 @@ TEST_F(MemoryCli, ExportAndImportKeepMemories) {
   Json({"memory", "add", "--user", "alice", "--no-infer", "Alice loves ramen", "--metadata",
         R"({"category": "food"})", "--expires", "2099-01-01T00:00:00Z"});
   Json({"memory", "add", "--user", "alice", "--agent", "planner", "--run", "r1", "--no-infer", "Plan step one"});
+  // Extracted by the built-in engine: the import keeps its degraded mark.
+  json inferred = Json({"memory", "add", "--user", "bob", "I love hiking in the Alps"});
+  ASSERT_EQ(inferred["results"].size(), 1u);
+  ASSERT_TRUE(inferred["degraded"].get<bool>());
   auto ex = Run({"export", "--all"});
   ASSERT_EQ(ex.exit_code, 0) << ex.err;
   int memories = 0;
@@ -156,6 +160,8 @@ TEST_F(MemoryCli, ExportAndImportKeepMemories) {
     ++memories;
     EXPECT_EQ(j["memory_id"].get<std::string>().rfind("m_", 0), 0u);
     EXPECT_EQ(j["version"], 1);
+    EXPECT_EQ(j["degraded"], j["user_id"] == "bob");
+    if (j["user_id"] == "bob") continue;
     EXPECT_EQ(j["user_id"], "alice");
     if (j["text"] == "Alice loves ramen") {
       EXPECT_EQ(j["metadata"]["category"], "food");
@@ -166,7 +172,7 @@ TEST_F(MemoryCli, ExportAndImportKeepMemories) {
       EXPECT_TRUE(j["expires_at"].is_null());
     }
   }
-  EXPECT_EQ(memories, 2);
+  EXPECT_EQ(memories, 3);
 
   // Re-imported into another store: same scopes, metadata and expiry; a second
   // import adds nothing (exact duplicates).
@@ -180,10 +186,15 @@ TEST_F(MemoryCli, ExportAndImportKeepMemories) {
     return json::parse(r.out, nullptr, false);
   };
   json imported = in({"import", other.File("export.jsonl")});
-  EXPECT_EQ(imported["memories_added"], 2);
+  EXPECT_EQ(imported["memories_added"], 3);
   json mine = in({"memory", "list", "--user", "alice"});
   ASSERT_EQ(mine["results"].size(), 1u);
   EXPECT_EQ(mine["results"][0]["memory"], "Alice loves ramen");
+  EXPECT_FALSE(mine["results"][0]["degraded"].get<bool>());
+  json bobs = in({"memory", "list", "--user", "bob"});
+  ASSERT_EQ(bobs["results"].size(), 1u);
+  EXPECT_EQ(bobs["results"][0]["memory"], inferred["results"][0]["memory"]);
+  EXPECT_TRUE(bobs["results"][0]["degraded"].get<bool>());
   EXPECT_EQ(mine["results"][0]["metadata"]["category"], "food");
   EXPECT_EQ(mine["results"][0]["expiration_date"], "2099-01-01T00:00:00Z");
   json run = in({"memory", "list", "--user", "alice", "--agent", "planner", "--run", "r1"});

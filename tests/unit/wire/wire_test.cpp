@@ -109,7 +109,8 @@ TEST(ExportedMemoriesTest, ReadsFactLines) {
       "{\"type\":\"turn\",\"user_text\":\"hi\"}\n"
       "{\"type\":\"fact\",\"kind\":\"user\",\"text\":\"consolidated, not re-added\"}\n"
       "{\"type\":\"fact\",\"kind\":\"memory\",\"tenant\":\"t\",\"user_id\":\"alice\",\"text\":\"likes tea\","
-      "\"role\":\"assistant\",\"metadata\":{\"topic\":\"food\"},\"event_time\":\"2025-06-01T10:00:00Z\"}\n";
+      "\"role\":\"assistant\",\"metadata\":{\"topic\":\"food\"},\"event_time\":\"2025-06-01T10:00:00Z\","
+      "\"degraded\":true}\n";
   auto r = ParseExportedMemories(content, "export.jsonl");
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->size(), 1u);
@@ -121,6 +122,10 @@ TEST(ExportedMemoriesTest, ReadsFactLines) {
   EXPECT_EQ(m.options.metadata, "{\"topic\":\"food\"}");
   EXPECT_EQ(m.options.event_time, kJune1At10);
   EXPECT_FALSE(m.options.infer);
+  EXPECT_TRUE(m.options.degraded);
+  auto bad = ParseExportedMemories("{\"type\":\"fact\",\"kind\":\"memory\",\"user_id\":\"a\",\"text\":\"x\",\"degraded\":1}", "x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("degraded"), std::string::npos) << bad.status().message();
 }
 
 TEST(ExportedMemoriesTest, ErrorsNameLabelAndLine) {
