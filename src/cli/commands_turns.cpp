@@ -297,7 +297,9 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
     if (cli.g.json) {
       PrintJson({{"user", cli.g.user}, {"turns_erased", *r}});
     } else {
-      std::cout << "erased " << *r << " turns and everything derived from them for user " << cli.g.user << "\n";
+      std::cout << "erased user " << cli.g.user << ": " << *r
+                << " turns and everything derived from them, and every memory of the user (all assistants, agents "
+                   "and runs)\n";
     }
   });
 }
