@@ -111,7 +111,7 @@ void RecordRemove(const WriteContext& c, std::int64_t id) {
 constexpr float kParaphraseFloor = 0.5f;
 constexpr std::size_t kParaphraseCandidates = 8;
 // Rows whose embedding reaches the near-duplicate cosine that are read when
-// the nearest of them disagrees with the new text in negation or numbers.
+// the nearest of them does not say the same as the new text (SayTheSame).
 constexpr std::size_t kNearCandidates = 4;
 
 // The live memory a new fact duplicates: its id, text and version (id ""
@@ -122,10 +122,10 @@ struct Duplicate {
 };
 
 // The unexpired live row of exactly ctx.ids that duplicates the new text:
-// its embedding reaches the near-duplicate cosine and it agrees with the
-// text in negation and numbers (an embedding, above all a bag of hashed
-// words, puts "I am not allergic to peanuts" next to "I am allergic to
-// peanuts"), or (ctx.wordnet set) it says the same in other words.
+// its embedding reaches the near-duplicate cosine and it says the same
+// (SayTheSame: an embedding, above all a bag of hashed words, puts "I am not
+// allergic to peanuts" next to "I am allergic to peanuts", and "Call me
+// after lunch" next to "Call me before lunch"), or (ctx.wordnet set) it says the same in other words.
 // Candidates from the snapshot plus this operation's own changes (the
 // nearest row by embedding; the rows of the text's shape), their texts read
 // from the store; else from a scan of the scope's rows.
@@ -157,7 +157,7 @@ Result<Duplicate> NearDuplicate(const WriteContext& c, const Vector& emb, std::s
       return nullptr;
     };
     if (best) {
-      if (const FactRow* r = row_of(best->first); r && AgreeInNegationAndNumbers(text, r->item.memory)) {
+      if (const FactRow* r = row_of(best->first); r && SayTheSame(text, r->item.memory)) {
         return Duplicate{r->item.id, r->item.memory, r->item.version};
       }
       // The nearest says otherwise: another row above the cosine may not (rare: read them).
@@ -170,7 +170,7 @@ Result<Duplicate> NearDuplicate(const WriteContext& c, const Vector& emb, std::s
         ENGRAM_ASSIGN_OR_RETURN(auto others, store::FetchFactRows(c.db, visible, more));
         for (const std::int64_t id : more) {  // nearest first
           for (const auto& r : others) {
-            if (r.id == id && AgreeInNegationAndNumbers(text, r.item.memory)) {
+            if (r.id == id && SayTheSame(text, r.item.memory)) {
               return Duplicate{r.item.id, r.item.memory, r.item.version};
             }
           }
@@ -191,7 +191,7 @@ Result<Duplicate> NearDuplicate(const WriteContext& c, const Vector& emb, std::s
   ENGRAM_RETURN_IF_ERROR(store::ScanUnexpiredFactVectors(
       c.db, c.scope_id, IdsOf(c), c.now, [&](store::FactVectorRow& row) {
         const bool close = !emb.empty() && row.embedding.size() == emb.size() && Dot(row.embedding, emb) >= threshold;
-        if ((close && AgreeInNegationAndNumbers(text, row.text)) || paraphrase.Matches(row.text)) {
+        if ((close && SayTheSame(text, row.text)) || paraphrase.Matches(row.text)) {
           found = Duplicate{row.memory_id, row.text, 0};
           return false;
         }

@@ -272,6 +272,87 @@ bool AgreeInNegationAndNumbers(std::string_view a, std::string_view b) {
   return ParaphraseCheck::ClaimsOf(a) == ParaphraseCheck::ClaimsOf(b);
 }
 
+namespace {
+
+// The word a contraction's tail stands for ("m" of "I'm": "am"); "" when
+// `tail` is none.
+std::string_view SpeltTail(std::string_view tail) {
+  if (tail == "m") return "am";
+  if (tail == "re") return "are";
+  if (tail == "ve") return "have";
+  if (tail == "ll") return "will";
+  if (tail == "d") return "would";
+  if (tail == "s") return "is";
+  return {};
+}
+
+// The tokens of a text, articles left out, with contractions spelt out
+// ("I'm" -> "i", "am"; "don't" -> "do", "not"; "won't" -> "will", "not"),
+// also when a typographic apostrophe split them ("I’m" tokenises to "i",
+// "m"), so "I'm" and "I am" compare equal.
+std::vector<std::string> SpeltOut(std::string_view text) {
+  std::vector<std::string> out;
+  auto negate = [&](std::string head) {
+    if (head == "ca") head = "can";
+    if (head == "wo") head = "will";
+    if (head == "sha") head = "shall";
+    if (!head.empty()) out.push_back(std::move(head));
+    out.emplace_back("not");
+  };
+  text::ForEachToken(text, [&](std::string_view t) {
+    if (IsArticle(t)) return;
+    const std::size_t apostrophe = t.find('\'');
+    if (apostrophe != std::string_view::npos) {
+      std::string_view head = t.substr(0, apostrophe), tail = t.substr(apostrophe + 1);
+      if (tail == "t" && !head.empty() && head.back() == 'n') return negate(std::string(head.substr(0, head.size() - 1)));
+      if (std::string_view w = SpeltTail(tail); !w.empty()) {
+        out.emplace_back(head);
+        out.emplace_back(w);
+        return;
+      }
+    } else if (!out.empty()) {
+      if (t == "t" && out.back().size() > 1 && out.back().back() == 'n') {
+        std::string head = std::move(out.back());
+        out.pop_back();
+        head.pop_back();
+        return negate(std::move(head));
+      }
+      if (std::string_view w = SpeltTail(t); !w.empty() && t != "s") {
+        out.emplace_back(w);
+        return;
+      }
+    }
+    out.emplace_back(t);
+  });
+  return out;
+}
+
+// Each function word (stopword) of a text with the content word it leads to
+// (the next token that is none; "" at the end), sorted: "from Paris to Rome"
+// gives "from paris", "to rome"; "on Sundays Alice plays cello" and "Alice
+// plays cello on Sundays" both give "on sundays".
+std::vector<std::string> FunctionWordLinks(std::string_view text) {
+  std::vector<std::string> out;
+  std::size_t open = 0;  // links of `out` from `open` on wait for their content word
+  for (const auto& t : SpeltOut(text)) {
+    if (text::IsStopword(t)) {
+      out.push_back(t + '\x1f');
+      continue;
+    }
+    for (; open < out.size(); ++open) out[open] += t;
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+bool AgreeInRelations(std::string_view a, std::string_view b) { return FunctionWordLinks(a) == FunctionWordLinks(b); }
+
+bool SayTheSame(std::string_view a, std::string_view b) {
+  return AgreeInNegationAndNumbers(a, b) && AgreeInRelations(a, b);
+}
+
 std::uint64_t TextShape(std::string_view text) {
   std::string key;
   std::size_t n = 0;

@@ -63,6 +63,20 @@ class ParaphraseCheck {
 // "The meeting moved to 13 May").
 bool AgreeInNegationAndNumbers(std::string_view a, std::string_view b);
 
+// Whether two texts agree in how their words relate: with articles left out
+// and contractions spelt out ("I'm": "I am"), they hold the same function
+// words (stopwords: "before"/"after", "to"/"from", "on"/"off", "he"/"she"),
+// each leading to the same content word ("from Paris to Rome" is not "from
+// Rome to Paris"; "on Sundays Alice plays the cello" is "Alice plays the
+// cello on Sundays"). Texts whose embeddings are alike (a bag of hashed
+// words leaves the stopwords out) but disagree here say different things
+// ("Call me before lunch", "Call me after lunch").
+bool AgreeInRelations(std::string_view a, std::string_view b);
+
+// What a near-duplicate must agree in with the text it duplicates:
+// AgreeInNegationAndNumbers and AgreeInRelations.
+bool SayTheSame(std::string_view a, std::string_view b);
+
 // The shape of a text for SameInOtherWords: a hash of its token count and
 // of the tokens that must match exactly, in order (stopwords, negations,
 // numbers, tokens not of letters), with a mark where a word may be another

@@ -1,5 +1,6 @@
 // The text checks behind a fact add's duplicate decision
-// (memory/facts/fact_text.hpp): negations and numbers, the text shape of a
+// (memory/facts/fact_text.hpp): negations and numbers, function words and
+// order, the text shape of a
 // paraphrase and the paraphrase itself (with the WordNet the build makes).
 #include "memory/facts/fact_text.hpp"
 
@@ -33,6 +34,37 @@ TEST(FactText, NegationsAndNumbersMustAgree) {
       {"Flight at 10 am on 12 May", "On 12 May, the flight at 10 am", true},
   };
   for (const Case& c : cases) EXPECT_EQ(AgreeInNegationAndNumbers(c.a, c.b), c.agree) << c.a << " / " << c.b;
+}
+
+// A bag of hashed words leaves out the function words, so "before lunch" and
+// "after lunch" embed alike: a near-duplicate must hold the same ones, each
+// leading to the same content word.
+TEST(FactText, FunctionWordsAndOrderMustAgree) {
+  struct Case {
+    const char* a;
+    const char* b;
+    bool same;
+  };
+  const Case cases[] = {
+      {"Call me before lunch", "Call me after lunch", false},
+      {"Ship to Paris", "Ship from Paris", false},
+      {"He is my manager", "She is my manager", false},
+      {"Turn the lights on at 7", "Turn the lights off at 7", false},
+      {"Put it above the shelf", "Put it below the shelf", false},
+      {"I voted for the plan", "I voted against the plan", false},
+      {"Fly from Paris to Rome", "Fly from Rome to Paris", false},
+      {"I moved from Paris to Rome", "I moved to Rome from Paris", true},
+      {"on Sundays Alice plays the cello", "Alice plays the cello on Sundays", true},
+      {"I am not allergic to peanuts", "I am allergic to peanuts", false},
+      {"I love sushi", "i LOVE Sushi!", true},
+      {"I'm allergic to peanuts", "I am allergic to peanuts", true},
+      {"I’m allergic to peanuts", "I am allergic to peanuts", true},
+      {"I don't eat pork", "I do not eat pork", true},
+      {"I won't fly", "I will not fly", true},
+      {"I have a dog", "I have the dog", true},
+      {"I've got a cat", "I have got a cat", true},
+  };
+  for (const Case& c : cases) EXPECT_EQ(SayTheSame(c.a, c.b), c.same) << c.a << " / " << c.b;
 }
 
 TEST(FactText, ParaphrasesShareTheirShape) {
