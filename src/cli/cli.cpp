@@ -16,21 +16,15 @@ int Main(int argc, char** argv) {
   app.fallthrough();  // global options may follow the subcommand
   app.set_version_flag("--version", std::string("engram ") + Version());
   app.option_defaults()->always_capture_default();
-  // An empty --home or --db is a usage error, never "use the default".
-  const CLI::Validator non_empty(
-      [](std::string& value) {
-        return value.empty() ? std::string("must not be empty (omit the option to use the default)") : std::string();
-      },
-      "", "non-empty");
   app.add_option("--home", cli.g.home, "Data directory (default $ENGRAM_HOME or ~/.local/share/engram)")
-      ->check(non_empty);
-  app.add_option("--db", cli.g.db, "Store file (default $ENGRAM_DB or <home>/engram.db)")->check(non_empty);
+      ->check(NonEmpty());
+  app.add_option("--db", cli.g.db, "Store file (default $ENGRAM_DB or <home>/engram.db)")->check(NonEmpty());
   app.add_option("--tenant", cli.g.tenant, "Tenant id");
   app.add_option("--durability", cli.g.durability,
                  "full (default): an acknowledged write survives power loss; normal: process crashes only "
                  "(default $ENGRAM_DURABILITY or full)")
       ->check(CLI::IsMember({"full", "normal"}));
-  app.add_option("--user", cli.g.user, "User id (default $ENGRAM_USER or \"default\")");
+  app.add_option("--user", cli.g.user, "User id (default $ENGRAM_USER or \"default\")")->check(NonEmpty());
   app.add_option("--assistant", cli.g.assistant, "Assistant id");
   app.add_flag("--json", cli.g.json, "Print one JSON document on stdout");
   app.add_option("--llm-base-url", cli.g.llm_base_url, "OpenAI-compatible chat endpoint, e.g. http://127.0.0.1:11434/v1");

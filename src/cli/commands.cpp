@@ -17,4 +17,13 @@ void RegisterCommands(CLI::App& app, Cli& cli, int& code) {
   RegisterStoreCommands(app, cli, code);
 }
 
+const CLI::Validator& NonEmpty() {
+  static const CLI::Validator check(
+      [](std::string& value) {
+        return value.empty() ? std::string("must not be empty (omit the option to use the default)") : std::string();
+      },
+      "", "non-empty");
+  return check;
+}
+
 }  // namespace engram::cli

@@ -23,6 +23,10 @@ void RegisterMcpCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterServeCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterWorkerCommands(CLI::App& app, Cli& cli, int& code);
 void RegisterStoreCommands(CLI::App& app, Cli& cli, int& code);
+// The check of an option whose empty value is a usage error, never "use the
+// default" (--home, --db, --user, --agent, --run: a script's unset variable
+// must not act on the default user's memory).
+const CLI::Validator& NonEmpty();
 // --job-lease SECONDS (EngineOptions::job_lease_seconds) on serve, worker, maintain.
 void AddJobLeaseOption(CLI::App* command, int& seconds);
 

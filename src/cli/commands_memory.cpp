@@ -108,8 +108,8 @@ bool Messages(std::vector<MemoryMessage>* out, int& code) {
 }
 
 void AddScopeOptions(CLI::App* sub) {
-  sub->add_option("--agent", F().agent, "Agent id of the memory scope");
-  sub->add_option("--run", F().run, "Run id of the memory scope");
+  sub->add_option("--agent", F().agent, "Agent id of the memory scope")->check(NonEmpty());
+  sub->add_option("--run", F().run, "Run id of the memory scope")->check(NonEmpty());
   sub->add_flag("--narrower", F().narrower, "Also see narrower scopes (other agent/run ids of the user)");
 }
 

@@ -93,12 +93,13 @@ std::string Cli::CommandPath() const {
   return path;
 }
 
-bool Cli::ReadOnlyCommand() const {
-  static constexpr std::array<std::string_view, 10> kReadOnly = {
+bool Cli::NeedsExistingStore() const {
+  static constexpr std::array<std::string_view, 17> kExisting = {
       "stats", "retrieve", "profile", "export", "health", "memory search", "memory get", "memory list",
-      "memory history", "keys list"};
+      "memory history", "keys list", "keys revoke", "forget", "maintain", "memory update", "memory delete",
+      "memory delete-all", "memory purge"};
   const std::string path = CommandPath();
-  return std::find(kReadOnly.begin(), kReadOnly.end(), path) != kReadOnly.end();
+  return std::find(kExisting.begin(), kExisting.end(), path) != kExisting.end();
 }
 
 bool Cli::Given(const std::string& name) const {
@@ -120,7 +121,7 @@ int Cli::RequireExistingStore() const {
 
 int Cli::OpenEngine(EngineOptions extra) {
   if (engine) return 0;
-  if (ReadOnlyCommand()) {
+  if (NeedsExistingStore()) {
     if (int code = RequireExistingStore()) return code;
   }
   if (Status st = ConfigureModels(extra); !st.ok()) return Fail(st);

@@ -62,15 +62,19 @@ struct Cli {
   Status ConfigureModels(EngineOptions& opts);
   // Opens the engine once (exit code 0 when ok), with the model endpoints of
   // the configuration when there are any (else the built-in engine). For a
-  // read-only command (ReadOnlyCommand) a missing store is exit 1 with one
-  // line, and nothing is created (no file, no folder, no schema).
+  // command that reads, changes or erases what a store holds
+  // (NeedsExistingStore) a missing store is exit 1 with one line, and nothing
+  // is created (no file, no folder, no schema): an erasure run against a
+  // mistyped path fails rather than reporting success on an empty store.
   int OpenEngine(EngineOptions extra = {});
 
   // The subcommand being run, e.g. "memory search" ("" before parsing).
   std::string CommandPath() const;
-  // True for the commands that only read the store: stats, retrieve,
-  // profile, export, health, memory search|get|list|history, keys list.
-  bool ReadOnlyCommand() const;
+  // True for the commands that only read the store (stats, retrieve,
+  // profile, export, health, memory search|get|list|history, keys list) or
+  // change or erase what it holds (forget, maintain, keys revoke, memory
+  // update|delete|delete-all|purge).
+  bool NeedsExistingStore() const;
   // True when the global option `name` (e.g. "--user") was given.
   bool Given(const std::string& name) const;
   // Exit 0 when the store exists (or is ":memory:"), else 1 with "no store at

@@ -465,13 +465,23 @@ TEST(Cli, DeeplyNestedJsonIsRefusedAndNothingIsWritten) {
 
 // `--home ""` silently used the default home: an empty --home or --db is a
 // usage error, and nothing is created anywhere.
-TEST(Cli, EmptyHomeOrDbIsAUsageError) {
+TEST(Cli, EmptyHomeDbOrIdIsAUsageError) {
   Home home;
   ExpectError(home.Run({"--home", "", "stats"}), 2, "--home");
   ExpectError(home.Run({"stats", "--home", ""}), 2, "must not be empty");
   ExpectError(home.Run({"stats", "--home="}), 2, "--home");
   ExpectError(home.Run({"--db", "", "turn", "add", "a", "b"}), 2, "--db");
   EXPECT_TRUE(std::filesystem::is_empty(home.Dir())) << "something was created in the default home";
+  // An empty id is not the default user: a script's unset $U must not erase
+  // the default user's memory.
+  ASSERT_EQ(home.Run({"memory", "add", "--no-infer", "The default user's memory"}).exit_code, 0);
+  ExpectError(home.Run({"memory", "purge", "--all", "--user", ""}), 2, "--user: must not be empty");
+  ExpectError(home.Run({"memory", "delete-all", "--agent", ""}), 2, "--agent: must not be empty");
+  ExpectError(home.Run({"memory", "delete-all", "--run", ""}), 2, "--run: must not be empty");
+  ExpectError(home.Run({"--user", "", "turn", "add", "a", "b"}), 2, "--user");
+  auto kept = home.Run({"memory", "list", "--json"});
+  ASSERT_EQ(kept.exit_code, 0) << Describe(kept);
+  EXPECT_EQ(OneJson(kept)["results"].size(), 1u) << kept.out;
 }
 
 // Durability: full by default, normal on request, anything else refused
@@ -490,10 +500,12 @@ TEST(Cli, DurabilityIsFullOrNormal) {
   EXPECT_EQ(full.exit_code, 0) << Describe(full);
 }
 
-// The commands that only read the store. `engram --home / stats` created
-// /engram.db: on a missing store they say so (exit 1, one line) and create
-// nothing, neither the file nor the home directory.
-const std::vector<std::vector<std::string>> kReadOnlyCommands = {
+// The commands that only read the store, or change or erase what it holds.
+// `engram --home / stats` created /engram.db, and `forget` on a mistyped
+// path reported an erasure on a new empty store: on a missing store they say
+// so (exit 1, one line) and create nothing, neither the file nor the home
+// directory.
+const std::vector<std::vector<std::string>> kExistingStoreCommands = {
     {"stats"},
     {"stats", "--json"},
     {"retrieve", "where do I live?"},
@@ -507,7 +519,14 @@ const std::vector<std::vector<std::string>> kReadOnlyCommands = {
     {"memory", "list", "--user", "alice"},
     {"memory", "history", "m_0123456789abcdef", "--user", "alice"},
     {"keys", "list"},
-    {"keys", "list", "--all-tenants"}};
+    {"keys", "list", "--all-tenants"},
+    {"keys", "revoke", "k_0123456789abcdef"},
+    {"maintain"},
+    {"memory", "update", "m_0123456789abcdef", "--text", "Porto", "--user", "alice"},
+    {"memory", "delete", "m_0123456789abcdef", "--user", "alice"},
+    {"memory", "delete-all", "--user", "alice"},
+    {"memory", "purge", "--all", "--user", "alice"},
+    {"forget", "--user", "alice"}};
 
 std::string Joined(const std::vector<std::string>& args) {
   std::string s;
@@ -515,11 +534,11 @@ std::string Joined(const std::vector<std::string>& args) {
   return s;
 }
 
-TEST(Cli, ReadOnlyCommandsOnAMissingStoreCreateNothing) {
+TEST(Cli, CommandsOnAMissingStoreCreateNothing) {
   Home home;
   et::TempDir dir;
   const std::string missing_home = dir.File("no/such/home");
-  for (const auto& cmd : kReadOnlyCommands) {
+  for (const auto& cmd : kExistingStoreCommands) {
     SCOPED_TRACE(Joined(cmd));
     // A home that does not exist: neither it nor its parents appear.
     std::vector<std::string> args = {"--home", missing_home};
@@ -541,20 +560,22 @@ TEST(Cli, ReadOnlyCommandsOnAMissingStoreCreateNothing) {
   }
   // Once the store exists they work.
   ASSERT_EQ(home.Run({"turn", "add", "I live in Porto.", "Noted.", "--user", "alice"}).exit_code, 0);
-  for (const auto& cmd : kReadOnlyCommands) {
-    if (cmd[0] == "memory" && (cmd[1] == "get" || cmd[1] == "history")) continue;  // no such memory: exit 1
+  for (const auto& cmd : kExistingStoreCommands) {
+    // No such memory or key: exit 1.
+    const std::string verb = cmd.size() > 1 ? cmd[1] : "";
+    if (verb == "get" || verb == "history" || verb == "update" || verb == "delete" || verb == "revoke") continue;
     auto r = home.Run(cmd);
     EXPECT_TRUE(r.exit_code == 0 || (cmd[0] == "health" && r.exit_code == 3)) << Joined(cmd) << ": " << Describe(r);
   }
 }
 
-// On PostgreSQL a read-only command must not create the schema in a database
-// that has none.
-TEST(Cli, ReadOnlyCommandsOnAnEmptyPostgresDatabaseCreateNoSchema) {
+// On PostgreSQL those commands must not create the schema in a database that
+// has none.
+TEST(Cli, CommandsOnAnEmptyPostgresDatabaseCreateNoSchema) {
   const std::string url = et::FreshPgDatabase();
   ASSERT_FALSE(url.empty());
   Home home;
-  for (const auto& cmd : kReadOnlyCommands) {
+  for (const auto& cmd : kExistingStoreCommands) {
     SCOPED_TRACE(Joined(cmd));
     std::vector<std::string> args = {"--db", url};
     args.insert(args.end(), cmd.begin(), cmd.end());
