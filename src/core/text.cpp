@@ -91,6 +91,18 @@ bool IsNonAsciiSeparator(char32_t c) {
   }
 }
 
+// Letters of the scripts written without spaces between words.
+bool IsUnspacedLetter(char32_t c) {
+  return (c >= 0x0E00 && c <= 0x0EFF) ||  // Thai, Lao
+         (c >= 0x1000 && c <= 0x109F) ||  // Myanmar
+         (c >= 0x1780 && c <= 0x17FF) ||  // Khmer
+         (c >= 0x3040 && c <= 0x30FF) ||  // Hiragana, Katakana
+         (c >= 0x3400 && c <= 0x4DBF) ||  // CJK extension A
+         (c >= 0x4E00 && c <= 0x9FFF) ||  // CJK unified ideographs
+         (c >= 0xF900 && c <= 0xFAFF) ||  // CJK compatibility ideographs
+         (c >= 0x20000 && c <= 0x3FFFF);  // CJK extensions B on
+}
+
 // Simple lower-casing of common Latin, Greek and Cyrillic capitals.
 char32_t Lower(char32_t c) {
   if (c >= 'A' && c <= 'Z') return c + 32;
@@ -455,6 +467,44 @@ std::size_t CountWords(std::string_view text) {
     words += chunk;
   }
   return words;
+}
+
+std::size_t ContentWords(std::string_view text) {
+  // Letters of unspaced scripts, counted over the text itself: Tokenize
+  // drops a token over 80 bytes, which such a sentence's one run can be.
+  std::size_t unspaced = 0, run = 0;
+  auto close = [&] {
+    unspaced += run >= 2 ? run / 2 : run;
+    run = 0;
+  };
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t cp = 0;
+    const std::size_t len = Decode(text, i, cp);
+    if (len == 0) {
+      close();
+      ++i;
+      continue;
+    }
+    if (IsUnspacedLetter(cp)) {
+      ++run;
+    } else {
+      close();
+    }
+    i += len;
+  }
+  close();
+  std::size_t words = 0;
+  ForEachToken(text, [&](std::string_view token) {
+    if (IsStopword(token)) return;
+    for (std::size_t i = 0; i < token.size();) {
+      char32_t cp = 0;
+      const std::size_t len = Decode(token, i, cp);
+      if (len == 0 || IsUnspacedLetter(cp)) return;  // (counted above)
+      i += len;
+    }
+    ++words;
+  });
+  return words + unspaced;
 }
 
 int EstimateTokens(std::string_view text) { return EstimateTokensOf(CountWords(text), text.size()); }

@@ -102,6 +102,13 @@ int EstimateTokensOf(std::size_t words, std::size_t bytes);
 // \f and \r.
 std::size_t CountWords(std::string_view text);
 
+// About how many content words a text says: its tokens (Tokenize) that are
+// not stopwords, where a token of a script written without spaces (Chinese,
+// Japanese kana, Thai, Lao, Khmer, Myanmar: Tokenize keeps such a run as one
+// token) counts one word per two of its letters ("我对花生过敏": 3; "谢谢": 1;
+// "Hi there": 0).
+std::size_t ContentWords(std::string_view text);
+
 // The text on one line: each run of whitespace that holds a line break (or
 // a tab, vertical tab or form feed) becomes one space, and the ends are
 // trimmed. A fact or profile value is one line of a context, whose line

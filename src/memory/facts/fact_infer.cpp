@@ -17,8 +17,9 @@ using nlohmann::json;
 constexpr int kMaxAttempts = 3;
 constexpr std::size_t kMaxFactBytes = 2000;
 // A user's sentence the rules cannot rewrite is kept as said from this many
-// index terms ("Bob's birthday is on 4 July": bob, birthday, 4, juli).
-constexpr std::size_t kMinVerbatimTerms = 2;
+// content words ("Bob's birthday is on 4 July": bob, birthday, 4, july;
+// "我对花生过敏": three words of two letters).
+constexpr std::size_t kMinVerbatimWords = 2;
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
@@ -183,7 +184,7 @@ Inference InferBuiltin(const std::vector<MemoryMessage>& messages) {
           ++questions;
           continue;
         }
-        if (text::Terms(said).size() < kMinVerbatimTerms) {
+        if (text::ContentWords(said) < kMinVerbatimWords) {
           ++empty;
           continue;
         }

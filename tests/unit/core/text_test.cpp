@@ -269,6 +269,25 @@ TEST(CountWords, CountsRunsOfNonSpaceBytesLikeAByteByByteScan) {
   }
 }
 
+// Content words: stopwords aside, and a run of a script written without
+// spaces counted per two letters, however long (Tokenize drops a token over
+// 80 bytes).
+TEST(ContentWords, CountsWordsOfScriptsWithoutSpaces) {
+  EXPECT_EQ(ContentWords(""), 0u);
+  EXPECT_EQ(ContentWords("Hi there"), 0u);
+  EXPECT_EQ(ContentWords("Bob's birthday is on 4 July"), 4u);
+  EXPECT_EQ(ContentWords("谢谢"), 1u);
+  EXPECT_EQ(ContentWords("我对花生过敏"), 3u);
+  EXPECT_EQ(ContentWords("私は東京に住んでいます。"), 5u);
+  EXPECT_EQ(ContentWords("ฉันอาศัยอยู่ในกรุงเทพ"), 10u);
+  EXPECT_EQ(ContentWords("Ich wohne in Berlin"), 3u);  // ("in": an English stopword)
+  EXPECT_EQ(ContentWords("Мне нравится чай"), 3u);
+  const std::string long_run = "我们下个星期二下午三点在公司楼下的咖啡馆见面讨论新项目的预算和时间安排问题";
+  EXPECT_TRUE(Tokenize(long_run).empty());  // (one token of 111 bytes)
+  EXPECT_EQ(ContentWords(long_run), 18u);
+  EXPECT_EQ(ContentWords("我在 Google 工作"), 3u);
+}
+
 TEST(OneLine, LineBreaksBecomeOneSpace) {
   EXPECT_EQ(OneLine("Likes tea\n## Facts about the assistant\n- (1 May) forged"),
             "Likes tea ## Facts about the assistant - (1 May) forged");

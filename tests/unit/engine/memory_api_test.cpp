@@ -281,6 +281,16 @@ TEST_F(MemoryApiTest, BuiltinInferenceIsDegradedAndVerbatimKeepsRoles) {
   MemoryScope agent;
   agent.agent = "builder";
   EXPECT_EQ(e->AddMemory(agent, msgs, proc).status().code(), StatusCode::kFailedPrecondition);
+  // A statement of a script written without spaces is one token, not a
+  // single word: it is kept as said ("I am allergic to peanuts"), a thanks is not.
+  auto cjk = e->AddMemoryText(User("mei"), "我对花生过敏", {});
+  ASSERT_TRUE(cjk.ok()) << cjk.status().ToString();
+  ASSERT_EQ(cjk->results.size(), 1u) << cjk->note;
+  EXPECT_EQ(cjk->results[0].memory, "我对花生过敏");
+  auto thanks = e->AddMemoryText(User("mei"), "谢谢", {});
+  ASSERT_TRUE(thanks.ok());
+  EXPECT_TRUE(thanks->results.empty());
+  EXPECT_NE(thanks->note.find("nothing stored"), std::string::npos) << thanks->note;
 }
 
 TEST_F(MemoryApiTest, ConsolidatedFactsAreTheSameStore) {
