@@ -1,6 +1,7 @@
 // CLI: engram health (memory health from lineage receipts) and engram canary
 // (the operating gate on throwaway scopes). Both exit 0 when green, 3 when
 // not, 1 or 2 on errors (docs/LINEAGE.md).
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -84,8 +85,29 @@ void RegisterHealthCommands(CLI::App& app, Cli& cli, int& code) {
   static std::string as_of;
   health->add_flag("--verify", verify,
                    "First re-verify healthy/waiting scopes (writes verified receipts that renew the evidence)");
-  health->add_option("--horizon-hours", horizon_hours, "Evidence older than this proves nothing (default: 24)");
-  health->add_option("--wait-minutes", wait_minutes, "Grace past STM capacity before a promotion is missing");
+  // A finite number of 0..max: NaN passed CLI::Range, and a negative value read as "the default".
+  auto finite = [](double max) {
+    return CLI::Validator(
+        [max](std::string& text) {
+          double v = 0;
+          std::size_t used = 0;
+          try {
+            v = std::stod(text, &used);
+          } catch (...) {
+            used = 0;
+          }
+          if (used != text.size() || !std::isfinite(v) || v < 0 || v > max) {
+            return "must be a number from 0 to " + std::to_string(static_cast<long long>(max));
+          }
+          return std::string();
+        },
+        "0.." + std::to_string(static_cast<long long>(max)));
+  };
+  health->add_option("--horizon-hours", horizon_hours,
+                     "Evidence older than this proves nothing (default: 24; 0: evidence never expires)")
+      ->check(finite(24.0 * 366 * 100));
+  health->add_option("--wait-minutes", wait_minutes, "Grace past STM capacity before a promotion is missing")
+      ->check(finite(60.0 * 24 * 366));
   health->add_option("--as-of", as_of, "Judge the evidence as of this time (ISO-8601; default now)");
   health->add_option("--max-findings", max_lines, "Non-green items listed in text output")->check(CLI::Range(0, 100000));
   health->callback([&] {

@@ -94,9 +94,9 @@ std::string Cli::CommandPath() const {
 }
 
 bool Cli::NeedsExistingStore() const {
-  static constexpr std::array<std::string_view, 17> kExisting = {
+  static constexpr std::array<std::string_view, 16> kExisting = {
       "stats", "retrieve", "profile", "export", "health", "memory search", "memory get", "memory list",
-      "memory history", "keys list", "keys revoke", "forget", "maintain", "memory update", "memory delete",
+      "memory history", "keys list", "keys revoke", "forget", "memory update", "memory delete",
       "memory delete-all", "memory purge"};
   const std::string path = CommandPath();
   return std::find(kExisting.begin(), kExisting.end(), path) != kExisting.end();

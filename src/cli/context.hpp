@@ -72,7 +72,7 @@ struct Cli {
   std::string CommandPath() const;
   // True for the commands that only read the store (stats, retrieve,
   // profile, export, health, memory search|get|list|history, keys list) or
-  // change or erase what it holds (forget, maintain, keys revoke, memory
+  // change or erase what it holds (forget, keys revoke, memory
   // update|delete|delete-all|purge).
   bool NeedsExistingStore() const;
   // True when the global option `name` (e.g. "--user") was given.

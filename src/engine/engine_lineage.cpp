@@ -9,6 +9,7 @@
 #include "lineage/compaction.hpp"
 #include "lineage/evidence.hpp"
 #include "lineage/health.hpp"
+#include "core/time.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/facts/fact_query.hpp"
 #include "memory/mtm.hpp"
@@ -127,7 +128,18 @@ Result<HealthReport> EngineImpl::Health(const HealthOptions& options) {
       ev.receipts.push_back(std::move(r));
     }
   }
-  return lineage::Classify(ev, PolicyFor(options_, *deps_.clock, options));
+  const lineage::Policy policy = PolicyFor(options_, *deps_.clock, options);
+  // The store holds its current state only: judged as of a time before its
+  // newest receipt, what it holds now would be measured against part of the
+  // evidence (items written since without their receipts, a receipt from
+  // the future counting as fresh).
+  TimeMs newest = 0;
+  for (const auto& r : ev.receipts) newest = std::max(newest, r.at_utc);
+  if (options.now > 0 && options.now < newest) {
+    return Status::InvalidArgument("as_of: before the newest receipt (" + FormatIso8601(newest) +
+                                   "): the store can be judged from then on");
+  }
+  return lineage::Classify(ev, policy);
 }
 
 Result<int> EngineImpl::VerifyLineage(const HealthOptions& options) {

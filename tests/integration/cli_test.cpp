@@ -521,7 +521,6 @@ const std::vector<std::vector<std::string>> kExistingStoreCommands = {
     {"keys", "list"},
     {"keys", "list", "--all-tenants"},
     {"keys", "revoke", "k_0123456789abcdef"},
-    {"maintain"},
     {"memory", "update", "m_0123456789abcdef", "--text", "Porto", "--user", "alice"},
     {"memory", "delete", "m_0123456789abcdef", "--user", "alice"},
     {"memory", "delete-all", "--user", "alice"},

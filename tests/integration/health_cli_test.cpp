@@ -86,6 +86,18 @@ TEST(HealthCli, ExitCodeFollowsTheStates) {
   EXPECT_EQ(verified.exit_code, 0) << Describe(verified);
   EXPECT_EQ(Doc(verified)["scopes_verified"], 1);
   EXPECT_EQ(home.Run({"health", "--as-of", "bogus"}).exit_code, 2);
+  // The store holds its current state only: it cannot be judged as of a time
+  // before its newest receipt (a receipt from the future counted as fresh).
+  auto before = home.Run({"health", "--as-of", "2001-01-01T00:00:00Z"});
+  EXPECT_EQ(before.exit_code, 2) << Describe(before);
+  EXPECT_NE(before.err.find("as_of: before the newest receipt"), std::string::npos) << Describe(before);
+  // Out-of-range options are refused, not read as the default.
+  for (const char* bad : {"-5", "nan", "inf", "1e308", "soon"}) {
+    auto r = home.Run({"health", "--horizon-hours", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << Describe(r);
+    EXPECT_NE(r.err.find("--horizon-hours: must be a number from 0"), std::string::npos) << Describe(r);
+    EXPECT_EQ(home.Run({"health", "--wait-minutes", bad}).exit_code, 2) << bad;
+  }
 
   // --user limits the report.
   auto other = home.Run({"--user", "nobody", "health", "--json"});
