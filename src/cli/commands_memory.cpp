@@ -128,7 +128,8 @@ void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code) {
 
   auto* add = mem->add_subcommand("add", "Add memories from text or messages");
   add->add_option("TEXT", f.texts, "Message text(s)");
-  add->add_option("--role", f.role, "Role of the TEXT messages (user, assistant, tool)");
+  add->add_option("--role", f.role, "Role of the TEXT messages (user, assistant, tool)")
+      ->check(CLI::IsMember({"user", "assistant", "tool"}));
   add->add_option("--messages", f.messages_file, "JSON array of {role, content, name} (file or - for stdin)");
   add->add_flag("--infer,!--no-infer", f.infer, "Extract facts (default) or store messages verbatim");
   add->add_flag("--procedural", f.procedural, "Summarise an agent's execution history (needs an LLM)");
@@ -155,6 +156,9 @@ void RegisterMemoryCommands(CLI::App& app, Cli& cli, int& code) {
     if (cli.g.json) {
       PrintJson(ToJson(*r));
     } else {
+      if (r->replayed) {
+        std::cout << "replayed: the idempotency key was used before; its first outcome (nothing was added now)\n";
+      }
       for (const auto& e : r->results) std::cout << e.event << " " << e.id << "  " << e.memory << "\n";
       if (!r->note.empty()) {
         std::cout << r->note << "\n";

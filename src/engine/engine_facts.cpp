@@ -57,6 +57,7 @@ MemoryScope ScopeOf(const MemoryItem& m) { return {m.tenant, m.user, m.agent, m.
 Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const std::vector<MemoryMessage>& messages,
                                               const MemoryAddOptions& o) {
   ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, true));
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateIdText(o.actor, "actor"));
   if (messages.empty()) return Status::InvalidArgument("messages: must not be empty");
   if (messages.size() > kMaxMessages) return Status::InvalidArgument("messages: more than 1000");
   for (std::size_t i = 0; i < messages.size(); ++i) {
@@ -127,6 +128,7 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
       f.degraded = o.degraded;
       news.push_back(std::move(f));
     }
+    if (news.empty()) out.note = "nothing stored: system messages and blank texts are not memories";
   } else {
     if (options_.llm) {
       std::vector<std::string> recent;
@@ -254,6 +256,7 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
 Result<MemoryItem> EngineImpl::UpdateMemory(const MemoryScope& scope, const std::string& id,
                                             const MemoryUpdate& u) {
   ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateIdText(u.actor, "actor"));
   if (!u.text && !u.metadata && !u.expires_at && !u.clear_expiry) {
     return Status::InvalidArgument("update: give text, metadata or an expiry");
   }
@@ -301,6 +304,7 @@ Result<MemoryItem> EngineImpl::UpdateMemory(const MemoryScope& scope, const std:
 
 Status EngineImpl::DeleteMemory(const MemoryScope& scope, const std::string& id, const std::string& actor) {
   ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateIdText(actor, "actor"));
   std::lock_guard<std::mutex> lock(writer_mu_);
   sql::Db* db = writer_.get();
   ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
@@ -320,6 +324,7 @@ Status EngineImpl::DeleteMemory(const MemoryScope& scope, const std::string& id,
 
 Result<std::int64_t> EngineImpl::DeleteAllMemories(const MemoryScope& scope, const std::string& actor) {
   ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateIdText(actor, "actor"));
   std::lock_guard<std::mutex> lock(writer_mu_);
   sql::Db* db = writer_.get();
   ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));

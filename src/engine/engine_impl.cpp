@@ -397,6 +397,7 @@ Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::stri
   if (query.find_first_not_of(" \t\r\n") == std::string::npos) {
     return Status::InvalidArgument("query: must not be empty");
   }
+  if (!text::IsValidUtf8(query)) return Status::InvalidArgument("query: not valid UTF-8");
   ENGRAM_RETURN_IF_ERROR(retrieval::CheckRetrieveOptions(options));
   ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
   ENGRAM_ASSIGN_OR_RETURN(auto qv, query_embedder_->Embed({query}));

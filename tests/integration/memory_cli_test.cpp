@@ -50,6 +50,14 @@ TEST_F(MemoryCli, EverySubcommandEndToEnd) {
                      "--idempotency-key", "k1"});
   EXPECT_TRUE(again["replayed"].get<bool>());
   EXPECT_EQ(again["results"][0]["id"], msgs["results"][0]["id"]);
+  // The text output says it is the first outcome, not a new add.
+  auto replay = Run({"memory", "add", "--user", "alice", "--run", "r1", "--no-infer", "other text",
+                     "--idempotency-key", "k1"});
+  ASSERT_EQ(replay.exit_code, 0) << replay.err;
+  EXPECT_EQ(replay.out.rfind("replayed: the idempotency key was used before", 0), 0u) << replay.out;
+  auto system = Run({"memory", "add", "--user", "alice", "--no-infer", "--role", "system", "Be concise"});
+  EXPECT_EQ(system.exit_code, 2);
+  EXPECT_NE(system.err.find("--role"), std::string::npos) << system.err;
   json dup = Json({"memory", "add", "--user", "alice", "--no-infer", "i deploy with NODE.JS and gpt-4!"});
   EXPECT_EQ(dup["results"][0]["event"], "NOOP");
 

@@ -235,6 +235,9 @@ TEST_F(EngineTest, InvalidInputIsRejectedWithTheField) {
   TurnInput utf;
   utf.user_text = std::string("bad \xff\xfe bytes");
   EXPECT_EQ(e->AddTurn(s, utf).status().code(), StatusCode::kInvalidArgument);
+  auto bad_query = e->Retrieve(s, std::string("where \xff\xfe"), {});
+  ASSERT_FALSE(bad_query.ok());
+  EXPECT_NE(bad_query.status().message().find("query: not valid UTF-8"), std::string::npos);
   Scope traversal = UserScope("../../etc/passwd");
   TurnInput ok;
   ok.user_text = "paths are never built from ids";

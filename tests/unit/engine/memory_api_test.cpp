@@ -287,6 +287,17 @@ TEST_F(MemoryApiTest, BuiltinInferenceIsDegradedAndVerbatimKeepsRoles) {
   ASSERT_TRUE(cjk.ok()) << cjk.status().ToString();
   ASSERT_EQ(cjk->results.size(), 1u) << cjk->note;
   EXPECT_EQ(cjk->results[0].memory, "我对花生过敏");
+  // An actor is an id of the history: valid UTF-8, no control characters.
+  MemoryAddOptions bad_actor = raw;
+  bad_actor.actor = "\xff";
+  auto refused = e->AddMemoryText(User("mei"), "I like green tea", bad_actor);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("actor"), std::string::npos);
+  // Nothing but a system message: nothing stored, and the note says why.
+  auto system = e->AddMemory(User("mei"), {{"system", "Be concise", ""}}, raw);
+  ASSERT_TRUE(system.ok());
+  EXPECT_TRUE(system->results.empty());
+  EXPECT_NE(system->note.find("nothing stored: system messages"), std::string::npos) << system->note;
   auto thanks = e->AddMemoryText(User("mei"), "谢谢", {});
   ASSERT_TRUE(thanks.ok());
   EXPECT_TRUE(thanks->results.empty());
