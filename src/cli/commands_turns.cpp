@@ -196,23 +196,34 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
     std::size_t total = 0;
     for (const auto& d : dialogues) total += d.turns.size();
     Progress progress(total, "importing");
-    std::size_t done = 0;
+    std::size_t done = 0, replayed = 0;
     nlohmann::json scopes = nlohmann::json::array();
     std::size_t scopes_admitted = 0;
-    for (const auto& d : dialogues) {
+    for (std::size_t n = 0; n < dialogues.size(); ++n) {
+      const auto& d = dialogues[n];
       if (d.turns.empty()) continue;  // e.g. the plain records of an export that holds only memories
       Scope scope = scope_of(d);
       for (std::size_t i = 0; i < d.turns.size(); i += kImportBatch) {
         std::vector<TurnInput> batch(d.turns.begin() + static_cast<std::ptrdiff_t>(i),
                                      d.turns.begin() + static_cast<std::ptrdiff_t>(std::min(i + kImportBatch, d.turns.size())));
-        auto r = cli.engine->AddTurns(scope, batch);
+        // The same batch of the same place in a file imported again (a rerun
+        // of a restore, a retried script) is admitted once: its key is
+        // remembered as a retry's (24 hours).
+        AdmitOptions once;
+        once.idempotency_key = "import:" + std::to_string(n) + ":" + std::to_string(i) + ":" +
+                               std::to_string(memory::TurnsFingerprint(batch));
+        auto r = cli.engine->AddTurns(scope, batch, once);
         if (!r.ok()) {
           code = Fail(r.status().code() == StatusCode::kInvalidArgument ? 2 : 1,  // one line on stderr
                       r.status().ToString() + " (" + std::to_string(done) + " turns were admitted before it)");
           return;
         }
-        done += batch.size();
-        progress.Update(done);
+        if (!r->empty() && r->front().replayed) {
+          replayed += batch.size();
+        } else {
+          done += batch.size();
+        }
+        progress.Update(done + replayed);
       }
       scopes.push_back({{"tenant", scope.tenant}, {"user", scope.user}, {"assistant", scope.assistant},
                         {"turns", d.turns.size()}, {"source_utterances", d.source_utterances}});
@@ -230,10 +241,12 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
     }
     auto stats = cli.engine->GetStats(nullptr);
     if (cli.g.json) {
-      PrintJson({{"turns_admitted", done}, {"scopes", scopes}, {"memories_added", memories_added},
+      PrintJson({{"turns_admitted", done}, {"turns_already_imported", replayed}, {"scopes", scopes},
+                 {"memories_added", memories_added},
                  {"memories_read", memories.size()}, {"pending_jobs", stats.ok() ? stats->pending_jobs : 0}});
     } else {
       std::cout << "admitted " << done << " turns into " << scopes_admitted << " scope(s)";
+      if (replayed > 0) std::cout << " (" << replayed << " turns already imported from this file within 24 hours: skipped)";
       if (!memories.empty()) std::cout << "; added " << memories_added << " of " << memories.size() << " memories";
       if (stats.ok() && stats->pending_jobs > 0) {
         std::cout << "; " << stats->pending_jobs << " maintenance job(s) pending: run engram maintain";

@@ -158,6 +158,11 @@ void CheckSampleLifecycle(const std::string& file, const std::vector<Exchange>& 
   json reimp = RunJson(other, {"import", backup, "--format", "jsonl"});
   EXPECT_EQ(reimp["turns_admitted"], expected);
   EXPECT_EQ(TurnsAdmitted(other), expected);
+  // The same file imported again (a rerun restore) admits nothing twice.
+  json twice = RunJson(other, {"import", backup, "--format", "jsonl"});
+  EXPECT_EQ(twice["turns_admitted"], 0);
+  EXPECT_EQ(twice["turns_already_imported"], expected);
+  EXPECT_EQ(TurnsAdmitted(other), expected);
   std::vector<json> again = Export(other);
   ASSERT_EQ(again.size(), turns.size());
   for (std::size_t i = 0; i < again.size(); ++i) {
