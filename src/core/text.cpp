@@ -384,6 +384,39 @@ std::uint64_t ContentHash(std::string_view text) {
   return XXH3_64bits(norm.data(), norm.size());
 }
 
+std::string Signs(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    char32_t cp = 0;
+    const std::size_t len = Decode(text, i, cp);
+    if (len == 0) {
+      ++i;
+      continue;
+    }
+    bool sign = false;
+    if (cp < 0x80) {
+      static constexpr std::string_view kPunctuation = ".,;:!?'\"()[]{}`";
+      sign = cp > 0x20 && cp < 0x7f && !IsAsciiAlnum(cp) && kPunctuation.find(static_cast<char>(cp)) == std::string_view::npos;
+    } else {
+      sign = cp > 0xA0 && IsNonAsciiSeparator(cp) && !(cp >= 0x2000 && cp <= 0x206F) &&  // general punctuation
+             !(cp >= 0x3000 && cp <= 0x303F) && !(cp >= 0xFE00 && cp <= 0xFE0F) &&       // CJK; variation selectors
+             cp != 0xAB && cp != 0xBB && cp != 0xBF && cp != 0xA1;                        // « » ¿ ¡
+    }
+    if (sign) out.append(text.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+std::uint64_t SignedContentHash(std::string_view text) {
+  const std::string signs = Signs(text);
+  if (signs.empty()) return ContentHash(text);
+  std::string key = NormalizeForHash(text);
+  key += '\x1f';
+  key += signs;
+  return XXH3_64bits(key.data(), key.size());
+}
+
 std::vector<std::string> SplitSentences(std::string_view text) {
   const std::vector<std::string_view> views = SentenceViews(text);
   return {views.begin(), views.end()};

@@ -82,6 +82,18 @@ std::string NormalizeForHash(std::string_view text);
 // 64-bit hash (xxh3) of NormalizeForHash(text).
 std::uint64_t ContentHash(std::string_view text);
 
+// The signs of a text, in order: the symbols that are neither letters,
+// digits, spaces nor sentence punctuation (. , ; : ! ? quotes, brackets,
+// dashes and the other general punctuation), such as "$", "+", "-", "#",
+// "%", "€", "★" and emoji. NormalizeForHash strips them at a word's ends, and
+// they can be all that tells two facts apart ("owes $500" / "owes -500",
+// "O+" / "O-", "C++" / "C#").
+std::string Signs(std::string_view text);
+
+// ContentHash(text) for a text without signs; otherwise a hash of the
+// normalised text and its signs, so texts that differ in a sign hash apart.
+std::uint64_t SignedContentHash(std::string_view text);
+
 // Sentences of a text (split on . ! ? … followed by a space or the end, on
 // 。！？ and on newlines; keeps abbreviations such as "Dr.", initials, decimals like
 // "3.5" and a "." followed by a lower-case word inside a sentence). Closing

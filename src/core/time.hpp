@@ -20,6 +20,13 @@ namespace engram {
 // range (years 1000..9999).
 Result<TimeMs> ParseTime(std::string_view text);
 
+// The times ParseTime accepts, as milliseconds: years 1000..9999. A time a
+// caller gives as a number must lie here too (FormatIso8601 of anything else
+// is no time ParseTime reads back: an export would not import).
+inline constexpr TimeMs kMinTimeMs = -30610224000000;   // 1000-01-01T00:00:00Z
+inline constexpr TimeMs kMaxTimeMs = 253402300799999;   // 9999-12-31T23:59:59.999Z
+inline bool InTimeRange(TimeMs t) { return t >= kMinTimeMs && t <= kMaxTimeMs; }
+
 // "2025-06-01T10:00:00Z" (milliseconds only when non-zero: "...00.250Z").
 std::string FormatIso8601(TimeMs t);
 

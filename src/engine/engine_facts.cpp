@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
+#include "core/time.hpp"
 #include "core/wordnet.hpp"
 #include "engine/caching_embedder.hpp"
 #include "engine/engine_impl.hpp"
@@ -73,7 +74,12 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
   }
   ENGRAM_ASSIGN_OR_RETURN(std::string metadata, facts::CheckMetadata(o.metadata));
   if (o.idempotency_key.size() > kMaxKeyBytes) return Status::InvalidArgument("idempotency_key: longer than 256 bytes");
-  if (o.expires_at && *o.expires_at <= 0) return Status::InvalidArgument("expires_at: must be a positive time");
+  if (o.expires_at && (*o.expires_at <= 0 || *o.expires_at > kMaxTimeMs)) {
+    return Status::InvalidArgument("expires_at: out of range (after 1970, before the year 10000)");
+  }
+  if (o.event_time && !InTimeRange(*o.event_time)) {
+    return Status::InvalidArgument("event_time: out of range (years 1000..9999)");
+  }
   if (o.procedural && (!o.infer || scope.agent.empty())) {
     return Status::InvalidArgument("procedural: needs infer and an agent id");
   }
@@ -261,7 +267,9 @@ Result<MemoryItem> EngineImpl::UpdateMemory(const MemoryScope& scope, const std:
     return Status::InvalidArgument("update: give text, metadata or an expiry");
   }
   if (u.expires_at && u.clear_expiry) return Status::InvalidArgument("expires_at: cannot both set and clear");
-  if (u.expires_at && *u.expires_at <= 0) return Status::InvalidArgument("expires_at: must be a positive time");
+  if (u.expires_at && (*u.expires_at <= 0 || *u.expires_at > kMaxTimeMs)) {
+    return Status::InvalidArgument("expires_at: out of range (after 1970, before the year 10000)");
+  }
   std::optional<std::string> text, metadata;
   Vector emb;
   if (u.text) {

@@ -7,6 +7,8 @@
 // filter syntax, which is Mem0's. Features engram does not have answer 400
 // `unsupported` naming the feature, never a fake success.
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <set>
 #include <string>
 #include <vector>
@@ -199,7 +201,13 @@ std::vector<MemoryMessage> Mem0Messages(const json& v) {
 std::optional<TimeMs> Mem0Time(const json& body, const char* key) {
   auto it = body.find(key);
   if (it == body.end() || it->is_null()) return std::nullopt;
-  if (it->is_number()) return static_cast<TimeMs>(it->get<double>() * 1000.0);
+  if (it->is_number()) {
+    const double ms = it->get<double>() * 1000.0;  // Unix seconds
+    if (std::isfinite(ms) && ms >= static_cast<double>(kMinTimeMs) && ms <= static_cast<double>(kMaxTimeMs)) {
+      return static_cast<TimeMs>(ms);
+    }
+    Throw(400, "invalid_argument", std::string(key) + ": out of range (Unix seconds of the years 1000..9999)", key);
+  }
   if (it->is_string()) {
     auto t = ParseTime(it->get<std::string>());
     if (t.ok()) return *t;
@@ -227,9 +235,19 @@ int PositiveParam(const json& q, const char* key, int fallback, int max) {
   return static_cast<int>(v);
 }
 
+// A Host header that names a host ("name", "name:port", "[v6]:port"); the
+// pages' links are made of it, so nothing else of it is echoed.
+bool IsHostName(const std::string& host) {
+  if (host.empty() || host.size() > 255) return false;
+  return std::all_of(host.begin(), host.end(), [](char ch) {
+    const auto c = static_cast<unsigned char>(ch);
+    return std::isalnum(c) || ch == '.' || ch == '-' || ch == '_' || ch == ':' || ch == '[' || ch == ']';
+  });
+}
+
 std::string ExternalBase(const Call& c) {
   std::string host = c.req.Header("host");
-  if (host.empty()) host = "localhost";
+  if (!IsHostName(host)) host = "localhost";
   return "http://" + host + "/mem0";
 }
 

@@ -687,6 +687,16 @@ struct HttpServer::Impl {
       x.close_after = true;  // whatever follows the headers is not read
       conn.stream.StopReading();
     };
+    // A header name is a token (RFC 9110): "Transfer-Encoding : chunked"
+    // is no Transfer-Encoding to httplib, whose body would then be read as
+    // the next request (smuggled past a proxy that reads it as one).
+    for (const auto& [name, value] : req.headers) {
+      const bool token = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+        const auto c = static_cast<unsigned char>(ch);
+        return std::isalnum(c) || (c != 0 && std::strchr("!#$%&'*+-.^_`|~", ch) != nullptr);
+      });
+      if (!token) return refuse(400, "a header name holds a space or a character no header name may hold");
+    }
     const std::size_t lengths = req.get_header_value_count("Content-Length");
     const std::size_t encodings = req.get_header_value_count("Transfer-Encoding");
     if (lengths > 1) return refuse(400, "Content-Length: sent more than once");

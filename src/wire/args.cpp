@@ -151,7 +151,15 @@ std::string Args::Object(const char* key) {
 std::optional<TimeMs> Args::Time(const char* key) {
   auto it = a_.find(key);
   if (it == a_.end() || it->is_null()) return std::nullopt;
-  if (it->is_number_integer()) return it->get<TimeMs>();
+  if (it->is_number_integer()) {
+    // (A number beyond int64 arrives unsigned and would wrap.)
+    if (it->is_number_unsigned() ? it->get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxTimeMs)
+                                 : !InTimeRange(it->get<TimeMs>())) {
+      Fail(key, Name(key) + " is out of range (milliseconds of the years 1000..9999)");
+      return std::nullopt;
+    }
+    return it->get<TimeMs>();
+  }
   if (!it->is_string()) {
     Fail(key, Name(key) + " must be an ISO-8601 time such as \"2025-06-01T10:00:00Z\"");
     return std::nullopt;

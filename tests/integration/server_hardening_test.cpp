@@ -329,6 +329,30 @@ TEST_F(ServerHardeningTest, SlowClientsDoNotStarveTheServer) {
   ExpectHealthy();
 }
 
+// The links of a Mem0 page are made of the Host header: only a host name
+// (and port) of it is echoed, never markup or another scheme's text.
+TEST_F(ServerHardeningTest, Mem0PageLinksEchoOnlyAHostName) {
+  Start();
+  for (const char* text : {"Priya likes tea", "Priya likes chess"}) {
+    auto r = Post("/v1/memories", json{{"user", "priya"}, {"text", text}, {"infer", false}}.dump());
+    ASSERT_TRUE(r && r->status == 201) << (r ? r->body : "no answer");
+  }
+  auto page = [&](const std::string& host) {
+    auto c = server_->Client(key_);
+    return c->Post("/mem0/v3/memories/?page=1&page_size=1", {{"Host", host}},
+                   R"({"filters": {"user_id": "priya"}})", "application/json");
+  };
+  auto plain = page("memory.example:8080");
+  ASSERT_TRUE(plain) << "no answer";
+  ASSERT_EQ(plain->status, 200) << plain->body;
+  EXPECT_EQ(Body(plain)["next"].get<std::string>().rfind("http://memory.example:8080/mem0/", 0), 0u) << plain->body;
+  auto markup = page("evil\"><script>");
+  ASSERT_TRUE(markup) << "no answer";
+  ASSERT_EQ(markup->status, 200) << markup->body;
+  EXPECT_EQ(markup->body.find("<script>"), std::string::npos) << markup->body;
+  EXPECT_EQ(Body(markup)["next"].get<std::string>().rfind("http://localhost/mem0/", 0), 0u) << markup->body;
+}
+
 TEST_F(ServerHardeningTest, MalformedFramingIsAPrompt400AndTheConnectionCloses) {
   Start();
   const std::string post = "POST /v1/retrieve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
@@ -341,6 +365,11 @@ TEST_F(ServerHardeningTest, MalformedFramingIsAPrompt400AndTheConnectionCloses) 
       post + "Transfer-Encoding: chunked\r\n\r\nzz\r\n",
       post + "Transfer-Encoding: chunked\r\n\r\n" + std::string(10000, '1'),
       "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n",
+      // A space before the colon: no Transfer-Encoding to the parser, whose
+      // body would be read as a second (smuggled) request.
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding : chunked\r\n\r\n"
+      "2c\r\nDELETE /v1/memories/m_0123456789abcdef HTTP/1.1\r\n\r\n0\r\n\r\n",
+      post + "Content-Length : 5\r\n\r\nhello",
   };
   for (const auto& request : requests) {
     const int fd = Connect(server_->port());

@@ -249,7 +249,7 @@ std::string NewMemoryId() {
 }
 
 Result<WriteOutcome> InsertFact(const WriteContext& c, const NewFact& f) {
-  const std::uint64_t hash = text::ContentHash(f.text);
+  const std::uint64_t hash = text::SignedContentHash(f.text);
   ENGRAM_ASSIGN_OR_RETURN(auto same, LiveByHash(c, hash));
   if (same) {
     if (!same->item.expired) return WriteOutcome{"NOOP", same->item.id, same->id, same->item.version, same->item.memory, "", 0};
@@ -302,7 +302,7 @@ Result<WriteOutcome> NewVersion(const WriteContext& c, const FactRow& cur, const
   if (cur.item.status != "live") return Status::NotFound("memory " + cur.item.id);
   const std::string text = ch.text ? *ch.text : cur.item.memory;
   const bool new_text = ch.text && *ch.text != cur.item.memory;
-  const std::uint64_t hash = ch.text ? text::ContentHash(text) : cur.norm_hash;
+  const std::uint64_t hash = ch.text ? text::SignedContentHash(text) : cur.norm_hash;
   if (hash != cur.norm_hash) {
     ENGRAM_ASSIGN_OR_RETURN(auto other, LiveByHash(c, hash));
     if (other && other->item.id != cur.item.id) {

@@ -350,7 +350,7 @@ std::vector<std::string> FunctionWordLinks(std::string_view text) {
 bool AgreeInRelations(std::string_view a, std::string_view b) { return FunctionWordLinks(a) == FunctionWordLinks(b); }
 
 bool SayTheSame(std::string_view a, std::string_view b) {
-  return AgreeInNegationAndNumbers(a, b) && AgreeInRelations(a, b);
+  return AgreeInNegationAndNumbers(a, b) && AgreeInRelations(a, b) && text::Signs(a) == text::Signs(b);
 }
 
 std::uint64_t TextShape(std::string_view text) {

@@ -74,7 +74,8 @@ bool AgreeInNegationAndNumbers(std::string_view a, std::string_view b);
 bool AgreeInRelations(std::string_view a, std::string_view b);
 
 // What a near-duplicate must agree in with the text it duplicates:
-// AgreeInNegationAndNumbers and AgreeInRelations.
+// AgreeInNegationAndNumbers, AgreeInRelations and the signs ("$500" is not
+// "-500", "O+" is not "O-": text::Signs).
 bool SayTheSame(std::string_view a, std::string_view b);
 
 // The shape of a text for SameInOtherWords: a hash of its token count and

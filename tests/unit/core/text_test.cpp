@@ -269,6 +269,19 @@ TEST(CountWords, CountsRunsOfNonSpaceBytesLikeAByteByByteScan) {
   }
 }
 
+// Signs are what NormalizeForHash strips and sentence punctuation is not; a
+// text without them hashes as before.
+TEST(Signs, AreSymbolsButNotSentencePunctuation) {
+  EXPECT_EQ(Signs("Hello, world! (really?) \"yes\" \u2014 ok\u2026"), "");
+  EXPECT_EQ(Signs("Dana owes $500 (-20%)"), "$-%");
+  EXPECT_EQ(Signs("O+ and C#"), "+#");
+  EXPECT_EQ(Signs("\u2605\u2605 \U0001F355"), "\u2605\u2605\U0001F355");
+  EXPECT_EQ(SignedContentHash("I like tea."), ContentHash("I like tea."));
+  EXPECT_NE(SignedContentHash("Dana owes $500"), SignedContentHash("Dana owes -500"));
+  EXPECT_EQ(ContentHash("Dana owes $500"), ContentHash("Dana owes -500"));  // (why the signs are hashed too)
+  EXPECT_EQ(SignedContentHash("Dana owes $500"), SignedContentHash("dana OWES $500!"));
+}
+
 // Content words: stopwords aside, and a run of a script written without
 // spaces counted per two letters, however long (Tokenize drops a token over
 // 80 bytes).

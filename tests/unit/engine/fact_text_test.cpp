@@ -63,6 +63,12 @@ TEST(FactText, FunctionWordsAndOrderMustAgree) {
       {"I won't fly", "I will not fly", true},
       {"I have a dog", "I have the dog", true},
       {"I've got a cat", "I have got a cat", true},
+      // Signs: what a bag of words and the normalised text leave out.
+      {"Dana owes $500", "Dana owes -500", false},
+      {"My blood type is O+", "My blood type is O-", false},
+      {"I code in C++", "I code in C#", false},
+      {"Favourite food: 🍕", "Favourite food: 🍣", false},
+      {"Dana owes $500", "dana owes $500!", true},
   };
   for (const Case& c : cases) EXPECT_EQ(SayTheSame(c.a, c.b), c.same) << c.a << " / " << c.b;
 }

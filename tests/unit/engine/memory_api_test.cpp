@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <limits>
 #include <set>
 #include <thread>
 
@@ -293,6 +294,15 @@ TEST_F(MemoryApiTest, BuiltinInferenceIsDegradedAndVerbatimKeepsRoles) {
   auto refused = e->AddMemoryText(User("mei"), "I like green tea", bad_actor);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("actor"), std::string::npos);
+  // Times a later export could not write back are refused.
+  MemoryAddOptions far = raw;
+  far.event_time = TimeMs{253402300800000};  // the year 10000
+  auto too_late = e->AddMemoryText(User("mei"), "I like green tea", far);
+  ASSERT_FALSE(too_late.ok());
+  EXPECT_NE(too_late.status().message().find("event_time: out of range"), std::string::npos);
+  far = raw;
+  far.expires_at = std::numeric_limits<TimeMs>::max();
+  EXPECT_FALSE(e->AddMemoryText(User("mei"), "I like green tea", far).ok());
   // Nothing but a system message: nothing stored, and the note says why.
   auto system = e->AddMemory(User("mei"), {{"system", "Be concise", ""}}, raw);
   ASSERT_TRUE(system.ok());

@@ -1,6 +1,8 @@
 // The shared wire layer: argument checking, JSON renderings, export reading.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "wire/args.hpp"
@@ -83,6 +85,20 @@ TEST(ArgsTest, TimeAcceptsIsoAndEpochMs) {
   Args obj(a);
   EXPECT_EQ(obj.Time("obj"), std::nullopt);
   EXPECT_FALSE(obj.ok());
+
+  // Milliseconds outside the years 1000..9999 (or beyond int64, which would
+  // wrap) are refused: their ISO form would not parse back from an export.
+  for (const json& ms : {json(9223372036854775808ULL), json(253402300800000LL), json(-30610224000001LL),
+                         json(std::numeric_limits<std::int64_t>::min())}) {
+    const json body = {{"t", ms}};  // (Args reads the document it is given, not a copy)
+    Args far(body);
+    EXPECT_EQ(far.Time("t"), std::nullopt) << ms;
+    EXPECT_EQ(far.field(), "t");
+    EXPECT_NE(far.error().find("out of range"), std::string::npos) << far.error();
+  }
+  const json latest = {{"t", 253402300799999LL}};
+  Args last(latest);
+  EXPECT_EQ(last.Time("t"), 253402300799999LL);
 }
 
 TEST(ArgsTest, BoolMustBeABoolean) {
