@@ -198,9 +198,11 @@ class Engine {
   virtual Result<std::vector<ReceiptInfo>> MemoryReceipts(const MemoryScope& scope, const std::string& id) = 0;
 
   // For clients that name a memory by id alone: the scope of the live memory
-  // `id` of `tenant` (its own user, agent and run). NotFound when the tenant
-  // has no live memory with that id.
-  virtual Result<MemoryScope> LocateMemory(const std::string& tenant, const std::string& id) = 0;
+  // `id` of `tenant` (its own user, agent and run); with `deleted_too`, also
+  // of a deleted or purged one (its history). NotFound when the tenant has no
+  // such memory.
+  virtual Result<MemoryScope> LocateMemory(const std::string& tenant, const std::string& id,
+                                           bool deleted_too = false) = 0;
   // Every user, agent and run id of `tenant` that holds live memories.
   virtual Result<std::vector<MemoryEntity>> ListMemoryEntities(const std::string& tenant) = 0;
 

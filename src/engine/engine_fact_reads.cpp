@@ -128,10 +128,11 @@ Result<std::vector<MemoryHistoryEvent>> EngineImpl::MemoryHistory(const MemorySc
   return facts::MemoryHistory(db, scope, id, deps_.clock->NowMs());
 }
 
-Result<MemoryScope> EngineImpl::LocateMemory(const std::string& tenant, const std::string& id) {
+Result<MemoryScope> EngineImpl::LocateMemory(const std::string& tenant, const std::string& id, bool deleted_too) {
   if (tenant.empty()) return Status::InvalidArgument("tenant: must not be empty");
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
-  ENGRAM_ASSIGN_OR_RETURN(std::optional<store::FactIds> ids, store::LocateLiveFact(lease->db(), tenant, id));
+  ENGRAM_ASSIGN_OR_RETURN(std::optional<store::FactIds> ids,
+                          store::LocateFact(lease->db(), tenant, id, /*live_only=*/!deleted_too));
   if (!ids) return Status::NotFound("memory " + id);
   MemoryScope scope;
   scope.tenant = tenant;

@@ -81,7 +81,7 @@ class EngineImpl final : public Engine {
   Result<MemoryPurgeResult> PurgeMemories(const MemoryScope& scope) override;
   Result<std::vector<MemoryHistoryEvent>> MemoryHistory(const MemoryScope& scope, const std::string& id) override;
   Result<std::vector<ReceiptInfo>> MemoryReceipts(const MemoryScope& scope, const std::string& id) override;
-  Result<MemoryScope> LocateMemory(const std::string& tenant, const std::string& id) override;
+  Result<MemoryScope> LocateMemory(const std::string& tenant, const std::string& id, bool deleted_too) override;
   Result<std::vector<MemoryEntity>> ListMemoryEntities(const std::string& tenant) override;
 
   // engine_reembed.cpp

@@ -371,9 +371,9 @@ void Api::RegisterMem0(HttpServer& s) {
 
   // By id: the memory is found in the key's tenant, then read or changed in
   // its own scope (a key limited to users must allow the memory's user).
-  auto located = [this](const Call& c) {
+  auto located = [this](const Call& c, bool deleted_too = false) {
     const std::string& id = c.req.params.at(0);
-    auto where = engine().LocateMemory(c.who.tenant, id);
+    auto where = engine().LocateMemory(c.who.tenant, id, deleted_too);
     if (!where.ok()) ThrowStatus(where.status());
     if (!c.who.AllUsers() && !c.who.AllowsUser(where->user)) {
       Throw(404, "not_found", "memory " + id);  // as if absent: no probing of other users' ids
@@ -420,7 +420,7 @@ void Api::RegisterMem0(HttpServer& s) {
 
   Add(s, "GET", "/mem0/v1/memories/{id}/history/", Role::kRead, false, [this, located](Call& c) {
     const std::string& id = c.req.params.at(0);
-    const MemoryScope scope = located(c);
+    const MemoryScope scope = located(c, /*deleted_too=*/true);  // a deleted memory keeps its history
     json out = json::array();
     for (const auto& e : Check(engine().MemoryHistory(scope, id))) {
       const std::string at = FormatIso8601(e.at);

@@ -2,7 +2,8 @@
 
 namespace engram::store {
 
-Result<std::optional<FactIds>> LocateLiveFact(sql::Db* db, const std::string& tenant, const std::string& memory_id) {
+Result<std::optional<FactIds>> LocateFact(sql::Db* db, const std::string& tenant, const std::string& memory_id,
+                                          bool live_only) {
   ENGRAM_ASSIGN_OR_RETURN(
       sql::Stmt * st,
       db->Prepare("SELECT f.user_id, f.agent_id, f.run_id, f.status FROM facts f "
@@ -11,7 +12,7 @@ Result<std::optional<FactIds>> LocateLiveFact(sql::Db* db, const std::string& te
   st->Bind(1, tenant).Bind(2, memory_id);
   ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
   std::optional<FactIds> out;
-  if (row && st->Text(3) == "live") out = FactIds{st->Text(0), st->Text(1), st->Text(2)};
+  if (row && (!live_only || st->Text(3) == "live")) out = FactIds{st->Text(0), st->Text(1), st->Text(2)};
   st->Reset();
   return out;
 }

@@ -16,8 +16,9 @@ namespace engram::store {
 
 // The own ids (user, agent, run) of the memory `memory_id` of `tenant`, from
 // its current (not superseded) row; nullopt when the tenant has no such
-// memory or it is deleted or purged.
-Result<std::optional<FactIds>> LocateLiveFact(sql::Db* db, const std::string& tenant, const std::string& memory_id);
+// memory, or (`live_only`) it is deleted or purged.
+Result<std::optional<FactIds>> LocateFact(sql::Db* db, const std::string& tenant, const std::string& memory_id,
+                                          bool live_only);
 
 // One identity that holds live memories.
 struct FactEntityRow {

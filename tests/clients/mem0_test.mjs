@@ -96,6 +96,11 @@ try {
   const gone = await acme.delete(ramenId);
   check(typeof gone.message === "string", "delete answers a message");
   await rejects(acme.get(ramenId), "a deleted memory is not found", (e) => e.name === "MemoryNotFoundError");
+  const after = await acme.history(ramenId);
+  check(Array.isArray(after) && after.some((h) => h.event === "DELETE"),
+        `a deleted memory keeps its history, the delete included: ${JSON.stringify(after)}`);
+  await rejects(globex.history(ramenId), "another tenant's deleted memory has no history to it",
+                (e) => e.name === "MemoryNotFoundError");
   await rejects(acme.get("m_0000000000000000"), "unknown id", (e) => e.name === "MemoryNotFoundError");
 
   // Pagination over 120 memories of one user.

@@ -1,5 +1,7 @@
 #include "memory/facts/fact_infer.hpp"
 
+#include <algorithm>
+#include <array>
 #include <set>
 
 #include "core/text.hpp"
@@ -157,6 +159,21 @@ Result<Inference> Validate(const json& doc, const std::vector<KnownMemory>& know
   return out;
 }
 
+// An assistant's report of its own failure or an apology ("Sorry, I
+// encountered an internal error while processing your request", "I'm unable
+// to help with that"): a first-person sentence, but what a failed turn
+// said, never a fact about the assistant (a provider failure is no memory).
+bool IsFailureReport(std::string_view sentence) {
+  static const std::array<std::string_view, 12> kWords = {
+      "sorry", "apologize", "apologise", "apologies", "error", "errors", "unable", "failed",
+      "exception", "timeout", "unavailable", "cannot"};
+  bool found = false;
+  text::ForEachToken(sentence, [&](std::string_view t) {
+    if (!found && std::find(kWords.begin(), kWords.end(), t) != kWords.end()) found = true;
+  });
+  return found;
+}
+
 }  // namespace
 
 Inference InferBuiltin(const std::vector<MemoryMessage>& messages) {
@@ -168,11 +185,15 @@ Inference InferBuiltin(const std::vector<MemoryMessage>& messages) {
     if (m.role == "user" && !m.name.empty()) user = m.name;
     if (m.role == "assistant" && !m.name.empty()) assistant = m.name;
   }
-  std::size_t verbatim = 0, questions = 0, empty = 0, skipped = 0;
+  std::size_t verbatim = 0, questions = 0, empty = 0, skipped = 0, failures = 0;
   for (const auto& m : messages) {
     if (m.role != "user" && m.role != "assistant") continue;
     const bool is_user = m.role == "user";
     for (const auto& s : text::SplitSentences(m.content)) {
+      if (!is_user && IsFailureReport(s)) {
+        ++failures;
+        continue;
+      }
       std::string f = builtin::ExtractFact(s, is_user ? builtin::Role::kUser : builtin::Role::kAssistant,
                                            is_user ? user : assistant, is_user ? assistant : user);
       if (f.empty() && is_user) {
@@ -210,6 +231,7 @@ Inference InferBuiltin(const std::vector<MemoryMessage>& messages) {
     if (questions > 0) why = "questions are not stored";
     if (empty > 0) why += std::string(why.empty() ? "" : "; ") + "nothing to remember in greetings or single words";
     if (skipped > 0) why += std::string(why.empty() ? "" : "; ") + "assistant messages keep only first-person statements";
+    if (failures > 0) why += std::string(why.empty() ? "" : "; ") + "an assistant's apology or error report is not a fact";
     if (why.empty()) why = "no user or assistant message with text";
     out.note = "nothing stored: " + why;
   }

@@ -308,6 +308,13 @@ TEST_F(MemoryApiTest, BuiltinInferenceIsDegradedAndVerbatimKeepsRoles) {
   ASSERT_TRUE(system.ok());
   EXPECT_TRUE(system->results.empty());
   EXPECT_NE(system->note.find("nothing stored: system messages"), std::string::npos) << system->note;
+  // An assistant's error report is what a failed turn said, not a fact.
+  auto failed = e->AddMemory(User("mei"), {{"user", "What's the weather?", ""},
+                                          {"assistant", "Sorry, I encountered an internal error while processing your request.", ""}},
+                             {});
+  ASSERT_TRUE(failed.ok()) << failed.status().ToString();
+  EXPECT_TRUE(failed->results.empty()) << failed->results.front().memory;
+  EXPECT_NE(failed->note.find("apology or error report"), std::string::npos) << failed->note;
   auto thanks = e->AddMemoryText(User("mei"), "谢谢", {});
   ASSERT_TRUE(thanks.ok());
   EXPECT_TRUE(thanks->results.empty());
