@@ -53,6 +53,14 @@ std::string Trim(const std::string& s) {
 
 MemoryScope ScopeOf(const MemoryItem& m) { return {m.tenant, m.user, m.agent, m.run, false}; }
 
+// An expiry is after 1970 and before the year 10000 (an export writes it back).
+Status CheckExpiry(const std::optional<TimeMs>& expires_at) {
+  if (expires_at && (*expires_at <= 0 || *expires_at > kMaxTimeMs)) {
+    return Status::InvalidArgument("expires_at: out of range (after 1970, before the year 10000)");
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const std::vector<MemoryMessage>& messages,
@@ -74,9 +82,7 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
   }
   ENGRAM_ASSIGN_OR_RETURN(std::string metadata, facts::CheckMetadata(o.metadata));
   if (o.idempotency_key.size() > kMaxKeyBytes) return Status::InvalidArgument("idempotency_key: longer than 256 bytes");
-  if (o.expires_at && (*o.expires_at <= 0 || *o.expires_at > kMaxTimeMs)) {
-    return Status::InvalidArgument("expires_at: out of range (after 1970, before the year 10000)");
-  }
+  ENGRAM_RETURN_IF_ERROR(CheckExpiry(o.expires_at));
   if (o.event_time && !InTimeRange(*o.event_time)) {
     return Status::InvalidArgument("event_time: out of range (years 1000..9999)");
   }
@@ -267,9 +273,7 @@ Result<MemoryItem> EngineImpl::UpdateMemory(const MemoryScope& scope, const std:
     return Status::InvalidArgument("update: give text, metadata or an expiry");
   }
   if (u.expires_at && u.clear_expiry) return Status::InvalidArgument("expires_at: cannot both set and clear");
-  if (u.expires_at && (*u.expires_at <= 0 || *u.expires_at > kMaxTimeMs)) {
-    return Status::InvalidArgument("expires_at: out of range (after 1970, before the year 10000)");
-  }
+  ENGRAM_RETURN_IF_ERROR(CheckExpiry(u.expires_at));
   std::optional<std::string> text, metadata;
   Vector emb;
   if (u.text) {

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <set>
 
+#include "core/time.hpp"
 #include "lineage/compaction.hpp"
 #include "lineage/evidence.hpp"
 #include "lineage/health.hpp"
-#include "core/time.hpp"
 #include "lineage/receipts.hpp"
 #include "memory/facts/fact_query.hpp"
 #include "memory/mtm.hpp"

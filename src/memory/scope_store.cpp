@@ -35,7 +35,7 @@ Status ValidateIdText(const std::string& value, const char* field) {
 }
 
 Status RejectReservedId(const std::string& value, const char* field) {
-  if (value == kReservedId) {
+  if (value == kNoScopeId) {
     return Status::InvalidArgument(std::string(field) + ": \"-\" is reserved (it stands for no " + field + ")");
   }
   return Status::Ok();

@@ -18,21 +18,16 @@ namespace engram::memory {
 
 using store::ScopeRow;
 
-// The id a scope row holds for a missing user or assistant (the fact API's
-// agent-only and user-only memories): no caller may name a user or an
-// assistant so, or its dialogue would share those rows.
-inline constexpr const char* kReservedId = kNoScopeId;
-
 // Validates tenant, user and assistant ids (non-empty, <= 128 bytes, valid
 // UTF-8, no control characters); the message names the field. Scope rows of
 // the fact API (ListScopes) pass.
 Status ValidateScope(const Scope& scope);
-// ValidateScope, and neither user nor assistant kReservedId: the check of a
+// ValidateScope, and neither user nor assistant kNoScopeId: the check of a
 // dialogue a caller names (turns go in, a context comes out).
 Status ValidateDialogueScope(const Scope& scope);
 
 // The checks of one id's text (<= 128 bytes, valid UTF-8, no control
-// characters; empty passes), and the refusal of kReservedId; the messages
+// characters; empty passes), and the refusal of kNoScopeId; the messages
 // name the field.
 Status ValidateIdText(const std::string& value, const char* field);
 Status RejectReservedId(const std::string& value, const char* field);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
+#include "core/time.hpp"
 #include "lineage/receipts.hpp"
 #include "store/fulltext.hpp"
 #include "store/jobs.hpp"
@@ -58,7 +59,7 @@ Status ValidateTurn(const TurnInput& turn) {
       return Status::InvalidArgument("metadata: must be a JSON object");
     }
   }
-  if (turn.event_time && (*turn.event_time < 0 || *turn.event_time > 253402300799999LL)) {
+  if (turn.event_time && (*turn.event_time < 0 || *turn.event_time > kMaxTimeMs)) {
     return Status::InvalidArgument("time: out of range (years 1970..9999)");
   }
   return Status::Ok();

@@ -125,7 +125,8 @@ struct Duplicate {
 // its embedding reaches the near-duplicate cosine and it says the same
 // (SayTheSame: an embedding, above all a bag of hashed words, puts "I am not
 // allergic to peanuts" next to "I am allergic to peanuts", and "Call me
-// after lunch" next to "Call me before lunch"), or (ctx.wordnet set) it says the same in other words.
+// after lunch" next to "Call me before lunch"), or (ctx.wordnet set) it says
+// the same in other words.
 // Candidates from the snapshot plus this operation's own changes (the
 // nearest row by embedding; the rows of the text's shape), their texts read
 // from the store; else from a scan of the scope's rows.

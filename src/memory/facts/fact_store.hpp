@@ -14,7 +14,6 @@
 #include "engram/facts.hpp"
 #include "engram/result.hpp"
 #include "memory/facts/fact_vectors.hpp"
-#include "memory/scope_store.hpp"
 #include "models/embedder.hpp"
 #include "store/facts.hpp"
 #include "store/sqlite.hpp"
@@ -27,7 +26,7 @@ namespace engram::memory::facts {
 
 // The scope row id of an absent user or agent id (scope rows need both; the
 // memory's own ids are in facts.user_id / agent_id, "" = none).
-inline constexpr const char* kNoId = memory::kReservedId;
+inline constexpr const char* kNoId = kNoScopeId;
 
 // Validates a memory scope: tenant, and at least one of user/agent/run; each
 // given id 1..128 bytes of printable UTF-8, user and agent not kNoId.
