@@ -202,12 +202,43 @@ class Api {
   struct QuotaAsk {
     std::int64_t turns = 0, memories = 0, bytes = 0;
   };
+  // A write's claim on its tenant's quotas, from CheckQuota until the write
+  // is done: what the requests in flight ask for counts against the quotas,
+  // so that parallel writes cannot pass a limit together. Charge() once the
+  // write is stored (the claim becomes usage); a hold that ends uncharged
+  // (an error, a replay) lets its claim go.
+  class QuotaHold {
+   public:
+    QuotaHold() = default;
+    QuotaHold(Api* api, std::string tenant, QuotaAsk ask, std::string over)
+        : api_(api), tenant_(std::move(tenant)), ask_(ask), over_(std::move(over)) {}
+    QuotaHold(QuotaHold&& o) noexcept { *this = std::move(o); }
+    QuotaHold& operator=(QuotaHold&& o) noexcept;
+    QuotaHold(const QuotaHold&) = delete;
+    QuotaHold& operator=(const QuotaHold&) = delete;
+    ~QuotaHold() { Release(); }
+    // The quota a keyed write is over ("" when within them): the caller
+    // passes replay_only so that only a retry of an accepted request goes
+    // through (CheckWrite counts the refusal).
+    const std::string& over() const { return over_; }
+    // The write was stored: `stored` (what it took, which may differ from
+    // the claim: an answer's bytes, an inference's facts) becomes usage.
+    void Charge(const QuotaAsk& stored);
+    void Charge() { Charge(ask_); }
+
+   private:
+    void Release();
+    Api* api_ = nullptr;  // null: nothing claimed
+    std::string tenant_;
+    QuotaAsk ask_;
+    std::string over_;
+  };
   // 429 `quota_exceeded` (with Retry-After) when the write would take the
-  // caller's tenant over a quota, unless it carries an idempotency key: then
-  // the quota it is over, and the caller passes replay_only so that only a
-  // retry of an accepted request goes through (CheckWrite counts the
-  // refusal). "" when within the quotas.
-  std::string CheckQuota(const Call& c, const QuotaAsk& ask, bool keyed);
+  // caller's tenant over a quota, counting the writes in flight, unless it
+  // carries an idempotency key: then a hold naming the quota it is over.
+  // Within the quotas: a hold claiming `ask` (none when the tenant has no
+  // quota).
+  QuotaHold CheckQuota(const Call& c, const QuotaAsk& ask, bool keyed);
   // The result of a write that CheckQuota let through: a refusal by the
   // engine (replay_only, not a retry) is counted against quota `over`.
   template <typename T>
@@ -218,8 +249,9 @@ class Api {
   // What adding memories from `messages` asks for (one memory at least; the
   // bytes of the messages that are not system messages).
   static QuotaAsk MessagesAsk(const std::vector<MemoryMessage>& messages);
-  // Counts an accepted write until the next usage refresh.
-  void ChargeQuota(const std::string& tenant, const QuotaAsk& ask);
+  // What a memory add that asked for `ask` took: the memories it added (an
+  // inference may add several, or none), and the bytes asked for.
+  static QuotaAsk AddedAsk(const MemoryAddResult& r, const QuotaAsk& ask);
   ApiOptions::Quota QuotaOf(const std::string& tenant) const;
   // The quota and usage series of `tenant` ("" = every tenant with a quota or
   // a refusal).
@@ -233,6 +265,8 @@ class Api {
   };
   std::mutex quota_mu_;
   std::map<std::string, CachedUsage> usage_;                                // guarded by quota_mu_
+  std::map<std::string, QuotaAsk> in_flight_;  // claims of the writes under way, by tenant; guarded
+  std::map<std::string, QuotaAsk> charged_;    // every charge since the process started, by tenant; guarded
   std::map<std::pair<std::string, std::string>, std::int64_t> quota_refused_;  // (tenant, quota), guarded
   // Requests answered per tenant (route pattern, method, status): the series
   // a tenant's admin sees in /metrics.

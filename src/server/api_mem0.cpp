@@ -289,10 +289,10 @@ void Api::RegisterMem0(HttpServer& s) {
     o.idempotency_key = c.req.Header("idempotency-key");
     o.actor = Actor(c);
     const QuotaAsk ask = MessagesAsk(messages);
-    const std::string over = CheckQuota(c, ask, !o.idempotency_key.empty());
-    o.replay_only = !over.empty();
-    auto r = CheckWrite(engine().AddMemory(scope, messages, o), c, over);
-    if (!r.replayed) ChargeQuota(c.who.tenant, ask);
+    QuotaHold hold = CheckQuota(c, ask, !o.idempotency_key.empty());
+    o.replay_only = !hold.over().empty();
+    auto r = CheckWrite(engine().AddMemory(scope, messages, o), c, hold.over());
+    if (!r.replayed) hold.Charge(AddedAsk(r, ask));
     json out = json::array();
     for (const auto& e : r.results) {
       out.push_back({{"id", e.id}, {"event", e.event}, {"memory", e.memory}, {"data", {{"memory", e.memory}}}});

@@ -99,10 +99,10 @@ HttpResponse Api::AddMemory(Call& c) {
     }
   }
   const QuotaAsk ask = MessagesAsk(messages);
-  const std::string over = CheckQuota(c, ask, !o.idempotency_key.empty());
-  o.replay_only = !over.empty();
-  auto r = CheckWrite(engine().AddMemory(scope, messages, o), c, over);
-  if (!r.replayed) ChargeQuota(c.who.tenant, ask);
+  QuotaHold hold = CheckQuota(c, ask, !o.idempotency_key.empty());
+  o.replay_only = !hold.over().empty();
+  auto r = CheckWrite(engine().AddMemory(scope, messages, o), c, hold.over());
+  if (!r.replayed) hold.Charge(AddedAsk(r, ask));
   return Json(r.replayed ? 200 : 201, wire::ToJson(r));
 }
 
@@ -167,9 +167,9 @@ HttpResponse Api::UpdateMemory(Call& c) {
   }
   const MemoryScope scope = FactScope(c, false);
   const QuotaAsk ask{0, 0, u.text ? static_cast<std::int64_t>(u.text->size()) : 0};
-  CheckQuota(c, ask, false);
+  QuotaHold hold = CheckQuota(c, ask, false);
   auto item = Check(engine().UpdateMemory(scope, MemoryId(c), u));
-  ChargeQuota(c.who.tenant, ask);
+  hold.Charge();
   return Json(200, wire::ToJson(item));
 }
 

@@ -117,6 +117,9 @@ void Api::RegisterProxy(HttpServer& s) {
     Scope scope;
     std::string question;
     RetrievalResult memory;
+    // The exchange's claim on the quotas, held until it is admitted or not
+    // (shared: the stream's function is copied).
+    auto hold = std::make_shared<QuotaHold>();
     const bool with_memory = !user.empty();
     if (!with_memory) {
       headers.emplace_back("X-Engram-Memory", "off (no user: send the user field or X-Engram-User)");
@@ -139,7 +142,7 @@ void Api::RegisterProxy(HttpServer& s) {
       // The exchange will be admitted: a tenant at its quota is refused
       // before the model is asked.
       try {
-        CheckQuota(c, QuotaAsk{1, 0, static_cast<std::int64_t>(question.size())}, false);
+        *hold = CheckQuota(c, QuotaAsk{1, 0, static_cast<std::int64_t>(question.size())}, false);
       } catch (const ApiError& e) {
         HttpResponse r = OpenAiError(c, 429, "insufficient_quota", e.code, e.message);
         r.headers.emplace_back("Retry-After", "60");
@@ -175,7 +178,8 @@ void Api::RegisterProxy(HttpServer& s) {
     ++proxy_calls_;
 
     // After a complete answer with text: the exchange and its receipt.
-    auto admit = [this, with_memory, scope, question, items = memory.items, upstream](const PassthroughReply& reply) {
+    auto admit = [this, with_memory, scope, question, items = memory.items, upstream,
+                  hold](const PassthroughReply& reply) {
       if (!with_memory) return;
       if (!reply.complete || question.find_first_not_of(" \t\r\n") == std::string::npos ||
           reply.result.content.find_first_not_of(" \t\r\n") == std::string::npos) {
@@ -187,7 +191,7 @@ void Api::RegisterProxy(HttpServer& s) {
       turn.assistant_text = reply.result.content;
       auto r = engine().AdmitAnswer(scope, turn, items, "proxy:" + upstream->DefaultModel(), "");
       if (!r.ok()) ++proxy_admit_failures_;
-      else ChargeQuota(scope.tenant, TurnsAsk({turn}));
+      else hold->Charge(TurnsAsk({turn}));
     };
 
     PassthroughRequest req;

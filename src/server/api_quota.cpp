@@ -4,6 +4,7 @@
 // seen) plus what this process accepted since. A write over a quota is
 // refused whole; nothing stored is ever dropped to make room.
 #include <algorithm>
+#include <utility>
 
 #include "server/api.hpp"
 
@@ -27,53 +28,114 @@ ApiOptions::Quota Api::QuotaOf(const std::string& tenant) const {
   return it != options_.tenant_quotas.end() ? it->second : options_.quota;
 }
 
-std::string Api::CheckQuota(const Call& c, const QuotaAsk& ask, bool keyed) {
+Api::QuotaHold Api::CheckQuota(const Call& c, const QuotaAsk& ask, bool keyed) {
   const ApiOptions::Quota q = QuotaOf(c.who.tenant);
-  if (q.turns <= 0 && q.memories <= 0 && q.bytes <= 0) return "";
+  if (q.turns <= 0 && q.memories <= 0 && q.bytes <= 0) return QuotaHold();
   const auto now = std::chrono::steady_clock::now();
-  TenantUsage stored;
-  QuotaAsk since;
   bool fresh = false;
+  QuotaAsk charged_before;  // this process's charges before the store is read
   {
     std::lock_guard<std::mutex> lock(quota_mu_);
     auto it = usage_.find(c.who.tenant);
-    if (it != usage_.end() &&
-        std::chrono::duration_cast<std::chrono::milliseconds>(now - it->second.at).count() < kUsageMaxAgeMs) {
-      stored = it->second.stored;
-      since = it->second.since;
-      fresh = true;
-    }
+    fresh = it != usage_.end() &&
+            std::chrono::duration_cast<std::chrono::milliseconds>(now - it->second.at).count() < kUsageMaxAgeMs;
+    charged_before = charged_[c.who.tenant];
   }
   if (!fresh) {  // read outside the lock: a slow store delays only this tenant's writers
-    stored = Check(engine().GetTenantUsage(c.who.tenant));
+    const TenantUsage stored = Check(engine().GetTenantUsage(c.who.tenant));
     std::lock_guard<std::mutex> lock(quota_mu_);
-    usage_[c.who.tenant] = CachedUsage{stored, QuotaAsk{}, now};
+    // What was charged while the store was read may be missing from what was
+    // read: it counts on top (twice at worst, until the next read).
+    const QuotaAsk& charged = charged_[c.who.tenant];
+    usage_[c.who.tenant] = CachedUsage{stored,
+                                       QuotaAsk{charged.turns - charged_before.turns,
+                                                charged.memories - charged_before.memories,
+                                                charged.bytes - charged_before.bytes},
+                                       now};
   }
-  const std::int64_t turns = stored.turns + since.turns, memories = stored.memories + since.memories,
-                     bytes = stored.bytes + since.bytes;
-  // Memories: an inferred add may extract more than one fact, so a memory
-  // write is refused once the tenant is at its limit (it may end one
-  // request's facts over it); turns and bytes are known before the write.
+  // The check and the claim are one step under the lock: a write in flight
+  // (claimed, not yet stored or let go) counts as if it were stored.
   const char* over = nullptr;
   std::string detail;
-  if (q.turns > 0 && ask.turns > 0 && turns + ask.turns > q.turns) {
-    over = "turns";
-    detail = std::to_string(turns) + " of " + std::to_string(q.turns) + " turns stored, this request adds " +
-             std::to_string(ask.turns);
-  } else if (q.memories > 0 && ask.memories > 0 && memories >= q.memories) {
-    over = "memories";
-    detail = std::to_string(memories) + " of " + std::to_string(q.memories) + " memories stored";
-  } else if (q.bytes > 0 && ask.bytes > 0 && bytes + ask.bytes > q.bytes) {
-    over = "bytes";
-    detail = HumanBytes(bytes) + " of " + HumanBytes(q.bytes) + " of text stored, this request adds " +
-             HumanBytes(ask.bytes);
+  {
+    std::lock_guard<std::mutex> lock(quota_mu_);
+    const CachedUsage& u = usage_[c.who.tenant];
+    const QuotaAsk& flying = in_flight_[c.who.tenant];
+    const std::int64_t turns = u.stored.turns + u.since.turns + flying.turns,
+                       memories = u.stored.memories + u.since.memories + flying.memories,
+                       bytes = u.stored.bytes + u.since.bytes + flying.bytes;
+    // Memories: an inferred add may extract more than one fact, so a memory
+    // write is refused once the tenant is at its limit (it may end one
+    // request's facts over it); turns and bytes are known before the write.
+    if (q.turns > 0 && ask.turns > 0 && turns + ask.turns > q.turns) {
+      over = "turns";
+      detail = std::to_string(turns) + " of " + std::to_string(q.turns) + " turns stored, this request adds " +
+               std::to_string(ask.turns);
+    } else if (q.memories > 0 && ask.memories > 0 && memories >= q.memories) {
+      over = "memories";
+      detail = std::to_string(memories) + " of " + std::to_string(q.memories) + " memories stored";
+    } else if (q.bytes > 0 && ask.bytes > 0 && bytes + ask.bytes > q.bytes) {
+      over = "bytes";
+      detail = HumanBytes(bytes) + " of " + HumanBytes(q.bytes) + " of text stored, this request adds " +
+               HumanBytes(ask.bytes);
+    }
+    if (!over) {
+      QuotaAsk& claim = in_flight_[c.who.tenant];
+      claim.turns += ask.turns;
+      claim.memories += ask.memories;
+      claim.bytes += ask.bytes;
+      return QuotaHold(this, c.who.tenant, ask, "");
+    }
   }
-  if (!over) return "";
-  if (keyed) return over;  // the engine answers a retry, and refuses anything new
+  if (keyed) return QuotaHold(nullptr, "", QuotaAsk{}, over);  // the engine answers a retry, and refuses anything new
   CountQuotaRefusal(c.who.tenant, over);
   Throw(429, "quota_exceeded",
         std::string("tenant \"") + c.who.tenant + "\" is at its " + over + " quota (" + detail +
             "); nothing was stored. Delete or purge memories, or ask the operator for a larger quota");
+}
+
+Api::QuotaHold& Api::QuotaHold::operator=(QuotaHold&& o) noexcept {
+  if (this != &o) {
+    Release();
+    api_ = std::exchange(o.api_, nullptr);
+    tenant_ = std::move(o.tenant_);
+    ask_ = o.ask_;
+    over_ = std::move(o.over_);
+  }
+  return *this;
+}
+
+void Api::QuotaHold::Release() {
+  if (!api_) return;
+  std::lock_guard<std::mutex> lock(api_->quota_mu_);
+  auto it = api_->in_flight_.find(tenant_);
+  if (it != api_->in_flight_.end()) {
+    it->second.turns -= ask_.turns;
+    it->second.memories -= ask_.memories;
+    it->second.bytes -= ask_.bytes;
+    if (it->second.turns <= 0 && it->second.memories <= 0 && it->second.bytes <= 0) api_->in_flight_.erase(it);
+  }
+  api_ = nullptr;
+}
+
+void Api::QuotaHold::Charge(const QuotaAsk& stored) {
+  if (!api_) return;
+  {
+    // Counted as accepted until the next usage refresh (which reads it from
+    // the store); no usage read yet: the next check reads the store.
+    std::lock_guard<std::mutex> lock(api_->quota_mu_);
+    QuotaAsk& total = api_->charged_[tenant_];
+    total.turns += stored.turns;
+    total.memories += stored.memories;
+    total.bytes += stored.bytes;
+    auto it = api_->usage_.find(tenant_);
+    if (it != api_->usage_.end()) {
+      it->second.since.turns += stored.turns;
+      it->second.since.memories += stored.memories;
+      it->second.since.bytes += stored.bytes;
+    }
+  }
+  Release();
 }
 
 Api::QuotaAsk Api::TurnsAsk(const std::vector<TurnInput>& turns) {
@@ -92,18 +154,15 @@ Api::QuotaAsk Api::MessagesAsk(const std::vector<MemoryMessage>& messages) {
   return ask;
 }
 
+Api::QuotaAsk Api::AddedAsk(const MemoryAddResult& r, const QuotaAsk& ask) {
+  QuotaAsk took{0, 0, ask.bytes};
+  for (const auto& e : r.results) took.memories += e.event == "ADD" ? 1 : 0;
+  return took;
+}
+
 void Api::CountQuotaRefusal(const std::string& tenant, const std::string& quota) {
   std::lock_guard<std::mutex> lock(quota_mu_);
   ++quota_refused_[{tenant, quota}];
-}
-
-void Api::ChargeQuota(const std::string& tenant, const QuotaAsk& ask) {
-  std::lock_guard<std::mutex> lock(quota_mu_);
-  auto it = usage_.find(tenant);
-  if (it == usage_.end()) return;  // no quota read yet: the next check reads the store
-  it->second.since.turns += ask.turns;
-  it->second.since.memories += ask.memories;
-  it->second.since.bytes += ask.bytes;
 }
 
 void Api::CountTenantRequest(const std::string& tenant, const std::string& route, const std::string& method,

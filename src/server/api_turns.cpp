@@ -112,11 +112,11 @@ HttpResponse Api::AddTurns(Call& c) {
   CheckArgs(k);
   if (options.idempotency_key.empty()) options.idempotency_key = c.req.Header("idempotency-key");
   const QuotaAsk ask = TurnsAsk(turns);
-  const std::string over = CheckQuota(c, ask, !options.idempotency_key.empty());
-  options.replay_only = !over.empty();
-  auto admitted = CheckWrite(engine().AddTurns(scope, turns, options), c, over);  // one transaction: all or nothing
+  QuotaHold hold = CheckQuota(c, ask, !options.idempotency_key.empty());
+  options.replay_only = !hold.over().empty();
+  auto admitted = CheckWrite(engine().AddTurns(scope, turns, options), c, hold.over());  // one transaction: all or nothing
   const bool replayed = !admitted.empty() && admitted.front().replayed;
-  if (!replayed) ChargeQuota(c.who.tenant, ask);
+  if (!replayed) hold.Charge();
   json out = json::array();
   for (const auto& r : admitted) {
     out.push_back({{"turn_id", r.turn_id}, {"seq", r.seq}, {"promotion_pending", r.promotion_pending}});
@@ -194,10 +194,11 @@ HttpResponse Api::Chat(Call& c) {
   const Scope scope = TurnScope(c);
   // An admitted exchange counts against the quotas (the answer's size is not
   // known before: the question's is checked, the whole exchange charged).
-  if (o.admit) CheckQuota(c, QuotaAsk{1, 0, static_cast<std::int64_t>(message.size())}, false);
+  QuotaHold hold;
+  if (o.admit) hold = CheckQuota(c, QuotaAsk{1, 0, static_cast<std::int64_t>(message.size())}, false);
   if (!stream) {
     ChatReply reply = Check(engine().Chat(scope, message, o));
-    if (o.admit) ChargeQuota(c.who.tenant, QuotaAsk{1, 0, static_cast<std::int64_t>(message.size() + reply.answer.size())});
+    hold.Charge(QuotaAsk{1, 0, static_cast<std::int64_t>(message.size() + reply.answer.size())});
     return Json(200, ChatJson(reply));
   }
   if (!chat_model_) {  // the answer the engine gives without streaming, before the stream starts
@@ -209,10 +210,13 @@ HttpResponse Api::Chat(Call& c) {
   r.content_type = "text/event-stream";
   Engine* e = engine_.load();
   const std::string request_id = c.req.request_id;
-  r.stream = [e, scope, message, o, request_id](const StreamWriter& write) mutable {
+  // The claim lasts as long as the stream (the stream's function is copied).
+  auto held = std::make_shared<QuotaHold>(std::move(hold));
+  r.stream = [e, scope, message, o, request_id, held](const StreamWriter& write) mutable {
     o.on_delta = [&write](std::string_view d) { write(Event("delta", {{"text", std::string(d)}})); };
     auto reply = e->Chat(scope, message, o);
     if (reply.ok()) {
+      held->Charge(QuotaAsk{1, 0, static_cast<std::int64_t>(message.size() + reply->answer.size())});
       write(Event("done", ChatJson(*reply)));
       return;
     }
@@ -285,7 +289,8 @@ HttpResponse Api::Import(Call& c) {
     ask.memories += 1;
     ask.bytes += static_cast<std::int64_t>(m.message.content.size());
   }
-  const std::string over = CheckQuota(c, ask, !key.empty());
+  QuotaHold hold = CheckQuota(c, ask, !key.empty());
+  const std::string& over = hold.over();
   const bool replay_only = !over.empty();
   json out = json::array();
   std::size_t turns = 0;
@@ -310,7 +315,7 @@ HttpResponse Api::Import(Call& c) {
     auto r = CheckWrite(engine().AddMemory(m.scope, {m.message}, m.options), c, over);
     for (const auto& e : r.results) added += e.event == "NOOP" ? 0 : 1;
   }
-  if (!replayed) ChargeQuota(c.who.tenant, ask);
+  if (!replayed) hold.Charge();
   return Json(replayed ? 200 : 201, {{"scopes", out}, {"turns", turns}, {"memories_added", added}});
 }
 

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -145,6 +147,61 @@ TEST_F(ServerLimits, MemoryAndByteQuotas) {
   auto big = Post(small, "/v1/turns", {{"user", "u"}, {"turns", Turns(1, "b", 600)}});
   EXPECT_EQ(big->status, 429) << big->body;
   EXPECT_NE(Body(big)["error"]["message"].get<std::string>().find("1 KiB"), std::string::npos) << big->body;
+}
+
+// Requests in flight at once cannot pass a quota together: the check and the
+// claim are one step, so exactly the limit is stored and the rest refused.
+TEST_F(ServerLimits, ParallelWritesStopExactlyAtTheQuota) {
+  Start({"--quota-memories", "10", "--quota-turns", "12", "--threads", "16"});
+  const std::string acme = CreateKey("acme", "write");
+  auto fire = [&](int n, const std::function<httplib::Result(int)>& send) {
+    std::vector<int> statuses(n, 0);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] {
+        auto r = send(i);
+        statuses[i] = r ? r->status : 0;
+      });
+    }
+    for (auto& t : threads) t.join();
+    std::map<int, int> by_status;
+    for (int s : statuses) ++by_status[s];
+    return by_status;
+  };
+  auto memories = fire(40, [&](int i) {
+    return Post(acme, "/v1/memories",
+                {{"user", "ann"}, {"text", "Ann's locker number " + std::to_string(i) + " is blue"}, {"infer", false}});
+  });
+  EXPECT_EQ(memories[201], 10) << "created";
+  EXPECT_EQ(memories[429], 30) << "refused";
+  auto list = Get(acme, "/v1/memories?user=ann&limit=100");
+  ASSERT_EQ(list->status, 200);
+  EXPECT_EQ(Body(list)["results"].size(), 10u);
+
+  auto turns = fire(30, [&](int i) {
+    return Post(acme, "/v1/turns", {{"user", "bo"}, {"turns", Turns(1, "kites " + std::to_string(i))}});
+  });
+  EXPECT_EQ(turns[201], 12) << "admitted";
+  EXPECT_EQ(turns[429], 18) << "refused";
+  EXPECT_EQ(TurnsAdmitted(acme, "bo"), 12);
+}
+
+// A write that fails lets its claim go: it does not keep the next one out.
+TEST_F(ServerLimits, AFailedWriteLetsItsQuotaClaimGo) {
+  Start({"--quota-bytes", "1K"});
+  const std::string acme = CreateKey("acme", "write");
+  const std::string text(900, 'k');
+  for (int i = 0; i < 3; ++i) {
+    auto missing = server_->Client(acme)->Patch("/v1/memories/00000000-0000-4000-8000-000000000000",
+                                                json({{"user", "ann"}, {"text", text}}).dump(), "application/json");
+    ASSERT_TRUE(missing);
+    EXPECT_EQ(missing->status, 404) << missing->body;
+  }
+  auto fits = Post(acme, "/v1/turns", {{"user", "ann"}, {"turns", Turns(1, "a", 900)}});
+  ASSERT_TRUE(fits);
+  EXPECT_EQ(fits->status, 201) << fits->body;
+  auto over = Post(acme, "/v1/turns", {{"user", "ann"}, {"turns", Turns(1, "b", 200)}});
+  EXPECT_EQ(over->status, 429) << over->body;
 }
 
 TEST_F(ServerLimits, BadQuotaFlagsAreUsageErrors) {
