@@ -180,6 +180,11 @@ class Engine {
                                           const MemoryUpdate& update) = 0;
   // Tombstone: hidden everywhere, history keeps the text.
   virtual Status DeleteMemory(const MemoryScope& scope, const std::string& id, const std::string& actor) = 0;
+  // Updates and deletes in one transaction: all of them or none (a missing
+  // memory, a bad text or a memory named twice fails the batch, naming
+  // `memories[i]`). The items after the changes, in order (a deleted one as
+  // it was, with status "deleted").
+  virtual Result<std::vector<MemoryItem>> ChangeMemories(const std::vector<MemoryChange>& changes) = 0;
   // Deletes every live memory of the scope (exactly it, or with narrower
   // ones when asked); returns how many.
   virtual Result<std::int64_t> DeleteAllMemories(const MemoryScope& scope, const std::string& actor) = 0;

@@ -150,6 +150,15 @@ struct MemoryUpdate {
   std::string actor;
 };
 
+// One change of a batch (Engine::ChangeMemories): `update` applied to the
+// memory, or the memory deleted (`remove`; the actor is update.actor).
+struct MemoryChange {
+  MemoryScope scope;
+  std::string id;
+  MemoryUpdate update;
+  bool remove = false;
+};
+
 struct MemoryHistoryEvent {
   std::string id;
   std::int64_t version = 1;

@@ -2,6 +2,7 @@
 // work (extraction, embeddings) happens before the writer lock; each write
 // operation is then one transaction on the writer connection.
 #include <algorithm>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -267,71 +268,116 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
 
 Result<MemoryItem> EngineImpl::UpdateMemory(const MemoryScope& scope, const std::string& id,
                                             const MemoryUpdate& u) {
-  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
-  ENGRAM_RETURN_IF_ERROR(memory::ValidateIdText(u.actor, "actor"));
-  if (!u.text && !u.metadata && !u.expires_at && !u.clear_expiry) {
-    return Status::InvalidArgument("update: give text, metadata or an expiry");
-  }
-  if (u.expires_at && u.clear_expiry) return Status::InvalidArgument("expires_at: cannot both set and clear");
-  ENGRAM_RETURN_IF_ERROR(CheckExpiry(u.expires_at));
-  std::optional<std::string> text, metadata;
-  Vector emb;
-  if (u.text) {
-    ENGRAM_RETURN_IF_ERROR(CheckText(*u.text, "text"));
-    text = Trim(*u.text);
-    ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
-    ENGRAM_ASSIGN_OR_RETURN(auto v, EmbedderForTenant(embedder_.get(), scope.tenant)->Embed({*text}));
-    emb = std::move(v.front());
-  }
-  if (u.metadata) {
-    ENGRAM_ASSIGN_OR_RETURN(std::string m, facts::CheckMetadata(*u.metadata));
-    metadata = m;
-  }
-  std::lock_guard<std::mutex> lock(writer_mu_);
-  sql::Db* db = writer_.get();
-  ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
-  const TimeMs now = deps_.clock->NowMs();
-  ENGRAM_ASSIGN_OR_RETURN(auto row, facts::FindMemory(db, scope, id, now));
-  if (!row || row->item.status != "live") return Status::NotFound("memory " + id + " (in this scope)");
-  facts::WriteContext ctx{db, row->scope_id, ScopeOf(row->item), facts::RowScope(ScopeOf(row->item)), now,
-                          lineage::NewRunId(), u.actor.empty() ? "api" : u.actor, config_.source_version,
-                          "input", config_.fact_near_duplicate};
-  ENGRAM_ASSIGN_OR_RETURN(auto vectors, WriterFactVectors(db, row->scope_id));
-  facts::FactChanges changes;
-  ctx.vectors = vectors.get();
-  ctx.changes = &changes;
-  facts::VersionChange ch;
-  ch.text = text;
-  ch.embedding = text ? &emb : nullptr;
-  ch.metadata = metadata;
-  if (u.expires_at) ch.expires_at = std::optional<TimeMs>(*u.expires_at);
-  if (u.clear_expiry) ch.expires_at = std::optional<TimeMs>();
-  ENGRAM_RETURN_IF_ERROR(facts::NewVersion(ctx, *row, ch).status());
-  ENGRAM_ASSIGN_OR_RETURN(auto now_row, facts::FindMemory(db, scope, id, now));
-  ENGRAM_RETURN_IF_ERROR(txn->Commit());
-  ENGRAM_RETURN_IF_ERROR(PublishFactVectors(db, *vectors, changes));
-  if (!now_row) return Status::Internal("updated memory not found");
-  return now_row->item;
+  ENGRAM_ASSIGN_OR_RETURN(auto items, ChangeMemories({MemoryChange{scope, id, u, false}}));
+  return std::move(items.front());
 }
 
 Status EngineImpl::DeleteMemory(const MemoryScope& scope, const std::string& id, const std::string& actor) {
-  ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, false));
-  ENGRAM_RETURN_IF_ERROR(memory::ValidateIdText(actor, "actor"));
+  MemoryUpdate u;
+  u.actor = actor;
+  return ChangeMemories({MemoryChange{scope, id, u, true}}).status();
+}
+
+Result<std::vector<MemoryItem>> EngineImpl::ChangeMemories(const std::vector<MemoryChange>& changes) {
+  // A batch's errors name the change (`memories[i]: ...`); one change's do not.
+  auto at = [&](std::size_t i, const Status& st) {
+    return changes.size() == 1 ? st
+                               : Status(st.code(), "memories[" + std::to_string(i) + "]: " + st.message());
+  };
+  // Everything is checked, and every new text embedded, before the writer
+  // lock is taken.
+  struct Prepared {
+    std::optional<std::string> text, metadata;
+    Vector embedding;
+  };
+  std::vector<Prepared> prepared(changes.size());
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const MemoryChange& c = changes[i];
+    const MemoryUpdate& u = c.update;
+    Prepared& p = prepared[i];
+    Status st = facts::ValidateMemoryScope(c.scope, false);
+    if (st.ok()) st = memory::ValidateIdText(u.actor, "actor");
+    if (st.ok() && !c.remove) {
+      if (!u.text && !u.metadata && !u.expires_at && !u.clear_expiry) {
+        st = Status::InvalidArgument("update: give text, metadata or an expiry");
+      } else if (u.expires_at && u.clear_expiry) {
+        st = Status::InvalidArgument("expires_at: cannot both set and clear");
+      } else {
+        st = CheckExpiry(u.expires_at);
+      }
+      if (st.ok() && u.text) {
+        st = CheckText(*u.text, "text");
+        if (st.ok()) {
+          p.text = Trim(*u.text);
+          st = RequireEmbedder();
+        }
+        if (st.ok()) {
+          auto v = EmbedderForTenant(embedder_.get(), c.scope.tenant)->Embed({*p.text});
+          if (v.ok()) p.embedding = std::move(v->front());
+          else st = v.status();
+        }
+      }
+      if (st.ok() && u.metadata) {
+        auto m = facts::CheckMetadata(*u.metadata);
+        if (m.ok()) p.metadata = std::move(*m);
+        else st = m.status();
+      }
+    }
+    if (!st.ok()) return at(i, st);
+    for (std::size_t j = 0; j < i; ++j) {
+      if (changes[j].id == c.id) {
+        return at(i, Status::InvalidArgument("memory " + c.id + " is named twice (also memories[" +
+                                             std::to_string(j) + "]); nothing was changed"));
+      }
+    }
+  }
   std::lock_guard<std::mutex> lock(writer_mu_);
   sql::Db* db = writer_.get();
   ENGRAM_ASSIGN_OR_RETURN(auto txn, sql::Txn::Begin(db));
   const TimeMs now = deps_.clock->NowMs();
-  ENGRAM_ASSIGN_OR_RETURN(auto row, facts::FindMemory(db, scope, id, now));
-  if (!row || row->item.status != "live") return Status::NotFound("memory " + id + " (in this scope)");
-  facts::WriteContext ctx{db, row->scope_id, ScopeOf(row->item), facts::RowScope(ScopeOf(row->item)), now,
-                          lineage::NewRunId(), actor.empty() ? "api" : actor, config_.source_version,
-                          "input", config_.fact_near_duplicate};
-  ENGRAM_ASSIGN_OR_RETURN(auto vectors, WriterFactVectors(db, row->scope_id));
-  facts::FactChanges changes;
-  ctx.changes = &changes;
-  ENGRAM_RETURN_IF_ERROR(facts::DeleteFact(ctx, *row));
+  // The fact vectors of each identity the batch touches, published after the commit.
+  struct Touched {
+    std::shared_ptr<const facts::FactVectors> vectors;
+    facts::FactChanges changes;
+  };
+  std::map<std::int64_t, Touched> touched;
+  std::vector<MemoryItem> out;
+  const std::string run_id = lineage::NewRunId();
+  for (std::size_t i = 0; i < changes.size(); ++i) {
+    const MemoryChange& c = changes[i];
+    ENGRAM_ASSIGN_OR_RETURN(auto row, facts::FindMemory(db, c.scope, c.id, now));
+    if (!row || row->item.status != "live") return at(i, Status::NotFound("memory " + c.id + " (in this scope)"));
+    Touched& t = touched[row->scope_id];
+    if (!t.vectors) {
+      ENGRAM_ASSIGN_OR_RETURN(t.vectors, WriterFactVectors(db, row->scope_id));
+    }
+    facts::WriteContext ctx{db, row->scope_id, ScopeOf(row->item), facts::RowScope(ScopeOf(row->item)), now,
+                            run_id, c.update.actor.empty() ? "api" : c.update.actor, config_.source_version,
+                            "input", config_.fact_near_duplicate};
+    ctx.changes = &t.changes;
+    if (c.remove) {
+      if (Status st = facts::DeleteFact(ctx, *row); !st.ok()) return at(i, st);
+      MemoryItem gone = row->item;
+      gone.status = "deleted";
+      out.push_back(std::move(gone));
+      continue;
+    }
+    const Prepared& p = prepared[i];
+    ctx.vectors = t.vectors.get();
+    facts::VersionChange ch;
+    ch.text = p.text;
+    ch.embedding = p.text ? &p.embedding : nullptr;
+    ch.metadata = p.metadata;
+    if (c.update.expires_at) ch.expires_at = std::optional<TimeMs>(*c.update.expires_at);
+    if (c.update.clear_expiry) ch.expires_at = std::optional<TimeMs>();
+    if (Status st = facts::NewVersion(ctx, *row, ch).status(); !st.ok()) return at(i, st);
+    ENGRAM_ASSIGN_OR_RETURN(auto now_row, facts::FindMemory(db, c.scope, c.id, now));
+    if (!now_row) return Status::Internal("updated memory not found");
+    out.push_back(std::move(now_row->item));
+  }
   ENGRAM_RETURN_IF_ERROR(txn->Commit());
-  return PublishFactVectors(db, *vectors, changes);
+  for (auto& [scope_id, t] : touched) ENGRAM_RETURN_IF_ERROR(PublishFactVectors(db, *t.vectors, t.changes));
+  return out;
 }
 
 Result<std::int64_t> EngineImpl::DeleteAllMemories(const MemoryScope& scope, const std::string& actor) {

@@ -76,6 +76,7 @@ class EngineImpl final : public Engine {
   Result<MemoryItem> UpdateMemory(const MemoryScope& scope, const std::string& id,
                                   const MemoryUpdate& update) override;
   Status DeleteMemory(const MemoryScope& scope, const std::string& id, const std::string& actor) override;
+  Result<std::vector<MemoryItem>> ChangeMemories(const std::vector<MemoryChange>& changes) override;
   Result<std::int64_t> DeleteAllMemories(const MemoryScope& scope, const std::string& actor) override;
   Result<MemoryPurgeResult> PurgeMemory(const MemoryScope& scope, const std::string& id) override;
   Result<MemoryPurgeResult> PurgeMemories(const MemoryScope& scope) override;

@@ -403,7 +403,9 @@ void Api::RegisterMem0(HttpServer& s) {
       Throw(400, "invalid_argument", "nothing to update: give text, metadata or expiration_date", "text");
     }
     const MemoryScope scope = located(c);
+    QuotaHold hold = CheckQuota(c, QuotaAsk{0, 0, u.text ? static_cast<std::int64_t>(u.text->size()) : 0}, false);
     HttpResponse resp = Json(200, Mem0Memory(Check(engine().UpdateMemory(scope, c.req.params.at(0), u))));
+    hold.Charge();
     NoteIgnored(&resp, body, ignorable);
     return resp;
   }, kWriteBodyBytes);
@@ -496,8 +498,8 @@ void Api::RegisterMem0(HttpServer& s) {
   Add(s, "DELETE", "/mem0/v2/entities/{type}/{name}/", Role::kWrite, false, delete_entity);
   Add(s, "DELETE", "/mem0/v1/entities/{type}/{name}/", Role::kWrite, false, delete_entity);
 
-  // batchUpdate / batchDelete: each memory in its own transaction, after
-  // every id was found (an unknown id fails the batch before any change).
+  // batchUpdate / batchDelete: one transaction, all or nothing (an unknown
+  // id, a bad text or an id named twice fails the batch, naming the entry).
   auto batch = [this, located](Call& c, bool update) {
     const json body = BodyOf(c);
     auto it = body.find("memories");
@@ -507,7 +509,8 @@ void Api::RegisterMem0(HttpServer& s) {
                 (update ? ", text}" : "}"),
             "memories");
     }
-    std::vector<std::pair<MemoryScope, const json*>> todo;
+    std::vector<MemoryChange> todo;
+    QuotaAsk ask;
     for (std::size_t i = 0; i < it->size(); ++i) {
       const json& m = (*it)[i];
       const std::string at = "memories[" + std::to_string(i) + "]";
@@ -519,19 +522,24 @@ void Api::RegisterMem0(HttpServer& s) {
       HttpRequest one = c.req;
       one.params = {m["memory_id"].get<std::string>()};
       Call probe{one, c.who, json::object()};
-      todo.emplace_back(located(probe), &m);
-    }
-    for (const auto& [scope, m] : todo) {
-      const std::string id = (*m)["memory_id"].get<std::string>();
-      if (update) {
-        MemoryUpdate u;
-        u.text = (*m)["text"].get<std::string>();
-        u.actor = Actor(c);
-        Check(engine().UpdateMemory(scope, id, u));
-      } else {
-        Check(engine().DeleteMemory(scope, id, Actor(c)));
+      MemoryChange change;
+      try {
+        change.scope = located(probe);
+      } catch (const ApiError& e) {
+        Throw(e.status, e.code, at + ": " + e.message, "memories");
       }
+      change.id = one.params.front();
+      change.remove = !update;
+      change.update.actor = Actor(c);
+      if (update) {
+        change.update.text = m["text"].get<std::string>();
+        ask.bytes += static_cast<std::int64_t>(change.update.text->size());
+      }
+      todo.push_back(std::move(change));
     }
+    QuotaHold hold = CheckQuota(c, ask, false);
+    Check(engine().ChangeMemories(todo));
+    hold.Charge();
     const std::string n = std::to_string(todo.size());
     return Json(200, {{"message", (update ? "Successfully updated " : "Successfully deleted ") + n + " memories"}});
   };

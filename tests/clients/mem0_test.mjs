@@ -125,6 +125,20 @@ try {
 
   // batch update / delete.
   const ids = [...seen].slice(0, 3);
+  const before = (await acme.get(ids[0])).memory;
+  // A batch is all or nothing: an unknown id, an id named twice or an
+  // empty text anywhere in it changes no memory, and the error names the entry.
+  await rejects(acme.batchUpdate([{ memoryId: ids[0], text: "half done" }, { memoryId: "m_0000000000000000", text: "x" }]),
+                "a batch update with an unknown id is refused", (e) => /memories\[1\]/.test(e.message));
+  await rejects(acme.batchUpdate([{ memoryId: ids[0], text: "once" }, { memoryId: ids[0], text: "twice" }]),
+                "a batch update naming one id twice is refused", (e) => e.name === "ValidationError" && /twice/.test(e.message));
+  await rejects(acme.batchUpdate([{ memoryId: ids[0], text: "fine" }, { memoryId: ids[1], text: "   " }]),
+                "a batch update with an empty text is refused", (e) => e.name === "ValidationError" && /memories\[1\]/.test(e.message));
+  check((await acme.get(ids[0])).memory === before, "a refused batch update changed nothing");
+  check((await acme.history(ids[0])).length === 1, "a refused batch update wrote no history");
+  await rejects(acme.batchDelete([ids[0], ids[1], "m_0000000000000000"]), "a batch delete with an unknown id is refused",
+                (e) => /memories\[2\]/.test(e.message));
+  check((await acme.getAll({ filters: { user_id: "bob" } })).count === 120, "a refused batch delete deleted nothing");
   await acme.batchUpdate(ids.map((id) => ({ memoryId: id, text: `rewritten ${id}` })));
   check((await acme.get(ids[0])).memory === `rewritten ${ids[0]}`, "batchUpdate changed the text");
   await acme.batchDelete(ids);

@@ -140,6 +140,64 @@ TEST_F(MemoryApiTest, PaginationIsStableWhileMemoriesChange) {
 }
 
 // Scans every table of the store and the file bytes for a text.
+
+// A batch of changes is one transaction over several identities: a bad entry
+// anywhere leaves every memory as it was; a good batch is searchable at once.
+TEST_F(MemoryApiTest, ABatchOfChangesIsAllOrNothing) {
+  auto e = Open();
+  const std::string violin = Add(*e, "Alice practises the violin on Sundays");
+  MemoryAddOptions raw;
+  raw.infer = false;
+  auto bob_add = e->AddMemoryText(User("bob"), "Bob grows tomatoes on his balcony", raw);
+  ASSERT_TRUE(bob_add.ok() && bob_add->results.size() == 1);
+  const std::string tomatoes = bob_add->results.front().id;
+  auto change = [](const std::string& user, const std::string& id, std::optional<std::string> text) {
+    MemoryChange c;
+    c.scope = User(user);
+    c.id = id;
+    c.update.text = std::move(text);
+    c.remove = !c.update.text;
+    return c;
+  };
+  auto text_of = [&](const std::string& user, const std::string& id) {
+    auto r = e->GetMemory(User(user), id);
+    return r.ok() ? r->memory : r.status().ToString();
+  };
+  const std::string cello = "Alice practises the cello on Mondays";
+  struct Bad {
+    std::vector<MemoryChange> batch;
+    StatusCode code;
+    std::string names;
+  };
+  const std::vector<Bad> bad = {
+      {{change("alice", violin, cello), change("bob", "m_0000000000000000", "x")}, StatusCode::kNotFound, "memories[1]"},
+      {{change("alice", violin, cello), change("bob", tomatoes, "   ")}, StatusCode::kInvalidArgument, "memories[1]"},
+      {{change("alice", violin, cello), change("alice", violin, std::nullopt)}, StatusCode::kInvalidArgument, "twice"},
+      {{change("bob", tomatoes, std::nullopt), change("bob", violin, std::nullopt)}, StatusCode::kNotFound,
+       "memories[1]"},  // another identity's memory is not found
+  };
+  for (const Bad& b : bad) {
+    auto r = e->ChangeMemories(b.batch);
+    ASSERT_FALSE(r.ok()) << b.names;
+    EXPECT_EQ(r.status().code(), b.code) << r.status().ToString();
+    EXPECT_NE(r.status().message().find(b.names), std::string::npos) << r.status().ToString();
+    EXPECT_EQ(text_of("alice", violin), "Alice practises the violin on Sundays");
+    EXPECT_EQ(text_of("bob", tomatoes), "Bob grows tomatoes on his balcony");
+    EXPECT_EQ(e->MemoryHistory(User("alice"), violin)->size(), 1u);
+  }
+  auto ok = e->ChangeMemories({change("alice", violin, cello), change("bob", tomatoes, std::nullopt)});
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  ASSERT_EQ(ok->size(), 2u);
+  EXPECT_EQ((*ok)[0].memory, cello);
+  EXPECT_EQ((*ok)[0].version, 2);
+  EXPECT_EQ((*ok)[1].status, "deleted");
+  EXPECT_EQ(text_of("alice", violin), cello);
+  EXPECT_EQ(e->GetMemory(User("bob"), tomatoes).status().code(), StatusCode::kNotFound);
+  auto found = e->SearchMemories(User("alice"), "cello Mondays", {});
+  ASSERT_TRUE(found.ok() && !found->empty());
+  EXPECT_EQ(found->front().id, violin);
+  EXPECT_TRUE(e->SearchMemories(User("bob"), "tomatoes balcony", {})->empty());
+}
 std::int64_t Occurrences(const std::string& db_path, const std::string& needle) {
   if (testing::OnPostgres()) return testing::PgOccurrences(testing::StoreAt(db_path), needle);
   sqlite3* db = nullptr;
