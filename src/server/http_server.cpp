@@ -56,7 +56,6 @@
 #include <mutex>
 #include <optional>
 #include <random>
-#include <regex>
 #include <thread>
 
 namespace engram::server {
@@ -98,22 +97,50 @@ std::string Size(std::size_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
-// "/v1/memories/{id}" -> "/v1/memories/([^/]+)" (other characters literal).
-std::string PathPattern(const std::string& path) {
+// A path split at '/' ("/v1/memories/x" -> "", "v1", "memories", "x").
+std::vector<std::string> SplitPath(std::string_view path) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0;;) {
+    const std::size_t slash = path.find('/', start);
+    out.emplace_back(path.substr(start, slash == std::string_view::npos ? std::string_view::npos : slash - start));
+    if (slash == std::string_view::npos) return out;
+    start = slash + 1;
+  }
+}
+
+int HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Percent-decodes a path segment (%XX; a '%' not followed by two hex digits
+// stays as it is, and so does '+').
+std::string DecodeSegment(std::string_view s) {
   std::string out;
-  for (std::size_t i = 0; i < path.size(); ++i) {
-    if (path[i] == '{') {
-      std::size_t end = path.find('}', i);
-      if (end != std::string::npos) {
-        out += "([^/]+)";
-        i = end;
-        continue;
-      }
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && HexDigit(s[i + 1]) >= 0 && HexDigit(s[i + 2]) >= 0) {
+      out += static_cast<char>(HexDigit(s[i + 1]) * 16 + HexDigit(s[i + 2]));
+      i += 2;
+    } else {
+      out += s[i];
     }
-    if (std::string_view(".[]()*+?^$|\\").find(path[i]) != std::string_view::npos) out += '\\';
-    out += path[i];
   }
   return out;
+}
+
+// The segments of a request's path as sent (before the query), each
+// percent-decoded on its own: routing sees an encoded '/' ("%2F") inside
+// a segment, never as a separator, so "/mem0/v1/entities/user/org%2Fann/"
+// names the user "org/ann".
+std::vector<std::string> RequestSegments(std::string_view target) {
+  std::vector<std::string> segments = SplitPath(target.substr(0, target.find('?')));
+  for (auto& seg : segments) {
+    if (seg.find('%') != std::string::npos) seg = DecodeSegment(seg);
+  }
+  return segments;
 }
 
 int MsUntil(Clock::time_point t) {
@@ -331,6 +358,7 @@ class ConnStream final : public httplib::Stream {
 // it from the headers.
 struct Exchange {
   int route = -1;              // index of the matched route, -1 for none
+  std::vector<std::string> params;  // its captures, percent-decoded
   bool body_present = false;   // Content-Length > 0, or chunked
   bool chunked = false;
   std::uint64_t content_length = 0;
@@ -507,7 +535,7 @@ std::string NewRequestId() {
 struct HttpServer::Impl {
   struct RouteEntry {
     std::string method, label;
-    std::regex pattern;
+    std::vector<std::string> segments;  // of the template; "{name}" is a capture
     HttpHandler handler;
     std::size_t limit;  // body bytes
     bool reads_body;    // POST, PUT, PATCH: the route reads its body itself
@@ -533,21 +561,41 @@ struct HttpServer::Impl {
   std::vector<RouteEntry> routes;
 
   // The methods a path is served with ("" when the path matches no route).
-  std::string AllowedMethods(const std::string& path) const {
+  std::string AllowedMethods(const std::vector<std::string>& path) const {
     std::string allow;
     for (const auto& r : routes) {
-      if (std::regex_match(path, r.pattern) && allow.find(r.method) == std::string::npos) {
+      if (Matches(r, path, nullptr) && allow.find(r.method) == std::string::npos) {
         allow += (allow.empty() ? "" : ", ") + r.method;
       }
     }
     return allow;
   }
 
-  // The route httplib will dispatch the request to (-1 for none).
-  int MatchRoute(const std::string& method, const std::string& path) const {
+  // Whether the route's template matches the (decoded) path segments; its
+  // captures (each one whole, non-empty segment) go to `params`.
+  static bool Matches(const RouteEntry& r, const std::vector<std::string>& path, std::vector<std::string>* params) {
+    if (r.segments.size() != path.size()) return false;
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      const std::string& t = r.segments[i];
+      const bool capture = t.size() > 2 && t.front() == '{' && t.back() == '}';
+      if (capture ? path[i].empty() : t != path[i]) return false;
+    }
+    if (params) {
+      params->clear();
+      for (std::size_t i = 0; i < path.size(); ++i) {
+        const std::string& t = r.segments[i];
+        if (t.size() > 2 && t.front() == '{' && t.back() == '}') params->push_back(path[i]);
+      }
+    }
+    return true;
+  }
+
+  // The route a request goes to (-1 for none), with its captures.
+  int MatchRoute(const std::string& method, const std::vector<std::string>& path,
+                 std::vector<std::string>* params) const {
     const std::string m = method == "HEAD" ? "GET" : method;
     for (std::size_t i = 0; i < routes.size(); ++i) {
-      if (routes[i].method == m && std::regex_match(path, routes[i].pattern)) return static_cast<int>(i);
+      if (routes[i].method == m && Matches(routes[i], path, params)) return static_cast<int>(i);
     }
     return -1;
   }
@@ -592,15 +640,42 @@ struct HttpServer::Impl {
     Apply(ErrorFor(status, id, detail), id, res, nullptr);
   }
 
-  void Handle(int index, const httplib::Request& req, std::string body, httplib::Response& res) {
+  // The route of a request httplib hands over (-1 for none) and its
+  // captures: as matched from the headers on a connection.
+  int Routed(const httplib::Request& req, std::vector<std::string>* params) const {
+    if (t_conn) {
+      *params = t_conn->x.params;
+      return t_conn->x.route;
+    }
+    return MatchRoute(req.method, RequestSegments(req.target), params);
+  }
+
+  // Every request of a method comes here (httplib's own routing would see the
+  // path with "%2F" decoded into a separator): the route matched on the
+  // path as sent answers, or 404/405 through the error handler.
+  void Serve(const httplib::Request& req, httplib::Response& res, const httplib::ContentReader* read) {
+    std::vector<std::string> params;
+    const int index = Routed(req, &params);
+    if (index < 0) {  // (a body was refused with the headers)
+      res.status = 404;
+      return;
+    }
+    if (read) return HandleWithBody(index, std::move(params), req, res, *read);
+    // httplib has read a DELETE's body (within the no-body limit); a GET's it never reads.
+    if (t_conn && req.method == "DELETE") t_conn->x.body_consumed = true;
+    Handle(index, std::move(params), req, req.body, res);
+  }
+
+  void Handle(int index, std::vector<std::string> params, const httplib::Request& req, std::string body,
+              httplib::Response& res) {
     const RouteEntry& route = routes[static_cast<std::size_t>(index)];
     t_route = route.label;
     HttpRequest r;
     r.method = req.method;
-    r.path = req.path;
+    r.path = req.target.substr(0, req.target.find('?'));
     r.body = std::move(body);
     r.remote_addr = req.remote_addr;
-    for (std::size_t i = 1; i < req.matches.size(); ++i) r.params.push_back(req.matches[i].str());
+    r.params = std::move(params);
     for (const auto& [k, v] : req.params) r.query.emplace(k, v);
     for (const auto& [k, v] : req.headers) {
       std::string name = Lower(k);
@@ -629,12 +704,12 @@ struct HttpServer::Impl {
   // (httplib would otherwise parse a body typed application/x-www-form-
   // urlencoded, curl -d's default, into query parameters, and refuse one
   // over 8 KiB), then handles the request.
-  void HandleWithBody(int index, const httplib::Request& req, httplib::Response& res,
-                      const httplib::ContentReader& read) {
+  void HandleWithBody(int index, std::vector<std::string> params, const httplib::Request& req,
+                      httplib::Response& res, const httplib::ContentReader& read) {
     Connection* c = t_conn;
     if (!c || !c->x.body_present) {  // no Content-Length, or 0, and not chunked: no body (RFC 9112 6.3)
       if (c) c->x.body_consumed = true;
-      Handle(index, req, std::string(), res);
+      Handle(index, std::move(params), req, std::string(), res);
       return;
     }
     Exchange& x = c->x;
@@ -667,7 +742,7 @@ struct HttpServer::Impl {
       return;
     }
     x.body_consumed = true;
-    Handle(index, req, std::move(body), res);
+    Handle(index, std::move(params), req, std::move(body), res);
   }
 
   // Called by httplib once a request's line and headers are read: matches
@@ -677,7 +752,7 @@ struct HttpServer::Impl {
     const auto now = Clock::now();
     t_start = now;
     t_started = true;
-    x.route = MatchRoute(req.method, req.path);
+    x.route = MatchRoute(req.method, RequestSegments(req.target), &x.params);
     t_route = x.route >= 0 ? routes[static_cast<std::size_t>(x.route)].label : "unmatched";
     const RouteEntry* route = x.route >= 0 ? &routes[static_cast<std::size_t>(x.route)] : nullptr;
     x.limit = route && route->reads_body ? route->limit : kNoBodyRouteLimit;
@@ -810,6 +885,18 @@ HttpServer::HttpServer(HttpServerOptions options) : impl_(std::make_unique<Impl>
   svr.set_keep_alive_timeout(options.keep_alive_timeout_s);
   svr.set_keep_alive_max_count(static_cast<std::size_t>(std::max(1, options.keep_alive_max_requests)));
   svr.set_tcp_nodelay(true);
+  // Routing is the server's own, on the path as sent (Impl::Serve): every
+  // path of a method reaches it.
+  const std::string any = "[\\s\\S]*";
+  auto plain = [this](const httplib::Request& req, httplib::Response& res) { impl_->Serve(req, res, nullptr); };
+  auto with_body = [this](const httplib::Request& req, httplib::Response& res, const httplib::ContentReader& read) {
+    impl_->Serve(req, res, &read);
+  };
+  svr.Get(any, plain);
+  svr.Delete(any, plain);
+  svr.Post(any, with_body);
+  svr.Put(any, with_body);
+  svr.Patch(any, with_body);
   // A request refused from its headers is answered here, before httplib
   // would read its body.
   svr.set_pre_routing_handler([](const httplib::Request&, httplib::Response& res) {
@@ -852,7 +939,7 @@ HttpServer::HttpServer(HttpServerOptions options) : impl_(std::make_unique<Impl>
       }
     }
     if (res.status == 404) {  // a known path with another method is 405 with Allow
-      const std::string allow = impl_->AllowedMethods(req.path);
+      const std::string allow = impl_->AllowedMethods(RequestSegments(req.target));
       if (!allow.empty()) {
         res.status = 405;
         res.set_header("Allow", allow);
@@ -871,7 +958,8 @@ HttpServer::HttpServer(HttpServerOptions options) : impl_(std::make_unique<Impl>
     if (impl_->observer) {
       const std::string route = t_started ? t_route : "unmatched";
       const std::string id = res.get_header_value("X-Request-Id");
-      impl_->observer(RequestRecord{route, req.method, req.path, id, res.status, seconds});
+      const std::string path = req.target.substr(0, req.target.find('?'));  // as sent: no decoded line breaks
+      impl_->observer(RequestRecord{route, req.method, path, id, res.status, seconds});
     }
     t_started = false;
   });
@@ -881,40 +969,22 @@ HttpServer::~HttpServer() = default;
 
 void HttpServer::Route(const std::string& method, const std::string& path, HttpHandler handler,
                        RouteOptions options) {
-  const std::string pattern = PathPattern(path);
   const bool reads_body = method == "POST" || method == "PUT" || method == "PATCH";
   const std::size_t max = impl_->options.max_body_bytes;
   const std::size_t limit = options.max_body_bytes == 0 ? max : std::min(options.max_body_bytes, max);
-  const int index = static_cast<int>(impl_->routes.size());
-  impl_->routes.push_back({method, path, std::regex(pattern), std::move(handler), limit, reads_body, options.light});
-  auto plain = [this, index](const httplib::Request& req, httplib::Response& res) {
-    // httplib has read a DELETE's body (within the no-body limit); a GET's it never reads.
-    if (t_conn && req.method == "DELETE") t_conn->x.body_consumed = true;
-    impl_->Handle(index, req, req.body, res);
-  };
-  auto with_body = [this, index](const httplib::Request& req, httplib::Response& res,
-                                 const httplib::ContentReader& read) { impl_->HandleWithBody(index, req, res, read); };
-  auto& svr = impl_->svr;
-  if (method == "GET") svr.Get(pattern, plain);
-  else if (method == "POST") svr.Post(pattern, with_body);
-  else if (method == "PUT") svr.Put(pattern, with_body);
-  else if (method == "PATCH") svr.Patch(pattern, with_body);
-  else if (method == "DELETE") svr.Delete(pattern, plain);
+  impl_->routes.push_back({method, path, SplitPath(path), std::move(handler), limit, reads_body, options.light});
 }
 
 HttpResponse HttpServer::Dispatch(HttpRequest req) const {
-  const int index = impl_->MatchRoute(req.method, req.path);
+  const std::vector<std::string> path = RequestSegments(req.path);
+  const int index = impl_->MatchRoute(req.method, path, &req.params);
   if (index < 0) {
-    const std::string allow = impl_->AllowedMethods(req.path);
+    const std::string allow = impl_->AllowedMethods(path);
     HttpResponse r = impl_->ErrorFor(allow.empty() ? 404 : 405, req.request_id);
     if (!allow.empty()) r.headers.emplace_back("Allow", allow);
     return r;
   }
   const Impl::RouteEntry& route = impl_->routes[static_cast<std::size_t>(index)];
-  std::smatch m;
-  std::regex_match(req.path, m, route.pattern);
-  req.params.clear();
-  for (std::size_t i = 1; i < m.size(); ++i) req.params.push_back(m[i].str());
   try {
     return route.handler(req);
   } catch (const std::exception& e) {

@@ -28,7 +28,7 @@ namespace engram::server {
 
 struct HttpRequest {
   std::string method;
-  std::string path;
+  std::string path;                             // as sent, percent-encoded (without the query)
   std::string body;
   std::string remote_addr;
   std::string request_id;                       // X-Request-Id (given or generated)
@@ -85,7 +85,7 @@ struct RouteOptions {
 struct RequestRecord {
   const std::string& route;       // the route template, or "unmatched"
   const std::string& method;
-  const std::string& path;        // as requested (without the query)
+  const std::string& path;        // as sent, percent-encoded (without the query)
   const std::string& request_id;  // the X-Request-Id of the response
   int status;
   double seconds;                 // from routing to the end of the response
@@ -109,15 +109,17 @@ class HttpServer {
 
   // `path` is a template such as "/v1/memories/{id}": each {name} matches one
   // non-empty path segment and becomes an entry of HttpRequest::params, in
-  // order. The template is also the route's label for the observer.
+  // order. A request's path is split at '/' as sent and each segment is then
+  // percent-decoded, so "%2F" is part of a capture ("a%2Fb" is "a/b"), never
+  // a separator. The template is also the route's label for the observer.
   // Register every route before Bind.
   void Route(const std::string& method, const std::string& path, HttpHandler handler,
              RouteOptions options = {});
   void SetObserver(RequestObserver observer);
   // Answers one request in-process, as a connection does once the request is
   // read, but without a socket, permits or the observer (fuzz targets and
-  // tests): the route is matched on req.method and req.path and its captures
-  // replace req.params; an escaping exception is a 500; no route is the
+  // tests): the route is matched on req.method and req.path (as sent) and its
+  // decoded captures replace req.params; an escaping exception is a 500; no route is the
   // error responder's 404 (405 when the path has a route for another method).
   HttpResponse Dispatch(HttpRequest req) const;
   void SetErrorResponder(ErrorResponder responder);

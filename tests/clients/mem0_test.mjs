@@ -158,6 +158,18 @@ try {
   await acme.deleteUsers({ userId: "alice" });
   check((await acme.getAll({ filters: { user_id: "alice" } })).count === 0, "deleteUsers emptied alice");
   check((await globex.getAll({ filters: { user_id: "alice" } })).count === 1, "the other tenant's alice is intact");
+  // A user id with a '/' (or '?', '%', a space) is one path segment once the
+  // client encodes it: deleteUsers reaches exactly that user.
+  for (const odd of ["org/ann", "org", "a?b %2F c"]) {
+    await acme.add([{ role: "user", content: `Note of ${odd}` }], { user_id: odd, infer: false });
+  }
+  await acme.deleteUsers({ userId: "org/ann" });
+  check((await acme.getAll({ filters: { user_id: "org/ann" } })).count === 0, "deleteUsers emptied org/ann");
+  check((await acme.getAll({ filters: { user_id: "org" } })).count === 1, "deleteUsers of org/ann left org");
+  await acme.deleteUsers({ userId: "a?b %2F c" });
+  check((await acme.getAll({ filters: { user_id: "a?b %2F c" } })).count === 0, "deleteUsers emptied a?b %2F c");
+  check((await acme.getAll({ filters: { user_id: "org" } })).count === 1, "deleteUsers of a?b %2F c left org");
+  await acme.deleteUsers({ userId: "org" });
 
   // Error paths: a bad key, unsupported platform features.
   const bad = new MemoryClient({ apiKey: "egk_000000000000_not-a-key", host });

@@ -353,6 +353,40 @@ TEST_F(ServerHardeningTest, Mem0PageLinksEchoOnlyAHostName) {
   EXPECT_EQ(Body(markup)["next"].get<std::string>().rfind("http://localhost/mem0/", 0), 0u) << markup->body;
 }
 
+// Routing splits the path as sent: an encoded '/' belongs to its segment
+// (it never reaches another route), and the access log shows the path as
+// sent, so an encoded line break cannot forge a log line.
+TEST_F(ServerHardeningTest, AnEncodedSlashStaysInsideItsSegment) {
+  Start({"--access-log"});
+  auto added = Post("/v1/memories", json{{"user", "priya"}, {"text", "Priya likes tea"}, {"infer", false}}.dump());
+  ASSERT_TRUE(added && added->status == 201) << (added ? added->body : "no answer");
+  const std::string id = Body(added)["results"][0]["id"].get<std::string>();
+  auto c = server_->Client(key_);
+  auto history = c->Get(("/v1/memories/" + id + "/history?user=priya").c_str());
+  ASSERT_TRUE(history);
+  EXPECT_EQ(history->status, 200) << history->body;
+  for (const std::string& escaped : {"%2Fhistory", "%2fhistory", "%2F..%2Fhistory"}) {
+    auto r = c->Get(("/v1/memories/" + id + escaped + "?user=priya").c_str());
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 404) << escaped << ": " << r->body;  // the memory "<id>/history" does not exist
+  }
+  // A user named with a '/' is one segment of the Mem0 entity route.
+  ASSERT_EQ(Post("/v1/memories", json{{"user", "org/ann"}, {"text", "Ann likes tea"}, {"infer", false}}.dump())->status,
+            201);
+  auto gone = c->Delete("/mem0/v2/entities/user/org%2Fann/");
+  ASSERT_TRUE(gone);
+  EXPECT_EQ(gone->status, 200) << gone->body;
+  EXPECT_EQ(Body(c->Get("/v1/memories?user=org%2Fann"))["results"].size(), 0u);
+  EXPECT_EQ(Body(c->Get("/v1/memories?user=priya"))["results"].size(), 1u);
+  // An encoded literal segment still routes; a path with no route is 404, a known one with another method 405.
+  EXPECT_EQ(c->Get("/v1/%73tats")->status, 200);
+  EXPECT_EQ(c->Get("/v1/nothing%0Aengram serve: GET /forged 200")->status, 404);
+  EXPECT_EQ(c->Put("/v1/stats", "{}", "application/json")->status, 405);
+  EXPECT_EQ(server_->Stop(), 0);  // every log line is out
+  EXPECT_NE(server_->output().find("GET /v1/nothing%0Aengram"), std::string::npos) << server_->output();
+  EXPECT_EQ(server_->output().find("\nengram serve: GET /forged"), std::string::npos) << server_->output();
+}
+
 TEST_F(ServerHardeningTest, MalformedFramingIsAPrompt400AndTheConnectionCloses) {
   Start();
   const std::string post = "POST /v1/retrieve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";

@@ -318,8 +318,14 @@ TEST(HttpServerDispatch, AnswersInProcessAsAConnectionWould) {
   req.request_id = "r1";
   HttpResponse r = server.Dispatch(req);
   EXPECT_EQ(r.status, 200);
-  EXPECT_EQ(r.body, "a%20b|7|x");
+  EXPECT_EQ(r.body, "a b|7|x");
+  req.path = "/items/a%2Fb/parts/%2F%zz";  // an encoded '/' is part of a capture; a bad escape stays
+  r = server.Dispatch(req);
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.body, "a/b|/%zz|x");
   req.path = "/items//parts/7";  // a capture is one non-empty segment
+  EXPECT_EQ(server.Dispatch(req).status, 404);
+  req.path = "/items/a/b/parts/7";
   EXPECT_EQ(server.Dispatch(req).status, 404);
   req.method = "POST";
   req.path = "/items/a/parts/7";
