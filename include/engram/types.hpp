@@ -84,6 +84,9 @@ struct AdmitOptions {
   // result is ResourceExhausted. Used by a caller whose quota is reached, so
   // that a retry of a request accepted earlier still gets its answer.
   bool replay_only = false;
+  // The key is remembered for as long as the scope, not 24 hours: an
+  // import's, so that a restore run again a month later admits nothing twice.
+  bool keep_key = false;
 };
 
 struct MaintainReport {

@@ -207,9 +207,10 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
         std::vector<TurnInput> batch(d.turns.begin() + static_cast<std::ptrdiff_t>(i),
                                      d.turns.begin() + static_cast<std::ptrdiff_t>(std::min(i + kImportBatch, d.turns.size())));
         // The same batch of the same place in a file imported again (a rerun
-        // of a restore, a retried script) is admitted once: its key is
-        // remembered as a retry's (24 hours).
+        // of a restore, a retried script, however much later) is admitted
+        // once: its key is kept as long as the scope.
         AdmitOptions once;
+        once.keep_key = true;
         once.idempotency_key = "import:" + std::to_string(n) + ":" + std::to_string(i) + ":" +
                                std::to_string(memory::TurnsFingerprint(batch));
         auto r = cli.engine->AddTurns(scope, batch, once);
@@ -246,7 +247,7 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
                  {"memories_read", memories.size()}, {"pending_jobs", stats.ok() ? stats->pending_jobs : 0}});
     } else {
       std::cout << "admitted " << done << " turns into " << scopes_admitted << " scope(s)";
-      if (replayed > 0) std::cout << " (" << replayed << " turns already imported from this file within 24 hours: skipped)";
+      if (replayed > 0) std::cout << " (" << replayed << " turns already imported from this file: skipped)";
       if (!memories.empty()) std::cout << "; added " << memories_added << " of " << memories.size() << " memories";
       if (stats.ok() && stats->pending_jobs > 0) {
         std::cout << "; " << stats->pending_jobs << " maintenance job(s) pending: run engram maintain";

@@ -219,7 +219,8 @@ Result<std::vector<AdmitResult>> EngineImpl::AddTurns(const Scope& scope, const 
     }
     if (!options.idempotency_key.empty()) {
       ENGRAM_RETURN_IF_ERROR(memory::RecordAdmission(writer_.get(), scope_id, options.idempotency_key, fingerprint,
-                                                     out.front().seq, static_cast<std::int64_t>(out.size()), now));
+                                                     out.front().seq, static_cast<std::int64_t>(out.size()), now,
+                                                     options.keep_key));
     }
     ENGRAM_RETURN_IF_ERROR(txn->Commit());
   }

@@ -55,9 +55,10 @@ Result<std::optional<std::vector<AdmitResult>>> FindAdmission(sql::Db* db, std::
 }
 
 Status RecordAdmission(sql::Db* db, std::int64_t scope_id, const std::string& key, std::uint64_t fingerprint,
-                       std::int64_t first_seq, std::int64_t count, TimeMs now) {
+                       std::int64_t first_seq, std::int64_t count, TimeMs now, bool keep) {
   ENGRAM_RETURN_IF_ERROR(store::PruneTurnRequests(db, scope_id, now - kAdmissionKeyTtlMs));
-  return store::PutTurnRequest(db, scope_id, key, store::TurnRequestRow{fingerprint, first_seq, count}, now);
+  return store::PutTurnRequest(db, scope_id, key, store::TurnRequestRow{fingerprint, first_seq, count},
+                               keep ? kKeptKeyTime : now);
 }
 
 }  // namespace engram::memory

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/time.hpp"
 #include "engram/result.hpp"
 #include "engram/types.hpp"
 #include "memory/config.hpp"
@@ -34,12 +35,15 @@ std::uint64_t TurnsFingerprint(const std::vector<TurnInput>& turns);
 // AlreadyExists when the key was used for other turns. REQUIRES: inside the
 // admission's write transaction.
 inline constexpr std::int64_t kAdmissionKeyTtlMs = 24LL * 3600 * 1000;
+// The time a kept key is recorded at: never older than the TTL.
+inline constexpr TimeMs kKeptKeyTime = kMaxTimeMs;
 Result<std::optional<std::vector<AdmitResult>>> FindAdmission(sql::Db* db, std::int64_t scope_id,
                                                               const std::string& key, std::uint64_t fingerprint,
                                                               TimeMs now);
-// Remembers an admission (seqs first_seq .. first_seq + count - 1) under `key`.
+// Remembers an admission (seqs first_seq .. first_seq + count - 1) under `key`;
+// a kept key never ages out (it is recorded at kKeptKeyTime).
 Status RecordAdmission(sql::Db* db, std::int64_t scope_id, const std::string& key, std::uint64_t fingerprint,
-                       std::int64_t first_seq, std::int64_t count, TimeMs now);
+                       std::int64_t first_seq, std::int64_t count, TimeMs now, bool keep);
 
 // Turns still in STM, oldest first (at most `limit`).
 Result<std::vector<Turn>> LoadStm(sql::Db* db, std::int64_t scope_id,

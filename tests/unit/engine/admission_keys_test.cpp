@@ -1,6 +1,7 @@
 // Idempotent admission: a retried batch with the same key admits nothing and
 // returns the first admission's turns; the same key with other turns is
-// refused; keys are per scope, forgotten after 24 hours and with the user.
+// refused; keys are per scope, forgotten after 24 hours (an import's are
+// kept) and with the user.
 #include <gtest/gtest.h>
 
 #include "core/clock.hpp"
@@ -79,6 +80,34 @@ TEST_F(AdmissionKeys, KeysArePerScopeExpireAndGoWithTheUser) {
   ASSERT_TRUE(anew.ok());
   EXPECT_FALSE(anew->front().replayed);
   EXPECT_EQ(Admitted(bob), 2);
+}
+
+// An import's key is kept as long as the scope: a restore run again much
+// later admits nothing twice, while other keys age out around it.
+TEST_F(AdmissionKeys, AKeptKeyNeverAgesOutButGoesWithTheUser) {
+  AdmitOptions kept{"import:0:0:1"};
+  kept.keep_key = true;
+  auto first = engine_->AddTurns(alice_, batch_, kept);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  ASSERT_TRUE(engine_->AddTurns(alice_, {{"Just passing", "ok", {}, "", "", "", ""}}, {"retry-key"}).ok());
+  clock_.Advance(400LL * 24 * 3600 * 1000);
+  // An admission prunes the aged keys of the scope; the kept one stays.
+  ASSERT_TRUE(engine_->AddTurns(alice_, {{"A year on", "ok", {}, "", "", "", ""}}, {"another"}).ok());
+  auto again = engine_->AddTurns(alice_, batch_, kept);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_EQ(again->size(), 2u);
+  EXPECT_TRUE(again->front().replayed);
+  EXPECT_EQ(again->front().turn_id, first->front().turn_id);
+  auto other = engine_->AddTurns(alice_, {{"Something else", "ok", {}, "", "", "", ""}}, kept);
+  EXPECT_EQ(other.status().code(), StatusCode::kAlreadyExists);
+  auto aged = engine_->AddTurns(alice_, {{"Just passing", "ok", {}, "", "", "", ""}}, {"retry-key"});
+  ASSERT_TRUE(aged.ok());
+  EXPECT_FALSE(aged->front().replayed);
+  EXPECT_EQ(Admitted(alice_), 5);
+  ASSERT_TRUE(engine_->ForgetUser("default", "alice").ok());
+  auto anew = engine_->AddTurns(alice_, batch_, kept);
+  ASSERT_TRUE(anew.ok());
+  EXPECT_FALSE(anew->front().replayed);
 }
 
 }  // namespace
