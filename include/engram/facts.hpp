@@ -59,6 +59,16 @@ struct MemoryAddOptions {
   // With infer = false: the text was extracted by the built-in engine before
   // (an import restoring an export), so the memory keeps its degraded mark.
   bool degraded = false;
+  // With infer = false and one message: an import restoring an export. The
+  // memory keeps its own kind ("memory" or "procedural"), role ("" for an
+  // extracted memory, else user, assistant or tool) and attribution ("",
+  // "user" or "assistant") instead of taking them from the message's role.
+  struct Restored {
+    std::string kind = "memory";
+    std::string role;
+    std::string attributed_to;
+  };
+  std::optional<Restored> restored;
 };
 
 // One outcome of add(): "ADD" (new memory), "UPDATE" (a new version of an

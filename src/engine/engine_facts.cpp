@@ -130,6 +130,24 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
   MemoryAddResult out;
   facts::Inference inf;
   std::vector<facts::NewFact> news;
+  if (o.restored) {
+    const auto& r = *o.restored;
+    if (o.infer || o.procedural || messages.size() != 1) {
+      return Status::InvalidArgument("a restored memory is one message stored verbatim");
+    }
+    if (r.kind != "memory" && r.kind != "procedural") {
+      return Status::InvalidArgument("kind: must be memory or procedural");
+    }
+    if (r.role != "" && r.role != "user" && r.role != "assistant" && r.role != "tool") {
+      return Status::InvalidArgument("role: must be user, assistant, tool or none");
+    }
+    if (r.attributed_to != "" && r.attributed_to != "user" && r.attributed_to != "assistant") {
+      return Status::InvalidArgument("attributed_to: must be user, assistant or none");
+    }
+    if (r.kind == "procedural" && scope.agent.empty()) {
+      return Status::InvalidArgument("kind: a procedural memory belongs to an agent (agent_id)");
+    }
+  }
   if (!o.infer) {
     for (const auto& m : messages) {
       if (m.role == "system" || Trim(m.content).empty()) continue;
@@ -138,6 +156,11 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
       f.role = m.role;
       f.actor = m.name;
       f.attributed_to = m.role == "user" || m.role == "assistant" ? m.role : "";
+      if (o.restored) {
+        f.kind = o.restored->kind;
+        f.role = o.restored->role;
+        f.attributed_to = o.restored->attributed_to;
+      }
       f.degraded = o.degraded;
       news.push_back(std::move(f));
     }

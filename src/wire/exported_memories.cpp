@@ -21,12 +21,27 @@ Result<ExportedMemory> ReadMemory(const nlohmann::json& j, const std::string& at
   };
   ExportedMemory m;
   std::string expires, event;
+  MemoryAddOptions::Restored restored;
+  restored.kind = j.value("kind", std::string("memory"));
   if (!text("tenant", &m.scope.tenant) || !text("user_id", &m.scope.user) || !text("agent_id", &m.scope.agent) ||
-      !text("run_id", &m.scope.run) || !text("text", &m.message.content) || !text("role", &m.message.role) ||
-      !text("actor", &m.message.name) || !text("expires_at", &expires) || !text("event_time", &event)) {
+      !text("run_id", &m.scope.run) || !text("text", &m.message.content) || !text("role", &restored.role) ||
+      !text("actor", &m.message.name) || !text("expires_at", &expires) || !text("event_time", &event) ||
+      !text("attributed_to", &restored.attributed_to)) {
     return Status::InvalidArgument(at + "a fact field is not a string");
   }
-  if (m.message.role != "assistant" && m.message.role != "tool") m.message.role = "user";
+  // The memory comes back with its own role ("" for one the engine
+  // extracted), kind and attribution; the message only carries the text.
+  if (restored.role != "" && restored.role != "user" && restored.role != "assistant" && restored.role != "tool") {
+    return Status::InvalidArgument(at + "field \"role\": must be user, assistant, tool or empty");
+  }
+  if (restored.attributed_to != "" && restored.attributed_to != "user" && restored.attributed_to != "assistant") {
+    return Status::InvalidArgument(at + "field \"attributed_to\": must be user, assistant or empty");
+  }
+  if (!j.contains("attributed_to") && (restored.role == "user" || restored.role == "assistant")) {
+    restored.attributed_to = restored.role;  // a file written without it: the role's speaker
+  }
+  m.message.role = restored.role.empty() ? "user" : restored.role;
+  m.options.restored = std::move(restored);
   auto meta = j.find("metadata");
   if (meta != j.end() && !meta->is_null()) {
     if (!meta->is_object()) return Status::InvalidArgument(at + "field \"metadata\": expected an object");

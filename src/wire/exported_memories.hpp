@@ -21,8 +21,8 @@ struct ExportedMemory {
 // The {"type": "fact"} lines of kind memory/procedural of JSONL text; other
 // lines are left to the dialogue parser (a text starting with '[' is not
 // JSONL and yields none). Each memory keeps its scope ids (tenant, user_id,
-// agent_id, run_id), text, role, actor, metadata, observation time and
-// expiry. Errors are InvalidArgument naming `label` and the 1-based line;
+// agent_id, run_id), text, kind, role, attribution, actor, metadata,
+// observation time, expiry and degraded mark. Errors are InvalidArgument naming `label` and the 1-based line;
 // a line nested deeper than json_limits::kMaxDepth is one, whatever its type.
 Result<std::vector<ExportedMemory>> ParseExportedMemories(std::string_view content, const std::string& label);
 

@@ -9,8 +9,9 @@
 //   metadata and source refs; ingest_time is the time of the restore, and
 //   tier / page_id are derived (restored turns start in STM; `engram maintain`
 //   promotes them again);
-// - memories (kinds memory and procedural): scope ids, text, role, actor,
-//   metadata, event_time and expiry; their ids, created_at / updated_at /
+// - memories (kinds memory and procedural): scope ids, text, kind, role
+//   (none for an extracted memory), attribution, actor, metadata, event_time,
+//   expiry and the degraded mark; their ids, created_at / updated_at /
 //   record_time are new, the version restarts at 1 (history is not exported);
 // - derived records (pages, segments, profile slots, consolidated user and
 //   assistant facts, chain summaries) are not restored: `engram maintain`
@@ -147,6 +148,8 @@ void Populate(const Home& home) {
   home.Ok({"--tenant", "acme", "memory", "add", "--user", "alice", "--agent", "planner", "--run", "r1", "--no-infer",
            "Plan step one"});
   home.Ok({"--tenant", "acme", "memory", "add", "--user", "dave", "--no-infer", "Dave prefers green tea"});
+  // Extracted by the built-in engine: no role, attributed to the user, degraded.
+  home.Ok({"memory", "add", "--user", "bob", "I work as a pilot and my favourite colour is teal."});
   home.Ok({"maintain"});
 }
 
@@ -166,7 +169,16 @@ TEST(Backup, ExportAllThenImportRestoresEveryTenantAndUser) {
     EXPECT_GT(types[t], 0) << t;
   }
   ASSERT_EQ(turns.at({"acme", "carol", "assistant"}).size(), 14u);
-  EXPECT_EQ(Memories(exported).size(), 4u);
+  EXPECT_EQ(Memories(exported).size(), 5u);
+  int extracted = 0;
+  for (const auto& j : exported) {
+    if (j.value("kind", "") == "memory" && j.value("user_id", "") == "bob") {
+      ++extracted;
+      EXPECT_EQ(j.value("role", "?"), "") << j;
+      EXPECT_TRUE(j.value("degraded", false)) << j;
+    }
+  }
+  EXPECT_EQ(extracted, 1);
 
   // Wiped: a new empty home; the backup restores it.
   Home restored;
@@ -177,7 +189,7 @@ TEST(Backup, ExportAllThenImportRestoresEveryTenantAndUser) {
   for (const auto& [scope, list] : turns) admitted += list.size();
   EXPECT_EQ(report["turns_admitted"], admitted) << report;
   EXPECT_GT(admitted, 3u + 1 + 1 + 14);
-  EXPECT_EQ(report["memories_added"], 4) << report;
+  EXPECT_EQ(report["memories_added"], 5) << report;
   ASSERT_EQ(report["scopes"].size(), 5u) << report;
 
   const std::vector<json> again = Lines(restored.Ok({"export", "--all"}));

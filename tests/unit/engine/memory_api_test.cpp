@@ -141,6 +141,41 @@ TEST_F(MemoryApiTest, PaginationIsStableWhileMemoriesChange) {
 
 // Scans every table of the store and the file bytes for a text.
 
+// An import restores a memory's own kind, role and attribution; values no
+// export holds are refused.
+TEST_F(MemoryApiTest, ARestoredMemoryKeepsItsKindRoleAndAttribution) {
+  auto e = Open();
+  MemoryAddOptions o;
+  o.infer = false;
+  o.degraded = true;
+  o.restored = MemoryAddOptions::Restored{"memory", "", "user"};
+  auto r = e->AddMemory(User("alice"), {MemoryMessage{"user", "Alice works as a pilot", ""}}, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto got = e->GetMemory(User("alice"), r->results.at(0).id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->role, "");
+  EXPECT_EQ(got->attributed_to, "user");
+  EXPECT_TRUE(got->degraded);
+  MemoryScope agent = User("alice");
+  agent.agent = "planner";
+  o.restored = MemoryAddOptions::Restored{"procedural", "assistant", ""};
+  auto p = e->AddMemory(agent, {MemoryMessage{"user", "Step 1: searched flights; found 3", ""}}, o);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(e->GetMemory(agent, p->results.at(0).id)->kind, "procedural");
+  const std::vector<MemoryAddOptions::Restored> bad = {
+      {"procedural", "assistant", ""},  // without an agent
+      {"user", "", ""}, {"memory", "system", ""}, {"memory", "", "tool"}};
+  for (const auto& b : bad) {
+    o.restored = b;
+    EXPECT_EQ(e->AddMemory(User("alice"), {MemoryMessage{"user", "x y z", ""}}, o).status().code(),
+              StatusCode::kInvalidArgument) << b.kind << "/" << b.role << "/" << b.attributed_to;
+  }
+  o.restored = MemoryAddOptions::Restored{};
+  o.infer = true;
+  EXPECT_EQ(e->AddMemory(User("alice"), {MemoryMessage{"user", "x y z", ""}}, o).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 // A batch of changes is one transaction over several identities: a bad entry
 // anywhere leaves every memory as it was; a good batch is searchable at once.
 TEST_F(MemoryApiTest, ABatchOfChangesIsAllOrNothing) {
