@@ -32,14 +32,37 @@ const std::set<std::string>& BooleanParams() {
   return k;
 }
 
+// A decimal number as JSON writes one ("-12", "0.5", "1e3"): not "0x10",
+// "inf", "nan" or " 7", which strtod would also read.
+bool IsDecimalNumber(const std::string& v) {
+  std::size_t i = 0;
+  auto digits = [&] {
+    const std::size_t from = i;
+    while (i < v.size() && v[i] >= '0' && v[i] <= '9') ++i;
+    return i > from;
+  };
+  if (i < v.size() && v[i] == '-') ++i;
+  if (!digits()) return false;
+  if (i < v.size() && v[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  if (i < v.size() && (v[i] == 'e' || v[i] == 'E')) {
+    ++i;
+    if (i < v.size() && (v[i] == '+' || v[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == v.size();
+}
+
 json QueryJson(const HttpRequest& req) {
   json j = json::object();
   for (const auto& [k, v] : req.query) {
     if (j.contains(k)) Throw(400, "invalid_argument", "parameter '" + k + "' is given more than once", k);
     if (NumericParams().count(k)) {
       char* end = nullptr;
-      const double d = std::strtod(v.c_str(), &end);
-      if (!v.empty() && end && *end == '\0') {
+      const double d = IsDecimalNumber(v) ? std::strtod(v.c_str(), &end) : 0.0;
+      if (end && *end == '\0' && std::isfinite(d)) {
         // Integers stay integers while exact; larger values are range errors later.
         if (v.find_first_of(".eE") == std::string::npos && std::fabs(d) < 9e15) j[k] = static_cast<long long>(d);
         else j[k] = d;

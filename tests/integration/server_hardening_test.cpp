@@ -387,6 +387,24 @@ TEST_F(ServerHardeningTest, AnEncodedSlashStaysInsideItsSegment) {
   EXPECT_EQ(server_->output().find("\nengram serve: GET /forged"), std::string::npos) << server_->output();
 }
 
+// A number in the query is decimal, as in JSON: "0x10", "inf", "nan", " 5"
+// and "1e400" are refused naming the parameter, never read as something else.
+TEST_F(ServerHardeningTest, NumbersInTheQueryAreDecimal) {
+  Start();
+  auto c = server_->Client(key_);
+  for (const char* bad : {"0x10", "inf", "nan", "%205", "1e400", "5abc", "-", "1.", ".5"}) {
+    auto r = c->Get((std::string("/v1/memories?user=priya&limit=") + bad).c_str());
+    ASSERT_TRUE(r) << bad;
+    EXPECT_EQ(r->status, 400) << bad << ": " << r->body;
+    EXPECT_EQ(Error(r, "field"), "limit") << bad << ": " << r->body;
+  }
+  for (const char* good : {"16", "1e1", "2.0"}) {
+    auto r = c->Get((std::string("/v1/memories?user=priya&limit=") + good).c_str());
+    ASSERT_TRUE(r) << good;
+    EXPECT_EQ(r->status, 200) << good << ": " << r->body;
+  }
+}
+
 TEST_F(ServerHardeningTest, MalformedFramingIsAPrompt400AndTheConnectionCloses) {
   Start();
   const std::string post = "POST /v1/retrieve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
