@@ -405,6 +405,24 @@ TEST_F(ServerHardeningTest, NumbersInTheQueryAreDecimal) {
   }
 }
 
+// A memory's text over 64 KiB is refused naming the field the caller sent.
+TEST_F(ServerHardeningTest, AnOversizedMemoryIsRefusedNamingItsField) {
+  Start();
+  std::string big;
+  while (big.size() <= (64u << 10)) big += "tea ";
+  auto text = Post("/v1/memories", json{{"user", "priya"}, {"text", big}, {"infer", false}}.dump());
+  ASSERT_TRUE(text);
+  EXPECT_EQ(text->status, 400) << text->body;
+  EXPECT_EQ(Error(text, "field"), "text") << text->body;
+  auto messages = Post("/v1/memories", json{{"user", "priya"},
+                                            {"messages", json::array({{{"role", "user"}, {"content", "hi"}},
+                                                                      {{"role", "user"}, {"content", big}}})},
+                                            {"infer", false}}.dump());
+  ASSERT_TRUE(messages);
+  EXPECT_EQ(messages->status, 400) << messages->body;
+  EXPECT_EQ(Error(messages, "field"), "messages[1].content") << messages->body;
+}
+
 TEST_F(ServerHardeningTest, MalformedFramingIsAPrompt400AndTheConnectionCloses) {
   Start();
   const std::string post = "POST /v1/retrieve HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n";
