@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -263,10 +264,18 @@ class Api {
     QuotaAsk since;
     std::chrono::steady_clock::time_point at;
   };
+  // The writes of a tenant under way (their holds) and what they claim; the
+  // store is read only while none is (`reading` holds new claims back), so
+  // that a read never misses a charged write nor counts one in flight twice.
+  struct QuotaTraffic {
+    int writers = 0;
+    QuotaAsk claimed;
+    bool reading = false;
+  };
   std::mutex quota_mu_;
-  std::map<std::string, CachedUsage> usage_;                                // guarded by quota_mu_
-  std::map<std::string, QuotaAsk> in_flight_;  // claims of the writes under way, by tenant; guarded
-  std::map<std::string, QuotaAsk> charged_;    // every charge since the process started, by tenant; guarded
+  std::condition_variable quota_cv_;  // a read of the store ended
+  std::map<std::string, CachedUsage> usage_;    // guarded by quota_mu_
+  std::map<std::string, QuotaTraffic> traffic_;  // by tenant; guarded by quota_mu_
   std::map<std::pair<std::string, std::string>, std::int64_t> quota_refused_;  // (tenant, quota), guarded
   // Requests answered per tenant (route pattern, method, status): the series
   // a tenant's admin sees in /metrics.

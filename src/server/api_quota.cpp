@@ -13,6 +13,8 @@ namespace engram::server {
 namespace {
 
 constexpr std::int64_t kUsageMaxAgeMs = 2000;
+// Past this age the figure is read even while writes of the tenant are under way.
+constexpr std::int64_t kUsageMustReadMs = 30000;
 
 std::string HumanBytes(std::int64_t n) {
   if (n >= (1ll << 30) && n % (1ll << 30) == 0) return std::to_string(n >> 30) + " GiB";
@@ -31,36 +33,43 @@ ApiOptions::Quota Api::QuotaOf(const std::string& tenant) const {
 Api::QuotaHold Api::CheckQuota(const Call& c, const QuotaAsk& ask, bool keyed) {
   const ApiOptions::Quota q = QuotaOf(c.who.tenant);
   if (q.turns <= 0 && q.memories <= 0 && q.bytes <= 0) return QuotaHold();
-  const auto now = std::chrono::steady_clock::now();
-  bool fresh = false;
-  QuotaAsk charged_before;  // this process's charges before the store is read
-  {
-    std::lock_guard<std::mutex> lock(quota_mu_);
+  std::unique_lock<std::mutex> lock(quota_mu_);
+  QuotaTraffic& traffic = traffic_[c.who.tenant];  // std::map: the reference stays valid
+  for (;;) {
+    if (traffic.reading) {  // another request reads the store: its figure serves
+      quota_cv_.wait(lock);
+      continue;
+    }
+    const auto now = std::chrono::steady_clock::now();
     auto it = usage_.find(c.who.tenant);
-    fresh = it != usage_.end() &&
-            std::chrono::duration_cast<std::chrono::milliseconds>(now - it->second.at).count() < kUsageMaxAgeMs;
-    charged_before = charged_[c.who.tenant];
-  }
-  if (!fresh) {  // read outside the lock: a slow store delays only this tenant's writers
-    const TenantUsage stored = Check(engine().GetTenantUsage(c.who.tenant));
-    std::lock_guard<std::mutex> lock(quota_mu_);
-    // What was charged while the store was read may be missing from what was
-    // read: it counts on top (twice at worst, until the next read).
-    const QuotaAsk& charged = charged_[c.who.tenant];
-    usage_[c.who.tenant] = CachedUsage{stored,
-                                       QuotaAsk{charged.turns - charged_before.turns,
-                                                charged.memories - charged_before.memories,
-                                                charged.bytes - charged_before.bytes},
-                                       now};
+    const std::int64_t age =
+        it == usage_.end() ? kUsageMustReadMs
+                           : std::chrono::duration_cast<std::chrono::milliseconds>(now - it->second.at).count();
+    // The store is read (to see other processes' writes) when the figure is
+    // older than kUsageMaxAgeMs and no write of the tenant is under way, so
+    // that the read holds every charged write and none in flight: exact.
+    // Past kUsageMustReadMs it is read even then (a tenant whose writes never
+    // pause, a long streamed chat): a write that commits before the read and
+    // is charged after it counts twice until the next read (refusing early,
+    // never admitting over the limit).
+    if (age < kUsageMaxAgeMs || (traffic.writers > 0 && age < kUsageMustReadMs)) break;
+    traffic.reading = true;  // new claims wait for the figure (one count query)
+    lock.unlock();
+    Result<TenantUsage> stored = engine().GetTenantUsage(c.who.tenant);
+    lock.lock();
+    traffic.reading = false;
+    quota_cv_.notify_all();
+    if (!stored.ok()) Check(std::move(stored));  // throws
+    usage_[c.who.tenant] = CachedUsage{*stored, QuotaAsk{}, now};
+    break;
   }
   // The check and the claim are one step under the lock: a write in flight
   // (claimed, not yet stored or let go) counts as if it were stored.
   const char* over = nullptr;
   std::string detail;
   {
-    std::lock_guard<std::mutex> lock(quota_mu_);
     const CachedUsage& u = usage_[c.who.tenant];
-    const QuotaAsk& flying = in_flight_[c.who.tenant];
+    const QuotaAsk& flying = traffic.claimed;
     const std::int64_t turns = u.stored.turns + u.since.turns + flying.turns,
                        memories = u.stored.memories + u.since.memories + flying.memories,
                        bytes = u.stored.bytes + u.since.bytes + flying.bytes;
@@ -80,13 +89,14 @@ Api::QuotaHold Api::CheckQuota(const Call& c, const QuotaAsk& ask, bool keyed) {
                HumanBytes(ask.bytes);
     }
     if (!over) {
-      QuotaAsk& claim = in_flight_[c.who.tenant];
-      claim.turns += ask.turns;
-      claim.memories += ask.memories;
-      claim.bytes += ask.bytes;
+      ++traffic.writers;
+      traffic.claimed.turns += ask.turns;
+      traffic.claimed.memories += ask.memories;
+      traffic.claimed.bytes += ask.bytes;
       return QuotaHold(this, c.who.tenant, ask, "");
     }
   }
+  lock.unlock();
   if (keyed) return QuotaHold(nullptr, "", QuotaAsk{}, over);  // the engine answers a retry, and refuses anything new
   CountQuotaRefusal(c.who.tenant, over);
   Throw(429, "quota_exceeded",
@@ -107,13 +117,13 @@ Api::QuotaHold& Api::QuotaHold::operator=(QuotaHold&& o) noexcept {
 
 void Api::QuotaHold::Release() {
   if (!api_) return;
-  std::lock_guard<std::mutex> lock(api_->quota_mu_);
-  auto it = api_->in_flight_.find(tenant_);
-  if (it != api_->in_flight_.end()) {
-    it->second.turns -= ask_.turns;
-    it->second.memories -= ask_.memories;
-    it->second.bytes -= ask_.bytes;
-    if (it->second.turns <= 0 && it->second.memories <= 0 && it->second.bytes <= 0) api_->in_flight_.erase(it);
+  {
+    std::lock_guard<std::mutex> lock(api_->quota_mu_);
+    QuotaTraffic& t = api_->traffic_[tenant_];
+    --t.writers;
+    t.claimed.turns -= ask_.turns;
+    t.claimed.memories -= ask_.memories;
+    t.claimed.bytes -= ask_.bytes;
   }
   api_ = nullptr;
 }
@@ -121,13 +131,10 @@ void Api::QuotaHold::Release() {
 void Api::QuotaHold::Charge(const QuotaAsk& stored) {
   if (!api_) return;
   {
-    // Counted as accepted until the next usage refresh (which reads it from
-    // the store); no usage read yet: the next check reads the store.
+    // Counted as accepted until the next read of the store, which (but past
+    // kUsageMustReadMs) starts only once this write let its claim go (just
+    // below), so it sees it.
     std::lock_guard<std::mutex> lock(api_->quota_mu_);
-    QuotaAsk& total = api_->charged_[tenant_];
-    total.turns += stored.turns;
-    total.memories += stored.memories;
-    total.bytes += stored.bytes;
     auto it = api_->usage_.find(tenant_);
     if (it != api_->usage_.end()) {
       it->second.since.turns += stored.turns;

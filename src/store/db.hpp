@@ -27,6 +27,10 @@ inline constexpr const char* kStoreUnavailable = "store unavailable: ";
 struct OpenOptions {
   bool read_only = false;
   bool create = true;     // create the file when missing (SQLite; ignored when read_only)
+  // SQLite, with read_only: the file cannot change while open (a store on
+  // read-only media, with no -wal file and none can be made), so SQLite
+  // reads it without the -shm and -wal files it could not create.
+  bool immutable = false;
   int busy_timeout_ms = 5000;
 };
 

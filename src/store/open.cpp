@@ -1,5 +1,7 @@
 #include "store/open.hpp"
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "store/schema.hpp"
@@ -47,6 +49,26 @@ Status VerifySqliteFile(sql::Db* db, const std::string& path) {
   return Status::Ok();
 }
 
+// Whether SQLite can find or make the -wal file beside `path`: when not,
+// nothing writes the store (read-only media), and it is read as immutable.
+bool WalReachable(const fs::path& path) {
+  std::error_code ec;
+  if (fs::exists(path.string() + "-wal", ec)) return true;
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  return ::access(dir.c_str(), W_OK) == 0;
+}
+
+// Whether this process can write the store at `path` (an existing file):
+// the file, and the directory where SQLite keeps the -wal and -shm files
+// (unless both exist and are writable).
+bool CanWrite(const fs::path& path) {
+  if (::access(path.c_str(), W_OK) != 0) return false;
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  if (::access(dir.c_str(), W_OK) == 0) return true;
+  const std::string p = path.string();
+  return ::access((p + "-wal").c_str(), W_OK) == 0 && ::access((p + "-shm").c_str(), W_OK) == 0;
+}
+
 Result<std::unique_ptr<sql::Db>> OpenSqliteWriter(const std::string& path,
                                                   const StoreOpenOptions& options) {
   const bool in_memory = path == ":memory:";
@@ -67,6 +89,17 @@ Result<std::unique_ptr<sql::Db>> OpenSqliteWriter(const std::string& path,
       fs::create_directories(p.parent_path(), ec);
       if (ec) return Status::IoError("cannot create " + p.parent_path().string() + ": " + ec.message());
     }
+  }
+  if (existed && !CanWrite(path)) {
+    // A store on read-only media, or another user's: opened read-only, so
+    // reads work; a write is PermissionDenied ("readonly database").
+    sql::OpenOptions ro;
+    ro.read_only = true;
+    ro.immutable = !WalReachable(path);
+    ENGRAM_ASSIGN_OR_RETURN(auto db, sql::SqliteDb::Open(path, ro));
+    if (options.verify) ENGRAM_RETURN_IF_ERROR(VerifySqliteFile(db.get(), path));
+    ENGRAM_RETURN_IF_ERROR(CheckSchemaReadOnly(db.get()));
+    return std::unique_ptr<sql::Db>(std::move(db));
   }
   ENGRAM_ASSIGN_OR_RETURN(auto db, sql::SqliteDb::Open(path, {}));
   if (existed && options.verify) ENGRAM_RETURN_IF_ERROR(VerifySqliteFile(db.get(), path));
@@ -95,6 +128,8 @@ Result<std::unique_ptr<sql::Db>> OpenWriter(const std::string& location,
 Result<std::unique_ptr<sql::Db>> OpenReader(const std::string& location) {
   sql::OpenOptions ro;
   ro.read_only = true;
+  ENGRAM_ASSIGN_OR_RETURN(sql::Location loc, sql::ParseLocation(location));
+  ro.immutable = loc.dialect == sql::Dialect::kSqlite && !IsInMemory(loc.target) && !WalReachable(loc.target);
   return sql::Db::Open(location, ro);
 }
 

@@ -497,6 +497,21 @@ Status CreateSchemaAtVersion(sql::Db* db, int version, std::int64_t now_ms) {
   return txn->Commit();
 }
 
+Status CheckSchemaReadOnly(sql::Db* db) {
+  ENGRAM_ASSIGN_OR_RETURN(std::int64_t app_id, QueryInt(db, "PRAGMA application_id"));
+  if (app_id != kApplicationId) {
+    return Status::FailedPrecondition(db->path() + " is not an engram store (and is read-only)");
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::string v, GetMeta(db, "schema_version"));
+  if (v != std::to_string(kSchemaVersion)) {
+    return Status::FailedPrecondition(db->path() + " has schema version " + (v.empty() ? "?" : v) +
+                                      " and is read-only: this engram reads version " +
+                                      std::to_string(kSchemaVersion) +
+                                      " (open it once where it can be written, to migrate it)");
+  }
+  return Status::Ok();
+}
+
 Status EnsureSchema(sql::Db* db, std::int64_t now_ms) {
   if (db->dialect() == sql::Dialect::kPostgres) return EnsurePostgresSchema(db, now_ms);
   ENGRAM_ASSIGN_OR_RETURN(std::int64_t app_id, QueryInt(db, "PRAGMA application_id"));

@@ -26,6 +26,9 @@ inline constexpr int kApplicationId = 0x454e4752;
 // to kSchemaVersion, in one transaction. A non-empty database that is not an
 // engram store gives FailedPrecondition and is left untouched.
 Status EnsureSchema(sql::Db* db, std::int64_t now_ms);
+// For a SQLite store opened read-only: the same checks without a change (a
+// store of an older version needs a writable open first to be migrated).
+Status CheckSchemaReadOnly(sql::Db* db);
 // The same on PostgreSQL (schema_postgres.cpp): the schema of kSchemaVersion
 // in the connection's current schema, under the writer lock.
 Status EnsurePostgresSchema(sql::Db* db, std::int64_t now_ms);

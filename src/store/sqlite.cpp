@@ -24,7 +24,9 @@ Status FromCode(int rc, std::string_view context, const char* msg) {
       return Status::IoError(std::string(kStoreFull) + m);
     case SQLITE_CONSTRAINT:
       return Status::AlreadyExists(m);
-    case SQLITE_READONLY:
+    case SQLITE_READONLY:  // opened read-only (store/open.cpp: a store this process cannot write)
+      return Status::PermissionDenied(
+          "the store is read-only (its file, directory or media cannot be written by this process): " + m);
     case SQLITE_PERM:
     case SQLITE_AUTH:
       return Status::PermissionDenied(m);
@@ -44,7 +46,24 @@ Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path, const 
     flags |= SQLITE_OPEN_READWRITE;
     if (options.create) flags |= SQLITE_OPEN_CREATE;
   }
-  int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
+  std::string name = path;
+  if (options.read_only && options.immutable) {
+    // file: URI with the path percent-encoded where URI syntax would read it.
+    name = "file:";
+    for (unsigned char c : path) {
+      if (c == '%' || c == '?' || c == '#' || c < 0x20 || c >= 0x7f) {
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        name += '%';
+        name += kHex[c >> 4];
+        name += kHex[c & 15];
+      } else {
+        name += static_cast<char>(c);
+      }
+    }
+    name += "?immutable=1";
+    flags |= SQLITE_OPEN_URI;
+  }
+  int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
   if (rc != SQLITE_OK) {
     Status st = FromCode(rc, "open " + path, raw ? sqlite3_errmsg(raw) : nullptr);
     sqlite3_close(raw);

@@ -3,6 +3,7 @@
 // codes and output contract (one JSON document with --json, one stderr line
 // per error). Each test runs the real binary in a fresh ENGRAM_HOME.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -264,6 +265,57 @@ TEST(Cli, TurnAddWithTimeThenStats) {
 
 // An empty context says why: an empty scope, a budget too small for anything
 // the scope holds, or (the whole context otherwise) what it holds.
+// A store this process cannot write (read-only media, another user's files)
+// is read: stats, export and retrieve work; a write fails with one clear line
+// and exit 1, and changes nothing. As root (CI), the reads run as nobody, for
+// whom the modes hold.
+TEST(Cli, AReadOnlyStoreIsRead) {
+  Home home;
+  ASSERT_EQ(home.Run({"turn", "add", "--user", "ann", "I keep bees on my roof.", "Lovely!"}).exit_code, 0);
+  ASSERT_EQ(home.Run({"memory", "add", "--user", "ann", "--no-infer", "Ann keeps bees"}).exit_code, 0);
+  const std::string db = home.Dir() + "/engram.db";
+  ASSERT_TRUE(std::filesystem::exists(db));
+  ASSERT_FALSE(std::filesystem::exists(db + "-wal"));  // checkpointed when the last connection closed
+  std::vector<std::string> as = {};
+  if (geteuid() == 0) {
+    for (const char* p : {"/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"}) {
+      if (access(p, X_OK) == 0) as = {p, "-u", "nobody", "--"};
+    }
+    ASSERT_FALSE(as.empty()) << "running as root and runuser is not installed";
+  }
+  auto run = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), ENGRAM_BINARY);
+    args.insert(args.begin(), as.begin(), as.end());
+    return et::RunProcess(args, "", {"ENGRAM_HOME=" + home.Dir(), "ENGRAM_DB=", "ENGRAM_USER="});
+  };
+  namespace fs = std::filesystem;
+  fs::permissions(db, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  fs::permissions(home.Dir(), fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                  fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  struct Restore {
+    std::string dir;
+    ~Restore() { fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add); }
+  } restore{home.Dir()};
+  auto stats = run({"stats", "--json"});
+  ASSERT_EQ(stats.exit_code, 0) << Describe(stats);
+  EXPECT_EQ(OneJson(stats)["turns_admitted"], 1) << stats.out;
+  auto exported = run({"export", "--user", "ann"});
+  ASSERT_EQ(exported.exit_code, 0) << Describe(exported);
+  EXPECT_NE(exported.out.find("I keep bees on my roof."), std::string::npos);
+  auto memories = run({"memory", "list", "--user", "ann"});
+  ASSERT_EQ(memories.exit_code, 0) << Describe(memories);
+  EXPECT_NE(memories.out.find("Ann keeps bees"), std::string::npos) << memories.out;
+  auto context = run({"retrieve", "--user", "ann", "bees"});
+  ASSERT_EQ(context.exit_code, 0) << Describe(context);
+  EXPECT_NE(context.out.find("bees"), std::string::npos);
+  auto write = run({"turn", "add", "--user", "ann", "One more", "ok"});
+  EXPECT_EQ(write.exit_code, 1) << Describe(write);
+  EXPECT_NE(write.err.find("read-only"), std::string::npos) << write.err;
+  EXPECT_EQ(std::count(write.err.begin(), write.err.end(), '\n'), 1) << write.err;
+  EXPECT_FALSE(fs::exists(db + "-wal"));
+  EXPECT_EQ(OneJson(run({"stats", "--json"}))["turns_admitted"], 1);
+}
+
 TEST(Cli, AnEmptyContextSaysWhy) {
   Home home;
   ASSERT_EQ(home.Run({"turn", "add", "I moved to Lisbon last week.", "Welcome to Lisbon!", "--user", "alice"})
