@@ -574,17 +574,15 @@ struct HttpServer::Impl {
   // Whether the route's template matches the (decoded) path segments; its
   // captures (each one whole, non-empty segment) go to `params`.
   static bool Matches(const RouteEntry& r, const std::vector<std::string>& path, std::vector<std::string>* params) {
+    auto capture = [](const std::string& t) { return t.size() > 2 && t.front() == '{' && t.back() == '}'; };
     if (r.segments.size() != path.size()) return false;
     for (std::size_t i = 0; i < path.size(); ++i) {
-      const std::string& t = r.segments[i];
-      const bool capture = t.size() > 2 && t.front() == '{' && t.back() == '}';
-      if (capture ? path[i].empty() : t != path[i]) return false;
+      if (capture(r.segments[i]) ? path[i].empty() : r.segments[i] != path[i]) return false;
     }
     if (params) {
       params->clear();
       for (std::size_t i = 0; i < path.size(); ++i) {
-        const std::string& t = r.segments[i];
-        if (t.size() > 2 && t.front() == '{' && t.back() == '}') params->push_back(path[i]);
+        if (capture(r.segments[i])) params->push_back(path[i]);
       }
     }
     return true;

@@ -49,13 +49,14 @@ Status VerifySqliteFile(sql::Db* db, const std::string& path) {
   return Status::Ok();
 }
 
+fs::path DirOf(const fs::path& path) { return path.has_parent_path() ? path.parent_path() : fs::path("."); }
+
 // Whether SQLite can find or make the -wal file beside `path`: when not,
 // nothing writes the store (read-only media), and it is read as immutable.
 bool WalReachable(const fs::path& path) {
   std::error_code ec;
   if (fs::exists(path.string() + "-wal", ec)) return true;
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  return ::access(dir.c_str(), W_OK) == 0;
+  return ::access(DirOf(path).c_str(), W_OK) == 0;
 }
 
 // Whether this process can write the store at `path` (an existing file):
@@ -63,8 +64,7 @@ bool WalReachable(const fs::path& path) {
 // (unless both exist and are writable).
 bool CanWrite(const fs::path& path) {
   if (::access(path.c_str(), W_OK) != 0) return false;
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  if (::access(dir.c_str(), W_OK) == 0) return true;
+  if (::access(DirOf(path).c_str(), W_OK) == 0) return true;
   const std::string p = path.string();
   return ::access((p + "-wal").c_str(), W_OK) == 0 && ::access((p + "-shm").c_str(), W_OK) == 0;
 }
