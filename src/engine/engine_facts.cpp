@@ -386,6 +386,14 @@ Result<std::vector<MemoryItem>> EngineImpl::ChangeMemories(const std::vector<Mem
       continue;
     }
     const Prepared& p = prepared[i];
+    // An update that changes nothing (a retried PUT) makes no version.
+    const MemoryItem& cur = row->item;
+    const bool same_expiry = c.update.clear_expiry ? !cur.expires_at
+                                                   : !c.update.expires_at || cur.expires_at == c.update.expires_at;
+    if ((!p.text || *p.text == cur.memory) && (!p.metadata || *p.metadata == cur.metadata) && same_expiry) {
+      out.push_back(cur);
+      continue;
+    }
     ctx.vectors = t.vectors.get();
     facts::VersionChange ch;
     ch.text = p.text;

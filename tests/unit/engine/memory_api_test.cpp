@@ -220,11 +220,25 @@ TEST_F(MemoryApiTest, ABatchOfChangesIsAllOrNothing) {
     EXPECT_EQ(text_of("bob", tomatoes), "Bob grows tomatoes on his balcony");
     EXPECT_EQ(e->MemoryHistory(User("alice"), violin)->size(), 1u);
   }
+  // An update that changes nothing makes no version (a retried PUT).
+  auto same = e->ChangeMemories({change("alice", violin, "  Alice practises the violin on Sundays ")});
+  ASSERT_TRUE(same.ok()) << same.status().ToString();
+  EXPECT_EQ(same->front().version, 1);
+  EXPECT_EQ(e->MemoryHistory(User("alice"), violin)->size(), 1u);
+  MemoryChange tag = change("alice", violin, std::nullopt);
+  tag.remove = false;
+  tag.update.metadata = R"({"topic": "music"})";
+  auto tagged = e->ChangeMemories({tag});
+  ASSERT_TRUE(tagged.ok()) << tagged.status().ToString();
+  EXPECT_EQ(tagged->front().version, 2);
+  tag.update.metadata = R"({ "topic" : "music" })";  // the same object, written otherwise
+  EXPECT_EQ(e->ChangeMemories({tag})->front().version, 2);
+  ASSERT_EQ(e->MemoryHistory(User("alice"), violin)->size(), 2u);
   auto ok = e->ChangeMemories({change("alice", violin, cello), change("bob", tomatoes, std::nullopt)});
   ASSERT_TRUE(ok.ok()) << ok.status().ToString();
   ASSERT_EQ(ok->size(), 2u);
   EXPECT_EQ((*ok)[0].memory, cello);
-  EXPECT_EQ((*ok)[0].version, 2);
+  EXPECT_EQ((*ok)[0].version, 3);
   EXPECT_EQ((*ok)[1].status, "deleted");
   EXPECT_EQ(text_of("alice", violin), cello);
   EXPECT_EQ(e->GetMemory(User("bob"), tomatoes).status().code(), StatusCode::kNotFound);
