@@ -144,4 +144,12 @@ void AppendUtf8(std::string& out, char32_t cp);
 // True when the text is valid UTF-8.
 bool IsValidUtf8(std::string_view text);
 
+// The value of a hexadecimal digit (either case); -1 for any other character.
+inline int HexDigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 }  // namespace engram::text

@@ -58,6 +58,8 @@
 #include <random>
 #include <thread>
 
+#include "core/text.hpp"
+
 namespace engram::server {
 
 namespace {
@@ -108,21 +110,16 @@ std::vector<std::string> SplitPath(std::string_view path) {
   }
 }
 
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // Percent-decodes a path segment (%XX; a '%' not followed by two hex digits
 // stays as it is, and so does '+').
 std::string DecodeSegment(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%' && i + 2 < s.size() && HexDigit(s[i + 1]) >= 0 && HexDigit(s[i + 2]) >= 0) {
-      out += static_cast<char>(HexDigit(s[i + 1]) * 16 + HexDigit(s[i + 2]));
+    const int hi = i + 2 < s.size() ? text::HexDigitValue(s[i + 1]) : -1;
+    const int lo = i + 2 < s.size() ? text::HexDigitValue(s[i + 2]) : -1;
+    if (s[i] == '%' && hi >= 0 && lo >= 0) {
+      out += static_cast<char>(hi * 16 + lo);
       i += 2;
     } else {
       out += s[i];
@@ -131,12 +128,15 @@ std::string DecodeSegment(std::string_view s) {
   return out;
 }
 
+// The path of a request target as sent: percent-encoded, without the query.
+std::string_view RawPath(std::string_view target) { return target.substr(0, target.find('?')); }
+
 // The segments of a request's path as sent (before the query), each
 // percent-decoded on its own: routing sees an encoded '/' ("%2F") inside
 // a segment, never as a separator, so "/mem0/v1/entities/user/org%2Fann/"
 // names the user "org/ann".
 std::vector<std::string> RequestSegments(std::string_view target) {
-  std::vector<std::string> segments = SplitPath(target.substr(0, target.find('?')));
+  std::vector<std::string> segments = SplitPath(RawPath(target));
   for (auto& seg : segments) {
     if (seg.find('%') != std::string::npos) seg = DecodeSegment(seg);
   }
@@ -642,7 +642,7 @@ struct HttpServer::Impl {
   // captures: as matched from the headers on a connection.
   int Routed(const httplib::Request& req, std::vector<std::string>* params) const {
     if (t_conn) {
-      *params = t_conn->x.params;
+      *params = std::move(t_conn->x.params);  // matched once per request
       return t_conn->x.route;
     }
     return MatchRoute(req.method, RequestSegments(req.target), params);
@@ -670,7 +670,7 @@ struct HttpServer::Impl {
     t_route = route.label;
     HttpRequest r;
     r.method = req.method;
-    r.path = req.target.substr(0, req.target.find('?'));
+    r.path = RawPath(req.target);
     r.body = std::move(body);
     r.remote_addr = req.remote_addr;
     r.params = std::move(params);
@@ -956,7 +956,7 @@ HttpServer::HttpServer(HttpServerOptions options) : impl_(std::make_unique<Impl>
     if (impl_->observer) {
       const std::string route = t_started ? t_route : "unmatched";
       const std::string id = res.get_header_value("X-Request-Id");
-      const std::string path = req.target.substr(0, req.target.find('?'));  // as sent: no decoded line breaks
+      const std::string path(RawPath(req.target));  // as sent: no decoded line breaks
       impl_->observer(RequestRecord{route, req.method, path, id, res.status, seconds});
     }
     t_started = false;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/text.hpp"
 #include "store/postgres.hpp"
 
 namespace engram::sql {
@@ -31,20 +32,13 @@ bool IsTagStart(char c) {
   return std::isalpha(u) || c == '_' || u >= 0x80;
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // bytea text output ("\x0a1b..." or the old escape format) as raw bytes.
 std::string DecodeBytea(const char* text, int length) {
   std::string out;
   if (length >= 2 && text[0] == '\\' && text[1] == 'x') {
     out.reserve(static_cast<std::size_t>(length - 2) / 2);
     for (int i = 2; i + 1 < length; i += 2) {
-      const int hi = HexValue(text[i]), lo = HexValue(text[i + 1]);
+      const int hi = engram::text::HexDigitValue(text[i]), lo = engram::text::HexDigitValue(text[i + 1]);
       if (hi < 0 || lo < 0) break;
       out.push_back(static_cast<char>(hi * 16 + lo));
     }
