@@ -37,6 +37,13 @@ class Engine {
   // scope rows of the fact API's memories).
   static Status ValidateScope(const Scope& scope);
 
+  // Checks what AddMemory checks before it reads or writes anything (the
+  // scope, the messages, metadata, expiry, event time, a restored memory's
+  // kind, role and attribution): a caller adding many memories (an import)
+  // checks them all first, so that a bad one leaves nothing half-written.
+  static Status ValidateMemoryAdd(const MemoryScope& scope, const std::vector<MemoryMessage>& messages,
+                                  const MemoryAddOptions& options);
+
   // Appends one exchange to the turn log (STM) durably. When STM is over its
   // capacity a promotion job becomes pending (run by the background worker or
   // Maintain()).

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/commands.hpp"
+#include "core/json_keys.hpp"
 #include "core/time.hpp"
 
 namespace engram::cli {
@@ -84,7 +85,12 @@ bool Messages(std::vector<MemoryMessage>* out, int& code) {
       ss << in.rdbuf();
     }
     if ((code = CheckJsonDepth("--messages", ss.str()))) return false;
-    json j = json::parse(ss.str(), nullptr, false);
+    json_limits::DuplicateKeys keys;
+    json j = json::parse(ss.str(), std::ref(keys), false);
+    if (keys.found()) {
+      code = Fail(2, "--messages: " + keys.Message());
+      return false;
+    }
     if (j.is_object()) j = json::array({j});
     if (!j.is_array()) {
       code = Fail(2, "--messages: expected a JSON array of {role, content, name}");

@@ -192,6 +192,12 @@ void RegisterTurnCommands(CLI::App& app, Cli& cli, int& code) {
         }
       }
     }
+    for (const auto& m : memories) {  // (likewise every memory)
+      if (Status st = Engine::ValidateMemoryAdd(m.scope, {m.message}, m.options); !st.ok()) {
+        code = Fail(Status::InvalidArgument(file + ": line " + std::to_string(m.line) + ": " + st.message()));
+        return;
+      }
+    }
     if ((code = cli.OpenEngine())) return;
     std::size_t total = 0;
     for (const auto& d : dialogues) total += d.turns.size();

@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_keys.hpp"
 #include "core/json_limits.hpp"
 #include "core/time.hpp"
 
@@ -58,8 +59,11 @@ bool ValidUtf8(std::string_view s, size_t* bad_at) {
 // exhaust the stack).
 Result<Json> ParseJson(std::string_view text) {
   if (!json_limits::WithinDepth(text)) return Bad(json_limits::TooDeepMessage());
+  json_limits::DuplicateKeys keys;
   try {
-    return Json::parse(text.begin(), text.end());
+    Json j = Json::parse(text.begin(), text.end(), std::ref(keys));
+    if (keys.found()) return Bad(keys.Message());
+    return j;
   } catch (const std::exception& e) {
     return Bad(std::string("invalid JSON: ") + e.what());
   }

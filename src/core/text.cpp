@@ -160,6 +160,19 @@ template <typename Emit>
 void TokenizeWith(std::string_view text, std::string& cur, std::string& pending, Emit&& emit) {
   cur.clear();
   pending.clear();
+  // A run of letters of a script written without spaces ("我喜欢喝咖啡") has
+  // no word boundaries to split on: it gives each pair of adjacent letters
+  // as a token, as they come ("我喜", "喜欢", ...), and then the run itself
+  // when it is one letter or longer than two (a search for "咖啡" finds the
+  // sentence; a store indexed before pairs existed still finds a run whole).
+  std::size_t run = 0;      // letters in the run `cur` holds (0: not a run)
+  std::size_t last_at = 0;  // where the run's last letter starts in `cur`
+  std::string pair;
+  auto finish = [&] {
+    if (run == 2) cur.clear();  // (the run is its one pair, given already)
+    else FinishToken(cur, pending, emit);
+    run = 0;
+  };
   std::size_t i = 0;
   while (i < text.size()) {
     const auto b = static_cast<unsigned char>(text[i]);
@@ -175,7 +188,7 @@ void TokenizeWith(std::string_view text, std::string& cur, std::string& pending,
       const std::size_t len = Decode(text, i, cp);
       i += len == 0 ? 1 : len;
       if (len == 0) {  // invalid byte: separator
-        FinishToken(cur, pending, emit);
+        finish();
         pending.clear();
         continue;
       }
@@ -189,8 +202,27 @@ void TokenizeWith(std::string_view text, std::string& cur, std::string& pending,
       continue;
     }
     if (!word) {
-      FinishToken(cur, pending, emit);
+      finish();
       pending.clear();
+      continue;
+    }
+    const bool unspaced = cp >= 0x0E00 && IsUnspacedLetter(cp);
+    if (run > 0 && (!unspaced || !pending.empty())) {  // the run ends
+      finish();
+      pending.clear();
+    }
+    if (unspaced) {
+      if (run == 0 && !cur.empty()) {  // a word of another script ends
+        FinishToken(cur, pending, emit);
+        pending.clear();
+      }
+      const std::size_t at = cur.size();
+      Append(cur, cp);
+      if (run++ > 0) {
+        pair.assign(cur, last_at, std::string::npos);
+        if (pair.size() <= kMaxTokenBytes) emit(pair);
+      }
+      last_at = at;
       continue;
     }
     if (!pending.empty()) {
@@ -201,7 +233,7 @@ void TokenizeWith(std::string_view text, std::string& cur, std::string& pending,
     if (cp < 0x80) cur += static_cast<char>(cp);
     else Append(cur, cp);
   }
-  FinishToken(cur, pending, emit);
+  finish();
 }
 
 sb_stemmer* ThreadStemmer() {

@@ -24,8 +24,12 @@ using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>
 
 // Lower-cased word tokens of UTF-8 text. A token is a run of letters/digits
 // of any script (ASCII and common Latin/Greek/Cyrillic capitals are
-// lower-cased; other code points are kept as they are; a CJK run is one
-// token). A single inner '-', '.', '_' or '\'' between alphanumerics is kept
+// lower-cased; other code points are kept as they are). A run of a script
+// written without spaces (Chinese, Japanese kana, Thai, Lao, Khmer, Myanmar)
+// gives each pair of adjacent letters, in order, then the run itself when it
+// is one letter or more than two ("我喜欢喝咖啡": "我喜", "喜欢", "欢喝",
+// "喝咖", "咖啡", "我喜欢喝咖啡"), so a word of it is found inside a
+// sentence. A single inner '-', '.', '_' or '\'' between alphanumerics is kept
 // and a "+"/"++"/"#" suffix after a letter is kept, so "gpt-4", "node.js",
 // "e-mail", "3.5", "c++", "c#" stay one token; a trailing "'s" is dropped
 // ("Caroline's" -> "caroline"); other punctuation, symbols, emoji, spaces and

@@ -2,6 +2,7 @@
 // work (extraction, embeddings) happens before the writer lock; each write
 // operation is then one transaction on the writer connection.
 #include <algorithm>
+#include <cstdio>
 #include <map>
 
 #include <nlohmann/json.hpp>
@@ -62,10 +63,40 @@ Status CheckExpiry(const std::optional<TimeMs>& expires_at) {
   return Status::Ok();
 }
 
+// A fingerprint of what a memory add asks (the messages and every option
+// that changes what is stored; not who asks), as 16 hex digits: a key used
+// again with other content is refused instead of answered with the first
+// outcome.
+std::string AddFingerprint(const std::vector<MemoryMessage>& messages, const MemoryAddOptions& o,
+                           const std::string& metadata) {
+  std::vector<std::string> fields;
+  fields.reserve(messages.size() * 3 + 12);
+  for (const auto& m : messages) {
+    fields.push_back(m.role);
+    fields.push_back(m.content);
+    fields.push_back(m.name);
+  }
+  auto time = [](const std::optional<TimeMs>& t) { return t ? std::to_string(*t) : std::string("-"); };
+  fields.push_back(metadata);
+  fields.push_back(o.infer ? "infer" : "verbatim");
+  fields.push_back(o.procedural ? "procedural" : "-");
+  fields.push_back(time(o.expires_at));
+  fields.push_back(time(o.event_time));
+  fields.push_back(o.degraded ? "degraded" : "-");
+  if (o.restored) {
+    fields.push_back(o.restored->kind);
+    fields.push_back(o.restored->role);
+    fields.push_back(o.restored->attributed_to);
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(memory::FieldsFingerprint(fields)));
+  return hex;
+}
+
 }  // namespace
 
-Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const std::vector<MemoryMessage>& messages,
-                                              const MemoryAddOptions& o) {
+Status Engine::ValidateMemoryAdd(const MemoryScope& scope, const std::vector<MemoryMessage>& messages,
+                                 const MemoryAddOptions& o) {
   ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, true));
   ENGRAM_RETURN_IF_ERROR(memory::ValidateIdText(o.actor, "actor"));
   if (messages.empty()) return Status::InvalidArgument("messages: must not be empty");
@@ -81,7 +112,7 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
       return Status::InvalidArgument(at + ": not valid UTF-8");
     }
   }
-  ENGRAM_ASSIGN_OR_RETURN(std::string metadata, facts::CheckMetadata(o.metadata));
+  ENGRAM_RETURN_IF_ERROR(facts::CheckMetadata(o.metadata).status());
   if (o.idempotency_key.size() > kMaxKeyBytes) return Status::InvalidArgument("idempotency_key: longer than 256 bytes");
   ENGRAM_RETURN_IF_ERROR(CheckExpiry(o.expires_at));
   if (o.event_time && !InTimeRange(*o.event_time)) {
@@ -90,6 +121,31 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
   if (o.procedural && (!o.infer || scope.agent.empty())) {
     return Status::InvalidArgument("procedural: needs infer and an agent id");
   }
+  if (o.restored) {
+    const auto& r = *o.restored;
+    if (o.infer || o.procedural || messages.size() != 1) {
+      return Status::InvalidArgument("a restored memory is one message stored verbatim");
+    }
+    if (r.kind != "memory" && r.kind != "procedural") {
+      return Status::InvalidArgument("kind: must be memory or procedural");
+    }
+    if (r.role != "" && r.role != "user" && r.role != "assistant" && r.role != "tool") {
+      return Status::InvalidArgument("role: must be user, assistant, tool or none");
+    }
+    if (r.attributed_to != "" && r.attributed_to != "user" && r.attributed_to != "assistant") {
+      return Status::InvalidArgument("attributed_to: must be user, assistant or none");
+    }
+    if (r.kind == "procedural" && scope.agent.empty()) {
+      return Status::InvalidArgument("kind: a procedural memory belongs to an agent (agent_id)");
+    }
+  }
+  return Status::Ok();
+}
+
+Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const std::vector<MemoryMessage>& messages,
+                                              const MemoryAddOptions& o) {
+  ENGRAM_RETURN_IF_ERROR(ValidateMemoryAdd(scope, messages, o));
+  ENGRAM_ASSIGN_OR_RETURN(std::string metadata, facts::CheckMetadata(o.metadata));
   if (o.procedural && !options_.llm) return Status::FailedPrecondition("procedural: needs a configured LLM");
   ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
   const TimeMs observed = o.event_time ? *o.event_time : deps_.clock->NowMs();
@@ -97,7 +153,10 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
   const Scope row_scope = facts::RowScope(scope);
   const store::FactIds own_ids{scope.user, scope.agent, scope.run};  // the memory's ids
 
-  // A replayed request: the first outcome, without model work.
+  // A replayed request: the first outcome, without model work. The key's
+  // record holds a fingerprint of what was asked (records written before
+  // fingerprints are a bare array of events and replay whatever is asked).
+  const std::string fingerprint = AddFingerprint(messages, o, metadata);
   auto replay = [&](sql::Db* db) -> Result<std::optional<MemoryAddResult>> {
     if (o.idempotency_key.empty()) return std::optional<MemoryAddResult>{};
     ENGRAM_ASSIGN_OR_RETURN(std::optional<std::string> events,
@@ -106,6 +165,12 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
     MemoryAddResult r;
     r.replayed = true;
     json j = json::parse(*events, nullptr, false);
+    if (j.is_object()) {
+      if (j.value("fingerprint", "") != fingerprint) {
+        return Status::AlreadyExists("idempotency_key: already used for another memory add in this scope");
+      }
+      j = j.value("events", json::array());
+    }
     for (const auto& e : j.is_array() ? j : json::array()) {
       MemoryEventResult ev;
       ev.id = e.value("id", "");
@@ -130,24 +195,6 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
   MemoryAddResult out;
   facts::Inference inf;
   std::vector<facts::NewFact> news;
-  if (o.restored) {
-    const auto& r = *o.restored;
-    if (o.infer || o.procedural || messages.size() != 1) {
-      return Status::InvalidArgument("a restored memory is one message stored verbatim");
-    }
-    if (r.kind != "memory" && r.kind != "procedural") {
-      return Status::InvalidArgument("kind: must be memory or procedural");
-    }
-    if (r.role != "" && r.role != "user" && r.role != "assistant" && r.role != "tool") {
-      return Status::InvalidArgument("role: must be user, assistant, tool or none");
-    }
-    if (r.attributed_to != "" && r.attributed_to != "user" && r.attributed_to != "assistant") {
-      return Status::InvalidArgument("attributed_to: must be user, assistant or none");
-    }
-    if (r.kind == "procedural" && scope.agent.empty()) {
-      return Status::InvalidArgument("kind: a procedural memory belongs to an agent (agent_id)");
-    }
-  }
   if (!o.infer) {
     for (const auto& m : messages) {
       if (m.role == "system" || Trim(m.content).empty()) continue;
@@ -282,7 +329,8 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
   }
   if (!o.idempotency_key.empty()) {
     ENGRAM_RETURN_IF_ERROR(
-        store::InsertFactRequest(db, ctx.scope_id, own_ids, o.idempotency_key, events.dump(), ctx.now));
+        store::InsertFactRequest(db, ctx.scope_id, own_ids, o.idempotency_key,
+                                 json{{"fingerprint", fingerprint}, {"events", events}}.dump(), ctx.now));
   }
   ENGRAM_RETURN_IF_ERROR(txn->Commit());
   ENGRAM_RETURN_IF_ERROR(PublishFactVectors(db, *vectors, changes));

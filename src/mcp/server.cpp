@@ -4,6 +4,7 @@
 #include <istream>
 #include <ostream>
 
+#include "core/json_keys.hpp"
 #include "core/json_limits.hpp"
 #include "mcp/protocol.hpp"
 
@@ -96,8 +97,10 @@ std::optional<json> Server::Handle(std::string_view line) {
       return ErrorResponse(nullptr, kInvalidRequest, "Invalid Request: " + json_limits::TooDeepMessage(),
                            {{"limit", json_limits::kMaxDepth}});
     }
-    json msg = json::parse(line.begin(), line.end(), nullptr, /*allow_exceptions=*/false);
+    json_limits::DuplicateKeys keys;
+    json msg = json::parse(line.begin(), line.end(), std::ref(keys), /*allow_exceptions=*/false);
     if (msg.is_discarded()) return ErrorResponse(nullptr, kParseError, "Parse error: the message is not valid JSON");
+    if (keys.found()) return ErrorResponse(nullptr, kInvalidRequest, "Invalid Request: " + keys.Message());
     if (msg.is_array()) return ErrorResponse(nullptr, kInvalidRequest, "Invalid Request: batches are not supported");
     if (!msg.is_object()) return ErrorResponse(nullptr, kInvalidRequest, "Invalid Request: expected a JSON object");
     const bool has_id = msg.contains("id");

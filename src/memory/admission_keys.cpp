@@ -25,16 +25,23 @@ Status ValidateIdempotencyKey(const std::string& key) {
   return Status::Ok();
 }
 
-std::uint64_t TurnsFingerprint(const std::vector<TurnInput>& turns) {
+std::uint64_t FieldsFingerprint(const std::vector<std::string>& fields) {
   std::string all;
+  for (const auto& f : fields) Append(all, f);
+  return XXH3_64bits(all.data(), all.size());
+}
+
+std::uint64_t TurnsFingerprint(const std::vector<TurnInput>& turns) {
+  std::vector<std::string> fields;
+  fields.reserve(turns.size() * 9);
   for (const auto& t : turns) {
     for (const std::string* f : {&t.user_text, &t.assistant_text, &t.metadata, &t.source_ref, &t.user_name,
                                  &t.assistant_name, &t.user_source_ref, &t.assistant_source_ref}) {
-      Append(all, *f);
+      fields.push_back(*f);
     }
-    Append(all, t.event_time ? std::to_string(*t.event_time) : std::string("-"));
+    fields.push_back(t.event_time ? std::to_string(*t.event_time) : std::string("-"));
   }
-  return XXH3_64bits(all.data(), all.size());
+  return FieldsFingerprint(fields);
 }
 
 Result<std::optional<std::vector<AdmitResult>>> FindAdmission(sql::Db* db, std::int64_t scope_id,

@@ -28,6 +28,9 @@ Result<AdmitResult> AdmitTurn(sql::Db* db, const ScopeRow& scope, const TurnInpu
 // Idempotent admission (Engine::AddTurns with AdmitOptions): a key is 1..255
 // bytes of printable UTF-8 ("" = none).
 Status ValidateIdempotencyKey(const std::string& key);
+// A fingerprint of fields, in order (each one length-prefixed, so that
+// {"ab", "c"} and {"a", "bc"} differ).
+std::uint64_t FieldsFingerprint(const std::vector<std::string>& fields);
 // A fingerprint of a batch's content (every field, in order).
 std::uint64_t TurnsFingerprint(const std::vector<TurnInput>& turns);
 // The first admission under `key` in the scope, when remembered (keys older

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/clock.hpp"
+#include "core/json_keys.hpp"
 #include "core/json_limits.hpp"
 #include "server/ui.hpp"
 #include "store/errors.hpp"
@@ -134,8 +135,9 @@ json ParseBody(const HttpRequest& req) {
     Throw(413, "payload_too_large", "body: more than " + std::to_string(kMaxBodyValues) + " JSON values");
   }
   json j;
+  json_limits::DuplicateKeys keys;
   try {
-    j = json::parse(req.body);
+    j = json::parse(req.body, std::ref(keys));
   } catch (const json::parse_error& e) {
     const std::string what = e.what();
     const bool utf8 = what.find("UTF-8") != std::string::npos;
@@ -145,6 +147,7 @@ json ParseBody(const HttpRequest& req) {
     Throw(400, "invalid_json", "body: a number is out of range");
   }
   if (!j.is_object()) Throw(400, "invalid_json", "body: expected a JSON object");
+  if (keys.found()) Throw(400, "invalid_json", "body: " + keys.Message());
   return j;
 }
 

@@ -2,6 +2,8 @@
 // update, delete, delete_all, history, purge. Scopes: user / agent / run
 // fields (or query parameters), tenant from the API key.
 #include "server/api.hpp"
+
+#include "core/json_keys.hpp"
 #include "wire/args.hpp"
 #include "wire/json.hpp"
 
@@ -21,8 +23,10 @@ std::string Filters(const Call& c, wire::Args& a) {
   if (it->is_string()) {
     const std::string& text = it->get_ref<const std::string&>();
     CheckJsonDepth(text, "filters", "invalid_argument");
-    json f = json::parse(text, nullptr, false);
+    json_limits::DuplicateKeys keys;
+    json f = json::parse(text, std::ref(keys), false);
     if (!f.is_object()) Throw(400, "invalid_argument", "parameter 'filters' must be a JSON object", "filters");
+    if (keys.found()) Throw(400, "invalid_argument", "parameter 'filters': " + keys.Message(), "filters");
     return f.dump();
   }
   return a.Object("filters");

@@ -271,6 +271,11 @@ HttpResponse Api::Import(Call& c) {
       Throw(403, "forbidden", "user: this API key is limited to some users; the body has memories without a user");
     }
     if (!m.scope.user.empty()) RequireUser(c, m.scope.user);
+    // Checked before anything is written, as the turns are: a bad memory
+    // late in the file admits nothing.
+    if (Status st = Engine::ValidateMemoryAdd(m.scope, {m.message}, m.options); !st.ok()) {
+      Throw(400, "invalid_argument", "body: line " + std::to_string(m.line) + ": " + st.message());
+    }
   }
   // With an Idempotency-Key, a retried import admits no dialogue twice
   // (memories are NOOP when already there).

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_keys.hpp"
 #include "core/json_limits.hpp"
 #include "core/time.hpp"
 #include "engram/engine.hpp"
@@ -93,8 +94,10 @@ Result<std::vector<ExportedMemory>> ParseExportedMemories(std::string_view conte
     if (n == 1 && line[first] == '[') return out;  // a JSON array, not JSONL
     const std::string at = label + ": line " + std::to_string(n) + ": ";
     if (!json_limits::WithinDepth(line)) return Status::InvalidArgument(at + json_limits::TooDeepMessage());
-    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    json_limits::DuplicateKeys keys;
+    nlohmann::json j = nlohmann::json::parse(line, std::ref(keys), false);
     if (!j.is_object() || j.value("type", nlohmann::json()) != "fact") continue;
+    if (keys.found()) return Status::InvalidArgument(at + keys.Message());
     const auto kind = j.value("kind", nlohmann::json());
     if (kind != "memory" && kind != "procedural") continue;
     auto m = ReadMemory(j, at);

@@ -46,15 +46,25 @@ TEST_F(MemoryCli, EverySubcommandEndToEnd) {
                    R"([{"role": "user", "content": "Run note about Paris", "name": "Alice"},
                        {"role": "system", "content": "ignored"}])");
   ASSERT_EQ(msgs["results"].size(), 1u);
-  json again = Json({"memory", "add", "--user", "alice", "--run", "r1", "--no-infer", "other text",
-                     "--idempotency-key", "k1"});
+  const std::string sent = R"([{"role": "user", "content": "Run note about Paris", "name": "Alice"},
+                               {"role": "system", "content": "ignored"}])";
+  json again = Json({"memory", "add", "--user", "alice", "--run", "r1", "--no-infer", "--messages", "-",
+                     "--idempotency-key", "k1"},
+                    sent);
   EXPECT_TRUE(again["replayed"].get<bool>());
   EXPECT_EQ(again["results"][0]["id"], msgs["results"][0]["id"]);
   // The text output says it is the first outcome, not a new add.
-  auto replay = Run({"memory", "add", "--user", "alice", "--run", "r1", "--no-infer", "other text",
-                     "--idempotency-key", "k1"});
+  auto replay = Run({"memory", "add", "--user", "alice", "--run", "r1", "--no-infer", "--messages", "-",
+                     "--idempotency-key", "k1"},
+                    sent);
   ASSERT_EQ(replay.exit_code, 0) << replay.err;
   EXPECT_EQ(replay.out.rfind("replayed: the idempotency key was used before", 0), 0u) << replay.out;
+  // The key used again for another text is refused (nothing stored), not
+  // answered with the first outcome.
+  auto clash = Run({"memory", "add", "--user", "alice", "--run", "r1", "--no-infer", "other text",
+                    "--idempotency-key", "k1"});
+  EXPECT_NE(clash.exit_code, 0);
+  EXPECT_NE(clash.err.find("idempotency_key: already used"), std::string::npos) << clash.err;
   auto system = Run({"memory", "add", "--user", "alice", "--no-infer", "--role", "system", "Be concise"});
   EXPECT_EQ(system.exit_code, 2);
   EXPECT_NE(system.err.find("--role"), std::string::npos) << system.err;
@@ -210,6 +220,29 @@ TEST_F(MemoryCli, ExportAndImportKeepMemories) {
   EXPECT_EQ(run["results"][0]["memory"], "Plan step one");
   json again = in({"import", other.File("export.jsonl")});
   EXPECT_EQ(again["memories_added"], 0);
+
+  // A memory the engine would refuse, last in the file (metadata naming a
+  // scope id), is found before anything is written: the import fails naming
+  // its line, and the store stays empty (no turn, no memory).
+  et::TempDir third;
+  std::string file = "{\"type\": \"turn\", \"user\": \"zoe\", \"assistant\": \"assistant\", "
+                     "\"user_text\": \"I keep bees\", \"assistant_text\": \"Nice\"}\n"
+                     "{\"type\": \"fact\", \"kind\": \"memory\", \"user_id\": \"zoe\", \"text\": \"Zoe keeps bees\"}\n"
+                     "{\"type\": \"fact\", \"kind\": \"memory\", \"user_id\": \"zoe\", \"text\": \"Zoe likes figs\", "
+                     "\"metadata\": {\"user_id\": \"mallory\"}}\n";
+  et::WriteFile(third.File("bad.jsonl"), file);
+  const std::vector<std::string> env = {"ENGRAM_HOME=" + third.path(), "ENGRAM_DB=", "ENGRAM_USER="};
+  auto refused = et::RunProcess({ENGRAM_BINARY, "import", third.File("bad.jsonl")}, "", env);
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("line 3"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("metadata.user_id"), std::string::npos) << refused.err;
+  // (Refused before the store is opened: there is none, or it is empty.)
+  auto stats = et::RunProcess({ENGRAM_BINARY, "stats", "--json"}, "", env);
+  const bool no_store = stats.exit_code == 1 && stats.err.find("no store") != std::string::npos;
+  EXPECT_TRUE(no_store || json::parse(stats.out, nullptr, false).value("turns_admitted", -1) == 0)
+      << stats.out << stats.err;
+  auto listed = et::RunProcess({ENGRAM_BINARY, "memory", "list", "--user", "zoe", "--json"}, "", env);
+  EXPECT_TRUE(no_store || json::parse(listed.out, nullptr, false)["results"].empty()) << listed.out << listed.err;
 }
 
 }  // namespace

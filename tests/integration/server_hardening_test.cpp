@@ -107,6 +107,50 @@ class ServerHardeningTest : public ::testing::Test {
   std::string key_;
 };
 
+// A key an object names twice could be read as its first value by a proxy or
+// a client library and as its last here (another user, another filter): the
+// request is refused whole, naming the key, and nothing is stored.
+TEST_F(ServerHardeningTest, AKeyRepeatedInOneObjectIsRefusedAndNothingIsStored) {
+  Start();
+  auto turn = Post("/v1/turns", R"({"user": "alice", "user": "mallory", "user_text": "hi", "assistant_text": "hello"})");
+  ASSERT_TRUE(turn);
+  EXPECT_EQ(turn->status, 400) << turn->body;
+  EXPECT_EQ(Error(turn, "code"), "invalid_json");
+  EXPECT_NE(Error(turn, "message").find("\"user\" appears twice"), std::string::npos) << turn->body;
+  // Escapes are decoded before keys are compared; nested objects and the
+  // objects of an array each have keys of their own.
+  auto escaped = Post("/v1/memories", R"({"user": "alice", "\u0075ser": "bob", "text": "I like tea", "infer": false})");
+  ASSERT_TRUE(escaped);
+  EXPECT_EQ(escaped->status, 400) << escaped->body;
+  auto nested = Post("/v1/memories", R"({"user": "alice", "text": "I like tea", "infer": false,
+                                         "metadata": {"tag": "a", "tag": "b"}})");
+  ASSERT_TRUE(nested);
+  EXPECT_EQ(nested->status, 400) << nested->body;
+  auto search = server_->Client(key_)->Get("/v1/memories?user=alice&filters=%7B%22a%22%3A1%2C%22a%22%3A2%7D");
+  ASSERT_TRUE(search);
+  EXPECT_EQ(search->status, 400) << search->body;
+  EXPECT_EQ(Error(search, "field"), "filters");
+  auto imported = Post("/v1/import?user=alice", "{\"user\": \"hi\", \"user\": \"ho\", \"assistant\": \"hello\"}\n",
+                       "application/x-ndjson");
+  ASSERT_TRUE(imported);
+  EXPECT_EQ(imported->status, 400) << imported->body;
+  for (const char* user : {"alice", "mallory", "bob"}) {
+    auto turns = server_->Client(key_)->Get((std::string("/v1/turns?user=") + user).c_str());
+    ASSERT_TRUE(turns);
+    EXPECT_EQ(Body(turns).dump().find("hello"), std::string::npos) << user << ": " << turns->body;
+    auto memories = server_->Client(key_)->Get((std::string("/v1/memories?user=") + user).c_str());
+    ASSERT_TRUE(memories);
+    EXPECT_EQ(memories->body.find("tea"), std::string::npos) << user << ": " << memories->body;
+  }
+  // The same keys in sibling objects are fine.
+  auto fine = Post("/v1/turns", R"({"user": "alice", "turns": [
+      {"user_text": "hi", "assistant_text": "hello", "metadata": {"a": {"x": 1}, "b": {"x": 2}}},
+      {"user_text": "hi", "assistant_text": "again"}]})");
+  ASSERT_TRUE(fine);
+  EXPECT_EQ(fine->status, 201) << fine->body;
+  ExpectHealthy();
+}
+
 TEST_F(ServerHardeningTest, JsonNestedBeyondTheLimitIsRefusedNamingItsFieldAndTheServerStaysUp) {
   Start();
   const std::string deep = Deep(100000);
@@ -365,7 +409,7 @@ TEST_F(ServerHardeningTest, AnEncodedSlashStaysInsideItsSegment) {
   auto history = c->Get(("/v1/memories/" + id + "/history?user=priya").c_str());
   ASSERT_TRUE(history);
   EXPECT_EQ(history->status, 200) << history->body;
-  for (const std::string& escaped : {"%2Fhistory", "%2fhistory", "%2F..%2Fhistory"}) {
+  for (const char* escaped : {"%2Fhistory", "%2fhistory", "%2F..%2Fhistory"}) {
     auto r = c->Get(("/v1/memories/" + id + escaped + "?user=priya").c_str());
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 404) << escaped << ": " << r->body;  // the memory "<id>/history" does not exist

@@ -351,6 +351,21 @@ TEST_F(ServerTest, RetriedBatchesWithAnIdempotencyKeyAreAdmittedOnce) {
     EXPECT_EQ(imp->status, status) << imp->body;
   }
   EXPECT_EQ(Body(Get(server_->admin_key(), "/v1/stats?user=bob"))["turns_admitted"], 2);
+
+  // A memory the engine would refuse, last in the file, is found before
+  // anything is written: 400 naming its line, and nothing is stored.
+  const std::string bad =
+      "{\"type\": \"turn\", \"user\": \"zoe\", \"assistant\": \"assistant\", \"user_text\": \"I keep bees\", "
+      "\"assistant_text\": \"Nice\"}\n"
+      "{\"type\": \"fact\", \"kind\": \"memory\", \"user_id\": \"zoe\", \"text\": \"Zoe keeps bees\"}\n"
+      "{\"type\": \"fact\", \"kind\": \"memory\", \"user_id\": \"zoe\", \"text\": \"Zoe likes figs\", "
+      "\"metadata\": {\"run_id\": \"r9\"}}\n";
+  auto refused = c->Post("/v1/import?user=zoe", bad, "application/x-ndjson");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 400) << refused->body;
+  EXPECT_NE(refused->body.find("line 3"), std::string::npos) << refused->body;
+  EXPECT_EQ(Body(Get(server_->admin_key(), "/v1/stats?user=zoe")).value("turns_admitted", -1), 0);
+  EXPECT_TRUE(Body(Get(server_->admin_key(), "/v1/memories?user=zoe")).value("results", json::array()).empty());
 }
 
 TEST_F(ServerTest, NoAuthOnlyOnLoopback) {

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <thread>
@@ -46,9 +47,36 @@ TEST(Tokenize, DropsPossessive) {
 TEST(Tokenize, HandlesAnyScript) {
   EXPECT_THAT(Tokenize("Ich heiße Jürgen, ÜBER"), ElementsAre("ich", "heiße", "jürgen", "über"));
   EXPECT_THAT(Tokenize("Привет, МИР"), ElementsAre("привет", "мир"));
-  EXPECT_THAT(Tokenize("我喜欢北京。你呢？"), ElementsAre("我喜欢北京", "你呢"));
+  EXPECT_THAT(Tokenize("我喜欢北京。你呢？"),
+              ElementsAre("我喜", "喜欢", "欢北", "北京", "我喜欢北京", "你呢"));
   EXPECT_THAT(Tokenize("مرحبا، عالم"), ElementsAre("مرحبا", "عالم"));
   EXPECT_THAT(Tokenize("love \U0001F600 pizza\u2014really"), ElementsAre("love", "pizza", "really"));
+}
+
+// Scripts written without spaces have no word boundaries to split on: a run
+// gives its pairs of adjacent letters (a word of two letters is found inside
+// a sentence), then the run itself when it is one letter or longer than two.
+TEST(Tokenize, RunsOfUnspacedScriptsGiveTheirPairs) {
+  EXPECT_THAT(Tokenize("咖啡"), ElementsAre("咖啡"));
+  EXPECT_THAT(Tokenize("茶"), ElementsAre("茶"));
+  EXPECT_THAT(Tokenize("喝咖啡"), ElementsAre("喝咖", "咖啡", "喝咖啡"));
+  // Another script ends a run and a run ends a word; joiners and
+  // punctuation between two runs end the first.
+  EXPECT_THAT(Tokenize("我在Google工作"), ElementsAre("我在", "google", "工作"));
+  EXPECT_THAT(Tokenize("c++编程"), ElementsAre("c++", "编程"));
+  EXPECT_THAT(Tokenize("东京-大阪"), ElementsAre("东京", "大阪"));
+  EXPECT_THAT(Tokenize("x东"), ElementsAre("x", "东"));
+  // Japanese kana (the long-vowel mark included) and Thai.
+  EXPECT_THAT(Tokenize("コーヒー"), ElementsAre("コー", "ーヒ", "ヒー", "コーヒー"));
+  const auto thai = Tokenize("ฉันชอบกาแฟ");  // "I like coffee"
+  EXPECT_NE(std::find(thai.begin(), thai.end(), "กา"), thai.end());
+  EXPECT_NE(std::find(thai.begin(), thai.end(), "แฟ"), thai.end());
+  // A run too long to be a token still gives its pairs.
+  const std::string run = "我们下个星期二下午三点在公司楼下的咖啡馆见面讨论新项目的预算和时间安排问题";
+  const auto pairs = Tokenize(run);
+  EXPECT_EQ(pairs.size(), 36u);
+  EXPECT_EQ(pairs.front(), "我们");
+  EXPECT_EQ(pairs.back(), "问题");
 }
 
 TEST(Tokenize, InvalidBytesAreSeparators) {
@@ -66,6 +94,7 @@ TEST(Tokenize, OneTokenAtATimeGivesTheSameTokens) {
   for (const std::string& s :
        {std::string("Caroline's dog, gpt-4 and node.js; C++ or C#? e-mail--3.5 ... x-"), std::string("Ich heiße Jürgen, ÜBER"),
         std::string("我喜欢北京。你呢？ love \U0001F600 pizza\u2014really \u2018quoted\u2019s"), bad,
+        std::string("我在Google工作, c++编程 东京-大阪 x东 コーヒー ฉันชอบกาแฟ 茶"),
         "short " + std::string(200, 'a') + " end " + std::string(81, 'b') + " " + std::string(80, 'c'), std::string()}) {
     std::vector<std::string> each;
     engram::text::ForEachToken(s, [&](std::string_view t) { each.emplace_back(t); });
@@ -296,7 +325,7 @@ TEST(ContentWords, CountsWordsOfScriptsWithoutSpaces) {
   EXPECT_EQ(ContentWords("Ich wohne in Berlin"), 3u);  // ("in": an English stopword)
   EXPECT_EQ(ContentWords("Мне нравится чай"), 3u);
   const std::string long_run = "我们下个星期二下午三点在公司楼下的咖啡馆见面讨论新项目的预算和时间安排问题";
-  EXPECT_TRUE(Tokenize(long_run).empty());  // (one token of 111 bytes)
+  EXPECT_EQ(Tokenize(long_run).size(), 36u);  // (its pairs: the run is 111 bytes)
   EXPECT_EQ(ContentWords(long_run), 18u);
   EXPECT_EQ(ContentWords("我在 Google 工作"), 3u);
 }

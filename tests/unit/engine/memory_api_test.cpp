@@ -339,8 +339,7 @@ TEST_F(MemoryApiTest, ParallelAddsWithOneIdempotencyKeyMakeOneFact) {
       MemoryAddOptions o;
       o.infer = false;
       o.idempotency_key = "req-42";
-      // Different texts: only the key makes them one request.
-      auto r = e->AddMemoryText(User("alice"), "Retry " + std::to_string(i) + " of the same request about llamas", o);
+      auto r = e->AddMemoryText(User("alice"), "The same request about llamas, sent again", o);
       if (!r.ok() || r->results.size() != 1) {
         ++errors;
         return;
@@ -354,10 +353,27 @@ TEST_F(MemoryApiTest, ParallelAddsWithOneIdempotencyKeyMakeOneFact) {
   EXPECT_EQ(replays, kThreads - 1);
   for (const auto& id : ids) EXPECT_EQ(id, ids[0]);
   EXPECT_EQ(e->ListMemories(User("alice"), {})->items.size(), 1u);
-  // Another scope may use the same key.
+  // The key used again for something else is refused, not answered with the
+  // first outcome (the caller would think it stored): nothing is written.
   MemoryAddOptions o;
   o.infer = false;
   o.idempotency_key = "req-42";
+  auto clash = e->AddMemoryText(User("alice"), "A different request about alpacas", o);
+  ASSERT_FALSE(clash.ok());
+  EXPECT_EQ(clash.status().code(), StatusCode::kAlreadyExists) << clash.status().ToString();
+  EXPECT_NE(clash.status().message().find("idempotency_key"), std::string::npos);
+  MemoryAddOptions dated = o;
+  dated.expires_at = 4102444800000;  // the same text, another option
+  EXPECT_EQ(e->AddMemoryText(User("alice"), "The same request about llamas, sent again", dated).status().code(),
+            StatusCode::kAlreadyExists);
+  EXPECT_EQ(e->ListMemories(User("alice"), {})->items.size(), 1u);
+  // Another actor retrying the same request gets its first outcome.
+  MemoryAddOptions other_actor = o;
+  other_actor.actor = "worker-2";
+  auto again = e->AddMemoryText(User("alice"), "The same request about llamas, sent again", other_actor);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE(again->replayed);
+  // Another scope may use the same key.
   auto other = e->AddMemoryText(User("bob"), "Bob's llama", o);
   ASSERT_TRUE(other.ok());
   EXPECT_FALSE(other->replayed);

@@ -160,6 +160,47 @@ TEST_F(MemorySearchIndexTest, NarrowerSearchSpansScopeRows) {
   EXPECT_EQ(Found(*e, a2, "prefers"), (std::set<std::string>{"Dana prefers dark themes"}));
 }
 
+// Chinese, Japanese and Thai are written without spaces between words: a
+// word asked for is found inside a sentence that holds it (memory search and
+// dialogue retrieval), and a sentence that does not hold it is not returned.
+TEST_F(MemorySearchIndexTest, WordsOfScriptsWithoutSpacesAreFoundInsideSentences) {
+  auto e = Open();
+  MemoryAddOptions raw;
+  raw.infer = false;
+  const std::string coffee = "我每天早上喝两杯咖啡";   // I drink two cups of coffee every morning
+  const std::string tea = "我妹妹在上海教中文";         // my sister teaches Chinese in Shanghai
+  const std::string tokyo = "来月東京に引っ越します";   // I move to Tokyo next month
+  const std::string thai = "ฉันแพ้ถั่วลิสง";               // I am allergic to peanuts
+  for (const auto& t : {coffee, tea, tokyo, thai, std::string("I keep bees in Sintra")}) {
+    ASSERT_TRUE(e->AddMemoryText(User("mei"), t, raw).ok()) << t;
+  }
+  auto first = [&](const std::string& q) {
+    auto r = e->SearchMemories(User("mei"), q, {});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() && !r->empty() ? r->front().memory : std::string();
+  };
+  EXPECT_EQ(first("咖啡"), coffee);
+  EXPECT_EQ(first("喝咖啡"), coffee);
+  EXPECT_EQ(first("上海"), tea);
+  EXPECT_EQ(first("東京"), tokyo);
+  EXPECT_EQ(first("ถั่วลิสง"), thai);
+  EXPECT_EQ(first("bees"), "I keep bees in Sintra");
+  EXPECT_EQ(Found(*e, User("mei"), "北京"), std::set<std::string>{});  // (Beijing: no memory says it)
+
+  Scope dialogue{"default", "mei", "assistant"};
+  TurnInput t;
+  t.user_text = "周末我们去杭州看西湖";  // at the weekend we go to Hangzhou to see West Lake
+  t.assistant_text = "听起来很棒";
+  t.event_time = clock_.NowMs();
+  ASSERT_TRUE(e->AddTurns(dialogue, testing::SyntheticDialogue(30)).ok());
+  ASSERT_TRUE(e->AddTurns(dialogue, {t}).ok());
+  ASSERT_TRUE(e->AddTurns(dialogue, testing::SyntheticDialogue(30, clock_.NowMs() + 3'600'000)).ok());
+  auto r = e->Retrieve(dialogue, "西湖", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->items.empty());
+  EXPECT_NE(r->items.front().text.find("西湖"), std::string::npos) << r->context;
+}
+
 TEST_F(MemorySearchIndexTest, DialogueRetrievalHidesExpiredFacts) {
   EngineOptions o;
   o.heat_threshold = 0.5;

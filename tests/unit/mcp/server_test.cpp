@@ -71,6 +71,20 @@ TEST_F(McpServerTest, Dispatch) {
   EXPECT_EQ(r["result"]["protocolVersion"], "2025-11-25");
 }
 
+// A message naming a key twice in one object ("id", or an argument) could be
+// read one way by a client or a proxy and another way here: refused with
+// -32600 naming the key; the next line is served.
+TEST_F(McpServerTest, AKeyRepeatedInOneObjectIsAnInvalidRequest) {
+  json r = Handle(R"({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"add_memory",)"
+                  R"("arguments":{"user_input":"hi","user_input":"I am someone else"}}})");
+  EXPECT_EQ(r["error"]["code"], kInvalidRequest) << r;
+  EXPECT_EQ(r["error"]["message"], "Invalid Request: key \"user_input\" appears twice in one object");
+  EXPECT_TRUE(r["id"].is_null());
+  r = Handle(R"({"jsonrpc":"2.0","id":5,"id":6,"method":"ping"})");
+  EXPECT_EQ(r["error"]["code"], kInvalidRequest) << r;
+  EXPECT_EQ(Handle(R"({"jsonrpc":"2.0","id":8,"method":"ping"})")["result"], json::object());
+}
+
 // A line nested 100,000 deep crashed `engram mcp` (recursive copy and
 // printing): refused unparsed with -32600 naming the limit; the next line is
 // served.
