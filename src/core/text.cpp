@@ -639,6 +639,12 @@ std::string Truncate(std::string_view text, std::size_t max_bytes) {
   return out;
 }
 
+const char* StorableTextProblem(std::string_view text) {
+  if (!IsValidUtf8(text)) return "not valid UTF-8";
+  if (text.find('\0') != std::string_view::npos) return "holds a NUL character (U+0000)";
+  return nullptr;
+}
+
 void AppendUtf8(std::string& out, char32_t cp) {
   if (cp < 0x80) {
     out += static_cast<char>(cp);

@@ -148,6 +148,12 @@ void AppendUtf8(std::string& out, char32_t cp);
 // True when the text is valid UTF-8.
 bool IsValidUtf8(std::string_view text);
 
+// Why `text` cannot be stored as a text value ("not valid UTF-8", "holds a
+// NUL character (U+0000)"), or nullptr when it can. PostgreSQL's text holds
+// no NUL, so text with one would be kept on SQLite, refused on PostgreSQL
+// and break a copy from one to the other: every backend refuses it.
+const char* StorableTextProblem(std::string_view text);
+
 // The value of a hexadecimal digit (either case); -1 for any other character.
 inline int HexDigitValue(char c) {
   if (c >= '0' && c <= '9') return c - '0';

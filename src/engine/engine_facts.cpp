@@ -43,7 +43,7 @@ constexpr int kContextMemories = 10;
 Status CheckText(const std::string& t, const std::string& field) {
   if (t.find_first_not_of(" \t\r\n") == std::string::npos) return Status::InvalidArgument(field + ": must not be empty");
   if (t.size() > kMaxTextBytes) return Status::InvalidArgument(field + ": longer than 64 KiB");
-  if (!text::IsValidUtf8(t)) return Status::InvalidArgument(field + ": not valid UTF-8");
+  if (const char* why = text::StorableTextProblem(t)) return Status::InvalidArgument(field + ": " + why);
   return Status::Ok();
 }
 
@@ -108,9 +108,8 @@ Status Engine::ValidateMemoryAdd(const MemoryScope& scope, const std::vector<Mem
       return Status::InvalidArgument(at + ".role: must be user, assistant, system or tool");
     }
     if (m.content.size() > kMaxTextBytes) return Status::InvalidArgument(at + ".content: longer than 64 KiB");
-    if (!text::IsValidUtf8(m.content) || !text::IsValidUtf8(m.name)) {
-      return Status::InvalidArgument(at + ": not valid UTF-8");
-    }
+    if (const char* why = text::StorableTextProblem(m.content)) return Status::InvalidArgument(at + ".content: " + why);
+    if (const char* why = text::StorableTextProblem(m.name)) return Status::InvalidArgument(at + ".name: " + why);
   }
   ENGRAM_RETURN_IF_ERROR(facts::CheckMetadata(o.metadata).status());
   if (o.idempotency_key.size() > kMaxKeyBytes) return Status::InvalidArgument("idempotency_key: longer than 256 bytes");

@@ -28,7 +28,7 @@ Status CheckText(const std::string& s, const char* field, std::size_t max) {
     return Status::InvalidArgument(std::string(field) + ": longer than " + std::to_string(max) +
                                    " bytes");
   }
-  if (!text::IsValidUtf8(s)) return Status::InvalidArgument(std::string(field) + ": not valid UTF-8");
+  if (const char* why = text::StorableTextProblem(s)) return Status::InvalidArgument(std::string(field) + ": " + why);
   return Status::Ok();
 }
 

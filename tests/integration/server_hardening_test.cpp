@@ -107,6 +107,33 @@ class ServerHardeningTest : public ::testing::Test {
   std::string key_;
 };
 
+// A NUL character (U+0000, "\u0000" in JSON) in a text: SQLite would keep it
+// and PostgreSQL refuse it, so a store could not be copied from one to the
+// other; every backend refuses it, naming the field, and nothing is stored.
+TEST_F(ServerHardeningTest, TextHoldingANulCharacterIsRefusedNamingItsField) {
+  Start();
+  auto turn = Post("/v1/turns", R"({"user": "alice", "user_text": "I like tea\u0000 a lot", "assistant_text": "ok"})");
+  ASSERT_TRUE(turn);
+  EXPECT_EQ(turn->status, 400) << turn->body;
+  EXPECT_EQ(Error(turn, "message"), "turn: user_text: holds a NUL character (U+0000)") << turn->body;
+  auto memory = Post("/v1/memories", R"({"user": "alice", "text": "abc\u0000def", "infer": false})");
+  ASSERT_TRUE(memory);
+  EXPECT_EQ(memory->status, 400) << memory->body;
+  EXPECT_NE(Error(memory, "message").find("NUL"), std::string::npos) << memory->body;
+  auto named = Post("/v1/memories", R"({"user": "alice", "messages": [{"role": "user", "content": "I like tea",
+                                        "name": "a\u0000b"}]})");
+  ASSERT_TRUE(named);
+  EXPECT_EQ(named->status, 400) << named->body;
+  EXPECT_NE(Error(named, "message").find("messages[0].name"), std::string::npos) << named->body;
+  auto listed = server_->Client(key_)->Get("/v1/memories?user=alice");
+  ASSERT_TRUE(listed);
+  EXPECT_TRUE(Body(listed).value("results", json::array()).empty()) << listed->body;
+  auto turns = server_->Client(key_)->Get("/v1/turns?user=alice");
+  ASSERT_TRUE(turns);
+  EXPECT_EQ(turns->body.find("tea"), std::string::npos) << turns->body;
+  ExpectHealthy();
+}
+
 // A key an object names twice could be read as its first value by a proxy or
 // a client library and as its last here (another user, another filter): the
 // request is refused whole, naming the key, and nothing is stored.

@@ -101,8 +101,8 @@ Result<Inference> Validate(const json& doc, const std::vector<KnownMemory>& know
     ENGRAM_ASSIGN_OR_RETURN(fact.attributed_to, llmjson::String(f, "attributed_to", path, false));
     ENGRAM_ASSIGN_OR_RETURN(std::string event, llmjson::String(f, "event", path, false));
     ENGRAM_ASSIGN_OR_RETURN(fact.target, llmjson::String(f, "id", path, false));
-    if (fact.text.empty() || fact.text.size() > kMaxFactBytes || !text::IsValidUtf8(fact.text)) {
-      return Status::InvalidArgument(path + ".text: empty, too long or not UTF-8");
+    if (fact.text.empty() || fact.text.size() > kMaxFactBytes || text::StorableTextProblem(fact.text)) {
+      return Status::InvalidArgument(path + ".text: empty, too long, not UTF-8 or holding a NUL");
     }
     if (fact.attributed_to != "user" && fact.attributed_to != "assistant") fact.attributed_to.clear();
     for (auto& c : event) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
