@@ -233,6 +233,18 @@ const json& Params(const Call& c) { return c.body; }
 
 json ParseJsonBody(const HttpRequest& req) { return ParseBody(req); }
 
+std::string IdempotencyKey(const Call& c, const std::string& body_key) {
+  const std::string header = c.req.Header("idempotency-key");
+  if (c.req.Repeated("idempotency-key")) {
+    Throw(400, "invalid_argument", "Idempotency-Key: sent more than once; send one key");
+  }
+  if (!body_key.empty() && !header.empty() && header != body_key) {
+    Throw(400, "invalid_argument", "idempotency_key: the body's key and the Idempotency-Key header differ",
+          "idempotency_key");
+  }
+  return body_key.empty() ? header : body_key;
+}
+
 void CheckArgs(const wire::Args& a) {
   if (!a.ok()) Throw(400, "invalid_argument", a.error(), a.field());
 }

@@ -329,6 +329,11 @@ void CheckJsonDepth(std::string_view text, const std::string& field, const std::
 const nlohmann::json& Params(const Call& c);
 // The request's body as a JSON object ({} when empty); 400 when it is not one.
 nlohmann::json ParseJsonBody(const HttpRequest& req);
+// The request's idempotency key: `body_key` (its body's `idempotency_key`,
+// "" when none) or else the Idempotency-Key header. A key that could mean
+// two is refused (400) rather than guessed: the header sent more than once,
+// or a header that differs from the body's key.
+std::string IdempotencyKey(const Call& c, const std::string& body_key = "");
 // The turn scope {tenant of the key, user (required), assistant (default
 // "assistant")} from the parameters; 403 for a user outside the key's
 // allowance.

@@ -286,7 +286,7 @@ void Api::RegisterMem0(HttpServer& s) {
     CheckArgs(a);
     o.event_time = Mem0Time(body, "timestamp");
     o.expires_at = Mem0Time(body, "expiration_date");
-    o.idempotency_key = c.req.Header("idempotency-key");
+    o.idempotency_key = IdempotencyKey(c);
     o.actor = Actor(c);
     const QuotaAsk ask = MessagesAsk(messages);
     QuotaHold hold = CheckQuota(c, ask, !o.idempotency_key.empty());

@@ -68,8 +68,7 @@ HttpResponse Api::AddMemory(Call& c) {
   o.infer = a.Bool("infer").value_or(true);
   o.procedural = a.Bool("procedural").value_or(false);
   o.metadata = a.Object("metadata");
-  o.idempotency_key = a.Str("idempotency_key", false);
-  if (o.idempotency_key.empty()) o.idempotency_key = c.req.Header("idempotency-key");
+  o.idempotency_key = IdempotencyKey(c, a.Str("idempotency_key", false));
   o.expires_at = a.Time("expires_at");
   o.event_time = a.Time("event_time");
   o.actor = Actor(c);

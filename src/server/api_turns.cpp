@@ -110,7 +110,7 @@ HttpResponse Api::AddTurns(Call& c) {
   AdmitOptions options;
   options.idempotency_key = k.Str("idempotency_key", false);
   CheckArgs(k);
-  if (options.idempotency_key.empty()) options.idempotency_key = c.req.Header("idempotency-key");
+  options.idempotency_key = IdempotencyKey(c, options.idempotency_key);
   const QuotaAsk ask = TurnsAsk(turns);
   QuotaHold hold = CheckQuota(c, ask, !options.idempotency_key.empty());
   options.replay_only = !hold.over().empty();
@@ -279,7 +279,7 @@ HttpResponse Api::Import(Call& c) {
   }
   // With an Idempotency-Key, a retried import admits no dialogue twice
   // (memories are NOOP when already there).
-  const std::string key = c.req.Header("idempotency-key");
+  const std::string key = IdempotencyKey(c);
   if (key.size() > 240) Throw(400, "invalid_argument", "Idempotency-Key: at most 240 bytes for an import");
   Check(memory::ValidateIdempotencyKey(key));
   // The quotas, for the whole import (with a key over a quota, only a

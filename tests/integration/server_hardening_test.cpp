@@ -134,6 +134,36 @@ TEST_F(ServerHardeningTest, TextHoldingANulCharacterIsRefusedNamingItsField) {
   ExpectHealthy();
 }
 
+// An idempotency key that could mean two (the header sent twice, or a header
+// and a body field that differ) is refused, not guessed: a retry under the
+// other key would admit the same turns again.
+TEST_F(ServerHardeningTest, AnIdempotencyKeyThatCouldMeanTwoIsRefused) {
+  Start();
+  const std::string turn = R"({"user": "alice", "user_text": "I like tea", "assistant_text": "ok"})";
+  auto twice = server_->Client(key_)->Post("/v1/turns", {{"Idempotency-Key", "a"}, {"Idempotency-Key", "b"}}, turn,
+                                           "application/json");
+  ASSERT_TRUE(twice);
+  EXPECT_EQ(twice->status, 400) << twice->body;
+  EXPECT_NE(Error(twice, "message").find("Idempotency-Key: sent more than once"), std::string::npos) << twice->body;
+  const std::string keyed = R"({"user": "alice", "text": "I like tea", "infer": false, "idempotency_key": "a"})";
+  auto differ = server_->Client(key_)->Post("/v1/memories", {{"Idempotency-Key", "b"}}, keyed, "application/json");
+  ASSERT_TRUE(differ);
+  EXPECT_EQ(differ->status, 400) << differ->body;
+  EXPECT_EQ(Error(differ, "field"), "idempotency_key") << differ->body;
+  auto imported = server_->Client(key_)->Post("/v1/import?user=alice", {{"Idempotency-Key", "a"}, {"Idempotency-Key", "a"}},
+                                              "{\"user\": \"hi\", \"assistant\": \"hello\"}\n", "application/x-ndjson");
+  ASSERT_TRUE(imported);
+  EXPECT_EQ(imported->status, 400) << imported->body;
+  auto turns = server_->Client(key_)->Get("/v1/turns?user=alice");
+  ASSERT_TRUE(turns);
+  EXPECT_EQ(turns->body.find("tea"), std::string::npos) << turns->body;
+  EXPECT_EQ(turns->body.find("hello"), std::string::npos) << turns->body;
+  // The same key in the header and the body is one key.
+  auto same = server_->Client(key_)->Post("/v1/memories", {{"Idempotency-Key", "a"}}, keyed, "application/json");
+  ASSERT_TRUE(same);
+  EXPECT_EQ(same->status, 201) << same->body;
+}
+
 // A key an object names twice could be read as its first value by a proxy or
 // a client library and as its last here (another user, another filter): the
 // request is refused whole, naming the key, and nothing is stored.
