@@ -16,7 +16,7 @@ namespace engram::json_limits {
 // A parse callback (json::parse(text, std::ref(keys))) that notes the first
 // key an object repeats; keys are compared as parsed (escapes decoded, so
 // "a" and "\u0061" are the same key). The parse itself goes on: the caller
-// checks `first()` afterwards and refuses the document.
+// checks `found()` afterwards and refuses the document.
 class DuplicateKeys {
  public:
   bool operator()(int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed);
