@@ -95,8 +95,12 @@ std::string AddFingerprint(const std::vector<MemoryMessage>& messages, const Mem
 
 }  // namespace
 
-Status Engine::ValidateMemoryAdd(const MemoryScope& scope, const std::vector<MemoryMessage>& messages,
-                                 const MemoryAddOptions& o) {
+namespace {
+
+// What Engine::ValidateMemoryAdd checks; on success the request's metadata
+// as it is stored (checked once, for AddMemory too).
+Result<std::string> CheckMemoryAdd(const MemoryScope& scope, const std::vector<MemoryMessage>& messages,
+                                   const MemoryAddOptions& o) {
   ENGRAM_RETURN_IF_ERROR(facts::ValidateMemoryScope(scope, true));
   ENGRAM_RETURN_IF_ERROR(memory::ValidateIdText(o.actor, "actor"));
   if (messages.empty()) return Status::InvalidArgument("messages: must not be empty");
@@ -111,7 +115,7 @@ Status Engine::ValidateMemoryAdd(const MemoryScope& scope, const std::vector<Mem
     if (const char* why = text::StorableTextProblem(m.content)) return Status::InvalidArgument(at + ".content: " + why);
     if (const char* why = text::StorableTextProblem(m.name)) return Status::InvalidArgument(at + ".name: " + why);
   }
-  ENGRAM_RETURN_IF_ERROR(facts::CheckMetadata(o.metadata).status());
+  ENGRAM_ASSIGN_OR_RETURN(std::string metadata, facts::CheckMetadata(o.metadata));
   if (o.idempotency_key.size() > kMaxKeyBytes) return Status::InvalidArgument("idempotency_key: longer than 256 bytes");
   ENGRAM_RETURN_IF_ERROR(CheckExpiry(o.expires_at));
   if (o.event_time && !InTimeRange(*o.event_time)) {
@@ -138,13 +142,19 @@ Status Engine::ValidateMemoryAdd(const MemoryScope& scope, const std::vector<Mem
       return Status::InvalidArgument("kind: a procedural memory belongs to an agent (agent_id)");
     }
   }
-  return Status::Ok();
+  return metadata;
+}
+
+}  // namespace
+
+Status Engine::ValidateMemoryAdd(const MemoryScope& scope, const std::vector<MemoryMessage>& messages,
+                                 const MemoryAddOptions& o) {
+  return CheckMemoryAdd(scope, messages, o).status();
 }
 
 Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const std::vector<MemoryMessage>& messages,
                                               const MemoryAddOptions& o) {
-  ENGRAM_RETURN_IF_ERROR(ValidateMemoryAdd(scope, messages, o));
-  ENGRAM_ASSIGN_OR_RETURN(std::string metadata, facts::CheckMetadata(o.metadata));
+  ENGRAM_ASSIGN_OR_RETURN(std::string metadata, CheckMemoryAdd(scope, messages, o));
   if (o.procedural && !options_.llm) return Status::FailedPrecondition("procedural: needs a configured LLM");
   ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
   const TimeMs observed = o.event_time ? *o.event_time : deps_.clock->NowMs();
