@@ -29,7 +29,11 @@
 //   concurrent uploads cannot hold more than that (503 when it stays full).
 // - Framing. Content-Length must be a plain byte count, sent once;
 //   Transfer-Encoding may only be "chunked", and not together with
-//   Content-Length; anything else is a prompt 400. After a response to a
+//   Content-Length; a header line needs a colon after a name that is a
+//   token, and may not be folded or hold a NUL or a CR alone; an HTTP/1.1
+//   request names one Host; anything else is a prompt 400 (httplib would
+//   drop or keep such lines, where a proxy in front may read them
+//   otherwise). After a response to a
 //   request whose body was not read to its end (refused, malformed, or sent
 //   to a route that takes none) the connection is closed.
 // - The listening socket never shares its port (SO_REUSEADDR only; httplib's
@@ -227,6 +231,7 @@ class ConnStream final : public httplib::Stream {
     deadline_ = deadline;
     head_bytes_ = 0;
     head_timed_out_ = head_overflow_ = body_timed_out_ = failed_ = false;
+    head_ = HeadScan{};
   }
   // The headers were read: at most `max_bytes` of body follow, by `deadline`.
   void BeginBody(Clock::time_point deadline, std::uint64_t max_bytes) {
@@ -243,6 +248,12 @@ class ConnStream final : public httplib::Stream {
   bool head_timed_out() const { return head_timed_out_; }
   bool head_overflow() const { return head_overflow_; }
   bool body_timed_out() const { return body_timed_out_; }
+  // What is wrong with the request line and headers as they were sent, ""
+  // when nothing: httplib drops a header line without a colon and keeps a
+  // folded one or one holding a NUL or a lone CR, which a proxy in front
+  // may read otherwise (and so pass on a request this server reads as
+  // another).
+  const char* head_problem() const { return head_.problem; }
   // A read failed (timeout, cap, error): where the next request starts is unknown.
   bool failed() const { return failed_; }
 
@@ -269,6 +280,7 @@ class ConnStream final : public httplib::Stream {
     if (phase_ == Phase::kHead) {
       if (head_bytes_ + n > max_head_) return Fail(&head_overflow_);
       head_bytes_ += n;
+      head_.Scan(buf_ + off_, n);
     } else {
       if (body_bytes_ + n > body_cap_) return Fail(nullptr);
       body_bytes_ += n;
@@ -329,6 +341,41 @@ class ConnStream final : public httplib::Stream {
     }
   }
 
+  // The request line and header lines as they arrive (RFC 9112 2.2, 5):
+  // the first problem found, and where the headers end (an empty line).
+  struct HeadScan {
+    const char* problem = "";
+    std::size_t line = 0;  // lines ended so far, the request line first
+    std::size_t len = 0;   // bytes of the current line (CR aside)
+    bool colon = false, cr = false, done = false;
+    void Scan(const char* p, std::size_t n) {
+      for (std::size_t i = 0; i < n && !done && *problem == '\0'; ++i) Byte(p[i]);
+    }
+    void Byte(char b) {
+      if (cr && b != '\n') {
+        problem = "the request line or a header holds a CR not followed by LF";
+        return;
+      }
+      cr = b == '\r';
+      if (cr) return;
+      if (b == '\0') {
+        problem = "the request line or a header holds a NUL byte";
+      } else if (b == '\n') {
+        if (line > 0 && len > 0 && !colon) problem = "a header line holds no \":\" between a name and a value";
+        done = line > 0 && len == 0;
+        ++line;
+        len = 0;
+        colon = false;
+      } else {
+        if (len == 0 && line > 0 && (b == ' ' || b == '\t')) {
+          problem = "a header line starts with a space or a tab (folded lines are not accepted)";
+        }
+        colon = colon || b == ':';
+        ++len;
+      }
+    }
+  };
+
   void Address(bool remote, std::string& ip, int& port) const {
     sockaddr_storage addr{};
     socklen_t len = sizeof addr;
@@ -350,6 +397,7 @@ class ConnStream final : public httplib::Stream {
   std::uint64_t body_bytes_ = 0, body_cap_ = 0;
   std::size_t line_run_ = 0;
   bool head_timed_out_ = false, head_overflow_ = false, body_timed_out_ = false, failed_ = false;
+  HeadScan head_;
   char buf_[16384];
   std::size_t off_ = 0, len_ = 0;
 };
@@ -760,6 +808,13 @@ struct HttpServer::Impl {
       x.close_after = true;  // whatever follows the headers is not read
       conn.stream.StopReading();
     };
+    if (*conn.stream.head_problem() != '\0') return refuse(400, conn.stream.head_problem());
+    // HTTP/1.1 names its host once (RFC 9112 3.2).
+    if (req.version == "HTTP/1.1") {
+      const std::size_t hosts = req.get_header_value_count("Host");
+      if (hosts == 0) return refuse(400, "Host: missing (an HTTP/1.1 request names its host)");
+      if (hosts > 1) return refuse(400, "Host: sent more than once");
+    }
     // A header name is a token (RFC 9110): "Transfer-Encoding : chunked"
     // is no Transfer-Encoding to httplib, whose body would then be read as
     // the next request (smuggled past a proxy that reads it as one).

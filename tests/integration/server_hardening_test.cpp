@@ -541,6 +541,16 @@ TEST_F(ServerHardeningTest, MalformedFramingIsAPrompt400AndTheConnectionCloses) 
       "GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding : chunked\r\n\r\n"
       "2c\r\nDELETE /v1/memories/m_0123456789abcdef HTTP/1.1\r\n\r\n0\r\n\r\n",
       post + "Content-Length : 5\r\n\r\nhello",
+      // Lines a parser drops or keeps and a proxy may read otherwise: a line
+      // without a colon, a folded line, a NUL, a CR alone; and an HTTP/1.1
+      // request naming no host, or two.
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding chunked\r\n\r\n",
+      post + "Content-Length: 5\r\nX-Note: a\r\n Transfer-Encoding: chunked\r\n\r\nhello",
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Note: a\tb\r\n\tc\r\n\r\n",
+      std::string("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Note: a") + '\0' + "b\r\n\r\n",
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Note: a\rContent-Length: 5\r\n\r\nhello",
+      "GET /healthz HTTP/1.1\r\nConnection: keep-alive\r\n\r\n",
+      "GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
   };
   for (const auto& request : requests) {
     const int fd = Connect(server_->port());
@@ -554,6 +564,29 @@ TEST_F(ServerHardeningTest, MalformedFramingIsAPrompt400AndTheConnectionCloses) 
     EXPECT_TRUE(closed) << "the connection stayed open after: " << shown;
     EXPECT_TRUE(RawBody(response).contains("error")) << response;
   }
+  // The answer says what was wrong; an HTTP/1.0 request may leave out its
+  // host.
+  const std::pair<std::string, std::string> said[] = {
+      {"GET /healthz HTTP/1.1\r\nHost: x\r\nBogus\r\n\r\n", "no \\\":\\\" between a name and a value"},
+      {"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Note: a\r\n b\r\n\r\n", "folded lines are not accepted"},
+      {"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Note: a\rb\r\n\r\n", "a CR not followed by LF"},
+      {"GET /healthz HTTP/1.1\r\n\r\n", "Host: missing"},
+      {"GET /healthz HTTP/1.1\r\nHost: x\r\nhost: x\r\n\r\n", "Host: sent more than once"},
+  };
+  auto exchange = [&](const std::string& request) {
+    const int fd = Connect(server_->port());
+    EXPECT_TRUE(fd >= 0 && SendAll(fd, request));
+    std::string response = ReadUntilClose(fd, std::chrono::seconds(10));
+    close(fd);
+    return response;
+  };
+  for (const auto& [request, detail] : said) {
+    const std::string response = exchange(request);
+    EXPECT_EQ(response.rfind("HTTP/1.1 400", 0), 0u) << request << "\n-> " << response;
+    EXPECT_NE(response.find(detail), std::string::npos) << request << "\n-> " << response;
+  }
+  const std::string old = exchange("GET /healthz HTTP/1.0\r\n\r\n");
+  EXPECT_EQ(old.rfind("HTTP/1.1 200", 0), 0u) << old;
   ExpectHealthy();
 }
 
