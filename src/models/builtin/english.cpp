@@ -148,6 +148,8 @@ std::size_t SkipLeadingFillers(std::string_view s, const std::vector<Word>& word
     std::size_t next = k;
     if (OneOf(w, kFillers)) {
       next = k + 1;
+    } else if ((w == "and" || w == "but") && k + 1 < words.size() && OneOf(words[k + 1].lower, kFillers)) {
+      next = k + 2;  // "And yes, ...", "But honestly, ..."
     } else if (k + 1 < words.size() && ((w == "you" && words[k + 1].lower == "know") ||
                                         (w == "thank" && words[k + 1].lower == "you") ||
                                         (w == "guess" && words[k + 1].lower == "what") ||

@@ -1,6 +1,8 @@
 // Fact rules of the built-in extractive engine (see fact_rules.hpp).
 #include "models/builtin/fact_rules.hpp"
 
+#include <cctype>
+#include <cstring>
 #include <unordered_set>
 #include <vector>
 
@@ -276,16 +278,93 @@ std::string Conjugate(const Word& w) {
   return ThirdPersonSingular(x);
 }
 
+bool WordChar(unsigned char ch) { return std::isalnum(ch) || ch >= 0x80; }
+
+// Which words lie inside a closed quotation ("...", “...”, '...', ‘...’):
+// a title or a quoted saying keeps its words ("I watched 'My Octopus
+// Teacher'" is not Caroline's Octopus Teacher). A single quote opens only
+// before a word and after none, and closes only after one (so "I'm" and
+// "the kids' toys" are no quotes); a quotation left open is none.
+std::vector<bool> QuotedWords(std::string_view s, const std::vector<Word>& words) {
+  std::vector<std::pair<std::size_t, std::size_t>> spans;  // [open, close) byte offsets
+  std::size_t open = std::string_view::npos;
+  char kind = 0;  // '"' or '\'' while open
+  auto byte = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0; };
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    char q = 0;
+    bool opening = false, closing = false;
+    std::size_t len = 1;
+    if (s[i] == '"') {
+      q = '"';
+      opening = closing = true;
+    } else if (s.compare(i, 3, "\xE2\x80\x9C") == 0 || s.compare(i, 3, "\xE2\x80\x9D") == 0) {
+      q = '"';
+      len = 3;
+      opening = s[i + 2] == '\x9C';
+      closing = !opening;
+    } else if (s[i] == '\'' || s.compare(i, 3, "\xE2\x80\x98") == 0 || s.compare(i, 3, "\xE2\x80\x99") == 0) {
+      q = '\'';
+      len = s[i] == '\'' ? 1 : 3;
+      const bool before = i > 0 && WordChar(byte(i - 1));
+      const bool after = WordChar(byte(i + len));
+      opening = !before && after;
+      closing = before && !after;
+    }
+    if (q == 0) continue;
+    if (open == std::string_view::npos && opening) {
+      open = i;
+      kind = q;
+    } else if (open != std::string_view::npos && closing && q == kind) {
+      spans.emplace_back(open, i);
+      open = std::string_view::npos;
+    }
+    i += len - 1;
+  }
+  std::vector<bool> out(words.size(), false);
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    for (const auto& [a, b] : spans) out[k] = out[k] || (words[k].begin > a && words[k].end <= b);
+  }
+  return out;
+}
+
+// The text without markdown's emphasis markers ("**bold**", "__bold__"),
+// which a chat client's messages carry and a fact does not need.
+std::string WithoutEmphasis(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if ((s[i] == '*' || s[i] == '_') && i + 1 < s.size() && s[i + 1] == s[i]) {
+      while (i + 1 < s.size() && s[i + 1] == s[i]) ++i;
+      continue;
+    }
+    out += s[i];
+  }
+  // Spaces the markers leave doubled or before punctuation.
+  std::string tidy;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == ' ' && (tidy.empty() || tidy.back() == ' ')) continue;
+    if (out[i] == ' ' && i + 1 < out.size() && std::strchr(".,;:!?", out[i + 1]) != nullptr) continue;
+    tidy += out[i];
+  }
+  return tidy;
+}
+
 std::string Rewrite(const Ctx& c, std::size_t start, const std::string& name,
                     const std::string& listener) {
   std::string out;
   bool conjugate = false;
   bool we_seen = false;
   const std::string others = name + " and others";
+  const std::vector<bool> quoted = QuotedWords(c.s, c.w);
   std::size_t pos = c.w[start].begin;
   for (std::size_t k = start; k < c.n(); ++k) {
     out.append(c.s.substr(pos, c.w[k].begin - pos));
     pos = c.w[k].end;
+    if (quoted[k]) {
+      out += c.w[k].text;
+      conjugate = false;
+      continue;
+    }
     const std::string& x = c.at(k);
     const std::string& next = c.at(k + 1);
     const bool participle_next = next == "been" || IsPastForm(next);
@@ -326,6 +405,7 @@ std::string Rewrite(const Ctx& c, std::size_t start, const std::string& name,
     else out += c.w[k].text;
   }
   out.append(c.s.substr(pos));
+  out = WithoutEmphasis(out);
   // Tidy: trim, capitalise, end with one period.
   while (!out.empty() && (out.back() == ' ' || out.back() == '\t')) out.pop_back();
   while (!out.empty() && out.back() == '!') out.pop_back();

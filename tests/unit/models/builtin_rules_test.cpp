@@ -89,6 +89,20 @@ TEST(FactRules, RewritesFirstPersonToThirdPersonKeepingWording) {
             "Caroline just started a new job at the bakery.");
   EXPECT_EQ(UserFact("I just got promoted to senior designer!"),
             "Caroline just got promoted to senior designer.");
+  // A quotation keeps its words; markdown's emphasis and a leading "And yes," go.
+  EXPECT_EQ(UserFact("I watched 'My Octopus Teacher' and loved it."),
+            "Caroline watched 'My Octopus Teacher' and loved it.");
+  EXPECT_EQ(UserFact("I read \"We Were Liars\" on my trip."), "Caroline read \"We Were Liars\" on Caroline's trip.");
+  EXPECT_EQ(UserFact("I watched \xE2\x80\x98My Octopus Teacher\xE2\x80\x99 with my kids."),
+            "Caroline watched \xE2\x80\x98My Octopus Teacher\xE2\x80\x99 with Caroline's kids.");
+  EXPECT_EQ(UserFact("I love my kids' school and I'm proud of it."),
+            "Caroline loves Caroline's kids' school and Caroline is proud of it.");
+  EXPECT_EQ(UserFact("I said \"I quit my job and moved."), "Caroline said \"Caroline quit Caroline's job and moved.");
+  EXPECT_EQ(UserFact("This Saturday, I'm planning a new riverside route, about 15km.**"),
+            "This Saturday, Caroline is planning a new riverside route, about 15km.");
+  EXPECT_EQ(UserFact("I'm trying to be consistent, **aiming for 15 minutes every evening.**"),
+            "Caroline is trying to be consistent, aiming for 15 minutes every evening.");
+  EXPECT_EQ(UserFact("And yes, I put together a lo-fi playlist."), "Caroline put together a lo-fi playlist.");
 }
 
 TEST(FactRules, QuestionsGreetingsAndFeelingsAreNotFacts) {
