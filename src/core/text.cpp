@@ -266,7 +266,7 @@ bool IsAbbreviation(std::string_view word) {
 bool IsSentenceCloser(char32_t c) {
   return c == '"' || c == '\'' || c == ')' || c == ']' || c == 0x201D || c == 0x2019 ||
          c == 0x300D || c == 0x300F || c == 0xFF09 ||
-         c == '*' || c == '_';  // markdown's emphasis closing after the stop: "done.** Next"
+         c == '*';  // markdown's emphasis closing after the stop: "done.** Next"
 }
 
 }  // namespace

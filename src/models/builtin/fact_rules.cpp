@@ -327,14 +327,15 @@ std::vector<bool> QuotedWords(std::string_view s, const std::vector<Word>& words
   return out;
 }
 
-// The text without markdown's emphasis markers ("**bold**", "__bold__"),
-// which a chat client's messages carry and a fact does not need.
+// The text without markdown's bold markers ("**bold**"), which a chat
+// client's messages carry and a fact does not need. Underscores stay:
+// "__init__.py" is a file name more often than emphasis.
 std::string WithoutEmphasis(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if ((s[i] == '*' || s[i] == '_') && i + 1 < s.size() && s[i + 1] == s[i]) {
-      while (i + 1 < s.size() && s[i + 1] == s[i]) ++i;
+    if (s[i] == '*' && i + 1 < s.size() && s[i + 1] == '*') {
+      while (i + 1 < s.size() && s[i + 1] == '*') ++i;
       continue;
     }
     out += s[i];

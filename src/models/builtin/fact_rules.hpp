@@ -27,7 +27,7 @@ enum class Role { kUser, kAssistant };
 // "<speaker> and others"/"their", and "your"/object "you" with `listener`
 // (when not empty), except inside a closed quotation ("I watched 'My Octopus
 // Teacher'" keeps the title). Leading interjections ("Oh, ", "And yes, ") and
-// markdown emphasis markers ("**") are dropped, the first
+// markdown's bold markers ("**") are dropped, the first
 // letter is capitalised and the fact ends with a period. Relative dates are
 // kept as they are. At most 300 bytes.
 std::string ExtractFact(std::string_view sentence, Role role, const std::string& speaker,

@@ -241,8 +241,8 @@ TEST(SplitSentences, KeepsClosingQuotesAndEllipses) {
   EXPECT_THAT(SplitSentences("He said \"wow!\" Then left... Really?!"),
               ElementsAre("He said \"wow!\"", "Then left...", "Really?!"));
   EXPECT_THAT(SplitSentences("我很好。你呢？"), ElementsAre("我很好。", "你呢？"));
-  EXPECT_THAT(SplitSentences("**It was lighter.** It was good to chat. _Bye._ Now"),
-              ElementsAre("**It was lighter.**", "It was good to chat.", "_Bye._", "Now"));
+  EXPECT_THAT(SplitSentences("**It was lighter.** It was good to chat. *Bye.* Now"),
+              ElementsAre("**It was lighter.**", "It was good to chat.", "*Bye.*", "Now"));
 }
 
 TEST(SentenceViews, TheSentencesOfSplitSentencesAsViewsIntoTheText) {
