@@ -103,8 +103,8 @@ TEST(FactRules, RewritesFirstPersonToThirdPersonKeepingWording) {
   EXPECT_EQ(UserFact("I'm trying to be consistent, **aiming for 15 minutes every evening.**"),
             "Caroline is trying to be consistent, aiming for 15 minutes every evening.");
   EXPECT_EQ(UserFact("And yes, I put together a lo-fi playlist."), "Caroline put together a lo-fi playlist.");
-  EXPECT_EQ(UserFact("I always add __init__.py files to my packages."),
-            "Caroline always adds __init__.py files to Caroline's packages.");
+  EXPECT_EQ(UserFact("I always use __init__.py files in my packages."),
+            "Caroline always uses __init__.py files in Caroline's packages.");
 }
 
 TEST(FactRules, QuestionsGreetingsAndFeelingsAreNotFacts) {
