@@ -136,7 +136,23 @@ bool IsQuestion(std::string_view s) {
   return !s.empty() && s.back() == '?';
 }
 
-std::size_t SkipLeadingFillers(std::string_view s, const std::vector<Word>& words) {
+namespace {
+
+// BoundaryAfter, or a hyphen standing alone after the word ("believe it -
+// I got ..."; a word's own hyphens are inside it).
+bool BoundaryOrDashAfter(std::string_view s, const std::vector<Word>& words, std::size_t i) {
+  if (BoundaryAfter(s, words, i)) return true;
+  return s.substr(words[i].end, words[i + 1].begin - words[i].end).find('-') != std::string_view::npos;
+}
+
+}  // namespace
+
+std::size_t SkipLeadingFillers(std::string_view s, const std::vector<Word>& words, std::string_view vocative) {
+  // Phrases that say nothing of their own before what is said.
+  static const std::vector<std::vector<std::string_view>> kPhrases = {
+      {"you", "know"}, {"thank", "you"}, {"guess", "what"}, {"fun", "fact"}, {"by", "the", "way"},
+      {"you", "know", "what"}, {"you", "won't", "believe", "it"}, {"you", "won't", "believe", "this"},
+      {"believe", "it", "or", "not"}, {"to", "be", "honest"}};
   static const std::vector<std::string_view> kFillers = {
       "oh", "yeah", "yes", "yep", "well", "so", "wow", "haha", "hahaha", "lol", "hey", "hi",
       "hello", "thanks", "ok", "okay", "ah", "aw", "aww", "um", "uh", "honestly", "actually",
@@ -146,18 +162,20 @@ std::size_t SkipLeadingFillers(std::string_view s, const std::vector<Word>& word
   while (k < words.size()) {
     const std::string& w = words[k].lower;
     std::size_t next = k;
-    if (OneOf(w, kFillers)) {
+    // The longest phrase that starts here and ends at a boundary.
+    std::size_t phrase = 0;
+    for (const auto& p : kPhrases) {
+      if (p.size() <= phrase || k + p.size() > words.size()) continue;
+      bool same = true;
+      for (std::size_t i = 0; i < p.size() && same; ++i) same = words[k + i].lower == p[i];
+      if (same && BoundaryOrDashAfter(s, words, k + p.size() - 1)) phrase = p.size();
+    }
+    if (phrase > 0) {
+      next = k + phrase;
+    } else if (OneOf(w, kFillers) || (!vocative.empty() && w == vocative)) {
       next = k + 1;
     } else if ((w == "and" || w == "but") && k + 1 < words.size() && OneOf(words[k + 1].lower, kFillers)) {
       next = k + 2;  // "And yes, ...", "But honestly, ..."
-    } else if (k + 1 < words.size() && ((w == "you" && words[k + 1].lower == "know") ||
-                                        (w == "thank" && words[k + 1].lower == "you") ||
-                                        (w == "guess" && words[k + 1].lower == "what") ||
-                                        (w == "fun" && words[k + 1].lower == "fact"))) {
-      next = k + 2;
-    } else if (k + 2 < words.size() && w == "by" && words[k + 1].lower == "the" &&
-               words[k + 2].lower == "way") {
-      next = k + 3;
     } else {
       break;
     }
@@ -165,7 +183,7 @@ std::size_t SkipLeadingFillers(std::string_view s, const std::vector<Word>& word
     if (!BoundaryAfter(s, words, next - 1) && next < words.size() && IsCapitalised(words[next]) &&
         words[next].lower != "i" && BoundaryAfter(s, words, next))
       ++next;
-    if (!BoundaryAfter(s, words, next - 1)) break;
+    if (!BoundaryOrDashAfter(s, words, next - 1)) break;
     k = next;
   }
   return k;

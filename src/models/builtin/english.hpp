@@ -37,8 +37,11 @@ std::string Slice(std::string_view sentence, const std::vector<Word>& words, std
 bool IsQuestion(std::string_view sentence);
 
 // Index of the first word after leading interjections and greetings that are
-// followed by a comma or '!' ("Oh, ", "Yeah, ", "Hey Mel, ", "You know, ").
-std::size_t SkipLeadingFillers(std::string_view sentence, const std::vector<Word>& words);
+// followed by a comma or '!' ("Oh, ", "Yeah, ", "Hey Mel, ", "You know, ",
+// "You won't believe it - "), and the name `vocative` (lower-case; the person
+// spoken to) so followed ("Gina, ").
+std::size_t SkipLeadingFillers(std::string_view sentence, const std::vector<Word>& words,
+                               std::string_view vocative = {});
 
 // True when the word starts with an upper-case ASCII or Latin-1 letter
 // (names, places).

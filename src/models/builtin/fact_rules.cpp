@@ -171,7 +171,8 @@ bool VerbOk(const Ctx& c, std::size_t j, bool after_modal) {
                 "decided", "decide", "aim", "dream"})) {
     return c.at(j + 1) == "to" &&
            !OneOf(c.at(j + 2), {"say", "share", "tell", "let", "ask", "thank", "check", "know",
-                                "see", "hear", "apologize", "apologise", "reach", "talk"}) &&
+                                "see", "hear", "apologize", "apologise", "reach", "talk", "fill",
+                                "update", "show"}) &&
            HasContent(c, j + 2);
   }
   if (IsExcludedVerb(x)) return false;
@@ -273,6 +274,9 @@ bool PluralSubject(const Ctx& c, std::size_t k, std::size_t start) {
 std::string Conjugate(const Word& w) {
   const std::string& x = w.lower;
   if (x == "am") return "is";
+  if (x == "wanna") return "wants to";  // "I wanna start": no "wannas"
+  if (x == "gotta") return "has to";
+  if (x == "gonna") return "is going to";
   if (x == "have" || x == "do" || x == "don't" || x == "haven't") return ThirdPersonSingular(x);
   if (w.text != w.lower || !IsAlphaWord(x) || text::IsStopword(x)) return w.text;
   return ThirdPersonSingular(x);
@@ -423,7 +427,12 @@ std::string ExtractFact(std::string_view sentence, Role role, const std::string&
                         const std::string& listener) {
   if (speaker.empty() || IsQuestion(sentence)) return {};
   const std::vector<Word> words = SplitWords(sentence);
-  std::size_t start = SkipLeadingFillers(sentence, words);
+  std::string vocative;  // the listener's first name, as a word is lower-cased
+  for (char ch : listener) {
+    if (ch == ' ') break;
+    vocative += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
+  std::size_t start = SkipLeadingFillers(sentence, words, vocative);
   if (words.size() < start + 2) return {};
   const Ctx c{sentence, words, role};
   // "My name is Caroline and I ...", "I'm Caroline and I ...": the name is left
@@ -437,8 +446,8 @@ std::string ExtractFact(std::string_view sentence, Role role, const std::string&
     if (words.size() < start + 2) return {};
   }
   const std::string& first = c.at(start);
-  if (OneOf(first, {"if", "when", "whenever", "unless", "maybe", "perhaps", "please", "let's"}))
-    return {};  // conditions, suggestions and requests
+  if (OneOf(first, {"if", "when", "whenever", "unless", "maybe", "perhaps", "please", "let's", "check", "look"}))
+    return {};  // conditions, suggestions, requests and "Check this pic I got ..." 
   bool durable = false;
   for (std::size_t k = start; k < c.n() && !durable; ++k) {
     const std::string& x = c.at(k);

@@ -103,6 +103,13 @@ TEST(FactRules, RewritesFirstPersonToThirdPersonKeepingWording) {
   EXPECT_EQ(UserFact("I'm trying to be consistent, **aiming for 15 minutes every evening.**"),
             "Caroline is trying to be consistent, aiming for 15 minutes every evening.");
   EXPECT_EQ(UserFact("And yes, I put together a lo-fi playlist."), "Caroline put together a lo-fi playlist.");
+  EXPECT_EQ(UserFact("Mel, you won't believe it - I got mentored by an amazing business owner yesterday."),
+            "Caroline got mentored by an amazing business owner yesterday.");
+  EXPECT_EQ(UserFact("I wanna start a dance studio so I can teach others."),
+            "Caroline wants to start a dance studio so Caroline can teach others.");
+  EXPECT_EQ(UserFact("To be honest, I love hiking more than running."), "Caroline loves hiking more than running.");
+  EXPECT_EQ(UserFact("Paris, the city of light, is where I lived for years."),
+            "Paris, the city of light, is where Caroline lived for years.");
   EXPECT_EQ(UserFact("I always use __init__.py files in my packages."),
             "Caroline always uses __init__.py files in Caroline's packages.");
 }
@@ -113,7 +120,9 @@ TEST(FactRules, QuestionsGreetingsAndFeelingsAreNotFacts) {
                         "I'm not sure what to do.", "I'm doing great, thanks!", "I love you guys.",
                         "I went there last week.", "I have a question about your trip.",
                         "If I had a dog, I'd walk it every day.", "Let's grab coffee sometime.",
-                        "That sounds amazing!", "My name is Caroline.", "I just wanted to say thank you."}) {
+                        "That sounds amazing!", "My name is Caroline.", "I just wanted to say thank you.",
+                        "Check this pic I got from the last networking event.",
+                        "I just wanted to fill you in on my business."}) {
     EXPECT_EQ(UserFact(s), "") << s;
   }
 }
