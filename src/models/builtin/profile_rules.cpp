@@ -171,9 +171,30 @@ std::size_t NameEnd(const Ctx& c, std::size_t from, std::size_t max) {
   return e;
 }
 
+// A value in the third person: a profile line is read by a model as said of
+// the user, so "running my own studio" is "running their own studio".
+std::string ThirdPersonValue(const std::string& value) {
+  const std::vector<Word> words = SplitWords(value);
+  std::string out;
+  std::size_t pos = 0;
+  for (const Word& w : words) {
+    const char* with = nullptr;
+    if (w.lower == "my" || w.lower == "our") with = "their";
+    else if (w.lower == "mine" || w.lower == "ours") with = "theirs";
+    else if (w.lower == "me" || w.lower == "us") with = "them";
+    else if (w.lower == "myself" || w.lower == "ourselves") with = "themselves";
+    if (with == nullptr || (w.lower == "us" && w.text == "US")) continue;
+    out.append(value, pos, w.begin - pos);
+    out += with;
+    pos = w.end;
+  }
+  out.append(value, pos);
+  return out;
+}
+
 void Push(std::vector<SlotHit>& out, std::string dim, std::string value) {
   if (value.empty()) return;
-  out.push_back({std::move(dim), text::Truncate(value, kMaxSlotValueBytes)});
+  out.push_back({std::move(dim), text::Truncate(ThirdPersonValue(value), kMaxSlotValueBytes)});
 }
 
 // True when words [b, e) cannot be what someone likes or prefers: a clause

@@ -122,7 +122,7 @@ TEST(FactRules, QuestionsGreetingsAndFeelingsAreNotFacts) {
                         "If I had a dog, I'd walk it every day.", "Let's grab coffee sometime.",
                         "That sounds amazing!", "My name is Caroline.", "I just wanted to say thank you.",
                         "Check this pic I got from the last networking event.",
-                        "I just wanted to fill you in on my business."}) {
+                        "I just wanted to fill you in on my business.", "And here's a pic I got from my walk."}) {
     EXPECT_EQ(UserFact(s), "") << s;
   }
 }
@@ -205,6 +205,10 @@ TEST(ProfileRules, NoClauseOrBareVerbBecomesAValue) {
   EXPECT_THAT(Slots("I love going to this park near my house.", "interests"), ElementsAre("going to this park"));
   EXPECT_THAT(Slots("I hope to work in the future.", "occupation"), IsEmpty());
   EXPECT_THAT(Slots("I'd love to work as a nurse.", "occupation"), IsEmpty());
+  // A profile line is said of the user.
+  EXPECT_THAT(Slots("I love running my own studio.", "interests"), ElementsAre("running their own studio"));
+  EXPECT_THAT(Slots("I'm passionate about improving our community.", "interests"),
+              ElementsAre("improving their community"));
 }
 
 TEST(ProfileAccumulator, SingleValuedTakesLatestMultiValuedAccumulates) {
