@@ -225,6 +225,17 @@ void PushItems(const Ctx& c, std::size_t from, const std::string& dim, const std
       const std::size_t more = PhraseEnd(c, e + 1, 4, kItemStops);
       if (more > e + 1) e = more;
     }
+    // ... and a verb its particle: "curling up with a good book" is no
+    // "curling", "chilling out" no "chilling".
+    const std::string& verb = c.at(k);
+    if (e == k + 1 && verb.size() > 4 && verb.compare(verb.size() - 3, 3, "ing") == 0 &&
+        OneOf(c.at(e), {"up", "out", "down", "off", "away", "around", "over", "back"}) && !BoundaryAfter(c.s, c.w, k)) {
+      ++e;
+      if (!BoundaryAfter(c.s, c.w, e - 1) && OneOf(c.at(e), {"with", "on", "in", "at", "to"})) {
+        const std::size_t more = PhraseEnd(c, e + 1, 4, kItemStops);
+        if (more > e + 1) e = more;
+      }
+    }
     for (std::size_t m = k; m < e; ++m)
       if (OneOf(c.at(m), {"it", "you", "your", "them", "him", "me", "us"})) return;
     if (!NoLiking(c, k, e) && (e > k + 1 || !OneOf(c.at(k), kQualities)))

@@ -205,6 +205,9 @@ TEST(ProfileRules, NoClauseOrBareVerbBecomesAValue) {
   EXPECT_THAT(Slots("I love going to this park near my house.", "interests"), ElementsAre("going to this park"));
   EXPECT_THAT(Slots("I hope to work in the future.", "occupation"), IsEmpty());
   EXPECT_THAT(Slots("I'd love to work as a nurse.", "occupation"), IsEmpty());
+  EXPECT_THAT(Slots("I enjoy curling up with a good book, escaping reality.", "interests"),
+              ElementsAre("curling up with a good book", "escaping reality"));
+  EXPECT_THAT(Slots("I love curling and skiing.", "interests"), ElementsAre("curling", "skiing"));
   // A profile line is said of the user.
   EXPECT_THAT(Slots("I love running my own studio.", "interests"), ElementsAre("running their own studio"));
   EXPECT_THAT(Slots("I'm passionate about improving our community.", "interests"),
