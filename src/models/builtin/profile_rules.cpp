@@ -149,7 +149,9 @@ std::size_t PhraseEnd(const Ctx& c, std::size_t from, std::size_t max_words, con
     const std::string& x = c.at(e);
     const bool link = allow_cap_links && OneOf(x, {"in", "near", "of", "outside"}) &&
                       e + 1 < c.n() && IsCapitalised(c.w[e + 1]) && e > from;
-    if (!link && e > from && (OneOf(x, kClauseWords) || OneOf(x, kTimeWords) || OneOf(x, stops)))
+    // ("that's", "who's": a clause word with its verb)
+    const std::string_view head = std::string_view(x).substr(0, x.find('\''));
+    if (!link && e > from && (OneOf(head, kClauseWords) || OneOf(x, kTimeWords) || OneOf(x, stops)))
       break;
     if (e > from && x == "right" && c.at(e + 1) == "now") break;
     ++e;
@@ -194,6 +196,10 @@ std::string ThirdPersonValue(const std::string& value) {
 
 void Push(std::vector<SlotHit>& out, std::string dim, std::string value) {
   if (value.empty()) return;
+  // A value that speaks to someone ("show you a photo") is no trait of the speaker.
+  for (const Word& w : SplitWords(value)) {
+    if (OneOf(w.lower, {"you", "your", "yours", "yourself", "you're", "you've", "you'll", "you'd"})) return;
+  }
   out.push_back({std::move(dim), text::Truncate(ThirdPersonValue(value), kMaxSlotValueBytes)});
 }
 
@@ -368,7 +374,11 @@ void MemberRules(const Ctx& c, std::size_t p, const List& nouns, const std::stri
       return;
     }
   }
-  // Possession: "I have two kids", "we adopted a puppy".
+  // Possession: "I have two kids", "we adopted a puppy"; not a toy one
+  // ("that stuffed animal dog you gave me").
+  for (std::size_t m = d; m < p; ++m) {
+    if (OneOf(c.at(m), {"stuffed", "toy", "plush", "robot", "fake", "imaginary"})) return;
+  }
   const std::string& verb = c.at(d >= 2 ? d - 2 : c.n());
   if (d >= 2 && OneOf(verb, {"have", "has", "got", "own", "adopted", "rescued", "bought", "welcomed"}) &&
       SubjectBefore(c, d - 2 + 1) && !Negated(c, d - 1)) {
@@ -398,16 +408,18 @@ void ParentRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
     return;
   std::size_t e = k + 1;
   if (c.at(e) == "of" && !c.at(e + 1).empty()) e = PhraseEnd(c, e, 4, {});
-  Push(out, "family", Slice(c.s, c.w, p + 1, std::max(e, k + 1)));
+  // "is a mom of two": the speaker is the parent ("family: mom" would say they have one).
+  Push(out, "family", "is " + Slice(c.s, c.w, p, std::max(e, k + 1)));
 }
 
 void PreferenceRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
   const std::string& x = c.at(p);
   if ((x == "prefer" && SubjectBefore(c, p) && !Negated(c, p)) ||
       (x == "rather" && OneOf(c.at(p - 1), {"i'd", "would"}))) {
-    const std::size_t e = PhraseEnd(c, p + 1, 8, {"because", "since"});
-    if (!NoLiking(c, p + 1, e) && !OneOf(c.at(p + 1), kPronounObjects))
-      Push(out, "preferences", Slice(c.s, c.w, p + 1, e));
+    const std::size_t b = c.at(p + 1) == "to" ? p + 2 : p + 1;  // "I'd prefer to walk": "walk"
+    const std::size_t e = PhraseEnd(c, b, 8, {"because", "since"});
+    if (!NoLiking(c, b, e) && !OneOf(c.at(b), kPronounObjects))
+      Push(out, "preferences", Slice(c.s, c.w, b, e));
   } else if (x == "my" && OneOf(c.at(p + 1), {"favorite", "favourite"})) {
     std::size_t v = p + 2;
     while (v < c.n() && v < p + 5 && !OneOf(c.at(v), {"is", "are", "has", "was"})) ++v;

@@ -174,7 +174,10 @@ TEST(ProfileRules, InterestsFamilyPetsPreferences) {
   EXPECT_THAT(Slots("I have two kids and a dog named Max.", "pets"), ElementsAre("dog Max"));
   EXPECT_THAT(Slots("My sister Anna just had a baby.", "family"), ElementsAre("sister Anna"));
   EXPECT_THAT(Slots("I'm married to John.", "family"), ElementsAre("married to John"));
+  EXPECT_THAT(Slots("It reminds me why I love being a mom.", "family"), ElementsAre("is a mom"));
+  EXPECT_THAT(Slots("I'm a single dad of two boys.", "family"), ElementsAre("is a single dad of two boys"));
   EXPECT_THAT(Slots("My dog's name is Luna.", "pets"), ElementsAre("dog Luna"));
+  EXPECT_THAT(Slots("I still have that stuffed animal dog you gave me!", "pets"), IsEmpty());
   EXPECT_THAT(Slots("We adopted a puppy last month.", "pets"), ElementsAre("puppy"));
   EXPECT_THAT(Slots("I prefer tea over coffee.", "preferences"), ElementsAre("tea over coffee"));
   EXPECT_THAT(Slots("My favorite color is blue.", "preferences"), ElementsAre("favorite color: blue"));
@@ -208,6 +211,11 @@ TEST(ProfileRules, NoClauseOrBareVerbBecomesAValue) {
   EXPECT_THAT(Slots("I enjoy curling up with a good book, escaping reality.", "interests"),
               ElementsAre("curling up with a good book", "escaping reality"));
   EXPECT_THAT(Slots("I love curling and skiing.", "interests"), ElementsAre("curling", "skiing"));
+  EXPECT_THAT(Slots("I'd rather show you a photo of it.", "preferences"), IsEmpty());
+  EXPECT_THAT(Slots("I prefer to play detective games together.", "preferences"),
+              ElementsAre("play detective games together"));
+  EXPECT_THAT(Slots("My favorite yoga routine is a gentle flow that's calming.", "preferences"),
+              ElementsAre("favorite yoga routine: a gentle flow"));
   // A profile line is said of the user.
   EXPECT_THAT(Slots("I love running my own studio.", "interests"), ElementsAre("running their own studio"));
   EXPECT_THAT(Slots("I'm passionate about improving our community.", "interests"),
