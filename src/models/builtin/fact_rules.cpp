@@ -449,7 +449,7 @@ std::string ExtractFact(std::string_view sentence, Role role, const std::string&
   const std::string& first = c.at(OneOf(c.at(start), {"and", "but"}) ? start + 1 : start);
   if (OneOf(first, {"if", "when", "whenever", "unless", "maybe", "perhaps", "please", "let's", "check", "look",
                     "here's"}))
-    return {};  // conditions, suggestions, requests and "Check this pic I got ...", "Here's a pic I took" 
+    return {};  // conditions, suggestions, requests and "Check this pic I got ...", "Here's a pic I took"
   bool durable = false;
   for (std::size_t k = start; k < c.n() && !durable; ++k) {
     const std::string& x = c.at(k);
