@@ -254,7 +254,7 @@ bool IsObjectContext(std::string_view prev) {
       "to", "for", "with", "at", "from", "about", "tell", "told", "send", "sent", "give", "gave",
       "show", "showed", "help", "helped", "recommend", "ask", "asked", "call", "remind", "meet",
       "met", "visit", "see", "saw", "join", "invite", "invited", "thank", "teach", "taught",
-      "bring", "introduce", "let", "support", "guide"};
+      "bring", "introduce", "let", "support", "guide", "update", "inform", "keep"};
   return OneOf(prev, kObjectContext);
 }
 
@@ -406,6 +406,20 @@ std::string Rewrite(const Ctx& c, std::size_t start, const std::string& name,
     else if (!listener.empty() && (x == "your" || x == "yours")) out += listener + "'s";
     else if (!listener.empty() && x == "yourself") out += listener;
     else if (!listener.empty() && x == "you" && k > start && IsObjectContext(c.at(k - 1)))
+      out += listener;
+    // The listener as a subject, where "you" cannot be anyone: its
+    // contractions, and a past ("as you suggested", "what you told me");
+    // a present "you" is often anyone ("you never know").
+    else if (!listener.empty() && (x == "you're" || x == "you've" || x == "you'll" || x == "you'd")) {
+      out += listener;
+      if (x == "you're") out += " is";
+      if (x == "you've") out += " has";
+      if (x == "you'll") out += " will";
+      if (x == "you'd") out += participle_next ? " had" : " would";
+    } else if (!listener.empty() && x == "you" && !BoundaryAfter(c.s, c.w, k) &&
+               ((next.size() > 3 && next.compare(next.size() - 2, 2, "ed") == 0 && IsPastForm(next)) ||
+                OneOf(next, {"said", "told", "sent", "gave", "wrote", "made", "taught", "found", "brought",
+                             "got", "knew", "thought", "showed", "shared"})))
       out += listener;
     else out += c.w[k].text;
   }

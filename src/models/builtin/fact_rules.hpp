@@ -24,8 +24,9 @@ enum class Role { kUser, kAssistant };
 //
 // The rewrite replaces I/me/my/mine/I'm/I've/I'll/I'd with `speaker` forms
 // (with verb agreement: "I love" -> "Caroline loves"), "we/us/our" with
-// "<speaker> and others"/"their", and "your"/object "you" with `listener`
-// (when not empty), except inside a closed quotation ("I watched 'My Octopus
+// "<speaker> and others"/"their", and "your", object "you", "you're" & co.
+// and "you" before a past ("as you suggested") with `listener` (when not
+// empty), except inside a closed quotation ("I watched 'My Octopus
 // Teacher'" keeps the title). Leading interjections ("Oh, ", "And yes, ") and
 // markdown's bold markers ("**") are dropped, the first
 // letter is capitalised and the fact ends with a period. Relative dates are

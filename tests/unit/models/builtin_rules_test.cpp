@@ -110,6 +110,12 @@ TEST(FactRules, RewritesFirstPersonToThirdPersonKeepingWording) {
   EXPECT_EQ(UserFact("To be honest, I love hiking more than running."), "Caroline loves hiking more than running.");
   EXPECT_EQ(UserFact("Paris, the city of light, is where I lived for years."),
             "Paris, the city of light, is where Caroline lived for years.");
+  EXPECT_EQ(UserFact("I chose Spanish to start, as you suggested it might be easier."),
+            "Caroline chose Spanish to start, as Mel suggested it might be easier.");
+  EXPECT_EQ(UserFact("I bought the book you told me about."), "Caroline bought the book Mel told Caroline about.");
+  EXPECT_EQ(UserFact("I moved to Lisbon, and you know how it is."), "Caroline moved to Lisbon, and you know how it is.");
+  EXPECT_EQ(UserFact("I'll update you once I finish my thesis."),
+            "Caroline will update Mel once Caroline finishes Caroline's thesis.");
   EXPECT_EQ(UserFact("I always use __init__.py files in my packages."),
             "Caroline always uses __init__.py files in Caroline's packages.");
 }
@@ -134,6 +140,10 @@ TEST(FactRules, AssistantCommitmentsAndSelfStatements) {
   EXPECT_EQ(AssistantFact("I can help you plan the trip."), "Mel can help Caroline plan the trip.");
   EXPECT_EQ(AssistantFact("I'm an AI assistant."), "Mel is an AI assistant.");
   EXPECT_EQ(AssistantFact("I'm happy to help you with that."), "Mel is happy to help Caroline with that.");
+  EXPECT_EQ(AssistantFact("I'm here to help you explore these ideas whenever you're ready."),
+            "Mel is here to help Caroline explore these ideas whenever Caroline is ready.");
+  EXPECT_EQ(AssistantFact("I'll send the list once you've picked a date."),
+            "Mel will send the list once Caroline has picked a date.");
   EXPECT_EQ(AssistantFact("I went camping with my kids last weekend."),
             "Mel went camping with Mel's kids last weekend.");
   for (const char* s : {"I can imagine how hard that was.", "I'm so glad to hear that!",
