@@ -459,15 +459,46 @@ TEST(Cli, ProfileJsonAfterMaintain) {
   for (const auto& slot : p["profile"]) {
     EXPECT_TRUE(slot["dimension"].is_string() && slot["value"].is_string()) << slot;
   }
+  std::string last;  // facts in the order they happened (ISO-8601 sorts as text)
   for (const auto& fact : p["user_facts"]) {
     EXPECT_EQ(fact["kind"], "user");
     EXPECT_FALSE(fact.value("text", "").empty()) << fact;
+    EXPECT_LE(last, fact.value("event_time", "")) << p["user_facts"];
+    last = fact.value("event_time", "");
   }
   // The profile shows what stats counts.
   json s = RunJson(home, {"stats", "--user", "priya"});
   EXPECT_EQ(s["profile_slots"], p["profile"].size());
   EXPECT_EQ(s["user_facts"], p["user_facts"].size());
   EXPECT_EQ(s["assistant_facts"], p["assistant_facts"].size());
+}
+
+// Facts are listed in the order they happened, whatever order they were
+// admitted and consolidated in (the text and the JSON alike).
+TEST(Cli, ProfileListsFactsInTheOrderTheyHappened) {
+  Home home;
+  const char* cities[] = {"Porto", "Lyon",  "Turin", "Ghent", "Bergen", "Graz",   "Split", "Cork", "Basel",
+                          "Malmo", "Leeds", "Nice",  "Bonn",  "Pisa",   "Lille", "Brno",  "Riga", "Oslo"};
+  for (int i = 0; i < 18; ++i) {  // admitted newest first: the 18th of March, then the 17th, ...
+    const std::string day = (18 - i < 10 ? "0" : "") + std::to_string(18 - i);
+    auto r = home.Run({"turn", "add", std::string("I visited ") + cities[i] + " with my sister.", "Lovely.",
+                       "--time", "2026-03-" + day + "T10:00:00Z", "--user", "zed"});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  }
+  RunJson(home, {"maintain"});
+  json p = RunJson(home, {"profile", "--user", "zed"});
+  ASSERT_GE(p["user_facts"].size(), 2u) << p;
+  std::string last;
+  for (const auto& fact : p["user_facts"]) {
+    EXPECT_LE(last, fact.value("event_time", "")) << p["user_facts"];
+    last = fact.value("event_time", "");
+  }
+  auto text = home.Run({"profile", "--user", "zed"});
+  ASSERT_EQ(text.exit_code, 0) << Describe(text);
+  const auto first = text.out.find(p["user_facts"][0].value("text", ""));
+  const auto second = text.out.find(p["user_facts"][1].value("text", ""));
+  ASSERT_NE(first, std::string::npos) << text.out;
+  EXPECT_LT(first, second) << text.out;
 }
 
 // JSON nested deeper than 128 levels is refused where it enters, before it
