@@ -1,5 +1,4 @@
 // CLI: retrieve, profile, stats, export, version.
-#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -58,10 +57,6 @@ void RegisterInspectCommands(CLI::App& app, Cli& cli, int& code) {
       code = Fail(p.ok() ? facts.status() : p.status());
       return;
     }
-    // In the order they happened (the store's order is the order they were
-    // consolidated in, hottest topic first).
-    std::stable_sort(facts->begin(), facts->end(),
-                     [](const auto& a, const auto& b) { return a.event_time < b.event_time; });
     if (cli.g.json) {
       PrintJson(ProfileJson(scope, *p, *facts));
       return;

@@ -1,4 +1,5 @@
 // EngineImpl: inspection, export and erasure.
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/text.hpp"
@@ -53,7 +54,11 @@ Result<std::vector<Fact>> EngineImpl::ListFacts(const Scope& scope, const std::s
   ENGRAM_ASSIGN_OR_RETURN(auto row, memory::facts::FactSectionsRow(db, scope));
   if (!row) return std::vector<Fact>{};
   ENGRAM_ASSIGN_OR_RETURN(std::int64_t user_row, memory::facts::UserRowOf(db, row->id));
-  return memory::LoadFacts(db, row->id, user_row, kind, deps_.clock->NowMs());
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<Fact> facts, memory::LoadFacts(db, row->id, user_row, kind, deps_.clock->NowMs()));
+  // In the order they happened (the rows' order is the order they were
+  // consolidated in, hottest topic first): the profile of every surface.
+  std::stable_sort(facts.begin(), facts.end(), [](const Fact& a, const Fact& b) { return a.event_time < b.event_time; });
+  return facts;
 }
 
 Result<std::vector<Turn>> EngineImpl::ListTurns(const Scope& scope, std::int64_t after_seq, int limit) {
