@@ -224,6 +224,15 @@ void PushItems(const Ctx& c, std::size_t from, const std::string& dim, const std
     while (k < c.n() && OneOf(c.at(k), {"a", "an", "the", "my", "our", "some", "and", "or"})) ++k;
     std::size_t e = PhraseEnd(c, k, 5, kItemStops);
     if (e == k) return;
+    // Cut by its length in the middle of a phrase ("making jewelry out of
+    // recycled" of "... recycled stuff"): the words before that phrase.
+    if (e == k + 5 && e < c.n() && !BoundaryAfter(c.s, c.w, e - 1) && !IsCapitalised(c.w[e - 1])) {
+      const List links = {"of", "out", "in", "with", "for", "to", "from", "on", "at"};
+      std::size_t cut = e - 1;
+      while (cut > k + 1 && !OneOf(c.at(cut), links)) --cut;
+      while (cut > k + 1 && OneOf(c.at(cut - 1), links)) --cut;  // "out of"
+      if (cut > k + 1) e = cut;
+    }
     // A light verb takes its place or thing along: "going on road trips",
     // "working with kids".
     if (e == k + 1 && OneOf(c.at(k), kLightVerbs) && OneOf(c.at(e), {"on", "to", "for", "into", "with", "at"}) &&

@@ -221,6 +221,7 @@ TEST(ProfileRules, NoClauseOrBareVerbBecomesAValue) {
   EXPECT_THAT(Slots("I enjoy curling up with a good book, escaping reality.", "interests"),
               ElementsAre("curling up with a good book", "escaping reality"));
   EXPECT_THAT(Slots("I love curling and skiing.", "interests"), ElementsAre("curling", "skiing"));
+  EXPECT_THAT(Slots("I love making jewelry out of recycled stuff.", "interests"), ElementsAre("making jewelry"));
   EXPECT_THAT(Slots("I'd rather show you a photo of it.", "preferences"), IsEmpty());
   EXPECT_THAT(Slots("I prefer to play detective games together.", "preferences"),
               ElementsAre("play detective games together"));
