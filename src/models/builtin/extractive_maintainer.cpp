@@ -247,7 +247,7 @@ Result<Consolidation> ExtractiveMaintainer::Consolidate(const std::vector<Profil
       const std::string user = OrDefault(page.user_name, "User");
       const std::string assistant = OrDefault(page.assistant_name, "Assistant");
       for (const std::string& s : text::SplitSentences(page.user_text)) {
-        for (const builtin::SlotHit& hit : builtin::ExtractSlotHits(s)) acc.Add(hit, page.page_id);
+        for (const builtin::SlotHit& hit : builtin::ExtractSlotHits(s, assistant)) acc.Add(hit, page.page_id);
         AddFact(out.user_facts, seen_user,
                 builtin::ExtractFact(s, builtin::Role::kUser, user, assistant), page);
       }

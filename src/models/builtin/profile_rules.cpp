@@ -2,6 +2,7 @@
 #include "models/builtin/profile_rules.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "core/text.hpp"
 #include "models/builtin/english.hpp"
@@ -62,7 +63,7 @@ const List kLightVerbs = {"go", "going", "come", "coming", "get", "getting", "ma
 const List kQualities = {"idea", "color", "colour", "colors", "colours", "texture", "taste", "smell",
                          "sound", "look", "looks", "feel", "feeling", "vibe", "vibes", "atmosphere",
                          "energy", "rush", "connection", "freedom", "way", "concept", "detail",
-                         "details", "design", "style", "acting", "story", "message"};
+                         "details", "design", "style", "acting", "story", "message", "thought", "thoughts"};
 // Prepositions that are no stopwords, left at a phrase's end when it is cut
 // ("going to this park near").
 const List kTrailingPrepositions = {"near", "around", "across", "behind", "beside", "beyond", "inside",
@@ -102,6 +103,7 @@ bool IsJobNoun(std::string_view w) {
 struct Ctx {
   std::string_view s;
   const std::vector<Word>& w;
+  std::string vocative;  // the listener's first name, lower-cased ("" when not known)
   std::size_t n() const { return w.size(); }
   const std::string& at(std::size_t j) const {
     static const std::string kEmpty;
@@ -251,6 +253,8 @@ void PushItems(const Ctx& c, std::size_t from, const std::string& dim, const std
         if (more > e + 1) e = more;
       }
     }
+    // The person spoken to, named after the liking: "I love the thought Nate!"
+    if (e > k + 1 && !c.vocative.empty() && c.at(e - 1) == c.vocative && IsCapitalised(c.w[e - 1])) --e;
     for (std::size_t m = k; m < e; ++m)
       if (OneOf(c.at(m), {"it", "you", "your", "them", "him", "me", "us"})) return;
     if (!NoLiking(c, k, e) && (e > k + 1 || !OneOf(c.at(k), kQualities)))
@@ -446,11 +450,14 @@ void PreferenceRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
 
 }  // namespace
 
-std::vector<SlotHit> ExtractSlotHits(std::string_view sentence) {
+std::vector<SlotHit> ExtractSlotHits(std::string_view sentence, std::string_view listener) {
   std::vector<SlotHit> out;
   if (IsQuestion(sentence)) return out;
   const std::vector<Word> words = SplitWords(sentence);
-  const Ctx c{sentence, words};
+  Ctx c{sentence, words, {}};
+  for (char ch : listener.substr(0, listener.find(' '))) {
+    c.vocative += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  }
   for (std::size_t p = 0; p < c.n(); ++p) {
     NameRules(c, p, out);
     LocationRules(c, p, out);

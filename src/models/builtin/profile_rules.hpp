@@ -32,7 +32,8 @@ struct SlotHit {
 //   pets        "my <pet> <Name>", "<pet> named X", "I have/adopted a <pet>"
 //   preferences "I prefer X", "I'd rather X", "my favorite X is Y" (-> "favorite X: Y"),
 //               "I hate/dislike/don't like X" (-> "dislikes X")
-std::vector<SlotHit> ExtractSlotHits(std::string_view sentence);
+// `listener` names the person spoken to: "I love hiking, Nate!" is no liking of Nate.
+std::vector<SlotHit> ExtractSlotHits(std::string_view sentence, std::string_view listener = {});
 
 // Folds slot hits into the current profile. Single-valued dimensions (name,
 // location, occupation) take the latest value; the others accumulate distinct

@@ -222,6 +222,14 @@ TEST(ProfileRules, NoClauseOrBareVerbBecomesAValue) {
               ElementsAre("curling up with a good book", "escaping reality"));
   EXPECT_THAT(Slots("I love curling and skiing.", "interests"), ElementsAre("curling", "skiing"));
   EXPECT_THAT(Slots("I love making jewelry out of recycled stuff.", "interests"), ElementsAre("making jewelry"));
+  auto to_nate = [](const std::string& s) {
+    std::vector<std::string> v;
+    for (const auto& h : ExtractSlotHits(s, "Nate")) v.push_back(h.dimension + ": " + h.value);
+    return v;
+  };
+  EXPECT_THAT(to_nate("I love the thought Nate!"), IsEmpty());
+  EXPECT_THAT(to_nate("I love hiking Nate!"), ElementsAre("interests: hiking"));
+  EXPECT_THAT(to_nate("I love visiting Paris!"), ElementsAre("interests: visiting Paris"));
   EXPECT_THAT(Slots("I'd rather show you a photo of it.", "preferences"), IsEmpty());
   EXPECT_THAT(Slots("I prefer to play detective games together.", "preferences"),
               ElementsAre("play detective games together"));
