@@ -2,6 +2,7 @@
 #include "models/builtin/english.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <unordered_set>
 
 namespace engram::builtin {
@@ -134,6 +135,12 @@ bool IsQuestion(std::string_view s) {
     }
   }
   return !s.empty() && s.back() == '?';
+}
+
+std::string FirstNameLower(std::string_view name) {
+  std::string out;
+  for (char ch : name.substr(0, name.find(' '))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
 }
 
 namespace {

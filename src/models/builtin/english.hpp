@@ -43,6 +43,10 @@ bool IsQuestion(std::string_view sentence);
 std::size_t SkipLeadingFillers(std::string_view sentence, const std::vector<Word>& words,
                                std::string_view vocative = {});
 
+// The first word of a name, ASCII-lower-cased as a Word's `lower` ("Mel
+// Smith" -> "mel"): the vocative SkipLeadingFillers and the profile rules skip.
+std::string FirstNameLower(std::string_view name);
+
 // True when the word starts with an upper-case ASCII or Latin-1 letter
 // (names, places).
 bool IsCapitalised(const Word& word);

@@ -441,12 +441,7 @@ std::string ExtractFact(std::string_view sentence, Role role, const std::string&
                         const std::string& listener) {
   if (speaker.empty() || IsQuestion(sentence)) return {};
   const std::vector<Word> words = SplitWords(sentence);
-  std::string vocative;  // the listener's first name, as a word is lower-cased
-  for (char ch : listener) {
-    if (ch == ' ') break;
-    vocative += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  }
-  std::size_t start = SkipLeadingFillers(sentence, words, vocative);
+  std::size_t start = SkipLeadingFillers(sentence, words, FirstNameLower(listener));
   if (words.size() < start + 2) return {};
   const Ctx c{sentence, words, role};
   // "My name is Caroline and I ...", "I'm Caroline and I ...": the name is left

@@ -2,7 +2,6 @@
 #include "models/builtin/profile_rules.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include "core/text.hpp"
 #include "models/builtin/english.hpp"
@@ -454,10 +453,7 @@ std::vector<SlotHit> ExtractSlotHits(std::string_view sentence, std::string_view
   std::vector<SlotHit> out;
   if (IsQuestion(sentence)) return out;
   const std::vector<Word> words = SplitWords(sentence);
-  Ctx c{sentence, words, {}};
-  for (char ch : listener.substr(0, listener.find(' '))) {
-    c.vocative += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  }
+  const Ctx c{sentence, words, FirstNameLower(listener)};
   for (std::size_t p = 0; p < c.n(); ++p) {
     NameRules(c, p, out);
     LocationRules(c, p, out);
