@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/builtin/english.hpp"
@@ -89,35 +90,49 @@ TEST(FactRules, RewritesFirstPersonToThirdPersonKeepingWording) {
             "Caroline just started a new job at the bakery.");
   EXPECT_EQ(UserFact("I just got promoted to senior designer!"),
             "Caroline just got promoted to senior designer.");
-  // A quotation keeps its words; markdown's emphasis and a leading "And yes," go.
-  EXPECT_EQ(UserFact("I watched 'My Octopus Teacher' and loved it."),
-            "Caroline watched 'My Octopus Teacher' and loved it.");
-  EXPECT_EQ(UserFact("I read \"We Were Liars\" on my trip."), "Caroline read \"We Were Liars\" on Caroline's trip.");
-  EXPECT_EQ(UserFact("I watched \xE2\x80\x98My Octopus Teacher\xE2\x80\x99 with my kids."),
-            "Caroline watched \xE2\x80\x98My Octopus Teacher\xE2\x80\x99 with Caroline's kids.");
-  EXPECT_EQ(UserFact("I love my kids' school and I'm proud of it."),
-            "Caroline loves Caroline's kids' school and Caroline is proud of it.");
-  EXPECT_EQ(UserFact("I said \"I quit my job and moved."), "Caroline said \"Caroline quit Caroline's job and moved.");
-  EXPECT_EQ(UserFact("This Saturday, I'm planning a new riverside route, about 15km.**"),
-            "This Saturday, Caroline is planning a new riverside route, about 15km.");
-  EXPECT_EQ(UserFact("I'm trying to be consistent, **aiming for 15 minutes every evening.**"),
-            "Caroline is trying to be consistent, aiming for 15 minutes every evening.");
-  EXPECT_EQ(UserFact("And yes, I put together a lo-fi playlist."), "Caroline put together a lo-fi playlist.");
-  EXPECT_EQ(UserFact("Mel, you won't believe it - I got mentored by an amazing business owner yesterday."),
-            "Caroline got mentored by an amazing business owner yesterday.");
-  EXPECT_EQ(UserFact("I wanna start a dance studio so I can teach others."),
-            "Caroline wants to start a dance studio so Caroline can teach others.");
-  EXPECT_EQ(UserFact("To be honest, I love hiking more than running."), "Caroline loves hiking more than running.");
-  EXPECT_EQ(UserFact("Paris, the city of light, is where I lived for years."),
-            "Paris, the city of light, is where Caroline lived for years.");
-  EXPECT_EQ(UserFact("I chose Spanish to start, as you suggested it might be easier."),
-            "Caroline chose Spanish to start, as Mel suggested it might be easier.");
-  EXPECT_EQ(UserFact("I bought the book you told me about."), "Caroline bought the book Mel told Caroline about.");
-  EXPECT_EQ(UserFact("I moved to Lisbon, and you know how it is."), "Caroline moved to Lisbon, and you know how it is.");
-  EXPECT_EQ(UserFact("I'll update you once I finish my thesis."),
-            "Caroline will update Mel once Caroline finishes Caroline's thesis.");
-  EXPECT_EQ(UserFact("I always use __init__.py files in my packages."),
-            "Caroline always uses __init__.py files in Caroline's packages.");
+}
+
+// What a chat says around a statement: quotations keep their words, markdown's
+// bold and phrases that say nothing go, the listener is named where "you" can
+// be no one else.
+TEST(FactRules, QuotationsMarkupAndTheListener) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"I watched 'My Octopus Teacher' and loved it.",
+       "Caroline watched 'My Octopus Teacher' and loved it."},
+      {"I read \"We Were Liars\" on my trip.",
+       "Caroline read \"We Were Liars\" on Caroline's trip."},
+      {"I watched \xE2\x80\x98My Octopus Teacher\xE2\x80\x99 with my kids.",
+       "Caroline watched \xE2\x80\x98My Octopus Teacher\xE2\x80\x99 with Caroline's kids."},
+      {"I love my kids' school and I'm proud of it.",
+       "Caroline loves Caroline's kids' school and Caroline is proud of it."},
+      {"I said \"I quit my job and moved.",
+       "Caroline said \"Caroline quit Caroline's job and moved."},
+      {"This Saturday, I'm planning a new riverside route, about 15km.**",
+       "This Saturday, Caroline is planning a new riverside route, about 15km."},
+      {"I'm trying to be consistent, **aiming for 15 minutes every evening.**",
+       "Caroline is trying to be consistent, aiming for 15 minutes every evening."},
+      {"And yes, I put together a lo-fi playlist.",
+       "Caroline put together a lo-fi playlist."},
+      {"Mel, you won't believe it - I got mentored by an amazing business owner yesterday.",
+       "Caroline got mentored by an amazing business owner yesterday."},
+      {"I wanna start a dance studio so I can teach others.",
+       "Caroline wants to start a dance studio so Caroline can teach others."},
+      {"To be honest, I love hiking more than running.",
+       "Caroline loves hiking more than running."},
+      {"Paris, the city of light, is where I lived for years.",
+       "Paris, the city of light, is where Caroline lived for years."},
+      {"I chose Spanish to start, as you suggested it might be easier.",
+       "Caroline chose Spanish to start, as Mel suggested it might be easier."},
+      {"I bought the book you told me about.",
+       "Caroline bought the book Mel told Caroline about."},
+      {"I moved to Lisbon, and you know how it is.",
+       "Caroline moved to Lisbon, and you know how it is."},
+      {"I'll update you once I finish my thesis.",
+       "Caroline will update Mel once Caroline finishes Caroline's thesis."},
+      {"I always use __init__.py files in my packages.",
+       "Caroline always uses __init__.py files in Caroline's packages."},
+  };
+  for (const auto& [said, fact] : cases) EXPECT_EQ(UserFact(said), fact) << said;
 }
 
 TEST(FactRules, QuestionsGreetingsAndFeelingsAreNotFacts) {
