@@ -345,7 +345,7 @@ class ConnStream final : public httplib::Stream {
   // the first problem found, and where the headers end (an empty line).
   struct HeadScan {
     const char* problem = "";
-    std::size_t line = 0;  // lines ended so far, the request line first
+    bool headers = false;  // past the request line
     std::size_t len = 0;   // bytes of the current line (CR aside)
     bool colon = false, cr = false, done = false;
     void Scan(const char* p, std::size_t n) {
@@ -361,13 +361,13 @@ class ConnStream final : public httplib::Stream {
       if (b == '\0') {
         problem = "the request line or a header holds a NUL byte";
       } else if (b == '\n') {
-        if (line > 0 && len > 0 && !colon) problem = "a header line holds no \":\" between a name and a value";
-        done = line > 0 && len == 0;
-        ++line;
+        if (headers && len > 0 && !colon) problem = "a header line holds no \":\" between a name and a value";
+        done = headers && len == 0;
+        headers = true;
         len = 0;
         colon = false;
       } else {
-        if (len == 0 && line > 0 && (b == ' ' || b == '\t')) {
+        if (len == 0 && headers && (b == ' ' || b == '\t')) {
           problem = "a header line starts with a space or a tab (folded lines are not accepted)";
         }
         colon = colon || b == ':';

@@ -552,13 +552,16 @@ TEST_F(ServerHardeningTest, MalformedFramingIsAPrompt400AndTheConnectionCloses) 
       "GET /healthz HTTP/1.1\r\nConnection: keep-alive\r\n\r\n",
       "GET /healthz HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n",
   };
-  for (const auto& request : requests) {
+  auto exchange = [&](const std::string& request, bool* closed = nullptr) {
     const int fd = Connect(server_->port());
-    ASSERT_GE(fd, 0);
-    ASSERT_TRUE(SendAll(fd, request));
-    bool closed = false;
-    const std::string response = ReadUntilClose(fd, std::chrono::seconds(10), &closed);
+    EXPECT_TRUE(fd >= 0 && SendAll(fd, request));
+    std::string response = ReadUntilClose(fd, std::chrono::seconds(10), closed);
     close(fd);
+    return response;
+  };
+  for (const auto& request : requests) {
+    bool closed = false;
+    const std::string response = exchange(request, &closed);
     const std::string shown = request.substr(0, 160);
     EXPECT_EQ(response.rfind("HTTP/1.1 400", 0), 0u) << shown << "\n-> " << response;
     EXPECT_TRUE(closed) << "the connection stayed open after: " << shown;
@@ -572,13 +575,6 @@ TEST_F(ServerHardeningTest, MalformedFramingIsAPrompt400AndTheConnectionCloses) 
       {"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Note: a\rb\r\n\r\n", "a CR not followed by LF"},
       {"GET /healthz HTTP/1.1\r\n\r\n", "Host: missing"},
       {"GET /healthz HTTP/1.1\r\nHost: x\r\nhost: x\r\n\r\n", "Host: sent more than once"},
-  };
-  auto exchange = [&](const std::string& request) {
-    const int fd = Connect(server_->port());
-    EXPECT_TRUE(fd >= 0 && SendAll(fd, request));
-    std::string response = ReadUntilClose(fd, std::chrono::seconds(10));
-    close(fd);
-    return response;
   };
   for (const auto& [request, detail] : said) {
     const std::string response = exchange(request);

@@ -335,6 +335,7 @@ std::vector<bool> QuotedWords(std::string_view s, const std::vector<Word>& words
 // client's messages carry and a fact does not need. Underscores stay:
 // "__init__.py" is a file name more often than emphasis.
 std::string WithoutEmphasis(std::string_view s) {
+  if (s.find("**") == std::string_view::npos) return std::string(s);
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size(); ++i) {

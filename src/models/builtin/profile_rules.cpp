@@ -175,12 +175,14 @@ std::size_t NameEnd(const Ctx& c, std::size_t from, std::size_t max) {
 }
 
 // A value in the third person: a profile line is read by a model as said of
-// the user, so "running my own studio" is "running their own studio".
+// the user, so "running my own studio" is "running their own studio". ""
+// for a value that speaks to someone ("show you a photo"): no trait of the
+// speaker.
 std::string ThirdPersonValue(const std::string& value) {
-  const std::vector<Word> words = SplitWords(value);
   std::string out;
   std::size_t pos = 0;
-  for (const Word& w : words) {
+  for (const Word& w : SplitWords(value)) {
+    if (OneOf(w.lower, {"you", "your", "yours", "yourself", "you're", "you've", "you'll", "you'd"})) return {};
     const char* with = nullptr;
     if (w.lower == "my" || w.lower == "our") with = "their";
     else if (w.lower == "mine" || w.lower == "ours") with = "theirs";
@@ -195,13 +197,10 @@ std::string ThirdPersonValue(const std::string& value) {
   return out;
 }
 
-void Push(std::vector<SlotHit>& out, std::string dim, std::string value) {
-  if (value.empty()) return;
-  // A value that speaks to someone ("show you a photo") is no trait of the speaker.
-  for (const Word& w : SplitWords(value)) {
-    if (OneOf(w.lower, {"you", "your", "yours", "yourself", "you're", "you've", "you'll", "you'd"})) return;
-  }
-  out.push_back({std::move(dim), text::Truncate(ThirdPersonValue(value), kMaxSlotValueBytes)});
+void Push(std::vector<SlotHit>& out, std::string dim, const std::string& value) {
+  const std::string said = ThirdPersonValue(value);
+  if (said.empty()) return;
+  out.push_back({std::move(dim), text::Truncate(said, kMaxSlotValueBytes)});
 }
 
 // True when words [b, e) cannot be what someone likes or prefers: a clause
