@@ -5,10 +5,12 @@
 // routes; none of them writes memory (the canary writes only to its own
 // throwaway tenant and erases it).
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <chrono>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "core/clock.hpp"
 #include "core/text.hpp"
@@ -167,6 +169,14 @@ HttpResponse Api::Receipts(Call& c) {
     id = v;
   }
   if (!id_text.empty() && kind.empty()) Throw(400, "invalid_argument", "parameter 'kind': required with 'id'", "kind");
+  // The kinds of item a receipt is written for (docs/LINEAGE.md); any other
+  // name is a typo that would list nothing.
+  static constexpr std::array<std::string_view, 8> kKinds = {"turn", "segment", "fact", "profile_slot",
+                                                              "job", "generation", "retrieval", "scope"};
+  if (!kind.empty() && std::find(kKinds.begin(), kKinds.end(), kind) == kKinds.end()) {
+    Throw(400, "invalid_argument",
+          "parameter 'kind': expected turn, segment, fact, profile_slot, job, generation, retrieval or scope", "kind");
+  }
   Scope scope = TurnScope(c);
   ReceiptQuery q;
   q.scope = {scope.tenant, scope.user, c.body.contains("assistant") ? scope.assistant : ""};
