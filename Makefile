@@ -22,10 +22,10 @@ run: build
 	@scripts/demo $(BUILD_DIR)/engram
 
 # The npm packages of the real-client tests (the MCP SDK; the mem0ai and
-# openai clients), from their lockfiles; `npm ci` runs only when node_modules
+# openai clients; the previous mem0ai client), from their lockfiles; `npm ci` runs only when node_modules
 # is older than package-lock.json. Without node and npm the tests cannot run:
 # scripts/bootstrap installs them.
-NPM_TEST_DIRS := tests/mcp-client tests/clients
+NPM_TEST_DIRS := tests/mcp-client tests/clients tests/mem0-earlier-client
 client-deps:
 	@for d in $(NPM_TEST_DIRS); do \
 	  if [ ! -f $$d/node_modules/.package-lock.json ] || \

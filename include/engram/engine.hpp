@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engram/facts.hpp"
@@ -169,10 +170,16 @@ class Engine {
   virtual Result<MemoryAddResult> AddMemory(const MemoryScope& scope,
                                             const std::vector<MemoryMessage>& messages,
                                             const MemoryAddOptions& options) = 0;
-  // One user message.
+  // One user message; an error about it names "text" (as a caller sent it),
+  // not the message it became.
   Result<MemoryAddResult> AddMemoryText(const MemoryScope& scope, const std::string& text,
                                         const MemoryAddOptions& options) {
-    return AddMemory(scope, {MemoryMessage{"user", text, ""}}, options);
+    auto r = AddMemory(scope, {MemoryMessage{"user", text, ""}}, options);
+    static constexpr std::string_view kMessage = "messages[0].content";
+    if (!r.ok() && std::string_view(r.status().message()).substr(0, kMessage.size()) == kMessage) {
+      return Status(r.status().code(), "text" + r.status().message().substr(kMessage.size()));
+    }
+    return r;
   }
   // The best memories for a query (see MemorySearchOptions); score in [0, 1].
   virtual Result<std::vector<MemoryItem>> SearchMemories(const MemoryScope& scope,

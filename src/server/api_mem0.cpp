@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -110,6 +111,24 @@ std::string SplitFilters(const json& filters, Ids* ids) {
   }
   if (!and_rest.empty()) rest["AND"] = and_rest;
   return rest.empty() ? "" : wire::Dump(rest);
+}
+
+// The identities named at the top level of a request (adds, and the reads
+// of Mem0's earlier clients).
+Ids TopLevelIds(const json& body) {
+  Ids ids;
+  for (const char* k : {"user_id", "agent_id", "run_id", "app_id"}) {
+    if (auto it = body.find(k); it != body.end() && !it->is_null()) SetId(&ids, k, *it, "");
+  }
+  return ids;
+}
+
+// What the routes of Mem0's earlier clients answer: a list, or {"results":
+// list} when the request asks for output_format "v1.1".
+json Listed(const json& body, json list) {
+  auto it = body.find("output_format");
+  if (it != body.end() && it->is_string() && *it == "v1.1") return {{"results", std::move(list)}};
+  return list;
 }
 
 // The fact scope of `ids` for the caller's key: exactly it (writes) or with
@@ -263,7 +282,16 @@ void Api::RegisterMem0(HttpServer& s) {
                       {"tenant", c.who.tenant}});
   });
 
-  Add(s, "POST", "/mem0/v3/memories/add/", Role::kWrite, false, [this](Call& c) {
+  // Two generations of Mem0's clients: mem0ai 3.x (npm) and 2.x (Python)
+  // add, search and list on /v3 and read the identities of a read from
+  // `filters`; the clients before them (npm 2.x, Python 1.x, in April 2026
+  // still the current ones) add on POST /v1/memories/, search on
+  // /v2/memories/search/ (or /v1 with the identities at the top level) and
+  // list on POST /v2/memories/ (or GET /v1/memories/ with the identities in
+  // the query). Those earlier routes answer a plain list, or {"results":
+  // list} when the request asks for output_format "v1.1"; a read there may
+  // name its identities at the top level as well as in `filters`.
+  auto add = [this](Call& c, bool earlier) {
     const json body = BodyOf(c);
     static const std::set<std::string> known = {"messages", "user_id", "agent_id", "run_id", "app_id",
                                                 "metadata", "infer", "timestamp", "expiration_date"};
@@ -272,10 +300,7 @@ void Api::RegisterMem0(HttpServer& s) {
                                                     "async_mode", "version", "output_format", "enable_graph",
                                                     "immutable", "structured_data_schema", "source"};
     OnlyKeys(body, known, ignorable, "add");
-    Ids ids;
-    for (const char* k : {"user_id", "agent_id", "run_id", "app_id"}) {
-      if (auto it = body.find(k); it != body.end() && !it->is_null()) SetId(&ids, k, *it, "");
-    }
+    Ids ids = TopLevelIds(body);
     const MemoryScope scope = ScopeOf(c, ids, false);
     if (!body.contains("messages")) Throw(400, "invalid_argument", "messages: required", "messages");
     const std::vector<MemoryMessage> messages = Mem0Messages(body["messages"]);
@@ -297,18 +322,24 @@ void Api::RegisterMem0(HttpServer& s) {
     for (const auto& e : r.results) {
       out.push_back({{"id", e.id}, {"event", e.event}, {"memory", e.memory}, {"data", {{"memory", e.memory}}}});
     }
-    HttpResponse resp = Json(200, out);
+    HttpResponse resp = Json(200, earlier ? Listed(body, std::move(out)) : out);
     NoteIgnored(&resp, body, ignorable);
     return resp;
-  }, kWriteBodyBytes);
+  };
+  Add(s, "POST", "/mem0/v3/memories/add/", Role::kWrite, false, [add](Call& c) { return add(c, false); },
+      kWriteBodyBytes);
+  Add(s, "POST", "/mem0/v1/memories/", Role::kWrite, false, [add](Call& c) { return add(c, true); },
+      kWriteBodyBytes);
 
-  Add(s, "POST", "/mem0/v3/memories/search/", Role::kRead, false, [this](Call& c) {
+  auto search = [this](Call& c, bool earlier) {
     const json body = BodyOf(c);
     static const std::set<std::string> known = {"query", "filters", "top_k", "threshold", "show_expired"};
+    static const std::set<std::string> known_earlier = {"query",   "filters",  "top_k",  "threshold", "show_expired",
+                                                        "user_id", "agent_id", "run_id", "app_id"};
     static const std::set<std::string> ignorable = {"rerank", "keyword_search", "fields", "output_format",
                                                     "latest_only", "categories", "metadata", "reference_date",
-                                                    "source", "version"};
-    OnlyKeys(body, known, ignorable, "search");
+                                                    "source", "version", "filter_memories"};
+    OnlyKeys(body, earlier ? known_earlier : known, ignorable, "search");
     wire::Args a(body, "field");
     const std::string query = a.Str("query", true);
     MemorySearchOptions o;
@@ -316,58 +347,96 @@ void Api::RegisterMem0(HttpServer& s) {
     o.threshold = a.Num("threshold", 0.0, 1.0).value_or(0.0);
     o.include_expired = a.Bool("show_expired").value_or(false);
     CheckArgs(a);
-    Ids ids;
+    Ids ids = earlier ? TopLevelIds(body) : Ids{};
     o.filters = SplitFilters(body.value("filters", json()), &ids);
     const MemoryScope scope = ScopeOf(c, ids, true);
     json results = json::array();
     for (const auto& m : Check(engine().SearchMemories(scope, query, o))) results.push_back(Mem0Memory(m));
-    HttpResponse resp = Json(200, {{"results", results}});
+    HttpResponse resp = Json(200, earlier ? Listed(body, std::move(results)) : json{{"results", results}});
     NoteIgnored(&resp, body, ignorable);
     return resp;
-  });
+  };
+  Add(s, "POST", "/mem0/v3/memories/search/", Role::kRead, false, [search](Call& c) { return search(c, false); });
+  Add(s, "POST", "/mem0/v2/memories/search/", Role::kRead, false, [search](Call& c) { return search(c, true); });
+  Add(s, "POST", "/mem0/v1/memories/search/", Role::kRead, false, [search](Call& c) { return search(c, true); });
 
   // getAll: Mem0 pages by number; engram's list by cursor, walked here.
-  Add(s, "POST", "/mem0/v3/memories/", Role::kRead, false, [this](Call& c) {
-    const json body = BodyOf(c);
-    static const std::set<std::string> known = {"filters", "show_expired"};
-    static const std::set<std::string> ignorable = {"start_date", "end_date", "latest_only", "categories",
-                                                    "fields", "output_format", "version", "source"};
-    OnlyKeys(body, known, ignorable, "get_all");
+  // `body` holds the request's fields (the query's, for GET /v1/memories/),
+  // `query` its page and page_size; `route` is where the page links point.
+  enum class ListRoute { kV3, kV2, kV1Get };
+  auto get_all = [this](Call& c, ListRoute route) {
+    const bool earlier = route != ListRoute::kV3;
+    json body = route == ListRoute::kV1Get ? c.body : BodyOf(c);
+    const bool paged = c.body.contains("page") || c.body.contains("page_size");
     const int page = PositiveParam(c.body, "page", 1, 1 << 30);
     const int page_size = PositiveParam(c.body, "page_size", 100, kPageSizeMax);
-    for (const auto& [k, v] : c.body.items()) {
-      if (k != "page" && k != "page_size") Throw(400, "invalid_argument", "parameter '" + k + "': unknown", k);
+    if (route == ListRoute::kV1Get) {
+      body.erase("page");
+      body.erase("page_size");
+    } else {
+      for (const auto& [k, v] : c.body.items()) {
+        if (k != "page" && k != "page_size") Throw(400, "invalid_argument", "parameter '" + k + "': unknown", k);
+      }
     }
-    Ids ids;
+    static const std::set<std::string> known = {"filters", "show_expired"};
+    static const std::set<std::string> known_earlier = {"filters", "show_expired", "user_id", "agent_id", "run_id",
+                                                        "app_id"};
+    static const std::set<std::string> ignorable = {"start_date", "end_date", "latest_only", "categories",
+                                                    "fields", "output_format", "version", "source", "top_k"};
+    OnlyKeys(body, earlier ? known_earlier : known, ignorable, "get_all");
+    Ids ids = earlier ? TopLevelIds(body) : Ids{};
     MemoryListOptions o;
     o.filters = SplitFilters(body.value("filters", json()), &ids);
+    if (route == ListRoute::kV1Get) {
+      // Query values are text: "true" and "false" for show_expired.
+      if (auto it = body.find("show_expired"); it != body.end() && it->is_string()) {
+        if (*it != "true" && *it != "false") {
+          Throw(400, "invalid_argument", "show_expired: must be true or false", "show_expired");
+        }
+        *it = *it == "true";
+      }
+    }
     wire::Args a(body, "field");
     o.include_expired = a.Bool("show_expired").value_or(false);
     CheckArgs(a);
     const MemoryScope scope = ScopeOf(c, ids, true);
     o.limit = kPageSizeMax;
-    const long long first = static_cast<long long>(page - 1) * page_size;
+    // The earlier routes list everything when no page is asked for.
+    const bool whole = earlier && !paged;
+    const long long first = whole ? 0 : static_cast<long long>(page - 1) * page_size;
+    const long long last = whole ? std::numeric_limits<long long>::max() : first + page_size;
     long long count = 0;
     json results = json::array();
     for (;;) {
       MemoryPage p = Check(engine().ListMemories(scope, o));
       for (const auto& m : p.items) {
-        if (count >= first && count < first + page_size) results.push_back(Mem0Memory(m));
+        if (count >= first && count < last) results.push_back(Mem0Memory(m));
         ++count;
       }
       if (p.next_cursor.empty()) break;
       o.cursor = p.next_cursor;
     }
-    const std::string base = ExternalBase(c) + "/v3/memories/?page_size=" + std::to_string(page_size) + "&page=";
-    json out = {{"count", count},
-                {"next", first + page_size < count ? json(base + std::to_string(page + 1)) : json(nullptr)},
-                {"previous", page > 1 && first - page_size < count ? json(base + std::to_string(page - 1))
-                                                                    : json(nullptr)},
-                {"results", results}};
+    json out;
+    if (whole) {
+      out = Listed(body, std::move(results));
+    } else {
+      const char* path = route == ListRoute::kV3 ? "/v3/memories/" : route == ListRoute::kV2 ? "/v2/memories/"
+                                                                                               : "/v1/memories/";
+      const std::string base = ExternalBase(c) + path + "?page_size=" + std::to_string(page_size) + "&page=";
+      out = {{"count", count},
+             {"next", first + page_size < count ? json(base + std::to_string(page + 1)) : json(nullptr)},
+             {"previous",
+              page > 1 && first - page_size < count ? json(base + std::to_string(page - 1)) : json(nullptr)},
+             {"results", results}};
+    }
     HttpResponse resp = Json(200, out);
     NoteIgnored(&resp, body, ignorable);
     return resp;
-  });
+  };
+  Add(s, "POST", "/mem0/v3/memories/", Role::kRead, false, [get_all](Call& c) { return get_all(c, ListRoute::kV3); });
+  Add(s, "POST", "/mem0/v2/memories/", Role::kRead, false, [get_all](Call& c) { return get_all(c, ListRoute::kV2); });
+  Add(s, "GET", "/mem0/v1/memories/", Role::kRead, false,
+      [get_all](Call& c) { return get_all(c, ListRoute::kV1Get); });
 
   // By id: the memory is found in the key's tenant, then read or changed in
   // its own scope (a key limited to users must allow the memory's user).
@@ -561,6 +630,7 @@ void Api::RegisterMem0(HttpServer& s) {
       {"PUT", "/mem0/api/v1/webhooks/{id}/", "webhooks"},
       {"DELETE", "/mem0/api/v1/webhooks/{id}/", "webhooks"},
       {"POST", "/mem0/v1/feedback/", "feedback"},
+      {"POST", "/mem0/v1/summary/", "memory summaries"},
       {"POST", "/mem0/v1/exports/", "exports as jobs (use GET /v1/export)"},
       {"POST", "/mem0/v1/exports/get/", "exports as jobs (use GET /v1/export)"},
       {"GET", "/mem0/v2/entities/{type}/{name}/profile/", "generated profiles (use GET /v1/profile)"},

@@ -104,13 +104,8 @@ HttpResponse Api::AddMemory(Call& c) {
   const QuotaAsk ask = MessagesAsk(messages);
   QuotaHold hold = CheckQuota(c, ask, !o.idempotency_key.empty());
   o.replay_only = !hold.over().empty();
-  auto added = engine().AddMemory(scope, messages, o);
-  // A given text is the one message: its errors name "text", as sent.
-  const std::string content = "messages[0].content";
-  if (!added.ok() && !text.empty() && added.status().message().rfind(content, 0) == 0) {
-    added = Status(added.status().code(), "text" + added.status().message().substr(content.size()));
-  }
-  auto r = CheckWrite(std::move(added), c, hold.over());
+  auto r = CheckWrite(text.empty() ? engine().AddMemory(scope, messages, o) : engine().AddMemoryText(scope, text, o),
+                      c, hold.over());
   if (!r.replayed) hold.Charge(AddedAsk(r, ask));
   return Json(r.replayed ? 200 : 201, wire::ToJson(r));
 }

@@ -431,6 +431,32 @@ def test_mem0_routes(served):
     expect(call(served, "DELETE", f"/mem0/v2/entities/user/{user}/", **kw), 200)
     expect(call(served, "DELETE", f"/mem0/v2/entities/planet/{user}/", **kw), 400)
 
+    # The routes of Mem0's clients before /v3.
+    earlier = new_user()
+    events = expect(call(served, "POST", "/mem0/v1/memories/", body={
+        "messages": [{"role": "user", "content": "I love sushi"}], "user_id": earlier, "infer": False}, **kw), 200)
+    assert isinstance(events.json(), list) and events.json()[0]["event"] == "ADD"
+    wrapped = expect(call(served, "POST", "/mem0/v1/memories/", body={
+        "messages": "I play chess", "user_id": earlier, "infer": False, "output_format": "v1.1"}, **kw), 200)
+    assert wrapped.json()["results"][0]["memory"] == "I play chess"
+    expect(call(served, "POST", "/mem0/v1/memories/", body={"messages": []}, **kw), 400)
+    hits = expect(call(served, "POST", "/mem0/v1/memories/search/", body={"query": "sushi", "user_id": earlier},
+                       **kw), 200).json()
+    assert hits and "sushi" in hits[0]["memory"]
+    expect(call(served, "POST", "/mem0/v1/memories/search/", body={"query": "food"}, **kw), 400)
+    expect(call(served, "POST", "/mem0/v2/memories/search/",
+                body={"query": "food", "filters": {"user_id": earlier}, "output_format": "v1.1"}, **kw), 200)
+    expect(call(served, "POST", "/mem0/v2/memories/search/", body={"query": 3, "filters": {"user_id": earlier}},
+                **kw), 400)
+    assert len(expect(call(served, "POST", "/mem0/v2/memories/", body={"filters": {"user_id": earlier}}, **kw),
+                      200).json()) == 2
+    paged = expect(call(served, "POST", "/mem0/v2/memories/", body={"user_id": earlier},
+                        params={"page": 1, "page_size": 1}, **kw), 200).json()
+    assert paged["count"] == 2 and len(paged["results"]) == 1
+    expect(call(served, "POST", "/mem0/v2/memories/", body={"filters": {"OR": [{"user_id": earlier}]}}, **kw), 400)
+    assert len(expect(call(served, "GET", "/mem0/v1/memories/", params={"user_id": earlier}, **kw), 200).json()) == 2
+    expect(call(served, "GET", "/mem0/v1/memories/", params={"user_id": earlier, "page_size": 0}, **kw), 400)
+
 
 def test_every_answer_was_as_documented_and_every_operation_was_called():
     documented = {(m, p) for m, p, _ in operations()}
