@@ -207,10 +207,37 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   const std::vector<float> qsem =
       words ? (sem_snaps.empty() ? words->TextVector(query) : SemanticQuery(sem_snaps, *words, query))
             : std::vector<float>{};
+  // The query's distinct index terms (their word-vector indexes, -1 when
+  // unknown; an unknown hyphenated compound as its known parts, sharing its
+  // weight) and idf weights, for the expansion match; the known ones as a set,
+  // for the memory's words the query lacks (by index: "children" is "child").
+  // Each term counts by its inverse document frequency among the scope's
+  // memories when the snapshots keep term counts.
+  const auto idf = sem_snaps.empty() ? std::function<float(const std::string&)>() : TermIdf(sem_snaps);
+  ExpansionQuery expansion;
+  expansion.weight = kExpansionWeight;
+  std::vector<long>& qidx = expansion.terms;
+  std::vector<double>& qidf = expansion.weights;
+  std::unordered_set<long> qset;
+  if (!qsem.empty()) {
+    std::vector<long> known;
+    for (const auto& t : DistinctTerms(query)) {
+      known.clear();
+      words->Lookup(t, known);
+      const double w = idf ? idf(t) : 1.0;
+      if (known.empty()) known.push_back(-1);
+      for (long i : known) {
+        qidx.push_back(i);
+        qidf.push_back(w / static_cast<double>(known.size()));
+        if (i >= 0) qset.insert(i);
+      }
+    }
+  }
   Scored sem_all;
   if (!qsem.empty()) {
     for (const auto& sn : sem_snaps) {
-      auto part = TopSemantic(*sn, im, qsem, cap_v, now, o.include_expired, static_cast<float>(kSemanticFloor));
+      auto part = TopSemantic(*sn, im, qsem, cap_v, now, o.include_expired, static_cast<float>(kSemanticFloor),
+                              &expansion);
       sem_all.insert(sem_all.end(), part.begin(), part.end());
     }
     SortScored(sem_all);
@@ -291,30 +318,8 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // scope's memories when the snapshots keep term counts (word vectors), so
   // a match on a word most memories use ("user", "likes") counts little.
   std::vector<double> qweight(qterms.size(), 1.0);
-  const auto idf = sem_snaps.empty() ? std::function<float(const std::string&)>() : TermIdf(sem_snaps);
   if (idf) {
     for (std::size_t k = 0; k < qterms.size(); ++k) qweight[k] = idf(qterms[k]);
-  }
-  // The query's distinct index terms (their word-vector indexes, -1 when
-  // unknown; an unknown hyphenated compound as its known parts, sharing its
-  // weight) and idf weights, for the expansion match; the known ones as a set,
-  // for the memory's words the query lacks (by index: "children" is "child").
-  std::vector<long> qidx;
-  std::vector<double> qidf;
-  std::unordered_set<long> qset;
-  if (!qsem.empty()) {
-    std::vector<long> known;
-    for (const auto& t : DistinctTerms(query)) {
-      known.clear();
-      words->Lookup(t, known);
-      const double w = idf ? idf(t) : 1.0;
-      if (known.empty()) known.push_back(-1);
-      for (long i : known) {
-        qidx.push_back(i);
-        qidf.push_back(w / static_cast<double>(known.size()));
-        if (i >= 0) qset.insert(i);
-      }
-    }
   }
   std::vector<MemoryItem> out;
   // The semantic cosine before clamping, by memory id: it orders memories

@@ -94,6 +94,7 @@ void RecordAdd(const WriteContext& c, std::int64_t id, const std::string& memory
   if (c.vectors && c.vectors->words) {
     a->semantic = wordvec::Quantize(c.vectors->words->TextVector(text));
     a->terms = DistinctTerms(text);
+    a->known = c.vectors->words->KnownWords(a->terms);
     a->shape = TextShape(text);
   }
   c.changes->added.push_back(std::move(a));

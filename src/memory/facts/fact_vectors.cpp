@@ -73,12 +73,15 @@ std::size_t FactVectors::MemoryBytes() const {
     for (const auto& [ident, g] : base->groups) {
       n += g.index.MemoryBytes() + ident.user.size() + ident.agent.size() + ident.run.size();
       n += g.rows.size() * (sizeof(FactVecRow) + 32) + g.expiring.capacity() * 16;
-      for (const auto& [id, q] : g.semantic) n += sizeof(id) + sizeof(q) + q.codes.capacity();
+      for (const auto& [id, m] : g.semantic) {
+        n += sizeof(id) + sizeof(m) + m.mean.codes.capacity() + m.known.capacity() * sizeof(long);
+      }
       n += g.shapes.size() * 32 + g.shapes.bucket_count() * sizeof(void*);
     }
   }
   for (const auto& a : added) {
-    n += sizeof(AddedFactVec) + a->embedding.size() * sizeof(float) + a->semantic.codes.capacity() + 32;
+    n += sizeof(AddedFactVec) + a->embedding.size() * sizeof(float) + a->semantic.codes.capacity() +
+         a->known.capacity() * sizeof(long) + 32;
     for (const auto& t : a->terms) n += t.size() + sizeof(t);
   }
   return n;
@@ -100,8 +103,9 @@ Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int
     if (r.expires_at != kNoExpiry) g.expiring.emplace_back(r.id, r.expires_at);
     if (words) {
       auto sem = wordvec::Quantize(words->TextVector(row.text));
-      if (!sem.empty()) g.semantic.emplace_back(r.id, std::move(sem));
-      for (const auto& t : DistinctTerms(row.text)) ++base->term_rows[t];
+      const std::vector<std::string> terms = DistinctTerms(row.text);
+      if (!sem.empty()) g.semantic.emplace_back(r.id, FactGroup::Meaning{std::move(sem), words->KnownWords(terms)});
+      for (const auto& t : terms) ++base->term_rows[t];
       if (const std::uint64_t shape = TextShape(row.text); shape != 0) g.shapes.emplace(shape, r.id);
     }
     g.rows.emplace(r.id, std::move(r));
@@ -187,15 +191,24 @@ std::vector<std::pair<std::int64_t, float>> TopVectors(const FactVectors& v, con
 
 std::vector<std::pair<std::int64_t, float>> TopSemantic(const FactVectors& v, const IdentityMatch& match,
                                                         const std::vector<float>& q, std::size_t k, TimeMs now,
-                                                        bool include_expired, float min_score) {
+                                                        bool include_expired, float min_score,
+                                                        const ExpansionQuery* expansion) {
   std::vector<std::pair<std::int64_t, float>> out;
   if (k == 0 || q.empty() || !v.words) return out;
   auto visible = [&](TimeMs expires_at) { return include_expired || expires_at > now; };
+  auto scored = [&](const wordvec::QuantizedVector& mean, const std::vector<long>& known) {
+    float score = wordvec::Dot(q, mean);
+    if (expansion && expansion->weight > 0) {
+      score += static_cast<float>(expansion->weight *
+                                  v.words->ExpansionMatch(expansion->terms, expansion->weights, known));
+    }
+    return score;
+  };
   if (v.base) {
     for (const auto& [ident, g] : v.base->groups) {
       if (g.semantic.empty() || !match.Accepts(ident)) continue;
       for (const auto& [id, sem] : g.semantic) {
-        const float score = wordvec::Dot(q, sem);
+        const float score = scored(sem.mean, sem.known);
         if (score <= min_score || Contains(v.removed, id)) continue;
         auto it = g.rows.find(id);
         if (it == g.rows.end() || !visible(it->second.expires_at)) continue;
@@ -208,7 +221,7 @@ std::vector<std::pair<std::int64_t, float>> TopSemantic(const FactVectors& v, co
         !visible(a->row.expires_at)) {
       continue;
     }
-    const float score = wordvec::Dot(q, a->semantic);
+    const float score = scored(a->semantic, a->known);
     if (score > min_score) out.emplace_back(a->row.id, score);
   }
   auto better = [](const auto& a, const auto& b) { return a.second > b.second || (a.second == b.second && a.first > b.first); };
@@ -287,7 +300,7 @@ std::vector<std::pair<std::int64_t, float>> SameShape(const FactVectors& v, cons
         if (row == g->second.rows.end() || row->second.expires_at <= now || gone(id)) continue;
         auto s = std::lower_bound(sem.begin(), sem.end(), id, [](const auto& x, std::int64_t i) { return x.first < i; });
         if (s == sem.end() || s->first != id) continue;
-        const float score = wordvec::Dot(q, s->second);
+        const float score = wordvec::Dot(q, s->second.mean);
         if (score > min_score) out.emplace_back(id, score);
       }
     }

@@ -56,6 +56,7 @@ struct AddedFactVec {
   FactIdentity identity;
   Vector embedding;
   wordvec::QuantizedVector semantic;  // when the snapshot keeps word-vector means
+  std::vector<long> known;            // ... its known words (word-vector indexes: the expansion match)
   std::vector<std::string> terms;     // ... and its distinct index terms (document frequencies)
   std::uint64_t shape = 0;            // ... and its TextShape (paraphrase candidates)
 };
@@ -79,9 +80,14 @@ struct FactGroup {
   std::vector<std::pair<std::int64_t, TimeMs>> expiring;  // rows with an expiry
   std::vector<float> prefix;     // per index row: min(dim, kPrefixDims) components
   std::vector<float> tail_norm;  // per index row
-  // Word-vector means of the rows' texts (FactVectors::words set; rows whose
-  // text has no known word have none), by facts.id.
-  std::vector<std::pair<std::int64_t, wordvec::QuantizedVector>> semantic;
+  // Word-vector means of the rows' texts and their known words
+  // (FactVectors::words set; rows whose text has no known word have none), by
+  // facts.id.
+  struct Meaning {
+    wordvec::QuantizedVector mean;
+    std::vector<long> known;  // word-vector indexes
+  };
+  std::vector<std::pair<std::int64_t, Meaning>> semantic;
   // The same: the rows by the TextShape of their texts (rows of shape 0 left out).
   std::unordered_multimap<std::uint64_t, std::int64_t> shapes;
 };
@@ -152,11 +158,24 @@ std::function<float(const std::string&)> TermIdf(const std::vector<std::shared_p
 std::vector<float> SemanticQuery(const std::vector<std::shared_ptr<const FactVectors>>& snaps,
                                  const wordvec::WordVectors& words, const std::string& query);
 
-// The k best (facts.id, cosine) live rows of the accepted identities by their
-// word-vector means (v.words set; empty otherwise), as TopVectors.
+// The query's words for the expansion match of TopSemantic: word-vector
+// indexes (-1: unknown), their weights, and the weight of the match.
+struct ExpansionQuery {
+  std::vector<long> terms;
+  std::vector<double> weights;
+  double weight = 0.0;
+};
+
+// The k best (facts.id, score) live rows of the accepted identities by the
+// cosine of their word-vector means with q, plus, with `expansion`, its weight
+// times the share of the query's words among the WordNet neighbourhoods of
+// the row's words (WordVectors::ExpansionMatch: "I love sushi" for "food",
+// whose mean the other words pull away); v.words set, empty otherwise; as
+// TopVectors.
 std::vector<std::pair<std::int64_t, float>> TopSemantic(const FactVectors& v, const IdentityMatch& match,
                                                         const std::vector<float>& q, std::size_t k, TimeMs now,
-                                                        bool include_expired, float min_score = 0.0f);
+                                                        bool include_expired, float min_score = 0.0f,
+                                                        const ExpansionQuery* expansion = nullptr);
 
 // The live rows of exactly `identity`, unexpired at `now`, whose texts have
 // this TextShape and whose word-vector means have a cosine above

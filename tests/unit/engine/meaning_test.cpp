@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <optional>
+#include <set>
+#include <string>
 
 #include "core/clock.hpp"
 #include "core/time.hpp"
@@ -285,6 +287,29 @@ TEST_F(MeaningTest, ASharedWordDoesNotCarryTheSemanticScore) {
       EXPECT_GT(m.score_details->lexical, 0.0);
     }
   }
+}
+
+// A memory whose other words pull its word-vector mean away from the query
+// ("I love sushi": "love" is far from "food") is still a candidate: its words'
+// WordNet neighbourhoods hold the query's word. Both for the rows of a loaded
+// snapshot and for those added after it.
+TEST_F(MeaningTest, AMemoryIsFoundByTheNeighbourhoodOfOneOfItsWords) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "kai", "I love sushi");
+  Add(*e, "kai", "I play chess on Sundays");
+  Add(*e, "kai", "My manager is strict");
+  auto food = First(*e, "kai", "food");
+  ASSERT_TRUE(food.has_value());
+  EXPECT_EQ(food->memory, "I love sushi");
+  Add(*e, "kai", "Honestly the lasagna here is great");  // after the snapshot was loaded
+  MemorySearchOptions so;
+  auto r = e->SearchMemories(User("kai"), "food", so);
+  ASSERT_TRUE(r.ok());
+  ASSERT_GE(r->size(), 2u);
+  const std::set<std::string> first_two = {r->at(0).memory, r->at(1).memory};
+  EXPECT_EQ(first_two, (std::set<std::string>{"I love sushi", "Honestly the lasagna here is great"}))
+      << r->at(0).memory << " | " << r->at(1).memory;
 }
 
 TEST_F(MeaningTest, MemoriesAddedLaterAreFoundByMeaning) {
