@@ -360,9 +360,9 @@ void Api::RegisterMem0(HttpServer& s) {
   Add(s, "POST", "/mem0/v2/memories/search/", Role::kRead, false, [search](Call& c) { return search(c, true); });
   Add(s, "POST", "/mem0/v1/memories/search/", Role::kRead, false, [search](Call& c) { return search(c, true); });
 
-  // getAll: Mem0 pages by number; engram's list by cursor, walked here.
-  // `body` holds the request's fields (the query's, for GET /v1/memories/),
-  // `query` its page and page_size; `route` is where the page links point.
+  // getAll: Mem0 pages by number; engram's list by cursor, walked here. The
+  // query holds page and page_size (and, for GET /v1/memories/, the request's
+  // other fields too); `route` is where the page links point.
   enum class ListRoute { kV3, kV2, kV1Get };
   auto get_all = [this](Call& c, ListRoute route) {
     const bool earlier = route != ListRoute::kV3;
