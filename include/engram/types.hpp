@@ -190,6 +190,11 @@ struct RankingOptions {
   double stm_share = 0.1;
   double profile_share = 0.05;
   double facts_share = 0.05;
+  // Recent STM turns take their share only when said within this many hours
+  // [0, 87600] of the retrieval (0 = however old): the conversation in
+  // progress. Older ones enter by rank like any message, and fill what the
+  // ranked messages leave.
+  double recent_hours = 24;
 };
 
 struct RetrieveOptions {

@@ -269,9 +269,12 @@ RetrievalResult AssembleContext(ContextInput in) {
   Section recent{kRecentTitle, static_cast<int>(budget * in.options.ranking.stm_share)};
   std::vector<const RetrievedItem*> recent_items;
   KeySet recent_turns;
+  // (Newest first: the first turn said before the window ends the section.)
+  const double hours = in.options.ranking.recent_hours;
+  const TimeMs said_after = in.now > 0 && hours > 0 ? in.now - static_cast<TimeMs>(hours * 3600000.0) : kMinTimeMs;
   if (in.options.include_stm) {
     for (auto it = in.recent.rbegin(); it != in.recent.rend(); ++it) {
-      if (!recent.Take(pack, it->text)) break;
+      if (it->event_time < said_after || !recent.Take(pack, it->text)) break;
       recent_items.push_back(&*it);
       recent_turns.insert(it->turn_id);
     }

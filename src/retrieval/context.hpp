@@ -77,11 +77,18 @@ struct ContextInput {
   std::span<const ProfileSlot> profile;
   std::vector<FactCandidate> user_facts;       // best first
   std::vector<FactCandidate> assistant_facts;
+  // The time of the retrieval: recent turns said more than
+  // ranking.recent_hours before it take no share (0: every turn is recent).
+  TimeMs now = 0;
 };
 
 // Shares of the budget that recent STM turns, the profile and the facts may
 // take at most are options.ranking's stm_share, profile_share and
-// facts_share; what they leave goes to ranked messages.
+// facts_share; what they leave goes to ranked messages. Recent turns older
+// than ranking.recent_hours take no share: a conversation left days ago is
+// not the one in progress (on LoCoMo, whose conversations ended years before
+// the retrieval, evidence within 500 tokens 0.788 -> 0.793 on conversations
+// 0-4 and 0.775 -> 0.790 on 5-9).
 // (Measured on LoCoMo: 0.2/0.1/0.2 -> 0.1/0.05/0.1 raised evidence recall
 // within 500 tokens from 0.648 to 0.692; facts 0.1 -> 0.05 raised it by 0.014
 // more, and by 0.007 within 1,000 tokens: facts mostly restate messages, and

@@ -515,6 +515,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
     ctx.chain.push_back(PreparedChain(e));
   }
   ctx.recent = stm_snapshot->recent;
+  ctx.now = in.now;
   if (opt.include_profile) ctx.profile = idx.profile;
   const std::vector<std::string> fact_terms = FactTerms(tokens, fts_terms, {&idx.messages, &stm.index});
   ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fact_terms, 100,

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string_view>
 
 #include "core/clock.hpp"
@@ -315,6 +316,17 @@ HttpResponse Api::Canary(Call& c) {
   return Json(200, r);
 }
 
+namespace {
+
+// 24 as "24", 1.5 as "1.5".
+std::string Number(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+}  // namespace
+
 json ExplainItem(const RetrievedItem& item, const std::string& query, bool semantic_embedder, int rank,
                  const RankingOptions& ranking) {
   const bool message = item.kind == ItemKind::kPage || item.kind == ItemKind::kStmTurn;
@@ -323,8 +335,10 @@ json ExplainItem(const RetrievedItem& item, const std::string& query, bool seman
   switch (item.kind) {
     case ItemKind::kStmTurn:
       chosen = rank > 0 ? "short-term turn ranked #" + std::to_string(rank) + " among the scope's messages"
-                        : "recent short-term turn (the newest turns fill up to " + share(ranking.stm_share) +
-                              " of the budget)";
+                        : "recent short-term turn (the newest turns" +
+                              (ranking.recent_hours > 0 ? " said within " + Number(ranking.recent_hours) + " hours"
+                                                        : std::string()) +
+                              " fill up to " + share(ranking.stm_share) + " of the budget, older ones what is left)";
       break;
     case ItemKind::kProfile: chosen = "profile slot (up to " + share(ranking.profile_share) + " of the budget)"; break;
     case ItemKind::kUserFact:

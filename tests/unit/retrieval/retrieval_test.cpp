@@ -269,6 +269,47 @@ TEST(Context, MergesBothSidesOfATurnAndGroupsByDay) {
   EXPECT_EQ(r.ranked.size(), 3u);
 }
 
+// Recent turns take their share of the budget only while the conversation
+// is in progress (said within ranking.recent_hours of the retrieval): the
+// turns of a conversation left days ago give that share to ranked messages,
+// and come last, in what the messages leave.
+TEST(Context, RecentTurnsOfAConversationLeftLongAgoTakeNoShare) {
+  const TimeMs now = 30 * kDay;
+  auto input = [&](TimeMs said, std::vector<RetrievedItem>* recent) {
+    ContextInput in;
+    in.options.budget_tokens = 60;
+    in.options.ranking.stm_share = 0.5;
+    in.now = now;
+    RetrievedItem turn = Message(9, "both", "Ana: See you at the climbing gym tomorrow.\nBen: Bring chalk.", said, "");
+    turn.kind = ItemKind::kStmTurn;
+    recent->assign(1, turn);
+    in.recent = *recent;
+    for (int t = 1; t <= 4; ++t) {
+      in.ranked.push_back(Message(t, "user", "Ana: I planted tomatoes number " + std::to_string(t) + " today.",
+                                  t * kDay, "D1:" + std::to_string(t)));
+    }
+    in.chain.assign(in.ranked.size(), "");
+    return in;
+  };
+  std::vector<RetrievedItem> fresh_turns, stale_turns;
+  const RetrievalResult fresh = AssembleContext(input(now - 3600000, &fresh_turns));  // an hour ago
+  const RetrievalResult stale = AssembleContext(input(now - 5 * kDay, &stale_turns));
+  auto messages = [](const RetrievalResult& r) {
+    return std::count_if(r.items.begin(), r.items.end(), [](const RetrievedItem& i) { return i.kind == ItemKind::kPage; });
+  };
+  EXPECT_NE(fresh.context.find("climbing gym"), std::string::npos) << fresh.context;
+  EXPECT_EQ(stale.context.find("climbing gym"), std::string::npos) << stale.context;
+  EXPECT_GT(messages(stale), messages(fresh)) << fresh.context << "\n---\n" << stale.context;
+  // However old, with recent_hours 0.
+  ContextInput any = input(now - 5 * kDay, &stale_turns);
+  any.options.ranking.recent_hours = 0;
+  EXPECT_NE(AssembleContext(any).context.find("climbing gym"), std::string::npos);
+  // And a stale turn still comes when the messages leave room.
+  ContextInput roomy = input(now - 5 * kDay, &stale_turns);
+  roomy.options.budget_tokens = 500;
+  EXPECT_NE(AssembleContext(roomy).context.find("climbing gym"), std::string::npos);
+}
+
 TEST(Context, ChainSummariesSayOnlyWhatTheContextDoesNot) {
   ContextInput in;
   in.options.budget_tokens = 500;
