@@ -15,17 +15,12 @@ sys.path.insert(0, HERE)  # support.py
 sys.path.insert(0, os.path.dirname(HERE))  # engram_client from the source tree
 
 from engram_client import EngramClient  # noqa: E402
-from support import EngramServer, FakeLlm  # noqa: E402
+from support import EngramServer, FakeLlm, binary_from_env  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def engram_binary() -> str:
-    path = os.environ.get("ENGRAM_BINARY", "")
-    if not path:
-        pytest.fail("ENGRAM_BINARY is not set: point it at the engram binary (ctest -R python_client sets it)")
-    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-        pytest.fail(f"ENGRAM_BINARY={path!r} is not an executable file")
-    return path
+    return binary_from_env("python_client")
 
 
 class Live:

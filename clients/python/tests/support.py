@@ -24,6 +24,18 @@ def server_env(extra: Optional[Dict[str, str]] = None) -> Dict[str, str]:
     return env
 
 
+def binary_from_env(test_name: str) -> str:
+    """ENGRAM_BINARY, checked: the test fails (never skips) without an executable engram."""
+    import pytest  # only the tests use this module
+
+    path = os.environ.get("ENGRAM_BINARY", "")
+    if not path:
+        pytest.fail(f"ENGRAM_BINARY is not set: point it at the engram binary (ctest -R {test_name} sets it)")
+    if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+        pytest.fail(f"ENGRAM_BINARY={path!r} is not an executable file")
+    return path
+
+
 class EngramServer:
     """`engram serve` on 127.0.0.1 (a free port chosen by the server) with its own --home."""
 
@@ -114,6 +126,14 @@ class EngramServer:
 
     def output(self) -> str:
         return "\n".join(self.lines)
+
+    def __enter__(self) -> "EngramServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        code = self.stop()
+        assert code == 0, f"engram serve exited {code}:\n{self.output()}"
 
 
 # --- local HTTP stubs ---------------------------------------------------------------------
