@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -401,15 +400,24 @@ void Api::RegisterMem0(HttpServer& s) {
     CheckArgs(a);
     const MemoryScope scope = ScopeOf(c, ids, true);
     o.limit = kPageSizeMax;
-    // The earlier routes list everything when no page is asked for.
+    // The earlier routes list everything when no page is asked for, up to
+    // the size of the largest page: beyond it the answer says to ask by page
+    // (never a silently cut list, never an answer of unbounded size).
     const bool whole = earlier && !paged;
     const long long first = whole ? 0 : static_cast<long long>(page - 1) * page_size;
-    const long long last = whole ? std::numeric_limits<long long>::max() : first + page_size;
+    const long long last = whole ? kPageSizeMax : first + page_size;
     long long count = 0;
     json results = json::array();
     for (;;) {
       MemoryPage p = Check(engine().ListMemories(scope, o));
       for (const auto& m : p.items) {
+        if (whole && count >= kPageSizeMax) {
+          Throw(400, "invalid_argument",
+                "get_all: more than " + std::to_string(kPageSizeMax) +
+                    " memories match; ask for them by page (page and page_size, up to " +
+                    std::to_string(kPageSizeMax) + " a page)",
+                "page");
+        }
         if (count >= first && count < last) results.push_back(Mem0Memory(m));
         ++count;
       }

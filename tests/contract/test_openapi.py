@@ -456,6 +456,18 @@ def test_mem0_routes(served):
     expect(call(served, "POST", "/mem0/v2/memories/", body={"filters": {"OR": [{"user_id": earlier}]}}, **kw), 400)
     assert len(expect(call(served, "GET", "/mem0/v1/memories/", params={"user_id": earlier}, **kw), 200).json()) == 2
     expect(call(served, "GET", "/mem0/v1/memories/", params={"user_id": earlier, "page_size": 0}, **kw), 400)
+    # A whole list is at most a page's size (1,000): beyond it, a 400 that says to page.
+    many = new_user()
+    lines = "".join(json.dumps({"type": "fact", "kind": "memory", "user_id": many, "text": f"memory number {i}"}) + "\n"
+                    for i in range(1001))
+    expect(call(served, "POST", "/v1/import", raw=lines.encode(), content_type="application/x-ndjson",
+                params={"user": many}), 201)
+    too_many = expect(call(served, "POST", "/mem0/v2/memories/", body={"filters": {"user_id": many}}, **kw), 400)
+    assert "by page" in too_many.json()["error"]["message"]
+    expect(call(served, "GET", "/mem0/v1/memories/", params={"user_id": many}, **kw), 400)
+    last = expect(call(served, "GET", "/mem0/v1/memories/", params={"user_id": many, "page": 2, "page_size": 1000},
+                       **kw), 200).json()
+    assert last["count"] == 1001 and len(last["results"]) == 1 and last["next"] is None
 
 
 def test_every_answer_was_as_documented_and_every_operation_was_called():
