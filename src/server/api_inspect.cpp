@@ -10,7 +10,6 @@
 #include <chrono>
 #include <map>
 #include <set>
-#include <sstream>
 #include <string_view>
 
 #include "core/clock.hpp"
@@ -316,16 +315,6 @@ HttpResponse Api::Canary(Call& c) {
   return Json(200, r);
 }
 
-namespace {
-
-// 24 as "24", 1.5 as "1.5".
-std::string Number(double v) {
-  std::ostringstream o;
-  o << v;
-  return o.str();
-}
-
-}  // namespace
 
 json ExplainItem(const RetrievedItem& item, const std::string& query, bool semantic_embedder, int rank,
                  const RankingOptions& ranking) {
@@ -336,7 +325,7 @@ json ExplainItem(const RetrievedItem& item, const std::string& query, bool seman
     case ItemKind::kStmTurn:
       chosen = rank > 0 ? "short-term turn ranked #" + std::to_string(rank) + " among the scope's messages"
                         : "recent short-term turn (the newest turns" +
-                              (ranking.recent_hours > 0 ? " said within " + Number(ranking.recent_hours) + " hours"
+                              (ranking.recent_hours > 0 ? " said within " + wire::CompactNumber(ranking.recent_hours) + " hours"
                                                         : std::string()) +
                               " fill up to " + share(ranking.stm_share) + " of the budget, older ones what is left)";
       break;

@@ -10,13 +10,11 @@
 
 namespace engram::wire {
 
-namespace {
-std::string Compact(double v) {
+std::string CompactNumber(double v) {
   std::ostringstream os;
   os << v;
   return os.str();
 }
-}  // namespace
 
 void Args::Fail(const std::string& key, const std::string& message) {
   if (!error_.empty()) return;
@@ -122,7 +120,7 @@ std::optional<double> Args::Num(const char* key, double min, double max) {
   }
   double v = it->get<double>();
   if (!(v >= min && v <= max)) {
-    Fail(key, Name(key) + " must be between " + Compact(min) + " and " + Compact(max));
+    Fail(key, Name(key) + " must be between " + CompactNumber(min) + " and " + CompactNumber(max));
     return std::nullopt;
   }
   return v;

@@ -13,6 +13,9 @@
 
 namespace engram::wire {
 
+// A number as the shortest text a stream prints: 24 as "24", 1.5 as "1.5".
+std::string CompactNumber(double v);
+
 class Args {
  public:
   // `noun` names a field in messages: "argument" (MCP) or "field" (HTTP).
