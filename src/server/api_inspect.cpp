@@ -315,19 +315,18 @@ HttpResponse Api::Canary(Call& c) {
   return Json(200, r);
 }
 
-
 json ExplainItem(const RetrievedItem& item, const std::string& query, bool semantic_embedder, int rank,
                  const RankingOptions& ranking) {
   const bool message = item.kind == ItemKind::kPage || item.kind == ItemKind::kStmTurn;
   auto share = [](double s) { return std::to_string(static_cast<int>(s * 100 + 0.5)) + "%"; };
   std::string chosen;
+  const std::string within =
+      ranking.recent_hours > 0 ? " said within " + wire::CompactNumber(ranking.recent_hours) + " hours" : "";
   switch (item.kind) {
     case ItemKind::kStmTurn:
       chosen = rank > 0 ? "short-term turn ranked #" + std::to_string(rank) + " among the scope's messages"
-                        : "recent short-term turn (the newest turns" +
-                              (ranking.recent_hours > 0 ? " said within " + wire::CompactNumber(ranking.recent_hours) + " hours"
-                                                        : std::string()) +
-                              " fill up to " + share(ranking.stm_share) + " of the budget, older ones what is left)";
+                        : "recent short-term turn (the newest turns" + within + " fill up to " +
+                              share(ranking.stm_share) + " of the budget, older ones what is left)";
       break;
     case ItemKind::kProfile: chosen = "profile slot (up to " + share(ranking.profile_share) + " of the budget)"; break;
     case ItemKind::kUserFact:
