@@ -339,8 +339,15 @@ class EngramClient:
         max_facts: Optional[int] = None,
         include_stm: Optional[bool] = None,
         include_profile: Optional[bool] = None,
+        explain: Optional[bool] = None,
+        ranking: Optional[Mapping[str, float]] = None,
     ) -> Retrieval:
-        """``POST /v1/retrieve``: the memory context for ``query`` within a token budget."""
+        """``POST /v1/retrieve``: the memory context for ``query`` within a token budget.
+
+        ``explain``: each item carries why it was chosen (the item's ``raw["why"]``); ``ranking``:
+        the ranking's constants to change for this request (``RankingOptions``, e.g.
+        ``{"recent_hours": 0, "stm_share": 0.2}``; an unknown name or a value out of range is
+        a 400 naming it)."""
         body = _clean(
             {
                 "user": user,
@@ -352,6 +359,8 @@ class EngramClient:
                 "max_facts": max_facts,
                 "include_stm": include_stm,
                 "include_profile": include_profile,
+                "explain": explain,
+                "ranking": dict(ranking) if ranking is not None else None,
             }
         )
         return Retrieval.from_dict(self._post("/v1/retrieve", body, safe=True))

@@ -171,6 +171,15 @@ def test_retrieve(client, user):
     stm = [i for i in r.items if i.kind == "stm_turn"]
     assert stm and stm[0].tier == "stm" and stm[0].id > 0
 
+    # The ranking's constants and the reasons of each item, per request.
+    explained = client.retrieve(user, "Where does Ana live?", budget=600, explain=True,
+                                ranking={"recent_hours": 0, "stm_share": 0.2})
+    assert explained.items and all(i.raw["why"]["chosen"] for i in explained.items)
+    assert any("ranked #1" in i.raw["why"]["chosen"] and "Porto" in i.text for i in explained.items)
+    with pytest.raises(EngramError) as e:
+        client.retrieve(user, "Where does Ana live?", ranking={"recent_hours": -1})
+    assert e.value.status == 400 and "recent_hours" in str(e.value)
+
 
 def test_maintain_profile_stats_health_jobs(client, user):
     client.add_turns(user, [{"user_text": f"I like hiking in the Alps, trip {i}.", "assistant_text": "Nice."}
