@@ -54,6 +54,17 @@ void PrintItem(const MemoryItem& m) {
   if (m.score > 0) std::cout << "  (score " << m.score << ")";
   if (m.expired) std::cout << "  [expired]";
   std::cout << "\n";
+  if (m.score_details) {  // --explain: the components the score is made of, and where the memory came from
+    const MemoryScoreDetails& d = *m.score_details;
+    std::cout << "    vector " << d.vector << "  semantic " << d.semantic << "  lexical " << d.lexical << "  entity "
+              << d.entity << "  bm25 " << d.bm25 << "  found by";
+    if (d.from_vector) std::cout << " vector";
+    if (d.from_semantic) std::cout << " meaning";
+    if (d.from_lexical) std::cout << " words";
+    if (d.from_entity) std::cout << " entity";
+    for (std::size_t i = 0; i < d.entities.size(); ++i) std::cout << (i ? ", " : "  entities: ") << d.entities[i];
+    std::cout << "\n";
+  }
 }
 
 // Parses an optional time flag into *out; false (with the exit code set) on error.

@@ -78,6 +78,13 @@ TEST_F(MemoryCli, EverySubcommandEndToEnd) {
   EXPECT_GT(s["results"][0]["score"].get<double>(), 0.0);
   EXPECT_LE(s["results"][0]["score"].get<double>(), 1.0);
   EXPECT_TRUE(s["results"][0]["score_details"]["from_lexical"].get<bool>());
+  // Without --json, --explain prints the components under each memory.
+  auto text = Run({"memory", "search", "--user", "alice", "node.js", "--explain"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("    vector "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" lexical 1 "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("found by"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" words"), std::string::npos) << text.out;
   json f = Json({"memory", "search", "--user", "alice", "hiking node.js", "--filters", R"({"rating": {"gte": 4}})"});
   ASSERT_EQ(f["results"].size(), 1u);
   json wide = Json({"memory", "search", "--user", "alice", "Paris", "--narrower"});
