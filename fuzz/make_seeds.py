@@ -128,6 +128,14 @@ seeds("model_reply", {
     "sse": b"\x02data: {\"choices\":[{\"delta\":{\"content\":\"<th\"}}]}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"ink>x</think> Hi\"}}]}\n\n"
            b"data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":2}}\n\ndata: [DONE]\n\n",
     "sse_error": b"\x09data: {\"error\":{\"message\":\"boom\"}}\r\n\r\n: comment\r\ndata: [DONE]",
+    "responses_reply": b"\x03" + json.dumps({"status": "completed", "output": [
+        {"type": "reasoning", "summary": []},
+        {"type": "message", "content": [{"type": "output_text", "text": "Hi"}, {"type": "refusal", "refusal": "no"}]},
+        {"type": "function_call", "name": "f", "arguments": "{}"}], "usage": {"input_tokens": 3, "output_tokens": 1}}).encode(),
+    "responses_sse": b"\x04event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"output\":[]}}\n\n"
+                     b"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"<think>a</think>Hi\"}\n\n"
+                     b"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"output\":[{\"type\":\"message\","
+                     b"\"content\":[{\"type\":\"output_text\",\"text\":\"Hi\"}]}],\"usage\":{\"input_tokens\":2,\"output_tokens\":1}}}\n\n",
     "think_split": b"\x0f<think>\n\nreasoning</think>\n\n  Answer <thi",
     "deep": b"\x00" + DEEP.encode(),
     "deep_fenced": b"\x00```\n" + ("{\"a\":" * 120 + "1" + "}" * 120).encode() + b"\n```",
@@ -230,6 +238,8 @@ seeds("rest", {
     "mem0_batch": req("PUT /mem0/v1/batch/", '{"memories":[{"memory_id":"m_1","text":"x"}]}'),
     "mem0_entity": req("DELETE /mem0/v2/entities/user/alice/"),
     "proxy": req("POST /v1/chat/completions", '{"model":"m","messages":[{"role":"user","content":"hi"}],"user":"alice"}'),
+    "proxy_responses": req("POST /v1/responses", '{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"hi"}]}],'
+                                                 '"instructions":"be brief","user":"alice","stream":true}'),
     "query_dup": req("GET /v1/turns?user=a&user=b&limit=1e400&after=-1"),
     "query_pct": req("GET /v1/memories?user=%FF%00&narrower=maybe&limit=%31"),
     "no_route": req("GET /v1/nothing"), "wrong_method": req("DELETE /v1/turns"),

@@ -1,7 +1,7 @@
 // What comes back from a model endpoint (models/llm/model_json and
 // models/openai/openai_wire): the JSON extractor of maintenance replies and
-// its typed accessors, chat and embedding replies, error bodies, the SSE chat
-// stream and the <think> filter. Invariants: an extracted value prints and
+// its typed accessors, chat, Responses and embedding replies, error bodies,
+// the SSE streams of both APIs and the <think> filter. Invariants: an extracted value prints and
 // parses back to itself; an identifier from an error body looks like one; the
 // SSE stream and the <think> filter give the same text whatever the chunking
 // of the bytes (the first input byte picks the chunk size).
@@ -45,10 +45,10 @@ struct StreamOutcome {
   std::string content, finish;
 };
 
-StreamOutcome RunStream(std::string_view body, std::size_t chunk) {
+StreamOutcome RunStream(std::string_view body, std::size_t chunk, wire::StreamWire kind) {
   StreamOutcome out;
   std::function<void(std::string_view)> on_delta = [&out](std::string_view d) { out.deltas += d; };
-  wire::SseChatStream stream(&on_delta);
+  wire::SseChatStream stream(&on_delta, kind);
   for (std::size_t at = 0; at < body.size(); at += chunk) {
     if (!stream.Feed(body.substr(at, chunk))) break;
   }
@@ -87,6 +87,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   (void)wire::ParseChatReply(body);
   (void)wire::ReplyCallsTools(body);
+  (void)wire::ParseResponsesReply(body);
+  (void)wire::ResponsesReplyCallsTools(body);
   std::int64_t tokens = 0;
   (void)wire::ParseEmbedReply(body, 2, &tokens);
   const std::string id = wire::ErrorIdentifier(body);
@@ -98,11 +100,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   (void)wire::MentionsUnsupported(body, "temperature");
 
-  const StreamOutcome whole = RunStream(body, body.size() + 1);
-  const StreamOutcome pieces = RunStream(body, chunk);
-  FUZZ_CHECK(whole.deltas == pieces.deltas, "the SSE deltas depend on the chunking");
-  FUZZ_CHECK(whole.ok == pieces.ok && whole.content == pieces.content && whole.finish == pieces.finish,
-             "the SSE outcome depends on the chunking");
+  for (const auto kind : {wire::StreamWire::kChat, wire::StreamWire::kResponses}) {
+    const StreamOutcome whole = RunStream(body, body.size() + 1, kind);
+    const StreamOutcome pieces = RunStream(body, chunk, kind);
+    FUZZ_CHECK(whole.deltas == pieces.deltas, "the SSE deltas depend on the chunking");
+    FUZZ_CHECK(whole.ok == pieces.ok && whole.content == pieces.content && whole.finish == pieces.finish,
+               "the SSE outcome depends on the chunking");
+  }
   FUZZ_CHECK(RunThink(body, body.size() + 1) == RunThink(body, chunk), "the <think> filter depends on the chunking");
   return 0;
 }

@@ -3,6 +3,9 @@
 // handlers as a connection gets, over a real engine (a SQLite store in a
 // scratch folder, recreated every hundred inputs so it stays small).
 // Authentication is off (every request is an admin of tenant "default").
+// The memory proxy's model endpoint is an in-process fake that answers every
+// request (both APIs, streamed or not) with a text naming the body's size, so
+// the proxy's checks, memory insertion and admission run.
 //
 // Input: a request line "METHOD /path?query", optional header lines
 // "Name: value", an optional blank line, then the body. The query is split and
@@ -21,6 +24,7 @@
 
 #include "engram/engine.hpp"
 #include "fuzz_support.hpp"
+#include "models/llm.hpp"
 #include "server/api.hpp"
 #include "server/api_keys.hpp"
 #include "server/http_server.hpp"
@@ -50,11 +54,39 @@ std::string PercentDecode(std::string_view s) {
   return out;
 }
 
+// The model endpoint of the memory proxy: a well-formed answer to anything.
+class FakeUpstream final : public engram::ChatPassthrough {
+ public:
+  std::string DefaultModel() const override { return "fake-model"; }
+  engram::Result<engram::PassthroughReply> Forward(const engram::PassthroughRequest& request) override {
+    const bool responses = request.api == engram::PassthroughApi::kResponses;
+    engram::PassthroughReply out;
+    out.status = 200;
+    out.complete = true;
+    out.result.content = "An answer to " + std::to_string(request.body.size()) + " bytes.";
+    const json text = {{"type", "output_text"}, {"text", out.result.content}};
+    const json message = {{"type", "message"}, {"role", "assistant"}, {"content", json::array({text})}};
+    const json whole = responses ? json{{"status", "completed"}, {"output", json::array({message})}}
+                                 : json{{"choices", json::array({{{"message", message}, {"finish_reason", "stop"}}})}};
+    if (!request.stream) {
+      out.content_type = "application/json";
+      out.body = whole.dump();
+      return out;
+    }
+    out.content_type = "text/event-stream";
+    const std::string event = responses ? "data: " + json{{"type", "response.completed"}, {"response", whole}}.dump()
+                                        : "data: " + whole.dump() + "\n\ndata: [DONE]";
+    if (request.on_chunk && !request.on_chunk(event + "\n\n")) return engram::Status::Aborted("client gone");
+    return out;
+  }
+};
+
 class Harness {
  public:
   Harness() {
     engram::server::ApiOptions o;
     o.auth = false;
+    o.upstream = [this] { return &upstream_; };
     api_ = std::make_unique<engram::server::Api>(o, metrics_);
     api_->Register(server_);
     server_.SetErrorResponder([this](int status, const std::string& id, const std::string& detail) {
@@ -91,6 +123,7 @@ class Harness {
   }
 
   engram::fuzz::ScratchDir dir_;
+  FakeUpstream upstream_;
   engram::server::Metrics metrics_;
   engram::server::HttpServer server_{engram::server::HttpServerOptions{}};
   std::unique_ptr<engram::server::Api> api_;
@@ -172,7 +205,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (res.content_type == "application/json" && !res.stream) {
     const json j = json::parse(body, nullptr, false);
     FUZZ_CHECK(!j.is_discarded(), label + ": the JSON response does not parse: " + body);
-    const bool v1 = req.path.rfind("/v1/", 0) == 0 && req.path != "/v1/chat/completions" && req.path != "/v1/models";
+    const bool v1 = req.path.rfind("/v1/", 0) == 0 && req.path != "/v1/chat/completions" &&
+                    req.path != "/v1/responses" && req.path != "/v1/models";
     if (v1 && res.status >= 400) {
       FUZZ_CHECK(j.is_object() && j.contains("error") && j["error"].is_object() && j["error"].contains("code") &&
                      j["error"].value("request_id", "") == req.request_id,

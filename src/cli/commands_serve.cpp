@@ -107,13 +107,14 @@ void RegisterServeCommands(CLI::App& app, Cli& cli, int& code) {
   serve->add_option("--tenant-quota", tenant_quotas,
                     "One tenant's quotas, instead of the --quota-* ones: TENANT:turns=N,memories=N,bytes=SIZE "
                     "(repeatable; 0 = no limit)");
-  // The memory proxy (/v1/chat/completions): how memory enters the prompt.
+  // The memory proxy (/v1/chat/completions, /v1/responses): how memory enters the prompt.
   static server::ApiOptions::Proxy proxy;
-  serve->add_option("--proxy-budget", proxy.budget_tokens, "Memory tokens the chat-completions proxy adds at most")
+  serve->add_option("--proxy-budget", proxy.budget_tokens, "Memory tokens the OpenAI-compatible proxy adds at most")
       ->check(CLI::Range(50, 32000));
   serve->add_option("--proxy-position", proxy.position,
-                    "Where the proxy's memory message goes: first (after the caller's system messages) or last "
-                    "(just before the last message)")
+                    "Where the chat-completions proxy's memory message goes: first (after the caller's system "
+                    "messages) or last (just before the last message); the Responses API's memory always "
+                    "follows the request's instructions")
       ->check(CLI::IsMember({"first", "last"}));
   serve->add_option("--proxy-template", proxy.template_text,
                     "The proxy's memory message; {memory} is replaced by the retrieved context")

@@ -48,10 +48,17 @@ class Llm {
   [[nodiscard]] virtual Result<ChatResult> Chat(const ChatRequest& request) = 0;
 };
 
-// One chat-completions request passed through unchanged (the memory proxy of
-// `engram serve`): the caller's JSON body goes to the endpoint as it is, and
-// the reply comes back as it is, streamed chunk by chunk when asked.
+// Which of the endpoint's APIs a passed-through request is for.
+enum class PassthroughApi {
+  kChatCompletions,  // POST {base}/chat/completions
+  kResponses,        // POST {base}/responses
+};
+
+// One request passed through unchanged (the memory proxy of `engram serve`):
+// the caller's JSON body goes to the endpoint as it is, and the reply comes
+// back as it is, streamed chunk by chunk when asked.
 struct PassthroughRequest {
+  PassthroughApi api = PassthroughApi::kChatCompletions;
   std::string body;  // the whole request body (JSON text)
   bool stream = false;
   // Streaming: each chunk of a 2xx reply's body as it arrives; false cancels
@@ -65,7 +72,8 @@ struct PassthroughReply {
   std::string body;           // non-streamed replies and every non-2xx reply
   ChatResult result;          // the assistant text (and usage) of a 2xx reply
   bool tool_calls = false;    // the answer calls tools
-  bool complete = false;      // a 2xx reply that ended properly (a finish_reason, or [DONE])
+  bool complete = false;      // a 2xx reply that ended properly (a finish_reason, or [DONE];
+                              // a Responses reply: status "completed")
 };
 
 class ChatPassthrough {

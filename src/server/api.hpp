@@ -68,12 +68,14 @@ struct ApiOptions {
   };
   Quota quota;
   std::map<std::string, Quota> tenant_quotas;
-  // The memory proxy (/v1/chat/completions): the model endpoint it forwards
-  // to (null, or returning null: no model configured, the route answers 503;
-  // asked per request, since models are configured when the store opens), and how memory
-  // enters the prompt: a system message rendered from `template_text`
-  // ({memory} = the retrieved context) after the caller's leading system
-  // messages ("first") or just before the last message ("last").
+  // The memory proxy (/v1/chat/completions, /v1/responses): the model
+  // endpoint it forwards to (null, or returning null: no model configured,
+  // the routes answer 409; asked per request, since models are configured
+  // when the store opens), and how memory enters the prompt: rendered from
+  // `template_text` ({memory} = the retrieved context), in a chat completion
+  // a system message after the caller's leading system messages ("first") or
+  // just before the last message ("last"); in a Responses request, after the
+  // caller's `instructions`, which a chained response does not inherit.
   std::function<ChatPassthrough*()> upstream;
   // Runs `engram canary` on this store and returns its report (POST
   // /v1/canary); null: the route answers 409.
@@ -107,6 +109,8 @@ struct Call {
   nlohmann::json body;  // the JSON body (an object; {} for requests without one)
 };
 
+struct ProxyShape;  // api_proxy.cpp: what differs between the proxied APIs
+
 class Api {
  public:
   Api(ApiOptions options, Metrics& metrics);
@@ -139,6 +143,8 @@ class Api {
   void RegisterAdmin(HttpServer& s);
   void RegisterMem0(HttpServer& s);   // api_mem0.cpp: Mem0's client routes under /mem0
   void RegisterProxy(HttpServer& s);  // api_proxy.cpp: the OpenAI-compatible memory proxy
+  // One exchange of the memory proxy, in the API `shape` describes (api_proxy.cpp).
+  HttpResponse ProxyExchange(Call& c, const ProxyShape& shape);
   void RegisterInspect(HttpServer& s);  // api_inspect.cpp: what the inspector (ui/) reads
 
   // Turns and dialogue.

@@ -384,6 +384,15 @@ def test_memory_proxy_routes(served, served_with_model):
     expect(call(served_with_model, "POST", "/v1/chat/completions", body={"model": "m", "messages": []}), 400)
     expect(call(served_with_model, "POST", "/v1/chat/completions", body=dict(body, stream="yes")), 400)
     expect(call(served_with_model, "GET", "/v1/models"), 200)
+    asked = {"model": "fake-model", "user": new_user(), "input": "Where do I live?", "instructions": "Be brief."}
+    expect(call(served, "POST", "/v1/responses", body=asked), 409)
+    response = expect(call(served_with_model, "POST", "/v1/responses", body=asked), 200).json()
+    assert response["output"][0]["content"][0]["text"] == "You live in Lisbon."
+    streamed = expect(call(served_with_model, "POST", "/v1/responses", body=dict(asked, stream=True)), 200)
+    assert streamed.headers["content-type"].startswith("text/event-stream")
+    assert b"response.completed" in streamed.body
+    expect(call(served_with_model, "POST", "/v1/responses", body=dict(asked, input=7)), 400)
+    expect(call(served_with_model, "POST", "/v1/responses", body=dict(asked, instructions={"a": 1})), 400)
     user = new_user()
     chat = {"user": user, "message": "Where do I live?"}
     reply = expect(call(served_with_model, "POST", "/v1/chat", body=chat), 200).json()

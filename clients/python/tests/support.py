@@ -262,13 +262,30 @@ class ForwardingProxy(StubServer):
 
 
 class FakeLlm(StubServer):
-    """An OpenAI-compatible chat endpoint (POST /v1/chat/completions) answering
-    `answer`, as one JSON reply or, when the request asks to stream, as events."""
+    """An OpenAI-compatible model endpoint answering `answer`: POST /v1/chat/completions and
+    POST /v1/responses, as one JSON reply or, when the request asks to stream, as events."""
 
     def __init__(self, answer_pieces: List[str]) -> None:
         self.answer_pieces = answer_pieces
 
+        def responses(req: Dict[str, Any]) -> Reply:
+            text = "".join(self.answer_pieces)
+            whole = {"id": "resp_fake", "object": "response", "status": "completed",
+                     "output": [{"type": "message", "role": "assistant",
+                                 "content": [{"type": "output_text", "text": text, "annotations": []}]}],
+                     "usage": {"input_tokens": 11, "output_tokens": 7}}
+            if not req.get("stream"):
+                return (200, {}, whole)
+            events = [{"type": "response.created", "response": dict(whole, status="in_progress", output=[])}]
+            events += [{"type": "response.output_text.delta", "delta": p} for p in self.answer_pieces]
+            events.append({"type": "response.completed", "response": whole})
+            body = "".join(f"event: {e['type']}\ndata: {json.dumps(dict(e, sequence_number=i))}\n\n"
+                           for i, e in enumerate(events))
+            return (200, {"Content-Type": "text/event-stream"}, body.encode("utf-8"))
+
         def reply(rec: Recorded) -> Reply:
+            if rec.path.endswith("/responses"):
+                return responses(rec.json() or {})
             if not rec.path.endswith("/chat/completions"):
                 return (404, {}, {"error": {"message": "no such route"}})
             req = rec.json() or {}

@@ -186,15 +186,19 @@ Result<PassthroughReply> OpenAiClient::Forward(const PassthroughRequest& request
   if (!http_) return Status::Internal("llm endpoint: no HTTP client");
   ++chat_calls_;
   try {
-    const Endpoint ep{"llm endpoint", config_.llm_base_url + "/chat/completions", &config_.llm_api_key};
+    const bool responses = request.api == PassthroughApi::kResponses;
+    const Endpoint ep{"llm endpoint", config_.llm_base_url + (responses ? "/responses" : "/chat/completions"),
+                      &config_.llm_api_key};
     HttpRequest req = BaseRequest(ep, request.body);
     PassthroughReply out;
     std::unique_ptr<openai_wire::SseChatStream> sse;
     if (request.stream) {
       req.headers.emplace_back("Accept", "text/event-stream");
-      sse = std::make_unique<openai_wire::SseChatStream>(nullptr);
+      sse = std::make_unique<openai_wire::SseChatStream>(
+          nullptr, responses ? openai_wire::StreamWire::kResponses : openai_wire::StreamWire::kChat);
       req.on_chunk = [&](std::string_view chunk) {
-        if (!out.tool_calls && chunk.find("\"tool_calls\"") != std::string_view::npos) out.tool_calls = true;
+        if (!out.tool_calls && chunk.find(responses ? "\"function_call\"" : "\"tool_calls\"") != std::string_view::npos)
+          out.tool_calls = true;
         sse->Feed(chunk);
         return !request.on_chunk || request.on_chunk(chunk);
       };
@@ -215,10 +219,12 @@ Result<PassthroughReply> OpenAiClient::Forward(const PassthroughRequest& request
       out.complete = sse->Finish().ok();
       out.result = sse->result();
     } else {
-      Result<ChatResult> parsed = openai_wire::ParseChatReply(out.body);
-      out.complete = parsed.ok();
+      Result<ChatResult> parsed =
+          responses ? openai_wire::ParseResponsesReply(out.body) : openai_wire::ParseChatReply(out.body);
+      out.complete = parsed.ok() && (!responses || parsed->finish_reason == "completed");
       if (parsed.ok()) out.result = std::move(parsed).value();
-      out.tool_calls = openai_wire::ReplyCallsTools(out.body);
+      out.tool_calls =
+          responses ? openai_wire::ResponsesReplyCallsTools(out.body) : openai_wire::ReplyCallsTools(out.body);
     }
     out.result.content = StripThinkBlocks(out.result.content);
     prompt_tokens_ += out.result.prompt_tokens;

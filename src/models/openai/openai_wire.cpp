@@ -43,6 +43,23 @@ Json ParseReply(std::string_view body) {
   return Json::parse(body.begin(), body.end(), nullptr, false);
 }
 
+// The text of a Responses API response object: the "output_text" parts of
+// its output messages, joined.
+std::string OutputText(const Json& response) {
+  std::string text;
+  auto output = response.find("output");
+  if (output == response.end() || !output->is_array()) return text;
+  for (const Json& item : *output) {
+    if (!item.is_object() || StringField(item, "type") != "message") continue;
+    auto content = item.find("content");
+    if (content == item.end() || !content->is_array()) continue;
+    for (const Json& part : *content) {
+      if (StringField(part, "type") == "output_text") text += StringField(part, "text");
+    }
+  }
+  return text;
+}
+
 std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // Length of the longest proper prefix of `tag` that `s` ends with.
@@ -111,6 +128,38 @@ bool ReplyCallsTools(const std::string& body) {
   if (message == (*choices)[0].end() || !message->is_object()) return false;
   auto calls = message->find("tool_calls");
   return calls != message->end() && calls->is_array() && !calls->empty();
+}
+
+Result<ChatResult> ParseResponsesReply(const std::string& body) {
+  try {
+    const Json j = ParseReply(body);
+    if (j.is_discarded() || !j.is_object()) return Status::Unavailable("malformed reply (not JSON)");
+    auto output = j.find("output");
+    if (output == j.end() || !output->is_array()) return Status::Unavailable("malformed reply (no output)");
+    ChatResult out;
+    out.content = OutputText(j);
+    out.finish_reason = StringField(j, "status");
+    if (out.finish_reason.empty()) out.finish_reason = "completed";
+    if (auto usage = j.find("usage"); usage != j.end()) {
+      out.prompt_tokens = IntField(*usage, "input_tokens");
+      out.completion_tokens = IntField(*usage, "output_tokens");
+    }
+    return out;
+  } catch (const std::exception&) {
+    return Status::Unavailable("malformed reply");
+  }
+}
+
+bool ResponsesReplyCallsTools(const std::string& body) {
+  const Json j = ParseReply(body);
+  if (!j.is_object()) return false;
+  auto output = j.find("output");
+  if (output == j.end() || !output->is_array()) return false;
+  for (const Json& item : *output) {
+    const std::string type = StringField(item, "type");
+    if (type.size() > 5 && type.compare(type.size() - 5, 5, "_call") == 0) return true;  // function_call, ...
+  }
+  return false;
 }
 
 Result<std::string> BuildEmbedBody(const std::string& model, const std::vector<std::string>& inputs,
@@ -280,7 +329,7 @@ void SseChatStream::Line(std::string_view line) {
   while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
   while (!line.empty() && IsSpace(line.back())) line.remove_suffix(1);
   if (line == "[DONE]") {
-    done_ = true;
+    done_ = done_ || wire_ == StreamWire::kChat;  // a Responses answer ends with response.completed alone
     return;
   }
   const Json j = ParseReply(line);
@@ -288,6 +337,14 @@ void SseChatStream::Line(std::string_view line) {
     malformed_ = true;
     return;
   }
+  if (wire_ == StreamWire::kResponses) {
+    ResponsesEvent(j);
+  } else {
+    ChatEvent(j);
+  }
+}
+
+void SseChatStream::ChatEvent(const Json& j) {
   if (j.contains("error")) {
     error_event_ = true;
     return;
@@ -309,6 +366,35 @@ void SseChatStream::Line(std::string_view line) {
   if (auto usage = j.find("usage"); usage != j.end() && usage->is_object()) {
     result_.prompt_tokens = IntField(*usage, "prompt_tokens");
     result_.completion_tokens = IntField(*usage, "completion_tokens");
+  }
+}
+
+void SseChatStream::ResponsesEvent(const Json& j) {
+  const std::string type = StringField(j, "type");
+  if (type == "response.output_text.delta") {
+    const std::string text = StringField(j, "delta");
+    if (!text.empty()) {
+      result_.content += text;
+      Deliver(filter_.Feed(text));
+    }
+  } else if (type == "response.completed") {
+    done_ = true;
+    result_.finish_reason = "completed";
+    if (auto response = j.find("response"); response != j.end() && response->is_object()) {
+      // The whole answer, for an endpoint that sent no text deltas.
+      if (result_.content.empty()) {
+        result_.content = OutputText(*response);
+        Deliver(filter_.Feed(result_.content));
+      }
+      if (auto usage = response->find("usage"); usage != response->end() && usage->is_object()) {
+        result_.prompt_tokens = IntField(*usage, "input_tokens");
+        result_.completion_tokens = IntField(*usage, "output_tokens");
+      }
+    }
+  } else if (type == "response.incomplete") {
+    incomplete_ = true;
+  } else if (type == "response.failed" || type == "error" || (type.empty() && j.contains("error"))) {
+    error_event_ = true;
   }
 }
 
@@ -336,7 +422,9 @@ Status SseChatStream::Finish() {
   if (callback_failed_) return Status::Internal("stream callback failed");
   if (error_event_) return Status::Unavailable("stream reported an error");
   if (malformed_) return Status::Unavailable("malformed stream");
-  if (!done_ && result_.finish_reason.empty()) return Status::Unavailable("stream ended early");
+  if (incomplete_) return Status::Unavailable("the answer is incomplete");
+  if (!done_ && (wire_ == StreamWire::kResponses || result_.finish_reason.empty()))
+    return Status::Unavailable("stream ended early");
   return Status::Ok();
 }
 

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "engram/result.hpp"
 #include "models/openai/openai_client.hpp"
 
@@ -33,6 +35,16 @@ struct ChatBodyOptions {
 
 // True when the first choice of a non-streamed reply calls tools.
 bool ReplyCallsTools(const std::string& body);
+
+// The answer of a non-streamed reply of the Responses API (POST /responses):
+// content is the text of its output messages' "output_text" parts, joined;
+// finish_reason its "status" ("completed", "incomplete", "failed", ...;
+// "completed" when a reply says none); usage from input_tokens and
+// output_tokens. Errors are short texts such as "malformed reply (no output)".
+[[nodiscard]] Result<ChatResult> ParseResponsesReply(const std::string& body);
+
+// True when a Responses reply's output holds a function or tool call.
+bool ResponsesReplyCallsTools(const std::string& body);
 
 // The JSON body of an embeddings request for inputs[begin, end).
 [[nodiscard]] Result<std::string> BuildEmbedBody(const std::string& model, const std::vector<std::string>& inputs,
@@ -68,15 +80,24 @@ class ThinkFilter {
   bool after_block_ = false;  // drop whitespace right after a block until text appears
 };
 
-// Parses a streamed chat reply ("data: {...}" lines, "data: [DONE]").
+// Which API a stream answers: chat completions ("data: {choices...}" lines
+// ending with "data: [DONE]" or a finish_reason) or the Responses API (typed
+// events: "response.output_text.delta" pieces, ending with
+// "response.completed"; "response.incomplete", "response.failed" and
+// "error" end it without an answer).
+enum class StreamWire { kChat, kResponses };
+
+// Parses a streamed reply of either API.
 class SseChatStream {
  public:
-  explicit SseChatStream(const std::function<void(std::string_view)>* on_delta) : on_delta_(on_delta) {}
+  explicit SseChatStream(const std::function<void(std::string_view)>* on_delta, StreamWire wire = StreamWire::kChat)
+      : on_delta_(on_delta), wire_(wire) {}
   // Consumes one network chunk. False cancels the transfer (the callback threw).
   bool Feed(std::string_view chunk);
   // Call once the transfer ended: handles a last unterminated line and
   // flushes the filter. An error when the stream was malformed, reported an
-  // error event, or ended before [DONE] or a finish_reason.
+  // error event, or ended before [DONE] or a finish_reason (a Responses
+  // stream: before "response.completed").
   [[nodiscard]] Status Finish();
   // Raw content (with <think>), finish_reason and usage assembled so far.
   const ChatResult& result() const { return result_; }
@@ -85,14 +106,18 @@ class SseChatStream {
 
  private:
   void Line(std::string_view line);
+  void ChatEvent(const nlohmann::json& event);
+  void ResponsesEvent(const nlohmann::json& event);
   void Deliver(const std::string& text);
 
   const std::function<void(std::string_view)>* on_delta_;
+  StreamWire wire_;
   std::string buffer_;
   std::size_t scanned_ = 0;  // bytes of buffer_ already searched for a line break
   ChatResult result_;
   ThinkFilter filter_;
   bool done_ = false;
+  bool incomplete_ = false;  // a Responses stream that ended without its whole answer
   bool malformed_ = false;
   bool error_event_ = false;
   bool delivered_ = false;

@@ -454,6 +454,84 @@ TEST(OpenAiWire, StreamLinesSplitIntoSingleBytesAreReassembled) {
   EXPECT_EQ(stream.result().content, text + "!");
 }
 
+TEST(OpenAiWire, ResponsesReplyGivesItsOutputTextStatusAndUsage) {
+  // The text of the output messages' output_text parts (reasoning items,
+  // refusals and tool calls aside), the status, input/output token counts.
+  auto r = openai_wire::ParseResponsesReply(
+      R"({"id":"resp_1","object":"response","status":"completed","output":[)"
+      R"({"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"thinking"}]},)"
+      R"({"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello "},)"
+      R"({"type":"refusal","refusal":"no"},{"type":"output_text","text":"there."}]}],)"
+      R"("usage":{"input_tokens":21,"output_tokens":4,"total_tokens":25}})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->content, "Hello there.");
+  EXPECT_EQ(r->finish_reason, "completed");
+  EXPECT_EQ(r->prompt_tokens, 21);
+  EXPECT_EQ(r->completion_tokens, 4);
+  EXPECT_FALSE(openai_wire::ResponsesReplyCallsTools(R"({"output":[{"type":"message","content":[]}]})"));
+  EXPECT_TRUE(openai_wire::ResponsesReplyCallsTools(
+      R"({"status":"completed","output":[{"type":"function_call","name":"weather","arguments":"{}"}]})"));
+  auto cut = openai_wire::ParseResponsesReply(
+      R"({"status":"incomplete","output":[{"type":"message","content":[{"type":"output_text","text":"Hel"}]}]})");
+  ASSERT_TRUE(cut.ok());
+  EXPECT_EQ(cut->finish_reason, "incomplete");
+  // A reply without a status is taken as completed; one without output, or
+  // a chat completion, is malformed.
+  EXPECT_EQ(openai_wire::ParseResponsesReply(R"({"output":[]})")->finish_reason, "completed");
+  EXPECT_FALSE(openai_wire::ParseResponsesReply(R"({"choices":[{"message":{"content":"Hi"}}]})").ok());
+  EXPECT_FALSE(openai_wire::ParseResponsesReply("not json").ok());
+  EXPECT_FALSE(openai_wire::ParseResponsesReply(R"({"output":)" + std::string(100000, '[') + "}").ok());
+}
+
+// One event of a streamed Responses reply, as OpenAI sends it.
+std::string ResponsesEvent(const std::string& type, const std::string& fields) {
+  return "event: " + type + "\ndata: {\"type\":\"" + type + "\",\"sequence_number\":1" +
+         (fields.empty() ? "" : "," + fields) + "}\n\n";
+}
+
+TEST(OpenAiWire, ResponsesStreamAssemblesDeltasAndEndsWithCompleted) {
+  std::string delivered;
+  std::function<void(std::string_view)> collect = [&delivered](std::string_view d) { delivered.append(d); };
+  const std::string start = ResponsesEvent("response.created", R"("response":{"status":"in_progress","output":[]})") +
+                            ResponsesEvent("response.output_text.delta", R"("delta":"Hello")") +
+                            ResponsesEvent("response.output_text.delta", R"("delta":" there")");
+  const std::string completed = ResponsesEvent(
+      "response.completed",
+      R"("response":{"status":"completed","output":[{"type":"message","content":[{"type":"output_text","text":"Hello there"}]}],)"
+      R"("usage":{"input_tokens":9,"output_tokens":2}})");
+  {
+    openai_wire::SseChatStream stream(&collect, openai_wire::StreamWire::kResponses);
+    for (char c : start + completed) ASSERT_TRUE(stream.Feed(std::string_view(&c, 1)));
+    ASSERT_TRUE(stream.Finish().ok());
+    EXPECT_EQ(delivered, "Hello there");
+    EXPECT_EQ(stream.result().content, "Hello there");
+    EXPECT_EQ(stream.result().prompt_tokens, 9);
+    EXPECT_EQ(stream.result().completion_tokens, 2);
+  }
+  {
+    // An endpoint that sends the answer only in the completed event.
+    openai_wire::SseChatStream stream(nullptr, openai_wire::StreamWire::kResponses);
+    ASSERT_TRUE(stream.Feed(completed));
+    ASSERT_TRUE(stream.Finish().ok());
+    EXPECT_EQ(stream.result().content, "Hello there");
+  }
+  // Cut off, failed, an error event, or ended before completed: no answer.
+  for (const std::string& end :
+       {ResponsesEvent("response.incomplete", R"("response":{"status":"incomplete","output":[]})"),
+        ResponsesEvent("response.failed", R"("response":{"status":"failed","error":{"code":"server_error"}})"),
+        ResponsesEvent("error", R"("code":"rate_limit_exceeded","message":"slow down")"), std::string(),
+        std::string("data: [DONE]\n\n")}) {
+    openai_wire::SseChatStream stream(nullptr, openai_wire::StreamWire::kResponses);
+    ASSERT_TRUE(stream.Feed(start + end));
+    EXPECT_FALSE(stream.Finish().ok()) << end;
+  }
+  // A chat stream is not a Responses stream.
+  openai_wire::SseChatStream chat(nullptr, openai_wire::StreamWire::kResponses);
+  ASSERT_TRUE(chat.Feed("data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\n"));
+  EXPECT_FALSE(chat.Finish().ok());
+  EXPECT_EQ(chat.result().content, "");
+}
+
 TEST(OpenAiWire, RepliesNestedBeyondTheLimitAreMalformed) {
   // An endpoint that answers with 100,000 nested arrays inside the usage
   // object gets the same answer as malformed JSON, without being parsed.
