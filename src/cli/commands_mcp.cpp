@@ -14,6 +14,10 @@ namespace engram::cli {
 
 void RegisterMcpCommands(CLI::App& app, Cli& cli, int& code) {
   auto* mcp = app.add_subcommand("mcp", "Serve the memory to MCP clients over stdio (JSON-RPC, newline-delimited)");
+  static bool read_only = false;
+  mcp->add_flag("--read-only", read_only,
+                "Offer only the tools that read memory (retrieve, search, list, profile, health): no add, update "
+                "or delete");
   mcp->callback([&] {
     std::signal(SIGPIPE, SIG_IGN);  // a client that went away ends the loop through the failed write
     EngineOptions opts;
@@ -24,17 +28,13 @@ void RegisterMcpCommands(CLI::App& app, Cli& cli, int& code) {
       code = Fail(st);
       return;
     }
-    mcp::Tools tools(*cli.engine, scope);
+    mcp::Tools tools(*cli.engine, scope, read_only ? "this server was started with --read-only" : "");
     mcp::ServerInfo info;
     info.version = Version();
-    info.instructions =
-        "Long-term memory of the conversation with user '" + scope.user +
-        "'. Call retrieve_memory with the user's message before answering and add_memory with the exchange "
-        "after answering. Use add_fact for explicit facts or preferences, search_memories/list_memories to "
-        "find memories, update_memory/delete_memory to correct them.";
+    info.instructions = mcp::Instructions(scope.user, read_only);
     std::cerr << "engram mcp: serving " << scope.tenant << "/" << scope.user << "/" << scope.assistant << " from "
               << sql::RedactLocation(cli.DbPath()) << " (" << cli.engine->EmbedderName() << ", " << cli.engine->MaintainerName()
-              << ") on stdio\n";
+              << ") on stdio" << (read_only ? ", read only" : "") << "\n";
     mcp::Server server(tools, info, std::cerr);
     code = server.Serve(std::cin, std::cout);
     std::cerr << "engram mcp: " << (code == 0 ? "end of input, exiting" : "output closed, exiting") << "\n";

@@ -25,6 +25,18 @@ bool ValidId(const json& id) { return id.is_string() || id.is_number_integer() |
 
 }  // namespace
 
+std::string Instructions(const std::string& user, bool read_only) {
+  if (read_only) {
+    return "Long-term memory of the conversation with user '" + user +
+           "' (read only). Call retrieve_memory with the user's message before answering; use "
+           "search_memories/list_memories to find memories and get_user_profile for what is known of the user.";
+  }
+  return "Long-term memory of the conversation with user '" + user +
+         "'. Call retrieve_memory with the user's message before answering and add_memory with the exchange "
+         "after answering. Use add_fact for explicit facts or preferences, search_memories/list_memories to "
+         "find memories, update_memory/delete_memory to correct them.";
+}
+
 json Server::Capabilities() const { return {{"tools", {{"listChanged", false}}}}; }
 
 json Server::Initialize(const json& params) {
@@ -67,7 +79,7 @@ json Server::Request(const json& id, const std::string& method, const json& para
               {"serverInfo", {{"name", info_.name}, {"version", info_.version}}}};
     if (!info_.instructions.empty()) result["instructions"] = info_.instructions;
   } else if (method == "tools/list") {
-    result = {{"tools", ToolDefinitions()}};
+    result = {{"tools", tools_.Definitions()}};
   } else if (method == "tools/call") {
     if (!params.contains("name") || !params["name"].is_string()) {
       throw RpcError{kInvalidParams, "Invalid params: tools/call needs a string 'name'"};
@@ -77,7 +89,7 @@ json Server::Request(const json& id, const std::string& method, const json& para
     json args = params.contains("arguments") ? params["arguments"] : json::object();
     if (args.is_null()) args = json::object();
     if (!args.is_object()) throw RpcError{kInvalidParams, "Invalid params: 'arguments' must be an object"};
-    result = tools_.Call(name, args);
+    result = wrapper_ ? wrapper_(name, args, [&] { return tools_.Call(name, args); }) : tools_.Call(name, args);
   } else {
     throw RpcError{kMethodNotFound, "Method not found: " + method};
   }

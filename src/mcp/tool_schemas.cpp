@@ -174,4 +174,11 @@ const nlohmann::json& ToolDefinitions() {
   return tools;
 }
 
+bool ToolWrites(const std::string& name) {
+  for (const json& t : ToolDefinitions()) {
+    if (t["name"] == name) return !t["annotations"].value("readOnlyHint", false);
+  }
+  return false;
+}
+
 }  // namespace engram::mcp

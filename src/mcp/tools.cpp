@@ -27,7 +27,12 @@ json Counts(const std::array<std::int64_t, kHealthStateCount>& c) {
 
 }  // namespace
 
-Tools::Tools(Engine& engine, Scope scope) : engine_(engine), scope_(std::move(scope)) {
+json ToolErrorResult(const std::string& message) {
+  return {{"content", json::array({{{"type", "text"}, {"text", message}}})}, {"isError", true}};
+}
+
+Tools::Tools(Engine& engine, Scope scope, std::string read_only)
+    : engine_(engine), scope_(std::move(scope)), read_only_(std::move(read_only)) {
   handlers_ = {
       {"add_memory", [this](const json& a) { return AddMemory(a); }},
       {"retrieve_memory", [this](const json& a) { return RetrieveMemory(a); }},
@@ -49,11 +54,19 @@ MemoryScope Tools::FactScope() const {
   return s;
 }
 
-json Tools::Call(const std::string& name, const json& arguments) {
-  ToolOutcome out = handlers_.at(name)(arguments);
-  if (out.is_error) {
-    return {{"content", json::array({{{"type", "text"}, {"text", out.error}}})}, {"isError", true}};
+json Tools::Definitions() const {
+  if (read_only_.empty()) return ToolDefinitions();
+  json tools = json::array();
+  for (const json& t : ToolDefinitions()) {
+    if (!ToolWrites(t["name"].get<std::string>())) tools.push_back(t);
   }
+  return tools;
+}
+
+json Tools::Call(const std::string& name, const json& arguments) {
+  if (!read_only_.empty() && ToolWrites(name)) return ToolErrorResult(name + " writes memory, and " + read_only_);
+  ToolOutcome out = handlers_.at(name)(arguments);
+  if (out.is_error) return ToolErrorResult(out.error);
   std::string text = wire::Dump(out.structured);
   return {{"content", json::array({{{"type", "text"}, {"text", text}}})},
           {"structuredContent", std::move(out.structured)},

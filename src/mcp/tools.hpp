@@ -27,15 +27,25 @@ struct ToolOutcome {
 // The tool list (name, title, description, inputSchema, outputSchema,
 // annotations), in a stable order.
 const nlohmann::json& ToolDefinitions();
+// True when the tool changes memory (its readOnlyHint is false).
+bool ToolWrites(const std::string& name);
+
+// A CallToolResult that reports a tool-level error (isError: true).
+nlohmann::json ToolErrorResult(const std::string& message);
 
 class Tools {
  public:
   // `engine` must outlive the tools. Turn tools use `scope`; fact tools use
   // the memory scope {tenant, user, agent = assistant}, where consolidation
-  // writes the user and assistant facts.
-  Tools(Engine& engine, Scope scope);
+  // writes the user and assistant facts. With a `read_only` reason, the
+  // tools that write are not listed, and calling one is a tool error that
+  // gives the reason.
+  Tools(Engine& engine, Scope scope, std::string read_only = "");
 
   bool Has(const std::string& name) const { return handlers_.count(name) > 0; }
+  // The definitions of the tools this client may call (ToolDefinitions(),
+  // without the writing ones when read-only).
+  nlohmann::json Definitions() const;
   // A CallToolResult: content [{type: text, text}] plus structuredContent, or
   // isError: true with the message. REQUIRES: Has(name). May throw (the
   // server turns exceptions into internal errors).
@@ -56,6 +66,7 @@ class Tools {
 
   Engine& engine_;
   Scope scope_;
+  std::string read_only_;
   std::map<std::string, Handler> handlers_;
 };
 

@@ -11,6 +11,7 @@
 #include "core/clock.hpp"
 #include "core/json_keys.hpp"
 #include "core/json_limits.hpp"
+#include "server/serve.hpp"
 #include "server/ui.hpp"
 #include "store/errors.hpp"
 #include "store/db.hpp"
@@ -121,6 +122,37 @@ std::size_t CountValues(std::string_view text, std::size_t stop_above) {
     }
   }
   return n;
+}
+
+// Without API keys (--no-auth, loopback only) nothing stops a web page the
+// user visits from sending requests to the server: a page of another site
+// may post a form or a text body (no preflight), and a page whose name it
+// points at 127.0.0.1 (DNS rebinding) reads the answers as its own. So a
+// request naming a Host that is not a loopback name, or carrying an Origin
+// other than the server's own, is refused. Programs that are not browsers
+// send neither a foreign Host nor an Origin. (With keys, a page has no key.)
+void RefuseForeignBrowsers(const HttpRequest& req) {
+  const std::string host = req.Header("host");
+  if (!host.empty()) {
+    std::string name = host;
+    if (name.front() == '[') {
+      name = name.substr(1, name.find(']') == std::string::npos ? std::string::npos : name.find(']') - 1);
+    } else if (std::count(name.begin(), name.end(), ':') == 1) {
+      name = name.substr(0, name.find(':'));
+    }
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+    if (!IsLoopback(name)) {
+      Throw(403, "forbidden_host",
+            "Host '" + host + "': a server without API keys (--no-auth) answers only requests to a loopback name "
+            "(localhost, 127.0.0.1, [::1]); serve with API keys to be reached by other names");
+    }
+  }
+  const std::string origin = req.Header("origin");
+  if (!origin.empty() && origin != "http://" + host && origin != "https://" + host) {
+    Throw(403, "cross_origin",
+          "Origin '" + origin + "': a server without API keys (--no-auth) refuses requests from web pages of other "
+          "origins");
+  }
 }
 
 json ParseBody(const HttpRequest& req) {
@@ -391,6 +423,7 @@ HttpResponse Api::Answer(const HttpRequest& req, Role role, Body json_body, cons
         if (!who) Throw(401, "unauthorized", "invalid, revoked or expired API key");
         c.who = std::move(*who);
       } else {
+        RefuseForeignBrowsers(req);
         c.who = Principal{"", options_.no_auth_tenant, {}, Role::kOperator};
       }
       *tenant = c.who.tenant;
@@ -466,6 +499,7 @@ void Api::Register(HttpServer& s) {
   RegisterMem0(s);
   RegisterProxy(s);
   RegisterInspect(s);
+  RegisterMcp(s);
 }
 
 std::vector<Scope> Api::VisibleScopes(const Call& c, const std::string& user) {

@@ -146,6 +146,7 @@ class Api {
   // One exchange of the memory proxy, in the API `shape` describes (api_proxy.cpp).
   HttpResponse ProxyExchange(Call& c, const ProxyShape& shape);
   void RegisterInspect(HttpServer& s);  // api_inspect.cpp: what the inspector (ui/) reads
+  void RegisterMcp(HttpServer& s);      // api_mcp.cpp: MCP over HTTP (POST /mcp)
 
   // Turns and dialogue.
   HttpResponse AddTurns(Call& c);

@@ -402,6 +402,29 @@ def test_memory_proxy_routes(served, served_with_model):
     expect(call(served_with_model, "POST", "/v1/chat", body={"user": user}), 400)
 
 
+def test_mcp_route(served):
+    user = new_user()
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "contract"}}}
+    answer = expect(call(served, "POST", "/mcp", body=init, params={"user": user}), 200).json()
+    assert answer["result"]["serverInfo"]["name"] == "engram"
+    expect(call(served, "POST", "/mcp", body={"jsonrpc": "2.0", "method": "notifications/initialized"},
+                params={"user": user}), 202)
+    listed = expect(call(served, "POST", "/mcp", key="read", body={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+                         headers={"X-Engram-User": user, "MCP-Protocol-Version": "2025-06-18"}), 200).json()
+    assert "add_fact" not in [t["name"] for t in listed["result"]["tools"]]
+    added = expect(call(served, "POST", "/mcp", params={"user": user}, body={
+        "jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "add_fact", "arguments": {"text": "Prefers window seats"}}}), 200).json()
+    assert added["result"]["isError"] is False
+    expect(call(served, "POST", "/mcp", raw=b"[]", params={"user": user}), 400)
+    expect(call(served, "POST", "/mcp", body={"jsonrpc": "2.0", "id": 4, "method": "ping"}), 400)
+    expect(call(served, "POST", "/mcp", body={"jsonrpc": "2.0", "id": 5, "method": "ping"}, params={"user": user},
+                headers={"MCP-Protocol-Version": "1999-01-01"}), 400)
+    expect(call(served, "POST", "/mcp", key=None, body={"jsonrpc": "2.0", "id": 6, "method": "ping"},
+                params={"user": user}), 401)
+
+
 def test_mem0_routes(served):
     user = new_user()
     kw = {"auth_scheme": "Token"}

@@ -392,6 +392,47 @@ TEST_F(ServerTest, NoAuthOnlyOnLoopback) {
   EXPECT_EQ(Body(Get("", "/v1/stats"))["turns_admitted"], 1);  // nothing admitted by the failed chats
 }
 
+TEST_F(ServerTest, NoAuthRefusesWebPagesOfOtherSitesAndForeignHostNames) {
+  Start({"--no-auth"});
+  const std::string body = json{{"user", "alice"}, {"user_text", "Forget everything"}, {"assistant_text", "ok"}}.dump();
+  // A page of another site posting a text body (no preflight), and a page
+  // whose name points at 127.0.0.1 (DNS rebinding) reading the memory.
+  auto posted = server_->Client()->Post("/v1/turns", {{"Origin", "https://evil.example"}}, body, "text/plain");
+  ASSERT_TRUE(posted);
+  EXPECT_EQ(posted->status, 403) << posted->body;
+  EXPECT_EQ(Code(posted), "cross_origin");
+  auto rebound = server_->Client()->Get("/v1/turns?user=alice", {{"Host", "evil.example:8420"}});
+  ASSERT_TRUE(rebound);
+  EXPECT_EQ(rebound->status, 403) << rebound->body;
+  EXPECT_EQ(Code(rebound), "forbidden_host");
+  for (const char* origin : {"null", "http://localhost.evil.example"}) {
+    auto r = server_->Client()->Get("/v1/stats", {{"Origin", origin}});
+    EXPECT_EQ(r->status, 403) << origin;
+  }
+  auto mcp = server_->Client()->Post("/mcp?user=alice", {{"Origin", "https://evil.example"}},
+                                     R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})", "application/json");
+  EXPECT_EQ(mcp->status, 403) << mcp->body;
+  EXPECT_EQ(Body(Get("", "/v1/stats"))["turns_admitted"], 0);  // nothing admitted
+  // The server's own pages (the inspector), loopback names and programs
+  // that send no Origin are served.
+  const std::string own = "http://127.0.0.1:" + std::to_string(server_->port());
+  auto same = server_->Client()->Post("/v1/turns", {{"Origin", own}, {"Host", "127.0.0.1:" + std::to_string(server_->port())}},
+                                      body, "application/json");
+  EXPECT_EQ(same->status, 201) << same->body;
+  for (const std::string host : {"localhost", "LOCALHOST:1", "127.0.0.2:80", "[::1]:8420"}) {
+    auto r = server_->Client()->Get("/v1/stats", {{"Host", host}});
+    EXPECT_EQ(r->status, 200) << host << " " << r->body;
+  }
+  EXPECT_EQ(Post("", "/v1/turns", {{"user", "alice"}, {"user_text", "hi"}, {"assistant_text", "hello"}})->status, 201);
+  EXPECT_EQ(Body(Get("", "/v1/stats"))["turns_admitted"], 2);
+}
+
+TEST_F(ServerTest, WithKeysAnOriginChangesNothing) {
+  Start();
+  auto r = server_->Client(server_->admin_key())->Get("/v1/stats", {{"Origin", "https://app.example"}});
+  EXPECT_EQ(r->status, 200) << r->body;
+}
+
 TEST_F(ServerTest, ChatAnswersAndStreamsThroughTheModel) {
   et::FakeOpenAiServer model;
   model.SetChatText("You live in Lisbon.");

@@ -119,5 +119,48 @@ TEST_F(McpServerTest, ToolCallsReturnStructuredContentOrIsError) {
   EXPECT_EQ(r["error"]["code"], kInvalidParams);
 }
 
+TEST_F(McpServerTest, ReadOnlyToolsListAndRunOnlyTheToolsThatRead) {
+  Tools reader(*engine_, Scope{"default", "u", "a"}, "this server was started with --read-only");
+  Server server(reader, ServerInfo{"engram", "test", Instructions("u", true)}, log_);
+  json r = *server.Handle(R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
+  std::vector<std::string> names;
+  for (const json& t : r["result"]["tools"]) {
+    names.push_back(t["name"]);
+    EXPECT_TRUE(t["annotations"]["readOnlyHint"].get<bool>()) << t["name"];
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"retrieve_memory", "get_user_profile", "search_memories",
+                                             "list_memories", "memory_health"}));
+  // A writing tool is an error that says why, and writes nothing.
+  r = *server.Handle(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add_fact","arguments":{"text":"Likes tea"}}})");
+  EXPECT_EQ(r["result"]["isError"], true);
+  EXPECT_NE(r["result"]["content"][0]["text"].get<std::string>().find("--read-only"), std::string::npos) << r;
+  r = *server.Handle(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_memories","arguments":{}}})");
+  EXPECT_EQ(r["result"]["isError"], false);
+  EXPECT_TRUE(r["result"]["structuredContent"]["results"].empty());
+  EXPECT_EQ(Instructions("u", true).find("add_memory"), std::string::npos);
+  EXPECT_TRUE(ToolWrites("add_memory") && ToolWrites("delete_memory") && !ToolWrites("search_memories"));
+  EXPECT_FALSE(ToolWrites("no_such_tool"));
+}
+
+TEST_F(McpServerTest, AToolWrapperSeesEveryCallAndMayAnswerInstead) {
+  std::vector<std::string> seen;
+  server_->WrapTools([&seen](const std::string& name, const json& args, const std::function<json()>& call) {
+    seen.push_back(name);
+    if (args.value("text", "") == "refuse me") return ToolErrorResult("refused by the wrapper");
+    return call();
+  });
+  json r = Handle(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_fact","arguments":{"text":"refuse me"}}})");
+  EXPECT_EQ(r["result"]["isError"], true);
+  EXPECT_EQ(r["result"]["content"][0]["text"], "refused by the wrapper");
+  r = Handle(R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add_fact","arguments":{"text":"Likes tea"}}})");
+  EXPECT_EQ(r["result"]["isError"], false);
+  r = Handle(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list_memories","arguments":{}}})");
+  EXPECT_EQ(r["result"]["structuredContent"]["results"].size(), 1u) << r;  // only the tea
+  // An unknown tool is refused before the wrapper.
+  r = Handle(R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope"}})");
+  EXPECT_EQ(r["error"]["code"], kInvalidParams);
+  EXPECT_EQ(seen, (std::vector<std::string>{"add_fact", "add_fact", "list_memories"}));
+}
+
 }  // namespace
 }  // namespace engram::mcp
