@@ -238,6 +238,8 @@ seeds("rest", {
     "mem0_batch": req("PUT /mem0/v1/batch/", '{"memories":[{"memory_id":"m_1","text":"x"}]}'),
     "mem0_entity": req("DELETE /mem0/v2/entities/user/alice/"),
     "proxy": req("POST /v1/chat/completions", '{"model":"m","messages":[{"role":"user","content":"hi"}],"user":"alice"}'),
+    "mcp_http": req("POST /mcp?user=alice&assistant=a",
+                    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_fact","arguments":{"text":"x"}}}'),
     "proxy_responses": req("POST /v1/responses", '{"model":"m","input":[{"role":"user","content":[{"type":"input_text","text":"hi"}]}],'
                                                  '"instructions":"be brief","user":"alice","stream":true}'),
     "query_dup": req("GET /v1/turns?user=a&user=b&limit=1e400&after=-1"),
