@@ -105,6 +105,8 @@ std::map<Op, Request> KnownRequests() {
   r[{"POST", "/v1/turns"}] = {"", {{"user", "alice"}, {"user_text", "I also play the cello."}, {"assistant_text", "Lovely!"}}};
   r[{"POST", "/v1/retrieve"}] = {"", {{"user", "alice"}, {"query", "what food do I like?"}}};
   r[{"POST", "/v1/chat"}] = {"", {{"user", "alice"}, {"message", "What food do I like?"}}};
+  // MCP over HTTP: its errors are JSON-RPC messages, so only a valid message is sent here.
+  r[{"POST", "/mcp"}] = {"user=alice", {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/list"}}};
   r[{"POST", "/v1/import"}] = {"user=alice", json::object(),
                                "{\"user\": \"Hi again\", \"assistant\": \"Welcome back!\"}\n", "application/x-ndjson"};
   r[{"POST", "/v1/maintain"}] = {"", alice};
