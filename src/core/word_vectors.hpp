@@ -84,7 +84,7 @@ class WordVectors {
   // The index term at `index` ("" when out of range).
   std::string_view Term(long index) const;
   // The term's WordNet neighbourhood, for document expansion: the other words
-  // of its two most frequent senses, their hypernyms' words up to four levels
+  // of its three most frequent senses, their hypernyms' words up to four levels
   // (decayed), related words, what it is part of and its parts, and
   // first-sense gloss words, as (index, weight in
   // (0, 1]), strongest first, at most 64; empty when the file has none.

@@ -120,7 +120,7 @@ const double kGloss = Param("WV_GLOSS", 0.8);
 const double kHypo = Param("WV_HYPO", 0.5);
 const double kLex = Param("WV_LEX", 0.4);
 // Document expansion (measured on bench/data/paraphrase.jsonl, docs/PERFORMANCE.md).
-constexpr int kExpandSenses = 2;
+constexpr int kExpandSenses = 3;
 constexpr double kExpandHyper = 0.8;
 constexpr double kExpandRelated = 0.8;
 constexpr double kExpandGloss = 0.5;
@@ -285,7 +285,7 @@ struct Builder {
     }
   }
 
-  // The WordNet neighbourhood of a stem, for document expansion: for its two
+  // The WordNet neighbourhood of a stem, for document expansion: for its three
   // most frequent senses of each part of speech (weighted 1/rank), the
   // synset's other words (1), its hypernyms' words up to four levels (0.8 per
   // level), the words of related synsets (0.8), of its holonyms (1) and
