@@ -126,6 +126,33 @@ TEST(McpGolden, EveryToolThenEditById) {
   EXPECT_EQ(edit.responses[3]["result"]["structuredContent"]["id"], id);
 }
 
+// `engram mcp --read-only`: the reading tools alone; a writing tool is a
+// tool error naming the flag, and nothing is written.
+TEST(McpServer, ReadOnlyOffersTheReadingToolsAlone) {
+  et::TempDir home;
+  const std::string in =
+      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}})" "\n"
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})" "\n"
+      R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"add_fact","arguments":{"text":"Likes tea"}}})" "\n"
+      R"({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"list_memories","arguments":{}}})" "\n";
+  auto run = et::RunProcess({ENGRAM_BINARY, "mcp", "--user", "alice", "--read-only"}, in,
+                            {"ENGRAM_HOME=" + home.path(), "ENGRAM_DB=", "ENGRAM_USER="});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  std::vector<json> r;
+  std::istringstream out(run.out);
+  for (std::string line; std::getline(out, line);) r.push_back(json::parse(line));
+  ASSERT_EQ(r.size(), 4u) << run.out;
+  EXPECT_EQ(r[0]["result"]["instructions"].get<std::string>().find("add_memory"), std::string::npos);
+  std::vector<std::string> names;
+  for (const auto& t : r[1]["result"]["tools"]) names.push_back(t["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"retrieve_memory", "get_user_profile", "search_memories",
+                                             "list_memories", "memory_health"}));
+  EXPECT_EQ(r[2]["result"]["isError"], true);
+  EXPECT_NE(r[2]["result"]["content"][0]["text"].get<std::string>().find("--read-only"), std::string::npos);
+  EXPECT_TRUE(r[3]["result"]["structuredContent"]["results"].empty()) << r[3];
+  EXPECT_NE(run.err.find("read only"), std::string::npos) << run.err;
+}
+
 // A line nested 100,000 deep (here in an add_memory's meta_data) crashed
 // `engram mcp`: it is answered with -32600 naming the limit, nothing is
 // admitted, and the next requests are served.
