@@ -26,13 +26,13 @@ function lastUser(body) {
   const c = users.length ? users[users.length - 1].content : "";
   return typeof c === "string" ? c : c.map((p) => p.text ?? "").join("\n");
 }
-function completion(content, extra = {}) {
+function completion(content, extra = {}, finish = extra.tool_calls ? "tool_calls" : "stop") {
   return {
     id: "chatcmpl-fake",
     object: "chat.completion",
     created: 1,
     model: "fake-model",
-    choices: [{ index: 0, message: { role: "assistant", content, ...extra }, finish_reason: extra.tool_calls ? "tool_calls" : "stop" }],
+    choices: [{ index: 0, message: { role: "assistant", content, ...extra }, finish_reason: finish }],
     usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
   };
 }
@@ -115,7 +115,7 @@ const upstream = http.createServer((req, res) => {
     const answer = `Answer to: ${q}`;
     if (!body.stream) {
       res.writeHead(200, { "Content-Type": "application/json" });
-      res.end(JSON.stringify(completion(answer)));
+      res.end(JSON.stringify(completion(answer, {}, q.includes("CUTOFF") ? "length" : "stop")));
       return;
     }
     res.writeHead(200, { "Content-Type": "text/event-stream" });
@@ -127,7 +127,7 @@ const upstream = http.createServer((req, res) => {
       res.write(chunk({ content: (i ? " " : "") + words[i] }));
       if (q.includes("STALL")) await sleep(200);
     }
-    res.write(chunk({}, "stop"));
+    res.write(chunk({}, q.includes("CUTOFF") ? "length" : "stop"));
     res.end("data: [DONE]\n\n");
   });
 });
@@ -224,6 +224,12 @@ try {
   check(isDeepStrictEqual(received[received.length - 1].body.tools, tools) &&
         received[received.length - 1].body.tool_choice === "auto", "tools passed through unchanged");
   check((await turnsOf("alice")).length === afterStream.length, "a tool-call answer is not admitted");
+  // An answer cut off at the model's token limit comes back as it is and is not admitted.
+  const cut1 = await client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "Tell it all CUTOFF" }], user: "alice", max_tokens: 5 });
+  check(cut1.choices[0].finish_reason === "length", `cut-off answer returned: ${JSON.stringify(cut1)}`);
+  const cut2 = await client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "Stream it all CUTOFF" }], user: "alice", stream: true });
+  for await (const _ of cut2);
+  check((await turnsOf("alice")).length === afterStream.length, "answers cut off by the token limit are not admitted");
 
   // Upstream 500 and timeout: OpenAI's error shape, nothing admitted.
   await rejects(client.chat.completions.create({ model: "fake-model", messages: [{ role: "user", content: "FAIL500 now" }], user: "alice" }),

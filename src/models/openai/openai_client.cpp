@@ -181,6 +181,12 @@ Result<HttpResponse> OpenAiClient::Exchange(const Endpoint& ep, const std::funct
   }
 }
 
+namespace {
+// A chat answer the model did not finish: cut off at its token limit, or
+// stopped by the endpoint's content filter.
+bool CutOff(const std::string& finish_reason) { return finish_reason == "length" || finish_reason == "content_filter"; }
+}  // namespace
+
 Result<PassthroughReply> OpenAiClient::Forward(const PassthroughRequest& request) {
   if (config_.llm_base_url.empty()) return Status::InvalidArgument("llm endpoint: not configured (base URL is needed)");
   if (!http_) return Status::Internal("llm endpoint: no HTTP client");
@@ -216,12 +222,12 @@ Result<PassthroughReply> OpenAiClient::Forward(const PassthroughRequest& request
       return out;
     }
     if (sse) {
-      out.complete = sse->Finish().ok();
+      out.complete = sse->Finish().ok() && !CutOff(sse->result().finish_reason);
       out.result = sse->result();
     } else {
       Result<ChatResult> parsed =
           responses ? openai_wire::ParseResponsesReply(out.body) : openai_wire::ParseChatReply(out.body);
-      out.complete = parsed.ok() && (!responses || parsed->finish_reason == "completed");
+      out.complete = parsed.ok() && (responses ? parsed->finish_reason == "completed" : !CutOff(parsed->finish_reason));
       if (parsed.ok()) out.result = std::move(parsed).value();
       out.tool_calls =
           responses ? openai_wire::ResponsesReplyCallsTools(out.body) : openai_wire::ReplyCallsTools(out.body);
