@@ -26,22 +26,23 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-enum Op { kAdmit, kRetrieve, kSearch, kAdd, kOps };
-constexpr const char* kOpNames[kOps] = {"admit", "retrieve", "search", "add"};
-constexpr const char* kOpPaths[kOps] = {"/v1/turns", "/v1/retrieve", "/v1/memories/search", "/v1/memories"};
+enum Op { kAdmit, kRetrieve, kSearch, kAdd, kMcp, kOps };
+constexpr const char* kOpNames[kOps] = {"admit", "retrieve", "search", "add", "mcp"};
+// mcp: the MCP tool retrieve_memory over HTTP (POST /mcp?user=...), the same retrieval as "retrieve".
+constexpr const char* kOpPaths[kOps] = {"/v1/turns", "/v1/retrieve", "/v1/memories/search", "/v1/memories", "/mcp"};
 
 struct Options {
   std::string url = "http://127.0.0.1:8420", key, corpus;
   int connections = 4, users = 8, prefill = 0;
   double duration = 10, warmup = 2;
-  std::vector<double> mix = {20, 50, 30, 0};
+  std::vector<double> mix = {20, 50, 30, 0, 0};
   unsigned long long seed = 1;
   bool json = false;
 };
 
 constexpr const char* kUsage =
     "usage: engram-http-load [--url http://127.0.0.1:PORT[,http://...]] [--key KEY | --key-file FILE]\n"
-    "  [--connections N] [--duration S] [--warmup S] [--mix admit=20,retrieve=50,search=30,add=0]\n"
+    "  [--connections N] [--duration S] [--warmup S] [--mix admit=20,retrieve=50,search=30,add=0,mcp=0]\n"
     "  [--users N] [--prefill TURNS] [--seed N] [--corpus locomo10.json] [--json]\n"
     "--prefill: before the run, admit TURNS turns and TURNS/10 memories per user, then POST /v1/maintain.\n"
     "--url: several servers of one store, comma-separated: connection i uses server i mod n.\n";
@@ -120,6 +121,11 @@ json Body(Op op, int user, const Texts& texts, std::mt19937_64& rng) {
     }
     case kRetrieve: return {{"user", u}, {"query", texts.Query(user, rng)}, {"budget", 1000}};
     case kSearch: return {{"user", u}, {"query", texts.Query(user, rng)}, {"top_k", 10}};
+    case kMcp:
+      return {{"jsonrpc", "2.0"},
+              {"id", 1},
+              {"method", "tools/call"},
+              {"params", {{"name", "retrieve_memory"}, {"arguments", {{"query", texts.Query(user, rng)}, {"budget", 1000}}}}}};
     default: return {{"user", u}, {"text", texts.Memory(user, rng(), rng)}, {"infer", false}};
   }
 }
@@ -167,11 +173,16 @@ void Worker(const Options& o, const Texts& texts, int id, Clock::time_point star
   std::uniform_int_distribution<int> pick_user(0, o.users - 1);
   while (Clock::now() < end) {
     const Op op = static_cast<Op>(pick(rng));
-    const std::string body = Body(op, pick_user(rng), texts, rng).dump();
+    const int user = pick_user(rng);
+    const std::string body = Body(op, user, texts, rng).dump();
+    const std::string path = op == kMcp ? std::string(kOpPaths[op]) + "?user=" + UserName(user) : kOpPaths[op];
     const auto t0 = Clock::now();
-    auto res = cli->Post(kOpPaths[op], body, "application/json");
+    auto res = cli->Post(path, body, "application/json");
     const auto t1 = Clock::now();
-    const bool measured = t0 >= start, ok = res && res->status / 100 == 2;
+    // An MCP call answers 200 with its error inside (a JSON-RPC error or a tool error).
+    const bool measured = t0 >= start,
+               ok = res && res->status / 100 == 2 &&
+                    (op != kMcp || res->body.find("\"isError\":false") != std::string::npos);
     if (measured) st->ms[op].push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
     if (ok) continue;
     if (!measured) ++st->warmup_errors;
