@@ -141,7 +141,10 @@ void RefuseForeignBrowsers(const HttpRequest& req) {
       name = name.substr(0, name.find(':'));
     }
     std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
-    if (!IsLoopback(name)) {
+    // A name, not an address, must be "localhost" itself: "127.0.0.1.evil.example" is a name
+    // anyone may point at 127.0.0.1.
+    const bool address = name == "::1" || name.find_first_not_of("0123456789.") == std::string::npos;
+    if (!(name == "localhost" || (address && IsLoopback(name)))) {
       Throw(403, "forbidden_host",
             "Host '" + host + "': a server without API keys (--no-auth) answers only requests to a loopback name "
             "(localhost, 127.0.0.1, [::1]); serve with API keys to be reached by other names");

@@ -405,6 +405,10 @@ TEST_F(ServerTest, NoAuthRefusesWebPagesOfOtherSitesAndForeignHostNames) {
   ASSERT_TRUE(rebound);
   EXPECT_EQ(rebound->status, 403) << rebound->body;
   EXPECT_EQ(Code(rebound), "forbidden_host");
+  for (const char* host : {"127.0.0.1.evil.example", "localhost.evil.example:8420", "[::2]:8420"}) {
+    auto r = server_->Client()->Get("/v1/stats", {{"Host", host}});
+    EXPECT_EQ(r->status, 403) << host;
+  }
   for (const char* origin : {"null", "http://localhost.evil.example"}) {
     auto r = server_->Client()->Get("/v1/stats", {{"Origin", origin}});
     EXPECT_EQ(r->status, 403) << origin;
