@@ -433,6 +433,11 @@ TEST_F(ServerTest, NoAuthRefusesWebPagesOfOtherSitesAndForeignHostNames) {
 
 TEST_F(ServerTest, WithKeysAnOriginChangesNothing) {
   Start();
+  // The start says where each kind of client connects.
+  const std::string base = "http://127.0.0.1:" + std::to_string(server_->port());
+  EXPECT_NE(server_->output().find("MCP " + base + "/mcp?user=USER"), std::string::npos) << server_->output();
+  EXPECT_NE(server_->output().find("Mem0 clients " + base + "/mem0"), std::string::npos) << server_->output();
+  EXPECT_NE(server_->output().find("(the memory proxy needs a model endpoint)"), std::string::npos);
   auto r = server_->Client(server_->admin_key())->Get("/v1/stats", {{"Origin", "https://app.example"}});
   EXPECT_EQ(r->status, 200) << r->body;
 }
