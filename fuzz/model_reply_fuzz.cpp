@@ -86,9 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
 
   (void)wire::ParseChatReply(body);
-  (void)wire::ReplyCallsTools(body);
   (void)wire::ParseResponsesReply(body);
-  (void)wire::ResponsesReplyCallsTools(body);
   std::int64_t tokens = 0;
   (void)wire::ParseEmbedReply(body, 2, &tokens);
   const std::string id = wire::ErrorIdentifier(body);

@@ -71,7 +71,6 @@ struct PassthroughReply {
   std::string content_type;   // of the reply
   std::string body;           // non-streamed replies and every non-2xx reply
   ChatResult result;          // the assistant text (and usage) of a 2xx reply
-  bool tool_calls = false;    // the answer calls tools
   bool complete = false;      // a 2xx reply that ended properly (a finish_reason other than
                               // "length" or "content_filter", or [DONE]; a Responses reply:
                               // status "completed")

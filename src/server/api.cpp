@@ -136,7 +136,7 @@ void RefuseForeignBrowsers(const HttpRequest& req) {
   if (!host.empty()) {
     std::string name = host;
     if (name.front() == '[') {
-      name = name.substr(1, name.find(']') == std::string::npos ? std::string::npos : name.find(']') - 1);
+      name = name.substr(1, name.find(']') - 1);  // npos - 1: to the end
     } else if (std::count(name.begin(), name.end(), ':') == 1) {
       name = name.substr(0, name.find(':'));
     }

@@ -203,10 +203,7 @@ HttpResponse Api::ProxyExchange(Call& c, const ProxyShape& shape) {
   if (!upstream) {
     return OpenAiError(c, 409, "invalid_request_error", "failed_precondition", kNoModel);
   }
-  json body = c.body;
-  if (!body.is_object()) {
-    return OpenAiError(c, 400, "invalid_request_error", "invalid_type", "the body must be a JSON object");
-  }
+  json body = c.body;  // an object (ParseBody)
   if (auto bad = shape.check(body)) {
     return OpenAiError(c, 400, "invalid_request_error", "invalid_value", bad->first, bad->second);
   }

@@ -222,12 +222,13 @@ int Serve(const ServeOptions& o, std::ostream& out) {
     }
   }
   if (code == 0) {
-    api.SetReady(engine->get(), keys.get(), o.chat_model && o.chat_model());
+    const bool chat_model = o.chat_model && o.chat_model();
+    api.SetReady(engine->get(), keys.get(), chat_model);
     // Where each kind of client connects (before "ready", which scripts wait for).
     const std::string base = "http://" + shown_host + ":" + std::to_string(*port);
     out << "engram serve: REST API " << base << "/v1, inspector " << base << "/ui/, MCP " << base
         << "/mcp?user=USER, Mem0 clients " << base << "/mem0, OpenAI clients " << base << "/v1"
-        << (o.chat_model && o.chat_model() ? "" : " (the memory proxy needs a model endpoint)") << std::endl;
+        << (chat_model ? "" : " (the memory proxy needs a model endpoint)") << std::endl;
     out << "engram serve: ready (store " << sql::RedactLocation(o.db_path) << (o.auth ? "" : ", no authentication")
         << ")" << std::endl;
   } else {

@@ -203,8 +203,6 @@ Result<PassthroughReply> OpenAiClient::Forward(const PassthroughRequest& request
       sse = std::make_unique<openai_wire::SseChatStream>(
           nullptr, responses ? openai_wire::StreamWire::kResponses : openai_wire::StreamWire::kChat);
       req.on_chunk = [&](std::string_view chunk) {
-        if (!out.tool_calls && chunk.find(responses ? "\"function_call\"" : "\"tool_calls\"") != std::string_view::npos)
-          out.tool_calls = true;
         sse->Feed(chunk);
         return !request.on_chunk || request.on_chunk(chunk);
       };
@@ -229,8 +227,6 @@ Result<PassthroughReply> OpenAiClient::Forward(const PassthroughRequest& request
           responses ? openai_wire::ParseResponsesReply(out.body) : openai_wire::ParseChatReply(out.body);
       out.complete = parsed.ok() && (responses ? parsed->finish_reason == "completed" : !CutOff(parsed->finish_reason));
       if (parsed.ok()) out.result = std::move(parsed).value();
-      out.tool_calls =
-          responses ? openai_wire::ResponsesReplyCallsTools(out.body) : openai_wire::ReplyCallsTools(out.body);
     }
     out.result.content = StripThinkBlocks(out.result.content);
     prompt_tokens_ += out.result.prompt_tokens;

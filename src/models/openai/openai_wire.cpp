@@ -119,17 +119,6 @@ Result<ChatResult> ParseChatReply(const std::string& body) {
   }
 }
 
-bool ReplyCallsTools(const std::string& body) {
-  const Json j = ParseReply(body);
-  if (!j.is_object()) return false;
-  auto choices = j.find("choices");
-  if (choices == j.end() || !choices->is_array() || choices->empty() || !(*choices)[0].is_object()) return false;
-  auto message = (*choices)[0].find("message");
-  if (message == (*choices)[0].end() || !message->is_object()) return false;
-  auto calls = message->find("tool_calls");
-  return calls != message->end() && calls->is_array() && !calls->empty();
-}
-
 Result<ChatResult> ParseResponsesReply(const std::string& body) {
   try {
     const Json j = ParseReply(body);
@@ -148,18 +137,6 @@ Result<ChatResult> ParseResponsesReply(const std::string& body) {
   } catch (const std::exception&) {
     return Status::Unavailable("malformed reply");
   }
-}
-
-bool ResponsesReplyCallsTools(const std::string& body) {
-  const Json j = ParseReply(body);
-  if (!j.is_object()) return false;
-  auto output = j.find("output");
-  if (output == j.end() || !output->is_array()) return false;
-  for (const Json& item : *output) {
-    const std::string type = StringField(item, "type");
-    if (type.size() > 5 && type.compare(type.size() - 5, 5, "_call") == 0) return true;  // function_call, ...
-  }
-  return false;
 }
 
 Result<std::string> BuildEmbedBody(const std::string& model, const std::vector<std::string>& inputs,

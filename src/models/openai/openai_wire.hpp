@@ -33,18 +33,12 @@ struct ChatBodyOptions {
 // Errors are short texts such as "malformed reply (no choices)".
 [[nodiscard]] Result<ChatResult> ParseChatReply(const std::string& body);
 
-// True when the first choice of a non-streamed reply calls tools.
-bool ReplyCallsTools(const std::string& body);
-
 // The answer of a non-streamed reply of the Responses API (POST /responses):
 // content is the text of its output messages' "output_text" parts, joined;
 // finish_reason its "status" ("completed", "incomplete", "failed", ...;
 // "completed" when a reply says none); usage from input_tokens and
 // output_tokens. Errors are short texts such as "malformed reply (no output)".
 [[nodiscard]] Result<ChatResult> ParseResponsesReply(const std::string& body);
-
-// True when a Responses reply's output holds a function or tool call.
-bool ResponsesReplyCallsTools(const std::string& body);
 
 // The JSON body of an embeddings request for inputs[begin, end).
 [[nodiscard]] Result<std::string> BuildEmbedBody(const std::string& model, const std::vector<std::string>& inputs,

@@ -468,9 +468,6 @@ TEST(OpenAiWire, ResponsesReplyGivesItsOutputTextStatusAndUsage) {
   EXPECT_EQ(r->finish_reason, "completed");
   EXPECT_EQ(r->prompt_tokens, 21);
   EXPECT_EQ(r->completion_tokens, 4);
-  EXPECT_FALSE(openai_wire::ResponsesReplyCallsTools(R"({"output":[{"type":"message","content":[]}]})"));
-  EXPECT_TRUE(openai_wire::ResponsesReplyCallsTools(
-      R"({"status":"completed","output":[{"type":"function_call","name":"weather","arguments":"{}"}]})"));
   auto cut = openai_wire::ParseResponsesReply(
       R"({"status":"incomplete","output":[{"type":"message","content":[{"type":"output_text","text":"Hel"}]}]})");
   ASSERT_TRUE(cut.ok());
@@ -540,7 +537,6 @@ TEST(OpenAiWire, RepliesNestedBeyondTheLimitAreMalformed) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("malformed"), std::string::npos) << r.status().ToString();
   EXPECT_FALSE(openai_wire::ParseEmbedReply(R"({"data":[{"embedding":[1]}],"x":)" + deep + "}", 1, nullptr).ok());
-  EXPECT_FALSE(openai_wire::ReplyCallsTools(R"({"choices":)" + deep + "}"));
   // Nesting a reply can mean is parsed as before.
   const std::string shallow = std::string(20, '[') + std::string(20, ']');
   EXPECT_TRUE(openai_wire::ParseChatReply(R"({"choices":[{"message":{"content":"Hi"}}],"usage":)" + shallow + "}").ok());
