@@ -97,6 +97,27 @@ class WordNet {
   // "nurse", nor a word and its hypernym). False when either is unknown.
   bool ShareFirstSense(std::string_view a, std::string_view b) const;
 
+  // A set of synsets, one bit each (NounsUnder makes it).
+  struct SynsetSet {
+    std::vector<std::uint64_t> bits;
+    std::size_t count = 0;
+    bool Has(std::uint32_t s) const { return s / 64 < bits.size() && ((bits[s / 64] >> (s % 64)) & 1) != 0; }
+    bool empty() const { return count == 0; }
+  };
+  // The noun senses of some lower-case words (the `max_senses` most frequent
+  // of each base form; only those of lexicographer file `lexfile` when it is
+  // >= 0) and every synset below them (hyponyms and instances,
+  // transitively): what is a kind of those words ("bird": "parrot",
+  // "sibling": "brother", "instrument": "guitar"). A sense with more than
+  // `limit` synsets below it is left out: a class so wide ("food",
+  // "entity") tells little.
+  SynsetSet NounsUnder(const std::vector<std::string>& words, int max_senses, int lexfile,
+                       std::size_t limit) const;
+  // Whether the most frequent noun sense of a lower-case word (of its first
+  // base form that is a noun, as NounClass finds it) is in the set: "parrot"
+  // is under "bird", "head" (a body part first) is not under "leader".
+  bool FirstNounIn(std::string_view word, const SynsetSet& set) const;
+
   std::size_t synsets() const { return n_synsets_; }
   // Bytes of the image (mapped or owned).
   std::size_t ImageBytes() const { return size_; }

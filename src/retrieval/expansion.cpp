@@ -5,6 +5,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "core/answer_class.hpp"
 #include "core/text.hpp"
 #include "core/wordnet.hpp"
 
@@ -115,16 +116,8 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
 
 namespace {
 
-// Verbs that are nouns too but, after "what did Ana ...", are never the
-// thing asked for, and in a message say nothing of what it names.
-bool IsVerbNotThing(std::string_view w) {
-  static constexpr std::string_view kWords[] = {"like", "likes", "liked", "going", "went", "make", "made",
-                                                "makes", "gets", "got", "goes", "done"};
-  return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
-}
-
 std::uint32_t KindOf(std::string_view word, const wordnet::WordNet& wn) {
-  if (text::IsStopword(word) || IsVerbNotThing(word)) return 0;
+  if (text::IsStopword(word) || answer::IsVerbNotThing(word)) return 0;
   return NounKindBit(wn.NounClass(word));
 }
 
@@ -140,45 +133,9 @@ AnswerType QuestionAnswerType(std::string_view question, const wordnet::WordNet*
   if (wn == nullptr) wn = wordnet::WordNet::Default();
   AnswerType out;
   if (wn == nullptr) return out;
-  // Words: letters and apostrophes.
-  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '\''; };
-  std::vector<std::string_view> words;
-  for (std::size_t i = 0; i < question.size();) {
-    if (!letter(question[i])) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < question.size() && letter(question[j])) ++j;
-    words.push_back(question.substr(i, j - i));
-    i = j;
-  }
-  auto lower = [](std::string_view w) {
-    std::string s(w);
-    for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-    return s;
-  };
-  std::size_t at = 0;
-  auto opens = [&](std::string_view w) {
-    const std::string l = lower(w);
-    return l == "what" || l == "which" || l == "what's";
-  };
-  while (at < words.size() && !opens(words[at])) ++at;
-  int seen = 0;
-  for (std::size_t i = at + 1; i < words.size() && seen < 4; ++i) {
-    const std::string_view w = words[i];
-    // Names: capitalised, or possessive ("Caroline's"); a single letter is
-    // what a typographic apostrophe leaves of one ("Caroline’s": "s").
-    if ((w[0] >= 'A' && w[0] <= 'Z') || (w.size() > 2 && w.substr(w.size() - 2) == "'s") || w.size() < 2) continue;
-    ++seen;
-    const std::string l = lower(w);
-    if (l == "kind" || l == "kinds" || l == "type" || l == "types" || l == "sort" || l == "sorts") continue;
-    const std::uint32_t kind = KindOf(l, *wn);
-    if (kind == 0) continue;
-    out.kind = kind;
-    out.word = l;
-    return out;
-  }
+  out.word = answer::QuestionFocus(question, *wn);
+  out.kind = out.word.empty() ? 0 : KindOf(out.word, *wn);
+  if (out.kind == 0) out.word.clear();
   return out;
 }
 

@@ -14,8 +14,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/answer_class.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
+#include "core/wordnet.hpp"
 #include "memory/facts/fact_filter.hpp"
 #include "memory/facts/fact_query.hpp"
 #include "memory/facts/fact_sql.hpp"
@@ -326,6 +328,19 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // whose scores tie because both semantic components were clamped to 1.
   std::unordered_map<std::string, double> unclamped;
   const bool asks_when = AsksWhen(text::Tokenize(query));
+  // What kind of thing the question asks for (built-in meaning only): a
+  // memory naming a thing of that kind ("parrot" for "What bird ...?",
+  // "architect" for "What is her profession?") holds the question's noun in
+  // other words, and matches it as if it held it; a question about work in
+  // other words ("What does he do for a living?") holds one more term, of the
+  // mean weight of its others, that such a memory matches.
+  const answer::AnswerClass asked =
+      words ? answer::AnswerClass::Of(query, wordnet::WordNet::Default()) : answer::AnswerClass();
+  std::size_t focus_at = qterms.size();
+  if (!asked.empty() && !asked.focus().empty()) {
+    const auto ft = LexicalTerms(asked.focus());
+    if (ft.size() == 1) focus_at = static_cast<std::size_t>(std::find(qterms.begin(), qterms.end(), ft[0]) - qterms.begin());
+  }
   for (auto& [id, d] : cand) {
     auto it = rows.find(id);
     if (it == rows.end()) continue;
@@ -334,21 +349,26 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     d.vector = r.embedding.size() == qv.size() && !qv.empty()
                    ? std::clamp<double>(Dot(r.embedding, qv), 0.0, 1.0)
                    : 0.0;
+    const bool names_class = !asked.empty() && asked.HeldBy(m.memory);
     if (!qterms.empty()) {
       auto doc = LexicalTerms(m.memory);
       std::unordered_set<std::string> have(doc.begin(), doc.end());
       double hit = 0, all = 0;
       for (std::size_t k = 0; k < qterms.size(); ++k) {
         all += qweight[k];
-        hit += have.count(qterms[k]) ? qweight[k] : 0.0;
+        hit += have.count(qterms[k]) || (names_class && k == focus_at) ? qweight[k] : 0.0;
+      }
+      const double mean = all / static_cast<double>(qterms.size());
+      if (!asked.empty() && focus_at == qterms.size()) {
+        all += mean;
+        if (names_class) hit += mean;
       }
       if (asks_when) {
         // A question asking for a time ("when", "what time", "how often")
         // holds one more term, of the mean weight of its others, that any
         // time word of the memory matches ("Friday", "8th", "pm", "daily").
-        const double w = all / static_cast<double>(qterms.size());
-        all += w;
-        if (HoldsTimeWord(m.memory)) hit += w;
+        all += mean;
+        if (HoldsTimeWord(m.memory)) hit += mean;
       }
       d.lexical = all > 0 ? hit / all : 0.0;
     }

@@ -145,6 +145,8 @@ std::string Answers(const WordNet& wn, const std::vector<std::string>& words) {
     out += " |";
     for (const auto& t : wn.IrregularBaseTerms(w)) out += " " + t;
     out += " | " + std::to_string(wn.NounClass(w)) + " |";
+    const WordNet::SynsetSet kinds = wn.NounsUnder({w}, 6, -1, 1000);
+    out += " " + std::to_string(kinds.count) + (wn.FirstNounIn(w, kinds) ? " in" : " out") + " |";
     for (const auto& opt : {ExpandOptions{}, all}) {
       for (const auto& r : wn.Expand(w, opt)) {
         out += " " + r.word + "/" + std::to_string(static_cast<int>(r.relation)) + "/" + std::to_string(r.depth);
@@ -200,6 +202,34 @@ TEST_F(TinyWordNet, ANounsKindIsTheLexicographerFileOfItsFirstSense) {
   EXPECT_EQ(wn->NounClass("play"), -1);  // a verb only
   EXPECT_EQ(wn->NounClass("zebra"), -1);
   EXPECT_EQ(wn->NounClass(""), -1);
+}
+
+// What is a kind of a word: its noun senses and everything below them; a
+// word is in the class by its most frequent noun sense.
+TEST_F(TinyWordNet, NounsUnderAWordAreItsKinds) {
+  auto wn = WordNet::Load(dir_);
+  ASSERT_NE(wn, nullptr);
+  const WordNet::SynsetSet all = wn->NounsUnder({"instrument"}, 6, -1, 1000);
+  EXPECT_EQ(all.count, 5u);  // both senses, the violin, the clarinet and the Stradivarius
+  EXPECT_TRUE(wn->FirstNounIn("violins", all));
+  EXPECT_TRUE(wn->FirstNounIn("stradivarius", all));
+  EXPECT_TRUE(wn->FirstNounIn("musical instrument", all));
+  EXPECT_FALSE(wn->FirstNounIn("kid", all));
+  EXPECT_FALSE(wn->FirstNounIn("play", all));  // a verb only
+  EXPECT_FALSE(wn->FirstNounIn("zebra", all));
+  // The most frequent sense alone.
+  const WordNet::SynsetSet first = wn->NounsUnder({"instruments"}, 1, -1, 1000);
+  EXPECT_EQ(first.count, 4u);
+  EXPECT_TRUE(wn->FirstNounIn("clarinet", first));
+  // A sense with more below it than the limit is left out, not the others.
+  const WordNet::SynsetSet narrow = wn->NounsUnder({"instrument"}, 6, -1, 2);
+  EXPECT_EQ(narrow.count, 1u);  // the rare second sense alone
+  EXPECT_FALSE(wn->FirstNounIn("violin", narrow));
+  // Only the senses of one lexicographer file (noun.person).
+  EXPECT_TRUE(wn->FirstNounIn("kids", wn->NounsUnder({"child"}, 1, 18, 1000)));
+  EXPECT_TRUE(wn->NounsUnder({"child"}, 1, 6, 1000).empty());
+  EXPECT_TRUE(wn->NounsUnder({"zebra", "play"}, 6, -1, 1000).empty());
+  EXPECT_FALSE(wn->FirstNounIn("violin", WordNet::SynsetSet{}));
 }
 
 TEST_F(TinyWordNet, TheMappedImageAnswersLikeTheParsedDatabase) {

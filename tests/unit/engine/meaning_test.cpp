@@ -235,6 +235,36 @@ TEST_F(MeaningTest, AQuestionAskingWhenPrefersAMemoryThatSaysWhen) {
   EXPECT_EQ(r->front().memory, "Emma has a piano at home");
 }
 
+// A question asking for a kind of thing ("What bird", "Which instrument",
+// "What is his job?") finds the memory that names one in its own words: the
+// memory matches the question's noun as if it held it (WordNet's is-a).
+TEST_F(MeaningTest, AQuestionForAKindOfThingFindsTheMemoryNamingOne) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "theo", "Theo's parrot can say twenty words");
+  Add(*e, "theo", "Theo walks the neighbours' dog every morning");
+  Add(*e, "theo", "Theo is learning to play the cello");
+  Add(*e, "theo", "Theo is an architect designing hospitals");
+  Add(*e, "theo", "Theo visits his nephew in Lyon every summer");
+  Add(*e, "theo", "Theo's office printer is a Brother laser model");
+  MemorySearchOptions so;
+  so.explain = true;
+  const std::pair<const char*, const char*> cases[] = {
+      {"What bird does he keep?", "Theo's parrot can say twenty words"},
+      {"Which instrument is he practising?", "Theo is learning to play the cello"},
+      {"What is his profession?", "Theo is an architect designing hospitals"},
+      {"What is his job?", "Theo is an architect designing hospitals"},
+  };
+  for (const auto& [q, want] : cases) {
+    auto r = e->SearchMemories(User("theo"), q, so);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_FALSE(r->empty()) << q;
+    EXPECT_EQ(r->front().memory, want) << q;
+    ASSERT_TRUE(r->front().score_details) << q;
+    EXPECT_GT(r->front().score_details->lexical, 0.0) << q;  // the class counts as the question's word
+  }
+}
+
 TEST_F(MeaningTest, AWordMostMemoriesShareCountsLessThanARareOne) {
   ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
   auto e = Open();

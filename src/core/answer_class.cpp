@@ -1,0 +1,187 @@
+#include "core/answer_class.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "core/text.hpp"
+
+namespace engram::answer {
+
+namespace {
+
+// WordNet's lexicographer file of people (noun.person).
+constexpr int kPersonFile = 18;
+// A sense of a question's noun with more synsets below it than this says
+// nothing of what is asked ("food", "activity", "person").
+constexpr std::size_t kMaxSenseSynsets = 1000;
+constexpr int kClassSenses = 6;
+
+std::string Lower(std::string_view w) {
+  std::string s(w);
+  for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return s;
+}
+
+// Words: letters and apostrophes, as written.
+std::vector<std::string_view> Words(std::string_view text) {
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '\''; };
+  std::vector<std::string_view> words;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!letter(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && letter(text[j])) ++j;
+    words.push_back(text.substr(i, j - i));
+    i = j;
+  }
+  return words;
+}
+
+bool OneOf(std::string_view w, std::initializer_list<std::string_view> list) {
+  return std::find(list.begin(), list.end(), w) != list.end();
+}
+
+// A question about someone's work: its focus names work itself, or it asks
+// what someone does "for a living", "for work", "professionally", or plainly
+// "what does she do?". The word that says so ("" for the last) goes to
+// `said`.
+bool AsksOccupation(std::string_view question, const std::string& focus, std::string& said) {
+  if (OneOf(focus, {"job", "jobs", "occupation", "occupations", "profession", "professions", "career", "careers",
+                    "trade", "tradesman", "living", "livelihood", "vocation", "employment", "work"})) {
+    said = focus;
+    return true;
+  }
+  const std::vector<std::string> t = text::Tokenize(question);
+  const std::size_t n = t.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (t[i] == "living" && i >= 2 && t[i - 1] == "a" && t[i - 2] == "for") {
+      said = "living";
+      return true;
+    }
+    if (t[i] == "professionally") {
+      said = t[i];
+      return true;
+    }
+    if (t[i] != "do" || i < 2 || t[0] != "what") continue;
+    if (i + 3 == n && t[i + 1] == "for" && t[i + 2] == "work") {
+      said = "work";
+      return true;
+    }
+    if (i + 1 == n || (i + 2 == n && (t[i + 1] == "now" || t[i + 1] == "nowadays"))) {
+      said.clear();
+      return true;
+    }
+  }
+  return false;
+}
+
+// The people's roles of working life: noun.person synsets under these (and
+// the words' own noun.person senses).
+const std::shared_ptr<const wordnet::WordNet::SynsetSet>& OccupationSet(const wordnet::WordNet& wn) {
+  static const std::shared_ptr<const wordnet::WordNet::SynsetSet> set = [&wn] {
+    static const std::vector<std::string> roots = {
+        "worker",    "professional", "creator",   "businessperson", "expert",   "lawman",      "serviceman",
+        "operator",  "scientist",    "employee",  "leader",         "official", "performer",   "communicator",
+        "engineer",  "financier",    "firefighter", "enrollee",     "athlete",  "practitioner", "specialist"};
+    auto s = std::make_shared<wordnet::WordNet::SynsetSet>(wn.NounsUnder(roots, 4, kPersonFile, 1u << 20));
+    return s->empty() ? nullptr : std::shared_ptr<const wordnet::WordNet::SynsetSet>(std::move(s));
+  }();
+  return set;
+}
+
+// The class of a focus noun, made once per word (bounded).
+std::shared_ptr<const wordnet::WordNet::SynsetSet> ClassOf(const wordnet::WordNet& wn, const std::string& focus) {
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::shared_ptr<const wordnet::WordNet::SynsetSet>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(focus);
+    if (it != cache.end()) return it->second;
+  }
+  auto made = std::make_shared<wordnet::WordNet::SynsetSet>(
+      wn.NounsUnder({focus}, kClassSenses, -1, kMaxSenseSynsets));
+  std::shared_ptr<const wordnet::WordNet::SynsetSet> out;
+  if (!made->empty()) out = std::move(made);
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= 256) cache.clear();  // bounded: about 15 KB a class
+  cache.emplace(focus, out);
+  return out;
+}
+
+}  // namespace
+
+bool IsVerbNotThing(std::string_view w) {
+  return OneOf(w, {"like", "likes", "liked", "going", "went", "make", "made", "makes", "gets", "got", "goes", "done"});
+}
+
+std::string QuestionFocus(std::string_view question, const wordnet::WordNet& wn) {
+  const std::vector<std::string_view> words = Words(question);
+  std::size_t at = 0;
+  auto opens = [&](std::string_view w) {
+    const std::string l = Lower(w);
+    return l == "what" || l == "which" || l == "what's";
+  };
+  while (at < words.size() && !opens(words[at])) ++at;
+  int seen = 0;
+  for (std::size_t i = at + 1; i < words.size() && seen < 4; ++i) {
+    const std::string_view w = words[i];
+    // Names: capitalised, or possessive ("Caroline's"); a single letter is
+    // what a typographic apostrophe leaves of one ("Caroline’s": "s").
+    if ((w[0] >= 'A' && w[0] <= 'Z') || (w.size() > 2 && w.substr(w.size() - 2) == "'s") || w.size() < 2) continue;
+    ++seen;
+    const std::string l = Lower(w);
+    if (OneOf(l, {"kind", "kinds", "type", "types", "sort", "sorts"})) continue;
+    if (text::IsStopword(l) || IsVerbNotThing(l) || wn.NounClass(l) < 0) continue;
+    return l;
+  }
+  return {};
+}
+
+AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* wn) {
+  AnswerClass c;
+  if (wn == nullptr) return c;
+  c.wn_ = wn;
+  c.focus_ = QuestionFocus(question, *wn);
+  std::string said;
+  if (AsksOccupation(question, c.focus_, said)) {
+    c.focus_ = said;
+    c.occupation_ = true;
+    c.set_ = OccupationSet(*wn);
+  } else if (!c.focus_.empty()) {
+    c.set_ = ClassOf(*wn, c.focus_);
+  }
+  if (c.set_ == nullptr) c.occupation_ = false;
+  return c;
+}
+
+bool AnswerClass::Names(std::string_view token) const {
+  if (set_ == nullptr || token.size() < 3 || token == focus_ || text::IsStopword(token)) return false;
+  return wn_->FirstNounIn(token, *set_);
+}
+
+bool AnswerClass::HeldBy(std::string_view text) const {
+  if (set_ == nullptr) return false;
+  bool held = false;
+  // An occupation is said of someone: the word comes within three words
+  // after "a", "an" or "as" ("is an ICU nurse", "works as a backend
+  // engineer"), not as a thing in passing ("the office printer", "my
+  // manager is Karen").
+  int after_article = 99;
+  text::ForEachToken(text, [&](std::string_view t) {
+    if (held) return;
+    ++after_article;
+    if (t == "a" || t == "an" || t == "as") {
+      after_article = 0;
+      return;
+    }
+    held = (!occupation_ || after_article <= 3) && Names(t);
+  });
+  return held;
+}
+
+}  // namespace engram::answer

@@ -1,0 +1,62 @@
+// What kind of thing a question asks for, and whether a text names a thing of
+// that kind, from WordNet's is-a hierarchy: "What bird does he keep?" asks
+// for a bird and "Theo's parrot can say twenty words" names one; "Which
+// instrument is he practising?" and "Aiden is learning the guitar"; "What is
+// her profession?" (or "What does he do for a living?") asks for an
+// occupation and "Anya is an architect" names one. Shared by fact search and
+// dialogue retrieval. Thread-safe; no exceptions escape.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/wordnet.hpp"
+
+namespace engram::answer {
+
+// The question's focus: the first noun WordNet knows among the four words
+// after its first "what" ("what's") or "which" (short ones too: "art",
+// "pet"; not a single letter), skipping stopwords, "kind", "type", "sort",
+// verbs that are seldom the thing asked for ("made", "going", "like") and
+// names (capitalised words, possessives). Lower-cased; "" when there is none.
+std::string QuestionFocus(std::string_view question, const wordnet::WordNet& wn);
+
+// Whether a lower-case word is a verb that is a noun too but, after "what did
+// Ana ...", is never the thing asked for ("like", "going", "made").
+bool IsVerbNotThing(std::string_view word);
+
+class AnswerClass {
+ public:
+  AnswerClass() = default;
+  // The class a question asks for: the focus noun's six most frequent noun
+  // senses with everything below them, each sense left out when that is
+  // over 1,000 synsets (a sense so wide says nothing: "food", "activity",
+  // "person"); or, for a question about someone's work ("job",
+  // "occupation", "profession", "career", "trade", "for a living", "what
+  // does she do?"), the people's roles of working life (workers,
+  // professionals, creators, experts, leaders, officials, performers, ...).
+  // Empty without WordNet or when the question asks for no class.
+  static AnswerClass Of(std::string_view question, const wordnet::WordNet* wn);
+
+  bool empty() const { return set_ == nullptr; }
+  // The question's noun ("" when the question asks about work in other words).
+  const std::string& focus() const { return focus_; }
+  bool occupation() const { return occupation_; }
+  // Whether a lower-case token names a thing of the class by its most frequent
+  // noun sense ("parrot" for "bird"; "head", a body part first, is no
+  // "leader"). The focus word itself is not counted: words match it anyway.
+  bool Names(std::string_view token) const;
+  // Whether a text holds such a token; for an occupation, one said of
+  // someone (within three words after "a", "an" or "as": "is an ICU nurse",
+  // "works as a backend engineer"; not "the office printer").
+  bool HeldBy(std::string_view text) const;
+
+ private:
+  const wordnet::WordNet* wn_ = nullptr;
+  std::shared_ptr<const wordnet::WordNet::SynsetSet> set_;
+  std::string focus_;
+  bool occupation_ = false;
+};
+
+}  // namespace engram::answer

@@ -1,0 +1,69 @@
+// What kind of thing a question asks for, from the real WordNet (Debian's
+// wordnet-base, installed by scripts/bootstrap; the build maps its image).
+#include "core/answer_class.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace engram::answer {
+namespace {
+
+const wordnet::WordNet* Wn() { return wordnet::WordNet::Default(); }
+
+#define REQUIRE_WORDNET() \
+  ASSERT_NE(Wn(), nullptr) << "no WordNet: scripts/bootstrap installs wordnet-base and the build maps its image"
+
+TEST(AnswerClass, TheFocusIsTheFirstNounAfterWhatOrWhich) {
+  REQUIRE_WORDNET();
+  EXPECT_EQ(QuestionFocus("What bird does he keep as a pet?", *Wn()), "bird");
+  EXPECT_EQ(QuestionFocus("Which kind of instrument is Aiden practising?", *Wn()), "instrument");
+  EXPECT_EQ(QuestionFocus("What is Anya's profession?", *Wn()), "profession");  // the name skipped
+  EXPECT_EQ(QuestionFocus("So what did Caroline research?", *Wn()), "research");
+  EXPECT_EQ(QuestionFocus("What did she like?", *Wn()), "");  // a verb, never the thing asked
+  EXPECT_EQ(QuestionFocus("Where does she live?", *Wn()), "");
+  EXPECT_EQ(QuestionFocus("", *Wn()), "");
+}
+
+TEST(AnswerClass, AMemoryNamesAKindOfWhatIsAsked) {
+  REQUIRE_WORDNET();
+  const AnswerClass bird = AnswerClass::Of("What bird does he keep as a pet?", Wn());
+  ASSERT_FALSE(bird.empty());
+  EXPECT_FALSE(bird.occupation());
+  EXPECT_TRUE(bird.HeldBy("Theo's parrot can say twenty words"));
+  EXPECT_FALSE(bird.HeldBy("Theo's dog can fetch a ball"));
+  EXPECT_FALSE(bird.HeldBy("He keeps a bird"));  // the question's own word: the words match it already
+  EXPECT_TRUE(AnswerClass::Of("Which instrument is he practising?", Wn()).HeldBy("Aiden plays the guitar"));
+  EXPECT_TRUE(AnswerClass::Of("Which sport does he follow?", Wn()).HeldBy("Jonas loves football"));
+  EXPECT_TRUE(AnswerClass::Of("Which drink does he order?", Wn()).HeldBy("He always has green tea"));
+  EXPECT_TRUE(AnswerClass::Of("What fruit does she eat?", Wn()).HeldBy("She eats an apple every morning"));
+  // No class: a question asking for none, a sense too wide to say anything.
+  EXPECT_TRUE(AnswerClass::Of("Where does she live?", Wn()).empty());
+  EXPECT_TRUE(AnswerClass::Of("What is it?", Wn()).empty());
+  EXPECT_FALSE(AnswerClass::Of("What food does she like?", Wn()).HeldBy("She likes sushi"));
+  EXPECT_TRUE(AnswerClass::Of("Anything", nullptr).empty());
+}
+
+TEST(AnswerClass, AQuestionAboutWorkAsksForAnOccupation) {
+  REQUIRE_WORDNET();
+  for (const char* q : {"What is her profession?", "What is his job?", "What does she do for a living?",
+                        "What is the user's occupation?", "What does Anya do?", "What does he do for work?",
+                        "What kind of tradesman is he?", "What career did she choose?"}) {
+    const AnswerClass c = AnswerClass::Of(q, Wn());
+    EXPECT_TRUE(c.occupation()) << q;
+    EXPECT_TRUE(c.HeldBy("Anya is an architect designing hospitals")) << q;
+    EXPECT_TRUE(c.HeldBy("Samir is a plumber with his own van")) << q;
+    EXPECT_TRUE(c.HeldBy("Carmen is an ICU nurse")) << q;
+    EXPECT_TRUE(c.HeldBy("I work as a backend engineer")) << q;
+    EXPECT_FALSE(c.HeldBy("Her sister lives in Toronto")) << q;
+    EXPECT_FALSE(c.HeldBy("He hit his head on the door")) << q;  // a body part first, not a leader
+    EXPECT_FALSE(c.HeldBy("The user is vegetarian")) << q;
+    EXPECT_FALSE(c.HeldBy("The office printer is a laser model")) << q;  // a thing in passing
+    EXPECT_FALSE(c.HeldBy("My manager is Karen")) << q;
+  }
+  EXPECT_FALSE(AnswerClass::Of("What does she do on Saturdays?", Wn()).occupation());
+  EXPECT_FALSE(AnswerClass::Of("What bird does he keep?", Wn()).occupation());
+}
+
+}  // namespace
+}  // namespace engram::answer
