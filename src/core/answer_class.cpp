@@ -164,7 +164,7 @@ bool AnswerClass::Names(std::string_view token) const {
   return wn_->FirstNounIn(token, *set_);
 }
 
-bool AnswerClass::HeldBy(std::string_view text) const {
+bool AnswerClass::HeldBy(std::string_view text) {
   if (set_ == nullptr) return false;
   bool held = false;
   // An occupation is said of someone: the word comes within three words
@@ -179,7 +179,10 @@ bool AnswerClass::HeldBy(std::string_view text) const {
       after_article = 0;
       return;
     }
-    held = (!occupation_ || after_article <= 3) && Names(t);
+    if (occupation_ && after_article > 3) return;
+    auto it = named_.find(t);
+    if (it == named_.end()) it = named_.emplace(std::string(t), Names(t)).first;
+    held = it->second;
   });
   return held;
 }
