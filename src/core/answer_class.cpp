@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <iterator>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "core/text.hpp"
@@ -82,36 +81,83 @@ bool AsksOccupation(std::string_view question, const std::string& focus, std::st
 
 // The people's roles of working life: noun.person synsets under these (and
 // the words' own noun.person senses).
-const std::shared_ptr<const wordnet::WordNet::SynsetSet>& OccupationSet(const wordnet::WordNet& wn) {
-  static const std::shared_ptr<const wordnet::WordNet::SynsetSet> set = [&wn] {
-    static const std::vector<std::string> roots = {
-        "worker",    "professional", "creator",   "businessperson", "expert",   "lawman",      "serviceman",
-        "operator",  "scientist",    "employee",  "leader",         "official", "performer",   "communicator",
-        "engineer",  "financier",    "firefighter", "enrollee",     "athlete",  "practitioner", "specialist"};
-    auto s = std::make_shared<wordnet::WordNet::SynsetSet>(wn.NounsUnder(roots, 4, kPersonFile, 1u << 20));
-    return s->empty() ? nullptr : std::shared_ptr<const wordnet::WordNet::SynsetSet>(std::move(s));
-  }();
-  return set;
+wordnet::WordNet::SynsetSet MakeOccupationSet(const wordnet::WordNet& wn) {
+  static const std::vector<std::string> roots = {
+      "worker",   "professional", "creator",  "businessperson", "expert",      "lawman",      "serviceman",
+      "operator", "scientist",    "employee", "leader",         "official",    "performer",   "communicator",
+      "engineer", "financier",    "enrollee", "athlete",        "firefighter", "practitioner", "specialist"};
+  return wn.NounsUnder(roots, 4, kPersonFile, 1u << 20);
 }
 
-// The class of a focus noun, made once per word (bounded).
-std::shared_ptr<const wordnet::WordNet::SynsetSet> ClassOf(const wordnet::WordNet& wn, const std::string& focus) {
-  static std::mutex mu;
-  static std::unordered_map<std::string, std::shared_ptr<const wordnet::WordNet::SynsetSet>> cache;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(focus);
-    if (it != cache.end()) return it->second;
+using SetPtr = std::shared_ptr<const wordnet::WordNet::SynsetSet>;
+
+// What the process remembers of one WordNet (the process has one; another
+// starts afresh), bounded: the classes asked for (15 KB each: a bit per
+// synset), and each token's most frequent noun sense (the memories a
+// question's candidates are hold the same words again and again, and a
+// look-up tries several base forms, each a binary search).
+class Memo {
+ public:
+  static Memo& Of(const wordnet::WordNet& wn) {
+    static Memo memo;
+    std::lock_guard<std::mutex> lock(memo.mu_);
+    if (memo.wn_ != &wn) {
+      memo.wn_ = &wn;
+      memo.occupation_made_ = false;
+      memo.occupation_.reset();
+      memo.classes_.clear();
+      memo.nouns_.clear();
+    }
+    return memo;
   }
-  auto made = std::make_shared<wordnet::WordNet::SynsetSet>(
-      wn.NounsUnder({focus}, kClassSenses, -1, kMaxSenseSynsets));
-  std::shared_ptr<const wordnet::WordNet::SynsetSet> out;
-  if (!made->empty()) out = std::move(made);
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= 256) cache.clear();  // bounded: about 15 KB a class
-  cache.emplace(focus, out);
-  return out;
-}
+
+  SetPtr Occupation() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!occupation_made_) {
+      auto set = std::make_shared<wordnet::WordNet::SynsetSet>(MakeOccupationSet(*wn_));
+      if (!set->empty()) occupation_ = std::move(set);
+      occupation_made_ = true;
+    }
+    return occupation_;
+  }
+
+  SetPtr Class(const std::string& focus) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = classes_.find(focus);
+      if (it != classes_.end()) return it->second;
+    }
+    auto made = std::make_shared<wordnet::WordNet::SynsetSet>(
+        wn_->NounsUnder({focus}, kClassSenses, -1, kMaxSenseSynsets));
+    SetPtr out;
+    if (!made->empty()) out = std::move(made);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (classes_.size() >= 64) classes_.clear();
+    classes_.emplace(focus, out);
+    return out;
+  }
+
+  long FirstNoun(std::string_view token) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = nouns_.find(token);
+      if (it != nouns_.end()) return it->second;
+    }
+    const long noun = wn_->FirstNoun(token);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (nouns_.size() >= 50000) nouns_.clear();
+    nouns_.emplace(std::string(token), noun);
+    return noun;
+  }
+
+ private:
+  std::mutex mu_;
+  const wordnet::WordNet* wn_ = nullptr;
+  bool occupation_made_ = false;
+  SetPtr occupation_;
+  text::StringMap<SetPtr> classes_;
+  text::StringMap<long> nouns_;
+};
 
 }  // namespace
 
@@ -148,12 +194,13 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
   c.wn_ = wn;
   c.focus_ = QuestionFocus(question, *wn);
   std::string said;
+  Memo& memo = Memo::Of(*wn);
   if (AsksOccupation(question, c.focus_, said)) {
     c.focus_ = said;
     c.occupation_ = true;
-    c.set_ = OccupationSet(*wn);
+    c.set_ = memo.Occupation();
   } else if (!c.focus_.empty()) {
-    c.set_ = ClassOf(*wn, c.focus_);
+    c.set_ = memo.Class(c.focus_);
   }
   if (c.set_ == nullptr) c.occupation_ = false;
   return c;
@@ -161,10 +208,11 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
 
 bool AnswerClass::Names(std::string_view token) const {
   if (set_ == nullptr || token.size() < 3 || token == focus_ || text::IsStopword(token)) return false;
-  return wn_->FirstNounIn(token, *set_);
+  const long noun = Memo::Of(*wn_).FirstNoun(token);
+  return noun >= 0 && set_->Has(static_cast<std::uint32_t>(noun));
 }
 
-bool AnswerClass::HeldBy(std::string_view text) {
+bool AnswerClass::HeldBy(std::string_view text) const {
   if (set_ == nullptr) return false;
   bool held = false;
   // An occupation is said of someone: the word comes within three words
@@ -179,10 +227,7 @@ bool AnswerClass::HeldBy(std::string_view text) {
       after_article = 0;
       return;
     }
-    if (occupation_ && after_article > 3) return;
-    auto it = named_.find(t);
-    if (it == named_.end()) it = named_.emplace(std::string(t), Names(t)).first;
-    held = it->second;
+    held = (!occupation_ || after_article <= 3) && Names(t);
   });
   return held;
 }

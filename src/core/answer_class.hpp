@@ -11,7 +11,6 @@
 #include <string>
 #include <string_view>
 
-#include "core/text.hpp"
 #include "core/wordnet.hpp"
 
 namespace engram::answer {
@@ -50,17 +49,14 @@ class AnswerClass {
   bool Names(std::string_view token) const;
   // Whether a text holds such a token; for an occupation, one said of
   // someone (within three words after "a", "an" or "as": "is an ICU nurse",
-  // "works as a backend engineer"; not "the office printer"). Each token's
-  // answer is remembered for the texts that follow (one question's
-  // candidates share many words): not for concurrent use.
-  bool HeldBy(std::string_view text);
+  // "works as a backend engineer"; not "the office printer").
+  bool HeldBy(std::string_view text) const;
 
  private:
   const wordnet::WordNet* wn_ = nullptr;
   std::shared_ptr<const wordnet::WordNet::SynsetSet> set_;
   std::string focus_;
   bool occupation_ = false;
-  text::StringMap<bool> named_;  // Names of the tokens seen by HeldBy
 };
 
 }  // namespace engram::answer

@@ -605,22 +605,6 @@ bool WordNet::ForEachCandidate(const std::string& w, std::uint8_t pos,
   return true;
 }
 
-int WordNet::NounClass(std::string_view word) const {
-  int found = -1;
-  ForEachCandidate(Normalise(word), 0, [&](const std::string& base) {
-    const int id = FindWord(base);
-    if (id < 0) return true;
-    for (std::uint32_t s : word_synsets_.at(static_cast<std::uint32_t>(id))) {
-      if (synset_pos_[s] == 0) {
-        found = synset_lex_[s];
-        return false;
-      }
-    }
-    return true;
-  });
-  return found;
-}
-
 WordNet::SynsetSet WordNet::NounsUnder(const std::vector<std::string>& words, int max_senses, int lexfile,
                                        std::size_t limit) const {
   SynsetSet set;
@@ -672,21 +656,25 @@ WordNet::SynsetSet WordNet::NounsUnder(const std::vector<std::string>& words, in
   return set;
 }
 
-bool WordNet::FirstNounIn(std::string_view word, const SynsetSet& set) const {
-  if (set.empty()) return false;
-  bool in = false;
+long WordNet::FirstNoun(std::string_view word) const {
+  long found = -1;
   ForEachCandidate(Normalise(word), 0, [&](const std::string& base) {
     const int id = FindWord(base);
     if (id < 0) return true;
     for (std::uint32_t s : word_synsets_.at(static_cast<std::uint32_t>(id))) {
       if (synset_pos_[s] == 0) {
-        in = set.Has(s);
+        found = static_cast<long>(s);
         return false;
       }
     }
     return true;
   });
-  return in;
+  return found;
+}
+
+int WordNet::NounClass(std::string_view word) const {
+  const long s = FirstNoun(word);
+  return s < 0 ? -1 : synset_lex_[s];
 }
 
 std::vector<std::string> WordNet::BaseForms(std::string_view word) const {

@@ -113,10 +113,15 @@ class WordNet {
   // "entity") tells little.
   SynsetSet NounsUnder(const std::vector<std::string>& words, int max_senses, int lexfile,
                        std::size_t limit) const;
-  // Whether the most frequent noun sense of a lower-case word (of its first
-  // base form that is a noun, as NounClass finds it) is in the set: "parrot"
-  // is under "bird", "head" (a body part first) is not under "leader".
-  bool FirstNounIn(std::string_view word, const SynsetSet& set) const;
+  // The most frequent noun sense of a lower-case word (of its first base
+  // form that is a noun, as NounClass finds it); -1 when it is no noun.
+  long FirstNoun(std::string_view word) const;
+  // Whether that sense is in the set: "parrot" is under "bird", "head" (a
+  // body part first) is not under "leader".
+  bool FirstNounIn(std::string_view word, const SynsetSet& set) const {
+    const long s = FirstNoun(word);
+    return s >= 0 && set.Has(static_cast<std::uint32_t>(s));
+  }
 
   std::size_t synsets() const { return n_synsets_; }
   // Bytes of the image (mapped or owned).

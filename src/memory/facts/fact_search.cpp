@@ -334,7 +334,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // other words, and matches it as if it held it; a question about work in
   // other words ("What does he do for a living?") holds one more term, of the
   // mean weight of its others, that such a memory matches.
-  answer::AnswerClass asked =
+  const answer::AnswerClass asked =
       words ? answer::AnswerClass::Of(query, wordnet::WordNet::Default()) : answer::AnswerClass();
   std::size_t focus_at = qterms.size();
   if (!asked.empty() && !asked.focus().empty()) {

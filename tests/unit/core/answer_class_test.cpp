@@ -27,7 +27,7 @@ TEST(AnswerClass, TheFocusIsTheFirstNounAfterWhatOrWhich) {
 
 TEST(AnswerClass, AMemoryNamesAKindOfWhatIsAsked) {
   REQUIRE_WORDNET();
-  AnswerClass bird = AnswerClass::Of("What bird does he keep as a pet?", Wn());
+  const AnswerClass bird = AnswerClass::Of("What bird does he keep as a pet?", Wn());
   ASSERT_FALSE(bird.empty());
   EXPECT_FALSE(bird.occupation());
   EXPECT_TRUE(bird.HeldBy("Theo's parrot can say twenty words"));
@@ -49,7 +49,7 @@ TEST(AnswerClass, AQuestionAboutWorkAsksForAnOccupation) {
   for (const char* q : {"What is her profession?", "What is his job?", "What does she do for a living?",
                         "What is the user's occupation?", "What does Anya do?", "What does he do for work?",
                         "What kind of tradesman is he?", "What career did she choose?"}) {
-    AnswerClass c = AnswerClass::Of(q, Wn());
+    const AnswerClass c = AnswerClass::Of(q, Wn());
     EXPECT_TRUE(c.occupation()) << q;
     EXPECT_TRUE(c.HeldBy("Anya is an architect designing hospitals")) << q;
     EXPECT_TRUE(c.HeldBy("Samir is a plumber with his own van")) << q;
