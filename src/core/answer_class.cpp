@@ -89,6 +89,8 @@ wordnet::WordNet::SynsetSet MakeOccupationSet(const wordnet::WordNet& wn) {
   return wn.NounsUnder(roots, 4, kPersonFile, 1u << 20);
 }
 
+}  // namespace
+
 using SetPtr = std::shared_ptr<const wordnet::WordNet::SynsetSet>;
 
 // What the process remembers of one WordNet (the process has one; another
@@ -159,8 +161,6 @@ class Memo {
   text::StringMap<long> nouns_;
 };
 
-}  // namespace
-
 bool IsVerbNotThing(std::string_view w) {
   return OneOf(w, {"like", "likes", "liked", "going", "went", "make", "made", "makes", "gets", "got", "goes", "done"});
 }
@@ -195,6 +195,7 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
   c.focus_ = QuestionFocus(question, *wn);
   std::string said;
   Memo& memo = Memo::Of(*wn);
+  c.memo_ = &memo;
   if (AsksOccupation(question, c.focus_, said)) {
     c.focus_ = said;
     c.occupation_ = true;
@@ -208,7 +209,7 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
 
 bool AnswerClass::Names(std::string_view token) const {
   if (set_ == nullptr || token.size() < 3 || token == focus_ || text::IsStopword(token)) return false;
-  const long noun = Memo::Of(*wn_).FirstNoun(token);
+  const long noun = memo_->FirstNoun(token);
   return noun >= 0 && set_->Has(static_cast<std::uint32_t>(noun));
 }
 

@@ -15,6 +15,8 @@
 
 namespace engram::answer {
 
+class Memo;  // what the process remembers of WordNet's answers (answer_class.cpp)
+
 // The question's focus: the first noun WordNet knows among the four words
 // after its first "what" ("what's") or "which" (short ones too: "art",
 // "pet"; not a single letter), skipping stopwords, "kind", "type", "sort",
@@ -54,6 +56,7 @@ class AnswerClass {
 
  private:
   const wordnet::WordNet* wn_ = nullptr;
+  Memo* memo_ = nullptr;
   std::shared_ptr<const wordnet::WordNet::SynsetSet> set_;
   std::string focus_;
   bool occupation_ = false;

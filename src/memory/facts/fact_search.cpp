@@ -323,7 +323,6 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   if (idf) {
     for (std::size_t k = 0; k < qterms.size(); ++k) qweight[k] = idf(qterms[k]);
   }
-  std::vector<MemoryItem> out;
   // The semantic cosine before clamping, by memory id: it orders memories
   // whose scores tie because both semantic components were clamped to 1.
   std::unordered_map<std::string, double> unclamped;
@@ -341,37 +340,50 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     const auto ft = LexicalTerms(asked.focus());
     if (ft.size() == 1) focus_at = static_cast<std::size_t>(std::find(qterms.begin(), qterms.end(), ft[0]) - qterms.begin());
   }
+  // Each candidate scored without the class first; `gain` is what naming a
+  // thing of the class would add to its lexical hits.
+  struct Scored {
+    MemoryItem m;
+    MemoryScoreDetails* d;
+    double hit = 0, all = 0, gain = 0, rest = 0;  // rest: the score's other components
+  };
+  std::vector<Scored> scored;
+  scored.reserve(cand.size());
   for (auto& [id, d] : cand) {
     auto it = rows.find(id);
     if (it == rows.end()) continue;
     const FactRow& r = it->second;
-    MemoryItem m = r.item;
+    Scored x{r.item, &d};
+    const MemoryItem& m = x.m;
     d.vector = r.embedding.size() == qv.size() && !qv.empty()
                    ? std::clamp<double>(Dot(r.embedding, qv), 0.0, 1.0)
                    : 0.0;
-    const bool names_class = !asked.empty() && asked.HeldBy(m.memory);
     if (!qterms.empty()) {
       auto doc = LexicalTerms(m.memory);
       std::unordered_set<std::string> have(doc.begin(), doc.end());
-      double hit = 0, all = 0;
       for (std::size_t k = 0; k < qterms.size(); ++k) {
-        all += qweight[k];
-        hit += have.count(qterms[k]) || (names_class && k == focus_at) ? qweight[k] : 0.0;
+        x.all += qweight[k];
+        if (have.count(qterms[k])) {
+          x.hit += qweight[k];
+        } else if (k == focus_at) {
+          x.gain = qweight[k];
+        }
       }
-      const double mean = all / static_cast<double>(qterms.size());
+      const double mean = x.all / static_cast<double>(qterms.size());
       if (!asked.empty() && focus_at == qterms.size()) {
-        all += mean;
-        if (names_class) hit += mean;
+        x.all += mean;
+        x.gain = mean;
       }
       if (asks_when) {
         // A question asking for a time ("when", "what time", "how often")
         // holds one more term, of the mean weight of its others, that any
         // time word of the memory matches ("Friday", "8th", "pm", "daily").
-        all += mean;
-        if (HoldsTimeWord(m.memory)) hit += mean;
+        x.all += mean;
+        if (HoldsTimeWord(m.memory)) x.hit += mean;
       }
-      d.lexical = all > 0 ? hit / all : 0.0;
+      d.lexical = x.all > 0 ? x.hit / x.all : 0.0;
     }
+    if (asked.empty()) x.gain = 0;
     std::sort(d.entities.begin(), d.entities.end());
     d.entities.erase(std::unique(d.entities.begin(), d.entities.end()), d.entities.end());
     d.entity = matched_names.empty() ? 0.0
@@ -385,11 +397,35 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       d.semantic = std::clamp((cos - kSemanticFloor) / (kSemanticCeiling - kSemanticFloor), 0.0, 1.0);
       unclamped[m.id] = cos;
     }
-    const double meaning = std::max(d.vector, d.semantic);
-    m.score = std::clamp(kVectorWeight * meaning + kLexicalWeight * d.lexical + kEntityWeight * d.entity, 0.0, 1.0);
-    if (m.score < o.threshold || m.score <= 0.0) continue;
-    if (o.explain) m.score_details = d;
-    out.push_back(std::move(m));
+    x.rest = kVectorWeight * std::max(d.vector, d.semantic) + kEntityWeight * d.entity;
+    x.m.score = x.rest + kLexicalWeight * d.lexical;
+    scored.push_back(std::move(x));
+  }
+  // The class: only where it could change the first top_k (a score only
+  // grows with it, so the top_k-th score without it is a floor).
+  if (!asked.empty()) {
+    double floor = -1;
+    if (scored.size() >= static_cast<std::size_t>(o.top_k)) {
+      std::vector<double> s0;
+      s0.reserve(scored.size());
+      for (const auto& x : scored) s0.push_back(x.m.score);
+      std::nth_element(s0.begin(), s0.begin() + (o.top_k - 1), s0.end(), std::greater<>());
+      floor = s0[static_cast<std::size_t>(o.top_k - 1)];
+    }
+    for (auto& x : scored) {
+      if (x.gain <= 0 || x.all <= 0 || x.m.score + kLexicalWeight * x.gain / x.all < floor) continue;
+      if (!asked.HeldBy(x.m.memory)) continue;
+      x.hit += x.gain;
+      x.d->lexical = x.hit / x.all;
+      x.m.score = x.rest + kLexicalWeight * x.d->lexical;
+    }
+  }
+  std::vector<MemoryItem> out;
+  for (auto& x : scored) {
+    x.m.score = std::clamp(x.m.score, 0.0, 1.0);
+    if (x.m.score < o.threshold || x.m.score <= 0.0) continue;
+    if (o.explain) x.m.score_details = *x.d;
+    out.push_back(std::move(x.m));
   }
   auto raw = [&](const MemoryItem& m) {
     auto it = unclamped.find(m.id);
