@@ -6,9 +6,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/answer_class.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "core/word_vectors.hpp"
+#include "core/wordnet.hpp"
 #include "memory/facts/fact_query.hpp"
 #include "memory/lpm.hpp"
 #include "memory/stm.hpp"
@@ -31,6 +33,9 @@ constexpr int kVectorCandidates = 200;
 // reaching kFactMeaning join the lexical matches. See docs/PERFORMANCE.md.
 constexpr std::size_t kMeaningRescored = 8;
 constexpr std::size_t kMeaningFacts = 3;
+// What a fact naming a thing of the kind the question asks for
+// (answer::AnswerClass: "parrot" for "What bird ...?") adds to that score.
+constexpr double kFactClass = 0.1;
 constexpr double kFactMeaning = 0.25;
 constexpr int kStmForRanking = 256;   // newest STM turns ranked with the pages
 constexpr int kStmForContext = 64;    // newest STM turns offered as recent conversation
@@ -153,6 +158,7 @@ struct QueryMeaning {
   wordvec::QuantizedVector vector;
   std::vector<long> terms;
   std::vector<double> weights;
+  answer::AnswerClass asked;  // what kind of thing the question asks for
 };
 
 QueryMeaning MeaningOf(const std::string& query) {
@@ -171,6 +177,7 @@ QueryMeaning MeaningOf(const std::string& query) {
   }
   m.vector = wordvec::Quantize(words->MeanOf(m.terms));
   if (!m.vector.empty()) m.words = words;
+  m.asked = answer::AnswerClass::Of(query, wordnet::WordNet::Default());
   return m;
 }
 
@@ -220,8 +227,9 @@ std::vector<FactCandidate> RankFacts(const RetrievalInput& in, const FlatIndex& 
     std::partial_sort(near.begin(), near.begin() + static_cast<std::ptrdiff_t>(rescored), near.end(), better);
     near.resize(rescored);
     for (auto& [score, id] : near) {
-      score += memory::facts::kExpansionWeight *
-               meaning.words->ExpansionMatch(meaning.terms, meaning.weights, in.index->facts.at(id).known);
+      const FactEntry& f = in.index->facts.at(id);
+      score += memory::facts::kExpansionWeight * meaning.words->ExpansionMatch(meaning.terms, meaning.weights, f.known);
+      if (!meaning.asked.empty() && meaning.asked.HeldBy(f.text)) score += kFactClass;
     }
     std::sort(near.begin(), near.end(), better);
     for (const auto& [score, id] : near) {

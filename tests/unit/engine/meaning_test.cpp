@@ -158,6 +158,14 @@ TEST_F(MeaningTest, AContextHoldsTheMemoriesThatAnswerInOtherWords) {
   EXPECT_NE(drugs.find("allergic to penicillin"), std::string::npos) << drugs;
   EXPECT_EQ(drugs.find("PostgreSQL"), std::string::npos) << drugs;
   EXPECT_EQ(drugs.find("Hanoi"), std::string::npos) << drugs;
+  // A memory naming a thing of the kind the question asks for (football is
+  // a sport: without the class its meaning alone stays under the bar).
+  Add(*e, "priya", "Priya follows football on weekends");
+  Add(*e, "priya", "Priya walks to the park every morning");
+  Add(*e, "priya", "Priya plays the cello in an orchestra");
+  const std::string sport = facts_of("What sport does she watch?");
+  EXPECT_NE(sport.find("follows football"), std::string::npos) << sport;
+  EXPECT_EQ(sport.find("PostgreSQL"), std::string::npos) << sport;
 }
 
 // Irregular forms ("children", "went", "mice") have the meaning of their base
