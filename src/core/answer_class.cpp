@@ -92,12 +92,30 @@ wordnet::WordNet::SynsetSet MakeOccupationSet(const wordnet::WordNet& wn) {
 }  // namespace
 
 using SetPtr = std::shared_ptr<const wordnet::WordNet::SynsetSet>;
+using TermsPtr = std::shared_ptr<const std::vector<std::string>>;
+// A class and its words' index terms.
+struct Made {
+  SetPtr set;
+  TermsPtr terms;
+};
+constexpr std::size_t kMaxClassTerms = 20000;
+
+Made MakeClass(const wordnet::WordNet& wn, wordnet::WordNet::SynsetSet set) {
+  Made m;
+  if (set.empty()) return m;
+  std::vector<std::string> terms = wn.TermsIn(set, kMaxClassTerms);
+  std::sort(terms.begin(), terms.end());
+  m.terms = std::make_shared<const std::vector<std::string>>(std::move(terms));
+  m.set = std::make_shared<const wordnet::WordNet::SynsetSet>(std::move(set));
+  return m;
+}
 
 // What the process remembers of one WordNet (the process has one; another
-// starts afresh), bounded: the classes asked for (15 KB each: a bit per
-// synset), and each token's most frequent noun sense (the memories a
-// question's candidates are hold the same words again and again, and a
-// look-up tries several base forms, each a binary search).
+// starts afresh), bounded: the last 32 classes asked for (15 KB each, a bit
+// per synset, and their words' index terms: about 40 KB for "bird", 200 KB
+// for the roles of working life), and each token's most frequent noun sense
+// (the memories a question's candidates are hold the same words again and
+// again, and a look-up tries several base forms, each a binary search).
 class Memo {
  public:
   static Memo& Of(const wordnet::WordNet& wn) {
@@ -106,35 +124,31 @@ class Memo {
     if (memo.wn_ != &wn) {
       memo.wn_ = &wn;
       memo.occupation_made_ = false;
-      memo.occupation_.reset();
+      memo.occupation_ = {};
       memo.classes_.clear();
       memo.nouns_.clear();
     }
     return memo;
   }
 
-  SetPtr Occupation() {
+  Made Occupation() {
     std::lock_guard<std::mutex> lock(mu_);
     if (!occupation_made_) {
-      auto set = std::make_shared<wordnet::WordNet::SynsetSet>(MakeOccupationSet(*wn_));
-      if (!set->empty()) occupation_ = std::move(set);
+      occupation_ = MakeClass(*wn_, MakeOccupationSet(*wn_));
       occupation_made_ = true;
     }
     return occupation_;
   }
 
-  SetPtr Class(const std::string& focus) {
+  Made Class(const std::string& focus) {
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto it = classes_.find(focus);
       if (it != classes_.end()) return it->second;
     }
-    auto made = std::make_shared<wordnet::WordNet::SynsetSet>(
-        wn_->NounsUnder({focus}, kClassSenses, -1, kMaxSenseSynsets));
-    SetPtr out;
-    if (!made->empty()) out = std::move(made);
+    Made out = MakeClass(*wn_, wn_->NounsUnder({focus}, kClassSenses, -1, kMaxSenseSynsets));
     std::lock_guard<std::mutex> lock(mu_);
-    if (classes_.size() >= 64) classes_.clear();
+    if (classes_.size() >= 32) classes_.clear();
     classes_.emplace(focus, out);
     return out;
   }
@@ -156,8 +170,8 @@ class Memo {
   std::mutex mu_;
   const wordnet::WordNet* wn_ = nullptr;
   bool occupation_made_ = false;
-  SetPtr occupation_;
-  text::StringMap<SetPtr> classes_;
+  Made occupation_;
+  text::StringMap<Made> classes_;
   text::StringMap<long> nouns_;
 };
 
@@ -196,15 +210,23 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
   std::string said;
   Memo& memo = Memo::Of(*wn);
   c.memo_ = &memo;
+  Made made;
   if (AsksOccupation(question, c.focus_, said)) {
     c.focus_ = said;
     c.occupation_ = true;
-    c.set_ = memo.Occupation();
+    made = memo.Occupation();
   } else if (!c.focus_.empty()) {
-    c.set_ = memo.Class(c.focus_);
+    made = memo.Class(c.focus_);
   }
+  c.set_ = std::move(made.set);
+  c.terms_ = std::move(made.terms);
   if (c.set_ == nullptr) c.occupation_ = false;
   return c;
+}
+
+const std::vector<std::string>& AnswerClass::Terms() const {
+  static const std::vector<std::string> kNone;
+  return terms_ ? *terms_ : kNone;
 }
 
 bool AnswerClass::Names(std::string_view token) const {

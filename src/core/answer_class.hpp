@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/wordnet.hpp"
 
@@ -45,6 +46,10 @@ class AnswerClass {
   // The question's noun ("" when the question asks about work in other words).
   const std::string& focus() const { return focus_; }
   bool occupation() const { return occupation_; }
+  // The index terms (text::Terms) of the class's words, sorted, at most
+  // 20,000 (made once per class and kept): what a full-text index finds its
+  // members by. Empty for an empty class.
+  const std::vector<std::string>& Terms() const;
   // Whether a lower-case token names a thing of the class by its most frequent
   // noun sense ("parrot" for "bird"; "head", a body part first, is no
   // "leader"). The focus word itself is not counted: words match it anyway.
@@ -58,6 +63,7 @@ class AnswerClass {
   const wordnet::WordNet* wn_ = nullptr;
   Memo* memo_ = nullptr;
   std::shared_ptr<const wordnet::WordNet::SynsetSet> set_;
+  std::shared_ptr<const std::vector<std::string>> terms_;
   std::string focus_;
   bool occupation_ = false;
 };

@@ -656,6 +656,26 @@ WordNet::SynsetSet WordNet::NounsUnder(const std::vector<std::string>& words, in
   return set;
 }
 
+std::vector<std::string> WordNet::TermsIn(const SynsetSet& set, std::size_t max) const {
+  std::vector<std::string> out;
+  std::unordered_set<std::string> seen;
+  for (std::size_t i = 0; i < set.bits.size() && out.size() < max; ++i) {
+    for (std::uint64_t b = set.bits[i]; b != 0 && out.size() < max; b &= b - 1) {
+      const std::size_t s = i * 64 + static_cast<std::size_t>(__builtin_ctzll(b));
+      if (s >= n_synsets_) break;
+      for (std::uint32_t w : synset_words_.at(static_cast<std::uint32_t>(s))) {
+        const std::uint8_t keep = term_keep_[w];
+        if (keep == kNoTerm) continue;
+        std::string term(words_.at(w).substr(0, keep));
+        term += term_tails_.at(w);
+        if (seen.insert(term).second) out.push_back(std::move(term));
+        if (out.size() >= max) break;
+      }
+    }
+  }
+  return out;
+}
+
 long WordNet::FirstNoun(std::string_view word) const {
   long found = -1;
   ForEachCandidate(Normalise(word), 0, [&](const std::string& base) {

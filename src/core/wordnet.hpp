@@ -123,6 +123,10 @@ class WordNet {
     return s >= 0 && set.Has(static_cast<std::uint32_t>(s));
   }
 
+  // The index terms (as ExpandTerms gives them: a collocation or a stopword
+  // has none) of the words of the synsets of a set, each once, at most `max`.
+  std::vector<std::string> TermsIn(const SynsetSet& set, std::size_t max) const;
+
   std::size_t synsets() const { return n_synsets_; }
   // Bytes of the image (mapped or owned).
   std::size_t ImageBytes() const { return size_; }

@@ -37,6 +37,9 @@ constexpr int kMaxEntityRows = 2000;
 // and at most (the head, then the rest, when the filter removed too many).
 constexpr std::size_t kFilteredFirst = 2;
 constexpr std::size_t kFilteredWide = 16;
+// The class's words (answer::AnswerClass) a search looks for in the full-text
+// index at most, the rarest in the scope first.
+constexpr std::size_t kClassTerms = 32;
 
 // Whether a memory's text holds a time or schedule word (engram::IsScheduleWord).
 bool HoldsTimeWord(std::string_view text) {
@@ -245,6 +248,38 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     SortScored(sem_all);
     if (sem_all.size() > cap_v) sem_all.resize(cap_v);
   }
+  // What kind of thing the question asks for (built-in meaning only): a
+  // memory naming a thing of that kind ("parrot" for "What bird ...?",
+  // "architect" for "What is her profession?") holds the question's noun in
+  // other words, and matches it as if it held it (step 5); a question about
+  // work in other words ("What does he do for a living?") holds one more
+  // term, of the mean weight of its others, that such a memory matches. Such
+  // memories are candidates too, found by the full-text index through the
+  // class's words the scope's memories hold (the rarest first).
+  const answer::AnswerClass asked =
+      words ? answer::AnswerClass::Of(query, wordnet::WordNet::Default()) : answer::AnswerClass();
+  Scored class_all;
+  if (!asked.empty() && !sem_snaps.empty()) {
+    // (rows holding it, term), the rarest first
+    std::vector<std::pair<std::size_t, std::string>> held = TermsHeld(sem_snaps, asked.Terms());
+    std::sort(held.begin(), held.end());
+    // The rarest, while the rows holding them stay within what is taken: then
+    // every match is, whatever order the index gives them in (PostgreSQL's
+    // ts_rank weighs no word by its rarity).
+    std::vector<std::string> terms;
+    std::size_t rows_held = 0;
+    for (auto& [df, t] : held) {
+      if (terms.size() >= kClassTerms || (!terms.empty() && rows_held + df > n)) break;
+      std::string f = text::FtsTerm(t);
+      if (f.empty()) continue;
+      rows_held += df;
+      terms.push_back(std::move(f));
+    }
+    if (!terms.empty()) {
+      ENGRAM_ASSIGN_OR_RETURN(auto hits, store::FindFactText(db, terms, token, n));
+      class_all = Lexical(hits);
+    }
+  }
   Scored lex_all;
   if (!lexical_terms.empty()) {
     ENGRAM_ASSIGN_OR_RETURN(auto hits, store::FindFactText(db, lexical_terms, token, cap_l));
@@ -258,9 +293,10 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   ids_of(vec_all, 0, head_v, check);
   ids_of(lex_all, 0, head_l, check);
   ids_of(sem_all, 0, cap_v, check);
+  ids_of(class_all, 0, n, check);
   ENGRAM_RETURN_IF_ERROR(AddPassing(db, c, check, pass));
   Scored vec = Take(vec_all, pass, n), lex = Take(lex_all, pass, n);
-  const Scored sem = Take(sem_all, pass, n);
+  const Scored sem = Take(sem_all, pass, n), of_class = Take(class_all, pass, n);
   const bool more_v = vec.size() < n && vec_all.size() > head_v;
   const bool more_l = lex.size() < n && lex_all.size() > head_l;
   if (more_v || more_l) {
@@ -304,6 +340,9 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   for (const auto& [id, s] : sem) {
     if (!cand.count(id)) ids.push_back(id);
   }
+  for (const auto& [id, s] : of_class) {
+    if (!cand.count(id)) ids.push_back(id);
+  }
   std::sort(ids.begin(), ids.end());
   ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   ENGRAM_ASSIGN_OR_RETURN(Rows rows, Fetch(db, c, ids));
@@ -312,6 +351,9 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   }
   for (const auto& [id, s] : sem) {
     if (rows.count(id)) cand[id].from_semantic = true;
+  }
+  for (const auto& [id, s] : of_class) {
+    if (rows.count(id)) cand[id].from_lexical = true;  // by the full-text index
   }
 
   // 5. Every component for every candidate, fused.
@@ -327,14 +369,6 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // whose scores tie because both semantic components were clamped to 1.
   std::unordered_map<std::string, double> unclamped;
   const bool asks_when = AsksWhen(text::Tokenize(query));
-  // What kind of thing the question asks for (built-in meaning only): a
-  // memory naming a thing of that kind ("parrot" for "What bird ...?",
-  // "architect" for "What is her profession?") holds the question's noun in
-  // other words, and matches it as if it held it; a question about work in
-  // other words ("What does he do for a living?") holds one more term, of the
-  // mean weight of its others, that such a memory matches.
-  const answer::AnswerClass asked =
-      words ? answer::AnswerClass::Of(query, wordnet::WordNet::Default()) : answer::AnswerClass();
   std::size_t focus_at = qterms.size();
   if (!asked.empty() && !asked.focus().empty()) {
     const auto ft = LexicalTerms(asked.focus());

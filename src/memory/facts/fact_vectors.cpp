@@ -35,18 +35,54 @@ std::vector<std::string> DistinctTerms(std::string_view text) {
   return t;
 }
 
+std::size_t TermRows(const std::vector<std::shared_ptr<const FactVectors>>& snaps, const std::string& term) {
+  std::size_t df = 0;
+  for (const auto& sn : snaps) {
+    if (sn->base) {
+      auto it = sn->base->term_rows.find(term);
+      if (it != sn->base->term_rows.end()) df += it->second;
+    }
+    for (const auto& a : sn->added) df += std::binary_search(a->terms.begin(), a->terms.end(), term) ? 1 : 0;
+  }
+  return df;
+}
+
+std::vector<std::pair<std::size_t, std::string>> TermsHeld(const std::vector<std::shared_ptr<const FactVectors>>& snaps,
+                                                           const std::vector<std::string>& sorted) {
+  std::vector<std::size_t> df(sorted.size(), 0);
+  auto at = [&](const std::string& t) -> long {
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), t);
+    return it != sorted.end() && *it == t ? it - sorted.begin() : -1;
+  };
+  for (const auto& sn : snaps) {
+    if (sn->base && sn->base->term_rows.size() < sorted.size()) {
+      for (const auto& [term, count] : sn->base->term_rows) {
+        if (const long k = at(term); k >= 0) df[static_cast<std::size_t>(k)] += count;
+      }
+    } else if (sn->base) {
+      for (std::size_t k = 0; k < sorted.size(); ++k) {
+        auto it = sn->base->term_rows.find(sorted[k]);
+        if (it != sn->base->term_rows.end()) df[k] += it->second;
+      }
+    }
+    for (const auto& a : sn->added) {
+      for (const auto& t : a->terms) {
+        if (const long k = at(t); k >= 0) ++df[static_cast<std::size_t>(k)];
+      }
+    }
+  }
+  std::vector<std::pair<std::size_t, std::string>> out;
+  for (std::size_t k = 0; k < sorted.size(); ++k) {
+    if (df[k] > 0) out.emplace_back(df[k], sorted[k]);
+  }
+  return out;
+}
+
 std::function<float(const std::string&)> TermIdf(const std::vector<std::shared_ptr<const FactVectors>>& snaps) {
   double rows = 0;
   for (const auto& sn : snaps) rows += static_cast<double>((sn->base ? sn->base->rows : 0) + sn->added.size());
   return [snaps, rows](const std::string& term) {
-    double df = 0;
-    for (const auto& sn : snaps) {
-      if (sn->base) {
-        auto it = sn->base->term_rows.find(term);
-        if (it != sn->base->term_rows.end()) df += it->second;
-      }
-      for (const auto& a : sn->added) df += std::binary_search(a->terms.begin(), a->terms.end(), term) ? 1 : 0;
-    }
+    const double df = static_cast<double>(TermRows(snaps, term));
     return static_cast<float>(std::log(1.0 + (rows + 1.0) / (df + 1.0)));
   };
 }

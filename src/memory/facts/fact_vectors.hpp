@@ -147,9 +147,18 @@ std::vector<std::pair<std::int64_t, float>> TopVectors(const FactVectors& v, con
 // The distinct index terms of a text, sorted (AddedFactVec::terms).
 std::vector<std::string> DistinctTerms(std::string_view text);
 
+// How many rows of these snapshots hold an index term (the snapshots must
+// keep word vectors: FactVectors::words set).
+std::size_t TermRows(const std::vector<std::shared_ptr<const FactVectors>>& snaps, const std::string& term);
+
+// The terms of `sorted` (sorted, distinct) that rows of these snapshots hold,
+// with how many rows hold each: by the snapshots' terms or by `sorted`,
+// whichever is shorter.
+std::vector<std::pair<std::size_t, std::string>> TermsHeld(const std::vector<std::shared_ptr<const FactVectors>>& snaps,
+                                                           const std::vector<std::string>& sorted);
+
 // The inverse document frequency of an index term among the live rows of
-// these snapshots, log(1 + (rows + 1) / (rows with the term + 1)) (the
-// snapshots must keep word vectors: FactVectors::words set).
+// these snapshots, log(1 + (rows + 1) / (TermRows + 1)).
 std::function<float(const std::string&)> TermIdf(const std::vector<std::shared_ptr<const FactVectors>>& snaps);
 
 // The query's word-vector mean for semantic search in these snapshots (each

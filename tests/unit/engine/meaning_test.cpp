@@ -273,6 +273,37 @@ TEST_F(MeaningTest, AQuestionForAKindOfThingFindsTheMemoryNamingOne) {
   }
 }
 
+// In a store of hundreds of memories the one naming a thing of the kind
+// asked for shares nothing else with the question, so no other search
+// proposes it: the full-text index finds it through the class's words.
+TEST_F(MeaningTest, AMemoryNamingWhatIsAskedIsFoundAmongHundreds) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  const char* people[] = {"Theo", "Mara", "Jonas", "Lena", "Omar", "Keiko", "Ravi", "Ines"};
+  const char* things[] = {"the plants on the balcony", "the blue kettle", "a spare key", "the winter coats",
+                          "the bike tyres", "the library card", "the garden hose", "the fridge magnets",
+                          "the board games", "the photo albums", "the holiday plans", "the recycling bags"};
+  const char* verbs[] = {"tidied", "lost", "found", "moved", "cleaned", "checked", "labelled", "sorted"};
+  for (int i = 0; i < 320; ++i) {
+    Add(*e, "big", std::string(people[i % 8]) + " " + verbs[(i / 8) % 8] + " " + things[(i / 3) % 12] +
+                       " on day " + std::to_string(i));
+  }
+  Add(*e, "big", "Theo is an architect designing hospitals");
+  Add(*e, "big", "Mara keeps a parrot that whistles");
+  MemorySearchOptions so;
+  so.explain = true;
+  const std::pair<const char*, const char*> cases[] = {
+      {"What is his profession?", "Theo is an architect designing hospitals"},
+      {"What bird does she have?", "Mara keeps a parrot that whistles"},
+  };
+  for (const auto& [q, want] : cases) {
+    auto r = e->SearchMemories(User("big"), q, so);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_FALSE(r->empty()) << q;
+    EXPECT_EQ(r->front().memory, want) << q;
+  }
+}
+
 TEST_F(MeaningTest, AWordMostMemoriesShareCountsLessThanARareOne) {
   ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
   auto e = Open();
