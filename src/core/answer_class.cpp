@@ -1,7 +1,6 @@
 #include "core/answer_class.hpp"
 
 #include <algorithm>
-#include <iterator>
 #include <mutex>
 #include <vector>
 
@@ -89,8 +88,6 @@ wordnet::WordNet::SynsetSet MakeOccupationSet(const wordnet::WordNet& wn) {
   return wn.NounsUnder(roots, 4, kPersonFile, 1u << 20);
 }
 
-}  // namespace
-
 using SetPtr = std::shared_ptr<const wordnet::WordNet::SynsetSet>;
 using TermsPtr = std::shared_ptr<const std::vector<std::string>>;
 // A class and its words' index terms.
@@ -98,7 +95,7 @@ struct Made {
   SetPtr set;
   TermsPtr terms;
 };
-constexpr std::size_t kMaxClassTerms = 20000;
+constexpr std::size_t kMaxClassTerms = 8000;
 
 Made MakeClass(const wordnet::WordNet& wn, wordnet::WordNet::SynsetSet set) {
   Made m;
@@ -110,12 +107,13 @@ Made MakeClass(const wordnet::WordNet& wn, wordnet::WordNet::SynsetSet set) {
   return m;
 }
 
+}  // namespace
+
 // What the process remembers of one WordNet (the process has one; another
-// starts afresh), bounded: the last 32 classes asked for (15 KB each, a bit
-// per synset, and their words' index terms: about 40 KB for "bird", 200 KB
-// for the roles of working life), and each token's most frequent noun sense
-// (the memories a question's candidates are hold the same words again and
-// again, and a look-up tries several base forms, each a binary search).
+// starts afresh), bounded: the last 16 classes asked for (a bit per synset,
+// 15 KB, and their words' index terms), and each token's most frequent noun
+// sense (the memories a question's candidates are hold the same words again
+// and again, and a look-up tries several base forms, each a binary search).
 class Memo {
  public:
   static Memo& Of(const wordnet::WordNet& wn) {
@@ -148,7 +146,7 @@ class Memo {
     }
     Made out = MakeClass(*wn_, wn_->NounsUnder({focus}, kClassSenses, -1, kMaxSenseSynsets));
     std::lock_guard<std::mutex> lock(mu_);
-    if (classes_.size() >= 32) classes_.clear();
+    if (classes_.size() >= 16) classes_.clear();
     classes_.emplace(focus, out);
     return out;
   }

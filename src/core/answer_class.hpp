@@ -47,7 +47,7 @@ class AnswerClass {
   const std::string& focus() const { return focus_; }
   bool occupation() const { return occupation_; }
   // The index terms (text::Terms) of the class's words, sorted, at most
-  // 20,000 (made once per class and kept): what a full-text index finds its
+  // 8,000 (made once per class and kept): what a full-text index finds its
   // members by. Empty for an empty class.
   const std::vector<std::string>& Terms() const;
   // Whether a lower-case token names a thing of the class by its most frequent
