@@ -607,38 +607,28 @@ bool WordNet::ForEachCandidate(const std::string& w, std::uint8_t pos,
 
 WordNet::SynsetSet WordNet::NounsUnder(const std::vector<std::string>& words, int max_senses, int lexfile,
                                        std::size_t limit) const {
+  const std::size_t words_of_bits = (n_synsets_ + 63) / 64;
   SynsetSet set;
-  set.bits.assign((n_synsets_ + 63) / 64, 0);
-  auto has = [](const std::vector<std::uint64_t>& bits, std::uint32_t s) { return ((bits[s / 64] >> (s % 64)) & 1) != 0; };
+  set.bits.assign(words_of_bits, 0);
   // Each sense with what is below it, alone: a sense wider than `limit` is
   // left out (the others stay).
-  std::vector<std::uint64_t> mine(set.bits.size(), 0);
-  std::vector<std::uint32_t> added;
   auto under = [&](std::uint32_t root) {
-    added.clear();
-    std::vector<std::uint32_t> level{root};
-    mine[root / 64] |= std::uint64_t{1} << (root % 64);
-    added.push_back(root);
-    while (!level.empty() && added.size() <= limit) {
+    SynsetSet sense;
+    sense.bits.assign(words_of_bits, 0);
+    sense.Add(root);
+    std::vector<std::uint32_t> level{root}, all{root};
+    while (!level.empty() && sense.count <= limit) {
       std::vector<std::uint32_t> next;
       for (std::uint32_t x : level) {
         for (std::uint32_t h : synset_hyponyms_.at(x)) {
-          if (has(mine, h)) continue;
-          mine[h / 64] |= std::uint64_t{1} << (h % 64);
-          added.push_back(h);
-          next.push_back(h);
+          if (sense.Add(h)) next.push_back(h);
         }
       }
+      all.insert(all.end(), next.begin(), next.end());
       level = std::move(next);
     }
-    const bool keep = added.size() <= limit;
-    for (std::uint32_t x : added) {
-      mine[x / 64] &= ~(std::uint64_t{1} << (x % 64));
-      if (keep && !has(set.bits, x)) {
-        set.bits[x / 64] |= std::uint64_t{1} << (x % 64);
-        ++set.count;
-      }
-    }
+    if (sense.count > limit) return;
+    for (std::uint32_t x : all) set.Add(x);
   };
   for (const auto& word : words) {
     ForEachCandidate(Normalise(word), 0, [&](const std::string& base) {
@@ -648,7 +638,7 @@ WordNet::SynsetSet WordNet::NounsUnder(const std::vector<std::string>& words, in
       for (std::uint32_t s : word_synsets_.at(static_cast<std::uint32_t>(id))) {
         if (synset_pos_[s] != 0) continue;
         if (++rank > max_senses) break;
-        if ((lexfile < 0 || synset_lex_[s] == lexfile) && !has(set.bits, s)) under(s);
+        if ((lexfile < 0 || synset_lex_[s] == lexfile) && !set.Has(s)) under(s);
       }
       return true;
     });

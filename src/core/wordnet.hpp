@@ -103,6 +103,13 @@ class WordNet {
     std::size_t count = 0;
     bool Has(std::uint32_t s) const { return s / 64 < bits.size() && ((bits[s / 64] >> (s % 64)) & 1) != 0; }
     bool empty() const { return count == 0; }
+    // Adds a synset below `bits.size() * 64`; false when it was there.
+    bool Add(std::uint32_t s) {
+      if (Has(s)) return false;
+      bits[s / 64] |= std::uint64_t{1} << (s % 64);
+      ++count;
+      return true;
+    }
   };
   // The noun senses of some lower-case words (the `max_senses` most frequent
   // of each base form; only those of lexicographer file `lexfile` when it is

@@ -417,7 +417,6 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       }
       d.lexical = x.all > 0 ? x.hit / x.all : 0.0;
     }
-    if (asked.empty()) x.gain = 0;
     std::sort(d.entities.begin(), d.entities.end());
     d.entities.erase(std::unique(d.entities.begin(), d.entities.end()), d.entities.end());
     d.entity = matched_names.empty() ? 0.0
