@@ -7,10 +7,11 @@
 // categories 1-4. Exit codes: 0 ok, 2 usage (unknown benchmark, bad budget,
 // unknown conversation, malformed file, --answer without a model), 1 other
 // errors (missing file, engine or model failure).
-// `engram eval paraphrase [FILE] [--max-memories N] [--model-embedder]
-// [--json]` runs the paraphrase benchmark of the fact memory (default file
-// bench/data/paraphrase.jsonl) on the built-in engine, or with the configured
-// embedding endpoint (--model-embedder).
+// `engram eval paraphrase [FILE] [--max-memories N] [--keywords]
+// [--model-embedder] [--json]` runs the paraphrase benchmark of the fact
+// memory (default file bench/data/paraphrase.jsonl; --keywords asks each
+// memory's keyword queries instead of its questions) on the built-in engine,
+// or with the configured embedding endpoint (--model-embedder).
 #include <unistd.h>  // isatty
 
 #include <cstdio>
@@ -281,7 +282,10 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
   static std::string para_file = "bench/data/paraphrase.jsonl";
   static std::size_t max_memories = 0;
   static bool model_embedder = false;
+  static bool keywords = false;
   para->add_option("FILE", para_file, "The set, JSON lines (default bench/data/paraphrase.jsonl)");
+  para->add_flag("--keywords", keywords,
+                 "Ask each memory's keyword queries (\"occupation\", \"favourite sport\") instead of its questions");
   para->add_option("--max-memories", max_memories, "Only the first N memories and their questions")
       ->check(CLI::Range(1, 1000000));
   para->add_flag("--model-embedder", model_embedder,
@@ -290,6 +294,7 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
   para->callback([&] {
     eval::ParaphraseOptions opt;
     opt.max_memories = max_memories;
+    opt.keywords = keywords;
     if (model_embedder) {
       if (Status st = cli.ConfigureModels(opt.engine); !st.ok()) {
         code = Fail(st);
@@ -316,7 +321,7 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
     }
     const auto& cfg = (*r)["config"];
     std::cout << "Paraphrase search of the fact memory (" << (*r)["overall"]["memories"] << " memories, "
-              << (*r)["overall"]["questions"] << " questions; embedder " << cfg["embedder"].get<std::string>()
+              << (*r)["overall"]["questions"] << (keywords ? " keyword queries" : " questions") << "; embedder " << cfg["embedder"].get<std::string>()
               << ", word vectors " << (cfg["word_vectors"].is_null() ? std::string("none") : cfg["word_vectors"].get<std::string>())
               << ")\n\n"
               << Pad("category", 18) << Pad("questions", 11) << Pad("hit@1", 9) << Pad("hit@3", 9) << "MRR@10\n";

@@ -100,6 +100,9 @@ constexpr std::size_t kMaxClassTerms = 8000;
 Made MakeClass(const wordnet::WordNet& wn, wordnet::WordNet::SynsetSet set) {
   Made m;
   if (set.empty()) return m;
+  // Only words that name a thing of the class by their most frequent sense,
+  // as Names counts them: "Berlin" (the composer) or "hope" (the comedian)
+  // would find memories that HeldBy then refuses, in place of those it holds.
   std::vector<std::string> terms = wn.TermsIn(set, kMaxClassTerms);
   std::sort(terms.begin(), terms.end());
   m.terms = std::make_shared<const std::vector<std::string>>(std::move(terms));
@@ -194,10 +197,39 @@ std::string QuestionFocus(std::string_view question, const wordnet::WordNet& wn)
     ++seen;
     const std::string l = Lower(w);
     if (OneOf(l, {"kind", "kinds", "type", "types", "sort", "sorts"})) continue;
+    // "the name of her dog", "which brand of coffee": the thing is what
+    // follows (neither word counts among the four).
+    if (OneOf(l, {"name", "names", "brand", "brands", "model", "models"}) && i + 1 < words.size() &&
+        Lower(words[i + 1]) == "of") {
+      --seen;
+      ++i;
+      continue;
+    }
     if (text::IsStopword(l) || IsVerbNotThing(l) || wn.NounClass(l) < 0) continue;
     return l;
   }
   return {};
+}
+
+std::string KeywordFocus(std::string_view query, const wordnet::WordNet& wn) {
+  if (query.find('?') != std::string_view::npos) return {};
+  const std::vector<std::string_view> words = Words(query);
+  std::string focus;
+  int content = 0;
+  for (std::string_view w : words) {
+    const std::string l = Lower(w);
+    if (OneOf(l, {"what", "which", "who", "whom", "whose", "where", "when", "why", "how", "is", "are", "was",
+                  "were", "do", "does", "did", "can", "could", "should", "would", "will", "tell", "list", "show",
+                  "give", "find"})) {
+      return {};
+    }
+    if (l.size() < 2 || text::IsStopword(l)) continue;
+    if (++content > 4) return {};
+    // A possessive names whose thing it is ("Carmen's job").
+    if (l.ends_with("'s") || l.ends_with("'")) continue;
+    if (!IsVerbNotThing(l) && wn.NounClass(l) >= 0) focus = l;
+  }
+  return focus;
 }
 
 AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* wn) {
@@ -205,6 +237,7 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
   if (wn == nullptr) return c;
   c.wn_ = wn;
   c.focus_ = QuestionFocus(question, *wn);
+  if (c.focus_.empty()) c.focus_ = KeywordFocus(question, *wn);
   std::string said;
   Memo& memo = Memo::Of(*wn);
   c.memo_ = &memo;

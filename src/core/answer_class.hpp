@@ -25,6 +25,11 @@ class Memo;  // what the process remembers of WordNet's answers (answer_class.cp
 // names (capitalised words, possessives). Lower-cased; "" when there is none.
 std::string QuestionFocus(std::string_view question, const wordnet::WordNet& wn);
 
+// The focus of a keyword query ("occupation", "Carmen's job", "favourite
+// sport"): its last noun WordNet knows, when the query asks nothing in
+// words of a question and holds at most four content words; "" otherwise.
+std::string KeywordFocus(std::string_view query, const wordnet::WordNet& wn);
+
 // Whether a lower-case word is a verb that is a noun too but, after "what did
 // Ana ...", is never the thing asked for ("like", "going", "made").
 bool IsVerbNotThing(std::string_view word);

@@ -306,6 +306,21 @@ bool IsStopword(std::string_view token) {
   return kStop.count(token) > 0;
 }
 
+std::string_view FullForm(std::string_view token) {
+  static const std::unordered_map<std::string_view, std::string_view> kFull = {
+      {"fam", "family"},      {"edu", "education"},     {"bday", "birthday"},     {"b-day", "birthday"},
+      {"convo", "conversation"}, {"convos", "conversation"}, {"vid", "video"},     {"vids", "video"},
+      {"vacay", "vacation"},  {"fav", "favorite"},      {"fave", "favorite"},     {"faves", "favorite"},
+      {"favs", "favorite"},   {"bro", "brother"},       {"sis", "sister"},        {"hubby", "husband"},
+      {"kiddo", "kid"},       {"kiddos", "kid"},        {"grandma", "grandmother"}, {"grandpa", "grandfather"},
+      {"gf", "girlfriend"},   {"bf", "boyfriend"},      {"bff", "friend"},        {"info", "information"},
+      {"mins", "minute"},     {"hrs", "hour"},          {"uni", "university"},    {"grad", "graduate"},
+      {"grads", "graduate"},  {"yr", "year"},           {"yrs", "year"}};
+  if (token.size() < 2 || token.size() > 7) return {};  // ("grandma": the longest)
+  const auto it = kFull.find(token);
+  return it == kFull.end() ? std::string_view{} : it->second;
+}
+
 std::string Stem(std::string_view token) {
   if (token.empty() || token.size() > kMaxStemBytes) return std::string(token);
   bool ascii = true;

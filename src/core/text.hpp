@@ -59,6 +59,13 @@ void ForEachToken(std::string_view text, TokenFn fn);
 // True for common function words (English list; short and conservative).
 bool IsStopword(std::string_view token);
 
+// The word a short form of informal writing stands for ("fave": "favorite",
+// "bday": "birthday", "fam": "family", "convo": "conversation"); "" for any
+// other token. Only forms that stand for one word: "doc" (doctor or
+// document), "app", "vet" and "bio" are not among them, nor "pic", which a
+// chat says of every photo it shares.
+std::string_view FullForm(std::string_view token);
+
 // Snowball English stem of one lower-cased token (tokens with digits or
 // inner punctuation are returned unchanged). Thread-safe (one stemmer per thread).
 std::string Stem(std::string_view token);

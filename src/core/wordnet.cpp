@@ -649,6 +649,14 @@ WordNet::SynsetSet WordNet::NounsUnder(const std::vector<std::string>& words, in
 std::vector<std::string> WordNet::TermsIn(const SynsetSet& set, std::size_t max) const {
   std::vector<std::string> out;
   std::unordered_set<std::string> seen;
+  // The word's most frequent noun sense (the first of its synsets that is a
+  // noun): is it in the set?
+  auto first_in = [&](std::uint32_t w) {
+    for (std::uint32_t x : word_synsets_.at(w)) {
+      if (synset_pos_[x] == 0) return set.Has(x);
+    }
+    return false;
+  };
   for (std::size_t i = 0; i < set.bits.size() && out.size() < max; ++i) {
     for (std::uint64_t b = set.bits[i]; b != 0 && out.size() < max; b &= b - 1) {
       const std::size_t s = i * 64 + static_cast<std::size_t>(__builtin_ctzll(b));
@@ -656,6 +664,7 @@ std::vector<std::string> WordNet::TermsIn(const SynsetSet& set, std::size_t max)
       for (std::uint32_t w : synset_words_.at(static_cast<std::uint32_t>(s))) {
         const std::uint8_t keep = term_keep_[w];
         if (keep == kNoTerm) continue;
+        if (!first_in(w)) continue;
         std::string term(words_.at(w).substr(0, keep));
         term += term_tails_.at(w);
         if (seen.insert(term).second) out.push_back(std::move(term));

@@ -131,7 +131,9 @@ class WordNet {
   }
 
   // The index terms (as ExpandTerms gives them: a collocation or a stopword
-  // has none) of the words of the synsets of a set, each once, at most `max`.
+  // has none) of the words of the synsets of a set whose most frequent noun
+  // sense is in the set (FirstNounIn: "Berlin" names Irving Berlin, a
+  // composer, but is a city first), each once, at most `max`.
   std::vector<std::string> TermsIn(const SynsetSet& set, std::size_t max) const;
 
   std::size_t synsets() const { return n_synsets_; }

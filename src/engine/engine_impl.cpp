@@ -13,6 +13,7 @@
 #include "memory/lpm.hpp"
 #include "memory/scope_store.hpp"
 #include "memory/stm.hpp"
+#include "memory/text_documents.hpp"
 #include "models/builtin/extractive_maintainer.hpp"
 #include "models/builtin/hash_embedder.hpp"
 #include "retrieval/ranking.hpp"
@@ -83,6 +84,12 @@ Status EngineImpl::Init() {
 
   // The store remembers its embedder; vectors of two embedders never mix.
   ENGRAM_RETURN_IF_ERROR(CheckStoreEmbedder());
+  // Full-text documents indexed by an older build's text rules are made again
+  // (once per rules version; a store on read-only media keeps its own).
+  if (Status refreshed = memory::RefreshTextDocuments(writer_.get());
+      !refreshed.ok() && refreshed.code() != StatusCode::kPermissionDenied) {
+    return refreshed;
+  }
   // Queries are embedded without the persistent cache: only memory content
   // (pages, facts) is cached, and ForgetUser removes a user's entries.
   query_embedder_ = embedder_;

@@ -43,7 +43,7 @@ struct Group {
   }
 };
 
-Result<std::vector<Item>> ReadItems(const std::string& path, std::size_t max) {
+Result<std::vector<Item>> ReadItems(const std::string& path, std::size_t max, bool keywords) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status::NotFound(path + ": no such file");
   std::ifstream in(path);
@@ -65,17 +65,30 @@ Result<std::vector<Item>> ReadItems(const std::string& path, std::size_t max) {
     it.category = j.value("category", "");
     it.memory = j["memory"].get<std::string>();
     if (!ids.insert(it.id).second) return Status::InvalidArgument(at + ": id " + it.id + " given twice");
+    if (j.contains("keywords") && (!j["keywords"].is_array() || j["keywords"].empty())) {
+      return Status::InvalidArgument(at + ": \"keywords\" must be a non-empty array of queries");
+    }
+    if (keywords && !j.contains("keywords")) return Status::InvalidArgument(at + ": no \"keywords\" to ask");
     const auto own = text::Terms(it.memory);
     const std::set<std::string> own_terms(own.begin(), own.end());
-    for (const auto& q : j["questions"]) {
-      if (!q.is_string() || q.get<std::string>().empty()) return Status::InvalidArgument(at + ": questions must be text");
-      for (const auto& t : text::Terms(q.get<std::string>())) {
-        if (own_terms.count(t)) {
-          return Status::InvalidArgument(at + ": question \"" + q.get<std::string>() +
-                                         "\" shares the content word \"" + t + "\" with its memory");
+    // Both lists are checked, whichever is asked.
+    for (const char* field : {"questions", "keywords"}) {
+      if (!j.contains(field)) continue;
+      const bool keyword_list = std::string_view(field) == "keywords";
+      const bool asked = keyword_list == keywords;
+      for (const auto& q : j[field]) {
+        if (!q.is_string() || q.get<std::string>().empty()) {
+          return Status::InvalidArgument(at + ": " + field + " must be text");
         }
+        for (const auto& t : text::Terms(q.get<std::string>())) {
+          if (own_terms.count(t)) {
+            return Status::InvalidArgument(at + ": " + (keyword_list ? "keyword query" : "question") +
+                                           " \"" + q.get<std::string>() + "\" shares the content word \"" + t +
+                                           "\" with its memory");
+          }
+        }
+        if (asked) it.questions.push_back(q.get<std::string>());
       }
-      it.questions.push_back(q.get<std::string>());
     }
     items.push_back(std::move(it));
     if (max > 0 && items.size() >= max) break;
@@ -87,7 +100,7 @@ Result<std::vector<Item>> ReadItems(const std::string& path, std::size_t max) {
 }  // namespace
 
 Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions& opt) {
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<Item> items, ReadItems(path, opt.max_memories));
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<Item> items, ReadItems(path, opt.max_memories, opt.keywords));
   EngineOptions eo = opt.engine;
   eo.db_path = ":memory:";
   eo.background_maintenance = false;
@@ -176,7 +189,8 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
                  {"word_vectors", have_words ? json(words) : json(nullptr)},
                  {"engram_version", Version()},
                  {"top_k", so.top_k},
-                 {"max_memories", opt.max_memories}};
+                 {"max_memories", opt.max_memories},
+                 {"queries", opt.keywords ? "keywords" : "questions"}};
   double sum = 0;
   for (double x : latencies) sum += x;
   j["latency_ms"] = {{"p50", Round(Percentile(latencies, 50), 3)},

@@ -7,9 +7,12 @@
 // the defaults a caller gets (MemorySearchOptions{}), and hit@1 / hit@3 count
 // the questions whose memory comes first / among the first three.
 //
-// File: JSON lines {"id", "category", "memory", "questions": [...]}; the
-// project's set is bench/data/paraphrase.jsonl. Deterministic for
-// deterministic engines; only the latency fields vary.
+// File: JSON lines {"id", "category", "memory", "questions": [...],
+// "keywords": [...]} ("keywords" optional: the same memory asked for in the
+// words of an agent's search tool, "occupation", "favourite sport"; asked
+// instead of the questions with ParaphraseOptions::keywords); the project's
+// set is bench/data/paraphrase.jsonl. Deterministic for deterministic
+// engines; only the latency fields vary.
 #pragma once
 
 #include <cstddef>
@@ -28,10 +31,14 @@ struct ParaphraseOptions {
   EngineOptions engine;
   // Only the first N memories of the file (and their questions); 0 = all.
   std::size_t max_memories = 0;
+  // Ask each memory's "keywords" instead of its "questions" (every item of
+  // the file must have them).
+  bool keywords = false;
 };
 
 // Runs the benchmark. InvalidArgument names the line of a malformed item or
-// of a question that shares a content word with its memory (and the word).
+// of a question or keyword query that shares a content word with its memory
+// (and the word), whichever of the two is asked.
 //
 // Result (JSON object):
 //   overall      {"questions","memories","hit@1","hit@3","mrr@10","context_hit",
@@ -41,7 +48,8 @@ struct ParaphraseOptions {
 //                context_facts the mean number of facts such a context holds
 //   by_category  {"<category>": same keys}
 //   config       {"benchmark": "paraphrase","file","embedder","word_vectors"
-//                 (the vector file or null),"engram_version","top_k","max_memories"}
+//                 (the vector file or null),"engram_version","top_k","max_memories",
+//                 "queries" ("questions" or "keywords")}
 //   latency_ms   {"p50","p95","p99","mean","calls"}: one search per question
 //   misses       [{"id","question","memory","rank","components","first",
 //                "first_components"}]: questions whose memory is not in the

@@ -7,6 +7,7 @@
 #include "memory/mtm.hpp"
 #include "memory/scope_store.hpp"
 #include "memory/stm.hpp"
+#include "memory/text_documents.hpp"
 #include "store/fulltext.hpp"
 #include "store/segments.hpp"
 
@@ -149,9 +150,8 @@ Status WriteSegment(sql::Db* db, std::int64_t scope_id, WorkingSegment& ws, Time
   } else {
     ENGRAM_RETURN_IF_ERROR(store::UpdateSegment(db, ws.row, added, now, degraded));
   }
-  std::string doc = FtsDocument(ws.row.summary);
-  for (const auto& k : ws.row.keywords) doc += " " + FtsDocument(k);
-  return store::ReindexText(db, store::FullText::kSegments, ws.row.id, scope_id, doc);
+  return store::ReindexText(db, store::FullText::kSegments, ws.row.id, scope_id,
+                            SegmentDocument(ws.row.summary, ws.row.keywords));
 }
 
 }  // namespace

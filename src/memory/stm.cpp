@@ -9,6 +9,7 @@
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "lineage/receipts.hpp"
+#include "memory/text_documents.hpp"
 #include "store/fulltext.hpp"
 #include "store/jobs.hpp"
 #include "store/turns.hpp"
@@ -87,9 +88,7 @@ Result<AdmitResult> AdmitTurn(sql::Db* db, const ScopeRow& scope, const TurnInpu
   const std::int64_t in_stm = slot.stm_count;
   ENGRAM_ASSIGN_OR_RETURN(std::int64_t turn_id,
                           store::InsertTurn(db, scope.id, seq, turn, turn.event_time.value_or(now), now));
-  // Speaker names are indexed with the text: questions name people.
-  std::string doc = store::FtsDocument(
-      RenderExchange(turn.user_name, turn.user_text, turn.assistant_name, turn.assistant_text));
+  const std::string doc = TurnDocument(turn.user_name, turn.user_text, turn.assistant_name, turn.assistant_text);
   ENGRAM_RETURN_IF_ERROR(store::IndexText(db, store::FullText::kTurns, turn_id, scope.id, doc));
 
   lineage::Receipt r;

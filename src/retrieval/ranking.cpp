@@ -156,7 +156,10 @@ std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const std::string& token = tokens[i];
     if (text::IsStopword(token)) continue;
-    const std::string whole = text::Stem(token);
+    // (A short form asks for its full word, "fave" for "favorite": the
+    // index holds that beside every short form, ForEachOtherTerm.)
+    const std::string_view full = text::FullForm(token);
+    const std::string whole = text::Stem(full.empty() ? token : full);
     const bool unknown = held && !held(whole);
     add(whole);
     if (!held) continue;

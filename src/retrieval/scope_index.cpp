@@ -132,6 +132,7 @@ std::int8_t MessageCues::Person() const {
 void ForEachOtherTerm(std::string_view token, const std::function<void(std::string)>& fn) {
   if (text::IsStopword(token)) return;
   text::ForEachHyphenPart(token, [&](std::string_view part) { fn(text::Stem(part)); });
+  if (const std::string_view full = text::FullForm(token); !full.empty()) fn(text::Stem(full));
   if (const wordnet::WordNet* wn = wordnet::WordNet::Default(); wn != nullptr && token.size() <= kMaxIrregular) {
     for (std::string& t : wn->IrregularBaseTerms(token)) {
       if (!text::IsStopword(t)) fn(std::move(t));  // ("did": "do")

@@ -170,7 +170,8 @@ void ForEachNamedWord(std::string_view text, const std::function<bool(std::strin
 int NamedWords(std::string_view text, std::span<const std::string_view> speakers, int cap = kMaxNamedWords);
 
 // The index terms a token stands for besides its own stem: its hyphenated
-// parts' (text::ForEachHyphenPart: "gluten-free" -> "gluten", "free") and
+// parts' (text::ForEachHyphenPart: "gluten-free" -> "gluten", "free"), the
+// word a short form stands for (text::FullForm: "fave" -> "favorite") and
 // the base forms of an irregular noun or verb (WordNet's exception lists:
 // "made" -> "make", "went" -> "go", "children" -> "child"; none without
 // WordNet), in that order, possibly repeated; none for a stopword, and no

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "core/json_lists.hpp"
 #include "core/text.hpp"
 #include "store/schema.hpp"
 
@@ -60,10 +61,13 @@ std::string FtsDocument(const std::string& s) {
 
 std::vector<std::string> QueryTerms(const std::string& query) {
   std::vector<std::string> out;
-  for (const auto& t : text::Terms(query)) {
-    std::string f = text::FtsTerm(t);
-    if (f.empty() || std::find(out.begin(), out.end(), f) != out.end()) continue;
-    out.push_back(std::move(f));
+  auto add = [&](std::string f) {
+    if (!f.empty() && std::find(out.begin(), out.end(), f) == out.end()) out.push_back(std::move(f));
+  };
+  for (const std::string& token : text::Tokenize(query)) {
+    if (text::IsStopword(token)) continue;
+    add(text::FtsTerm(text::Stem(token)));
+    if (const std::string_view full = text::FullForm(token); !full.empty()) add(text::FtsTerm(text::Stem(full)));
   }
   return out;
 }
@@ -127,6 +131,53 @@ Status ScanTextRows(sql::Db* db, FullText table, std::int64_t scope_id,
   }
   st->Reset();
   return Status::Ok();
+}
+
+Result<std::vector<TextSource>> TextSourcesAfter(sql::Db* db, FullText table, std::int64_t after, int limit) {
+  const char* source = "";
+  const char* columns = "";
+  switch (table) {
+    case FullText::kTurns:
+      source = "turns";
+      columns = "s.user_name, s.user_text, s.assistant_name, s.assistant_text";
+      break;
+    case FullText::kSegments:
+      source = "segments";
+      columns = "s.summary, s.keywords";
+      break;
+    case FullText::kFacts:
+      source = "facts";
+      columns = "s.text";
+      break;
+  }
+  const std::string t = TableName(table);
+  // The source's primary key leads (the index's rowid is its id); on
+  // PostgreSQL the index's key is (tenant, rowid).
+  const std::string join = db->dialect() == sql::Dialect::kSqlite ? "f.rowid = s.id"
+                                                                   : "f.tenant = s.tenant AND f.rowid = s.id";
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                          db->Prepare(std::string("SELECT s.id, s.scope_id, f.terms, ") + columns + " FROM " + source +
+                                      " s JOIN " + t + " f ON " + join +
+                                      " WHERE s.id > ?1 ORDER BY s.id LIMIT ?2"));
+  st->Bind(1, after).Bind(2, std::int64_t{limit});
+  std::vector<TextSource> out;
+  for (;;) {
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (!row) break;
+    TextSource x;
+    x.rowid = st->Int(0);
+    x.scope_id = st->Int(1);
+    x.terms = st->Text(2);
+    if (table == FullText::kSegments) {
+      x.columns.push_back(st->Text(3));
+      for (auto& k : json_lists::StringsFromJson(st->Text(4))) x.columns.push_back(std::move(k));
+    } else {
+      for (int c = 3; c < (table == FullText::kTurns ? 7 : 4); ++c) x.columns.push_back(st->Text(c));
+    }
+    out.push_back(std::move(x));
+  }
+  st->Reset();
+  return out;
 }
 
 std::string Fts5MatchText(const std::string& scope_token, const std::vector<std::string>& terms) {

@@ -22,7 +22,9 @@ enum class FullText { kTurns, kSegments, kFacts };
 std::string ScopeToken(std::int64_t scope_id);
 // The index terms of a text, space-separated.
 std::string FtsDocument(const std::string& text);
-// The distinct index terms of a query, in order.
+// The distinct index terms of a query, in order, a short form followed by its
+// full word's (text::FullForm: "fave", "favorit"), which the facts' documents
+// hold beside it.
 std::vector<std::string> QueryTerms(const std::string& query);
 
 // Indexes a row's document (REQUIRES: inside a write transaction).
@@ -47,6 +49,22 @@ Result<std::vector<TextHit>> SearchText(sql::Db* db, FullText table, const std::
 // bm25); FailedPrecondition on PostgreSQL.
 Status ScanTextRows(sql::Db* db, FullText table, std::int64_t scope_id,
                     const std::function<void(std::int64_t rowid, const std::string& terms)>& sink);
+
+// A row of a full-text table with its document as indexed and the columns
+// of its source row that the document is made of: turns {user_name,
+// user_text, assistant_name, assistant_text}; segments {summary, keyword,
+// keyword, ...}; facts {text}.
+struct TextSource {
+  std::int64_t rowid = 0;
+  std::int64_t scope_id = 0;
+  std::string terms;
+  std::vector<std::string> columns;
+};
+// The indexed rows of `table` with a rowid above `after`, in rowid order, at
+// most `limit`, with their sources (a row of the index whose source row is
+// gone is not listed). For bringing the documents up to new rules
+// (memory/text_documents.hpp).
+Result<std::vector<TextSource>> TextSourcesAfter(sql::Db* db, FullText table, std::int64_t after, int limit);
 
 // The match expressions SearchText uses, for statements that join a
 // full-text table with other conditions: FTS5 MATCH text (with the scope

@@ -117,7 +117,11 @@ bool IsInMemory(const std::string& location) { return location == ":memory:"; }
 
 Result<std::unique_ptr<sql::Db>> OpenWriter(const std::string& location,
                                             const StoreOpenOptions& options) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Location loc, sql::ParseLocation(location));
+  // (The parsed location is read in place here and below: GCC 12 takes one
+  // moved out of its Result for maybe-uninitialized.)
+  const Result<sql::Location> parsed = sql::ParseLocation(location);
+  if (!parsed.ok()) return parsed.status();
+  const sql::Location& loc = *parsed;
   if (loc.dialect == sql::Dialect::kSqlite) return OpenSqliteWriter(loc.target, options);
   ENGRAM_ASSIGN_OR_RETURN(auto db, sql::Db::Open(location, {}));
   if (!options.sync_every_commit) ENGRAM_RETURN_IF_ERROR(db->Exec("SET synchronous_commit = off"));
@@ -128,13 +132,17 @@ Result<std::unique_ptr<sql::Db>> OpenWriter(const std::string& location,
 Result<std::unique_ptr<sql::Db>> OpenReader(const std::string& location) {
   sql::OpenOptions ro;
   ro.read_only = true;
-  ENGRAM_ASSIGN_OR_RETURN(sql::Location loc, sql::ParseLocation(location));
+  const Result<sql::Location> parsed = sql::ParseLocation(location);
+  if (!parsed.ok()) return parsed.status();
+  const sql::Location& loc = *parsed;
   ro.immutable = loc.dialect == sql::Dialect::kSqlite && !IsInMemory(loc.target) && !WalReachable(loc.target);
   return sql::Db::Open(location, ro);
 }
 
 Result<bool> Exists(const std::string& location) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Location loc, sql::ParseLocation(location));
+  const Result<sql::Location> parsed = sql::ParseLocation(location);
+  if (!parsed.ok()) return parsed.status();
+  const sql::Location& loc = *parsed;
   if (loc.dialect == sql::Dialect::kSqlite) {
     if (IsInMemory(loc.target)) return false;
     std::error_code ec;
@@ -188,7 +196,9 @@ Status DropPostgresDatabase(const std::string& server_url, const std::string& na
 }
 
 Result<std::int64_t> StoreBytes(const std::string& location) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Location loc, sql::ParseLocation(location));
+  const Result<sql::Location> parsed = sql::ParseLocation(location);
+  if (!parsed.ok()) return parsed.status();
+  const sql::Location& loc = *parsed;
   if (loc.dialect == sql::Dialect::kSqlite) {
     std::error_code ec;
     std::int64_t bytes = 0;

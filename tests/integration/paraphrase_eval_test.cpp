@@ -1,8 +1,9 @@
 // `engram eval paraphrase`: the project's paraphrase set (bench/data/
-// paraphrase.jsonl) is well formed (every question shares no content word
-// with its memory: the runner refuses the file otherwise), and on a slice the
-// built-in engine finds the memory by meaning well above what words alone
-// find (nothing: the questions share no word with their memories).
+// paraphrase.jsonl) is well formed (every question and keyword query shares
+// no content word with its memory: the runner refuses the file otherwise),
+// and on a slice the built-in engine finds the memory by meaning well above
+// what words alone find (nothing: the questions share no word with their
+// memories).
 #include <sys/wait.h>
 
 #include <gtest/gtest.h>
@@ -35,9 +36,11 @@ Outcome Engram(const std::string& args, const std::string& env = "") {
 
 const std::string kSet = ENGRAM_SOURCE_DIR "/bench/data/paraphrase.jsonl";
 // Written before any tuning and never tuned on (docs/PERFORMANCE.md); the
-// second one later, before the step it was first run on.
+// second one later, before the step it was first run on; the third after
+// every step, to see what a set no step has seen gives.
 const std::string kHeldOut = ENGRAM_SOURCE_DIR "/bench/data/paraphrase-heldout.jsonl";
 const std::string kHeldOut2 = ENGRAM_SOURCE_DIR "/bench/data/paraphrase-heldout-2.jsonl";
+const std::string kHeldOut3 = ENGRAM_SOURCE_DIR "/bench/data/paraphrase-heldout-3.jsonl";
 
 nlohmann::json RunEval(const std::string& args, const std::string& env = "", const std::string& set = kSet) {
   auto r = Engram("eval paraphrase '" + set + "' --json " + args, env);
@@ -70,7 +73,7 @@ TEST(ParaphraseEval, TheSetIsWellFormedAndLargeEnough) {
 }
 
 TEST(ParaphraseEval, TheHeldOutSetsAreWellFormedAndRunFromTheirFiles) {
-  for (const std::string& set : {kHeldOut, kHeldOut2}) {
+  for (const std::string& set : {kHeldOut, kHeldOut2, kHeldOut3}) {
     auto j = RunEval("", "", set);
     const auto [memories, questions] = CountItems(set);
     EXPECT_GE(memories, 50u) << set;
@@ -80,9 +83,10 @@ TEST(ParaphraseEval, TheHeldOutSetsAreWellFormedAndRunFromTheirFiles) {
     EXPECT_EQ(j["overall"]["questions"], questions) << set;
     EXPECT_EQ(j["config"]["file"].get<std::string>(), set);
     ASSERT_FALSE(j["config"]["word_vectors"].is_null()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
-    // Measured on the whole sets: hit@3 0.609 and 0.607 (docs/PERFORMANCE.md);
-    // a floor well under them, and far above words alone (0.014).
-    EXPECT_GE(j["overall"]["hit@3"].get<double>(), 0.45) << set << "\n" << j.dump(1);
+    // Measured on the whole sets: hit@3 0.623, 0.625 and 0.500
+    // (docs/PERFORMANCE.md); a floor under them, and far above words alone
+    // (0.029 to 0.036).
+    EXPECT_GE(j["overall"]["hit@3"].get<double>(), 0.40) << set << "\n" << j.dump(1);
   }
 }
 
@@ -93,9 +97,9 @@ TEST(ParaphraseEval, BuiltinEngineFindsMemoriesByMeaningOnASlice) {
   EXPECT_EQ(o["memories"], 40);
   ASSERT_TRUE(o["hit@3"].is_number());
   ASSERT_FALSE(j["config"]["word_vectors"].is_null()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
-  // Words alone find almost none of these (see the next test: hit@3 0.095 on
-  // this slice); with the word vectors and their expansions hit@3 is 0.643,
-  // hit@1 0.476 (a floor with a margin: ties may fall either way, the vectors
+  // Words alone find almost none of these (see the next test: hit@3 0.119 on
+  // this slice); with the word vectors and their expansions hit@3 is 0.738,
+  // hit@1 0.548 (a floor with a margin: ties may fall either way, the vectors
   // may be retuned).
   EXPECT_GE(o["hit@3"].get<double>(), 0.52) << j.dump(1);
   EXPECT_GE(o["hit@1"].get<double>(), 0.35) << j.dump(1);
@@ -106,6 +110,27 @@ TEST(ParaphraseEval, BuiltinEngineFindsMemoriesByMeaningOnASlice) {
   for (const char* k : {"hit@1", "hit@3", "mrr@10", "context_hit"}) EXPECT_LE(o[k].get<double>(), 1.0);
   EXPECT_TRUE(j["by_category"].is_object());
   EXPECT_TRUE(j["misses"].is_array());
+}
+
+// The same memories asked for in the words of an agent's search tool
+// ("occupation", "favourite sport"): every memory of the main set and of
+// the first and third held-out sets has them.
+TEST(ParaphraseEval, KeywordQueriesFindMemoriesByMeaningOnASlice) {
+  for (const std::string& set : {kSet, kHeldOut, kHeldOut3}) {
+    auto j = RunEval("--keywords", "", set);
+    ASSERT_TRUE(j.contains("overall")) << set;
+    EXPECT_EQ(j["config"]["queries"], "keywords");
+    EXPECT_EQ(j["overall"]["questions"], j["overall"]["memories"]) << set;  // one keyword query each
+  }
+  auto j = RunEval("--keywords --max-memories 40");
+  const auto& o = j["overall"];
+  EXPECT_EQ(o["memories"], 40);
+  // Measured: hit@3 0.725, hit@1 0.550 on this slice (0.225 and 0.125 with
+  // words alone, below); a floor with a margin.
+  EXPECT_GE(o["hit@3"].get<double>(), 0.55) << j.dump(1);
+  EXPECT_GE(o["hit@1"].get<double>(), 0.35) << j.dump(1);
+  auto words = RunEval("--keywords --max-memories 40", "ENGRAM_WORD_VECTORS=off");
+  EXPECT_LE(words["overall"]["hit@3"].get<double>(), 0.35) << words.dump(1);
 }
 
 TEST(ParaphraseEval, WithoutWordVectorsWordsAloneFindLittle) {
@@ -125,6 +150,24 @@ TEST(ParaphraseEval, AQuestionSharingAWordWithItsMemoryIsRefused) {
   auto r = Engram("eval paraphrase '" + dir.File("bad.jsonl") + "'");
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("shares the content word \"ramen\""), std::string::npos) << r.out;
+  // Keyword queries are checked too, whichever list is asked; asking for
+  // them needs them on every item.
+  {
+    std::ofstream out(dir.File("kw.jsonl"));
+    out << R"({"id": "a", "memory": "Priya loves ramen", "questions": ["What does she eat?"], "keywords": ["ramen"]})"
+        << "\n";
+  }
+  r = Engram("eval paraphrase '" + dir.File("kw.jsonl") + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("keyword query \"ramen\" shares the content word"), std::string::npos) << r.out;
+  {
+    std::ofstream out(dir.File("nokw.jsonl"));
+    out << R"({"id": "a", "memory": "Priya loves ramen", "questions": ["What does she eat?"]})" << "\n";
+  }
+  EXPECT_EQ(Engram("eval paraphrase '" + dir.File("nokw.jsonl") + "'").exit_code, 0);
+  r = Engram("eval paraphrase --keywords '" + dir.File("nokw.jsonl") + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("nokw.jsonl:1: no \"keywords\""), std::string::npos) << r.out;
   EXPECT_EQ(Engram("eval paraphrase '" + dir.File("missing.jsonl") + "'").exit_code, 1);
 }
 

@@ -13,6 +13,7 @@
 #include "engram/engine.hpp"
 #include "store/copy.hpp"
 #include "testing/dialogue.hpp"
+#include "testing/store_query.hpp"
 #include "testing/subprocess.hpp"
 #include "testing/temp_dir.hpp"
 #include "testing/test_postgres.hpp"
@@ -86,18 +87,7 @@ Answers Ask(Engine& e) {
   return a;
 }
 
-std::int64_t Query(const std::string& location, const std::string& sql) {
-  auto db = sql::Db::Open(location, {});
-  EXPECT_TRUE(db.ok()) << db.status().ToString();
-  if (!db.ok()) return -1;
-  auto st = (*db)->Prepare(sql);
-  EXPECT_TRUE(st.ok()) << st.status().ToString();
-  if (!st.ok()) return -1;
-  auto row = (*st)->Step();
-  const std::int64_t v = row.ok() && *row ? (*st)->Int(0) : -1;
-  (*st)->Reset();
-  return v;
-}
+std::int64_t Query(const std::string& location, const std::string& sql) { return testing::FirstInt(location, sql); }
 
 TEST(StoreCopyEngine, ACopyAnswersLikeItsSourceAndTakesNewRows) {
   et::TempDir dir;

@@ -25,7 +25,9 @@
 // A per-stem weight (1/sqrt(senses), generic words count less) goes with it,
 // and its WordNet neighbourhood for document expansion (Builder::Expansions:
 // synonyms, hypernyms to four levels, related, holonym, meronym and gloss
-// words, the 64 strongest), stored after the vectors as per-term offsets and entries
+// words, the 64 strongest; each lemma of the stem weighed by its share of the
+// stem's tag counts in cntlist.rev, so the rare adjective "preferred" brings
+// little of its own to "prefer"), stored after the vectors as per-term offsets and entries
 // (neighbour index << 8 | weight * 255); the header's fourth word counts them.
 // Last come the irregular forms of WordNet's exception lists (*.exc:
 // "children" -> child, "went" -> go, "mice" -> mouse) and the "-men" plurals
@@ -130,6 +132,9 @@ constexpr std::size_t kMaxExpansions = 64;  // per term, the strongest
 // ("weekend" -> Saturday, "family" -> child, parent, sibling).
 constexpr double kExpandHolo = 1.0;
 constexpr double kExpandMero = 0.5;
+// A stem's lemmas weigh in its neighbourhood by their SemCor tag counts
+// (LemmaShare; measured on the paraphrase sets, docs/PERFORMANCE.md).
+const double kLemmaShare = Param("WV_LEMMA_SHARE", 0.25);
 
 struct Builder {
   std::vector<Synset> syn;
@@ -138,6 +143,34 @@ struct Builder {
   std::map<std::string, std::vector<std::uint32_t>> lemma_senses;
   std::unordered_map<std::string, int> lemma_sense_count;
   std::unordered_map<std::string, std::vector<std::string>> stem_lemmas;
+  // Tag counts of SemCor (cntlist.rev) per lemma, all senses.
+  std::unordered_map<std::string, int> lemma_count;
+
+  void LoadCounts(const std::string& path) {
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);) {
+      auto f = Split(line);
+      if (f.size() < 3) continue;
+      const auto pct = f[0].find('%');
+      if (pct == std::string::npos) continue;
+      lemma_count[Lower(f[0].substr(0, pct))] += std::stoi(f[2]);
+    }
+  }
+
+  // A lemma's share among the lemmas of its stem in the neighbourhoods
+  // (the adjective "preferred", whose synonyms include "pet", beside the verb
+  // "prefer"): its tag count against the most tagged one's, both plus one,
+  // to the power kLemmaShare.
+  double LemmaShare(const std::string& stem, const std::string& lemma) const {
+    if (kLemmaShare == 0.0) return 1.0;
+    auto count = [&](const std::string& l) {
+      auto it = lemma_count.find(l);
+      return it == lemma_count.end() ? 0 : it->second;
+    };
+    int most = 0;
+    for (const auto& l : stem_lemmas.at(stem)) most = std::max(most, count(l));
+    return std::pow((count(lemma) + 1.0) / (most + 1.0), kLemmaShare);
+  }
 
   bool LoadData(const std::string& path, int pos) {
     std::ifstream in(path);
@@ -303,10 +336,11 @@ struct Builder {
     if (it == stem_lemmas.end()) return out;
     for (const auto& lemma : it->second) {
       int rank[4] = {0, 0, 0, 0};
+      const double share = LemmaShare(stem, lemma);
       for (std::uint32_t s : lemma_senses.at(lemma)) {
         const int r = ++rank[syn[s].pos];
         if (r > kExpandSenses) continue;
-        const double base = 1.0 / r;
+        const double base = share / r;
         for (const auto& t : synset_stems[s]) put(t, base);
         std::vector<std::uint32_t> level = syn[s].hypernyms;
         std::unordered_set<std::uint32_t> seen;
@@ -602,6 +636,7 @@ int main(int argc, char** argv) {
     }
   }
   for (int pos = 0; pos < 4; ++pos) b.LoadIndex(dir + "/index." + names[pos], pos);
+  b.LoadCounts(dir + "/cntlist.rev");
   b.Resolve();
 
   std::vector<std::string> stems;

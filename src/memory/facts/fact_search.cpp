@@ -357,7 +357,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   }
 
   // 5. Every component for every candidate, fused.
-  const std::vector<std::string>& qterms = lexical_terms;
+  const std::vector<std::string> qterms = ScoringTerms(lexical_terms, query);
   // Each query term counts by its inverse document frequency among the
   // scope's memories when the snapshots keep term counts (word vectors), so
   // a match on a word most memories use ("user", "likes") counts little.
@@ -369,6 +369,17 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // whose scores tie because both semantic components were clamped to 1.
   std::unordered_map<std::string, double> unclamped;
   const bool asks_when = AsksWhen(text::Tokenize(query));
+  // The stance each query term says (StancesIn's bits; "like" in "What
+  // music does she like?"): a memory saying another word of it holds it.
+  std::vector<int> query_stance(qterms.size(), 0);
+  text::ForEachToken(query, [&](std::string_view token) {
+    if (const int st = Stance(token); st != 0) {
+      const std::string_view full = text::FullForm(token);  // ("fave": its term is "favorite"'s)
+      const auto at = std::find(qterms.begin(), qterms.end(), text::FtsTerm(text::Stem(full.empty() ? token : full)));
+      if (at != qterms.end()) query_stance[static_cast<std::size_t>(at - qterms.begin())] = st > 0 ? 1 : 2;
+    }
+  });
+  if (std::all_of(query_stance.begin(), query_stance.end(), [](int b) { return b == 0; })) query_stance.clear();
   std::size_t focus_at = qterms.size();
   if (!asked.empty() && !asked.focus().empty()) {
     const auto ft = LexicalTerms(asked.focus());
@@ -395,9 +406,10 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     if (!qterms.empty()) {
       auto doc = LexicalTerms(m.memory);
       std::unordered_set<std::string> have(doc.begin(), doc.end());
+      const int stances = query_stance.empty() ? 0 : StancesIn(m.memory);
       for (std::size_t k = 0; k < qterms.size(); ++k) {
         x.all += qweight[k];
-        if (have.count(qterms[k])) {
+        if (have.count(qterms[k]) || (!query_stance.empty() && (query_stance[k] & stances) != 0)) {
           x.hit += qweight[k];
         } else if (k == focus_at) {
           x.gain = qweight[k];

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/text.hpp"
@@ -65,10 +66,13 @@ std::string StripWord(std::string w) {
 std::vector<std::string> LexicalTerms(std::string_view text) {
   std::vector<std::string> out;
   std::unordered_set<std::string> seen;
-  for (const auto& t : text::Terms(text)) {
+  text::ForEachToken(text, [&](std::string_view token) {
+    if (text::IsStopword(token)) return;
+    const std::string t = text::Stem(token);
     std::string f = text::FtsTerm(t);
-    if (f.empty()) continue;
+    if (f.empty()) return;
     Push(out, seen, f);
+    if (const std::string_view full = text::FullForm(token); !full.empty()) Push(out, seen, text::Stem(full));
     if (f.find('_') != std::string::npos) {
       std::size_t start = 0;
       for (std::size_t i = 0; i <= f.size(); ++i) {
@@ -87,8 +91,40 @@ std::vector<std::string> LexicalTerms(std::string_view text) {
         Push(out, seen, bi);
       }
     }
-  }
+  });
   return out;
+}
+
+std::vector<std::string> ScoringTerms(std::vector<std::string> terms, std::string_view query) {
+  std::vector<std::string> shorts;  // the short forms' own terms ("hubbi" of "hubby")
+  text::ForEachToken(query, [&](std::string_view token) {
+    if (!text::FullForm(token).empty()) shorts.push_back(text::FtsTerm(text::Stem(token)));
+  });
+  std::erase_if(terms, [&](const std::string& t) { return std::find(shorts.begin(), shorts.end(), t) != shorts.end(); });
+  return terms;
+}
+
+int Stance(std::string_view token) {
+  static const std::unordered_map<std::string_view, int> kStance = {
+      {"like", 1},       {"likes", 1},      {"liked", 1},      {"liking", 1},    {"love", 1},
+      {"loves", 1},      {"loved", 1},      {"loving", 1},     {"enjoy", 1},     {"enjoys", 1},
+      {"enjoyed", 1},    {"enjoying", 1},   {"prefer", 1},     {"prefers", 1},   {"preferred", 1},
+      {"preferring", 1}, {"adore", 1},      {"adores", 1},     {"adored", 1},    {"fond", 1},
+      {"favorite", 1},   {"favourite", 1},  {"fave", 1},       {"dislike", -1},  {"dislikes", -1},
+      {"disliked", -1},  {"hate", -1},      {"hates", -1},     {"hated", -1},    {"detest", -1},
+      {"detests", -1},   {"loathe", -1},    {"loathes", -1},   {"despise", -1},  {"despises", -1},
+      {"avoid", -1},     {"avoids", -1},    {"avoided", -1}};
+  const auto it = kStance.find(token);
+  return it == kStance.end() ? 0 : it->second;
+}
+
+int StancesIn(std::string_view text) {
+  int bits = 0;
+  text::ForEachToken(text, [&](std::string_view token) {
+    const int st = Stance(token);
+    bits |= st > 0 ? 1 : st < 0 ? 2 : 0;
+  });
+  return bits;
 }
 
 std::string LexicalDocument(std::string_view text) {

@@ -17,10 +17,25 @@ class WordNet;
 namespace engram::memory::facts {
 
 // Index terms of a text (text::Terms in FTS-safe form), plus the parts of
-// compound terms ("gpt-4" -> gpt_4, gpt, 4; "node.js" -> node_js, node, js)
-// and character bigrams of CJK runs, so that compounds, their parts and
+// compound terms ("gpt-4" -> gpt_4, gpt, 4; "node.js" -> node_js, node, js),
+// the word a short form stands for (text::FullForm: "fave" -> favorit) and
+// character bigrams of CJK runs, so that compounds, their parts and
 // unsegmented scripts all match. Deduplicated, in order of first occurrence.
 std::vector<std::string> LexicalTerms(std::string_view text);
+// The terms of LexicalTerms(query) (`terms`) a memory's text is scored on:
+// a short form's own term is left out ("bday", whose "birthday" follows it),
+// since every memory saying the short form holds its full word's term too.
+std::vector<std::string> ScoringTerms(std::vector<std::string> terms, std::string_view query);
+// The stance a word of liking or disliking says: 1 for "like", "love",
+// "enjoy", "prefer", "adore", "fond", "favorite" and their forms ("loves",
+// "preferred"), -1 for "dislike", "hate", "detest", "loathe", "despise",
+// "avoid" and theirs, 0 for any other token ("preferences" names what is
+// liked and disliked alike). A memory saying one holds what a query saying
+// another of the same stance asks for ("Maya loves jazz" for "What music
+// does she like?"). `token`: one of text::Tokenize.
+int Stance(std::string_view token);
+// The stances the tokens of a text say: bit 0 liking, bit 1 disliking.
+int StancesIn(std::string_view text);
 // LexicalTerms joined by spaces (the facts_fts `terms` column).
 std::string LexicalDocument(std::string_view text);
 

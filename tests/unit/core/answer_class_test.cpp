@@ -21,8 +21,36 @@ TEST(AnswerClass, TheFocusIsTheFirstNounAfterWhatOrWhich) {
   EXPECT_EQ(QuestionFocus("What is Anya's profession?", *Wn()), "profession");  // the name skipped
   EXPECT_EQ(QuestionFocus("So what did Caroline research?", *Wn()), "research");
   EXPECT_EQ(QuestionFocus("What did she like?", *Wn()), "");  // a verb, never the thing asked
+  // The name, brand or model of a thing asks about the thing.
+  EXPECT_EQ(QuestionFocus("What is the name of John's puppy?", *Wn()), "puppy");
+  EXPECT_EQ(QuestionFocus("What are the names of her dogs?", *Wn()), "dogs");
+  EXPECT_EQ(QuestionFocus("Which brand of coffee does he buy?", *Wn()), "coffee");
+  EXPECT_EQ(QuestionFocus("What is her name?", *Wn()), "name");
   EXPECT_EQ(QuestionFocus("Where does she live?", *Wn()), "");
   EXPECT_EQ(QuestionFocus("", *Wn()), "");
+}
+
+TEST(AnswerClass, AKeywordQueryAsksForWhatItsLastNounNames) {
+  REQUIRE_WORDNET();
+  EXPECT_EQ(KeywordFocus("occupation", *Wn()), "occupation");
+  EXPECT_EQ(KeywordFocus("Carmen's job", *Wn()), "job");  // a name's possessive is no focus
+  EXPECT_EQ(KeywordFocus("Carmen's", *Wn()), "");
+  EXPECT_EQ(KeywordFocus("favourite sport", *Wn()), "sport");
+  EXPECT_EQ(KeywordFocus("the user's musical instruments", *Wn()), "instruments");
+  // A question, in its words or its mark, has its own focus (QuestionFocus).
+  EXPECT_EQ(KeywordFocus("What is her job?", *Wn()), "");
+  EXPECT_EQ(KeywordFocus("tell me about her job", *Wn()), "");
+  EXPECT_EQ(KeywordFocus("her job?", *Wn()), "");
+  // A sentence is no keyword query; nor are words WordNet has no noun for.
+  EXPECT_EQ(KeywordFocus("she plays the violin in a small orchestra on weekends", *Wn()), "");
+  EXPECT_EQ(KeywordFocus("quickly", *Wn()), "");
+  EXPECT_EQ(KeywordFocus("", *Wn()), "");
+  // The class follows: "sport" is held by a kind of sport, "job" by a role.
+  EXPECT_TRUE(AnswerClass::Of("favourite sport", Wn()).HeldBy("Jonas loves football"));
+  const AnswerClass job = AnswerClass::Of("Carmen's job", Wn());
+  EXPECT_TRUE(job.occupation());
+  EXPECT_TRUE(job.HeldBy("Carmen is an ICU nurse"));
+  EXPECT_FALSE(job.HeldBy("Her sister lives in Toronto"));
 }
 
 TEST(AnswerClass, AMemoryNamesAKindOfWhatIsAsked) {

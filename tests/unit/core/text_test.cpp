@@ -156,6 +156,17 @@ TEST(Stem, ThreadSafe) {
   for (int v : ok) EXPECT_EQ(v, 2000);
 }
 
+TEST(FullForm, ShortFormsOfChatStandForOneWord) {
+  EXPECT_EQ(FullForm("fave"), "favorite");
+  EXPECT_EQ(FullForm("bday"), "birthday");
+  EXPECT_EQ(FullForm("fam"), "family");
+  EXPECT_EQ(FullForm("convos"), "conversation");
+  EXPECT_EQ(FullForm("favorite"), "");
+  EXPECT_EQ(FullForm("doc"), "");  // a doctor or a document
+  EXPECT_EQ(FullForm("pic"), "");  // said of every photo a chat shares
+  EXPECT_EQ(FullForm(""), "");
+}
+
 TEST(Terms, DropsStopwordsAndStems) {
   EXPECT_THAT(Terms("I'm running to the park with my dogs"), ElementsAre("run", "park", "dog"));
   EXPECT_THAT(Terms("the and of"), IsEmpty());

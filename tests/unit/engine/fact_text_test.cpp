@@ -7,11 +7,24 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
+#include "core/text.hpp"
 #include "core/wordnet.hpp"
 
 namespace engram::memory::facts {
 namespace {
+
+TEST(FactText, AShortFormIsScoredByItsFullWordAlone) {
+  for (const char* query : {"my bday party", "her hubby", "ten mins"}) {
+    const auto terms = LexicalTerms(query);
+    const auto scored = ScoringTerms(terms, query);
+    EXPECT_EQ(scored.size() + 1, terms.size()) << query;  // the short form's own term left out
+  }
+  EXPECT_EQ(ScoringTerms(LexicalTerms("birthday party"), "birthday party"), LexicalTerms("birthday party"));
+  EXPECT_EQ(ScoringTerms(LexicalTerms("my bday party"), "my bday party"),
+            (std::vector<std::string>{text::Stem("birthday"), "parti"}));
+}
 
 TEST(FactText, NegationsAndNumbersMustAgree) {
   struct Case {

@@ -742,6 +742,36 @@ TEST(Ranking, AQuestionsBaseFormFindsIrregularForms) {
   EXPECT_EQ(first("Where did Ana go?"), 2);
 }
 
+TEST(Ranking, AShortFormOfChatAndItsFullWordFindEachOther) {
+  ScopeIndex idx = Snapshot({Entry(1, "My fave band is Phoenix", "", 0),
+                             Entry(2, "The band played for an hour", "", kDay),
+                             Entry(3, "Her favorite dish is ramen", "", 2 * kDay),
+                             Entry(4, "Dinner with the fam on Sunday", "", 3 * kDay),
+                             Entry(5, "Sunday dinner was quiet", "", 4 * kDay)});
+  StmMessages stm;
+  auto held = [&](const std::string& t) { return idx.messages.Df(t); };
+  auto found = [&](const std::string& question) {
+    RankQuery q;
+    q.terms = QueryTerms(text::Tokenize(question), held);
+    std::vector<std::int64_t> ids;
+    for (const auto& m : RankMessages(idx, stm, q, DefaultRankParams(), 10)) ids.push_back(m.entry->turn_id);
+    return ids;
+  };
+  EXPECT_EQ(found("What is my favorite band?").front(), 1);  // the message's "fave"
+  // The question's "fave": the messages saying either.
+  auto fave = found("Which one is his fave?");
+  std::sort(fave.begin(), fave.end());
+  EXPECT_EQ(fave, (std::vector<std::int64_t>{1, 3}));
+  EXPECT_EQ(found("Who has Sunday dinner with family?").front(), 4);  // "fam"
+  // Without a short form, a question's word stands for itself alone.
+  EXPECT_EQ(QueryTerms(text::Tokenize("band"), held).size(), 1u);
+  // A short form asks for its word alone (every message saying the short
+  // form holds that word too).
+  const auto terms = QueryTerms(text::Tokenize("bday"), held);
+  ASSERT_EQ(terms.size(), 1u);
+  EXPECT_EQ(terms[0].term, text::Stem("birthday"));
+}
+
 TEST(AnswerTypes, WhatKindOfThingAQuestionAsksFor) {
   // (WordNet's lexicographer files: the image beside the test binaries.)
   ASSERT_NE(wordnet::WordNet::Default(), nullptr);
