@@ -306,6 +306,67 @@ bool IsStopword(std::string_view token) {
   return kStop.count(token) > 0;
 }
 
+namespace {
+
+bool WordChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         static_cast<unsigned char>(c) >= 0x80;
+}
+
+// Whether `text` holds `word` (lower case) at `at`, in any case.
+bool WordAt(std::string_view text, std::size_t at, std::string_view word) {
+  if (text.size() - at < word.size()) return false;
+  for (std::size_t k = 0; k < word.size(); ++k) {
+    char c = text[at + k];
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    if (c != word[k]) return false;
+  }
+  return true;
+}
+
+// The length of a possessive "'s" or "’s" at `at` that ends a word, 0 when none.
+std::size_t PossessiveAt(std::string_view text, std::size_t at) {
+  std::size_t n = 0;
+  if (WordAt(text, at, "'s")) n = 2;
+  else if (WordAt(text, at, "\xE2\x80\x99s")) n = 4;
+  return n > 0 && (at + n == text.size() || !WordChar(text[at + n])) ? n : 0;
+}
+
+}  // namespace
+
+std::string UserAsPronoun(std::string_view question) {
+  std::string out;
+  out.reserve(question.size());
+  std::size_t i = 0;
+  while (i < question.size()) {
+    if (i == 0 || !WordChar(question[i - 1])) {
+      // "the" and blanks, then "user" ending a word or followed by a possessive.
+      std::size_t user = i;
+      const bool the = WordAt(question, i, "the") && i + 3 < question.size() && question[i + 3] == ' ';
+      if (the) {
+        user = i + 3;
+        while (user < question.size() && question[user] == ' ') ++user;
+      }
+      if (WordAt(question, user, "user")) {
+        const std::size_t end = user + 4;
+        const std::size_t poss = PossessiveAt(question, end);
+        if (poss > 0) {
+          out += "their";
+          i = end + poss;
+          continue;
+        }
+        if (the && (end == question.size() || !WordChar(question[end]))) {
+          out += "they";
+          i = end;
+          continue;
+        }
+      }
+    }
+    out += question[i++];
+  }
+  return out;
+}
+
 std::string_view FullForm(std::string_view token) {
   static const std::unordered_map<std::string_view, std::string_view> kFull = {
       {"fam", "family"},      {"edu", "education"},     {"bday", "birthday"},     {"b-day", "birthday"},

@@ -66,6 +66,15 @@ bool IsStopword(std::string_view token);
 // chat says of every photo it shares.
 std::string_view FullForm(std::string_view token);
 
+// A question to a memory store with "the user" said as a pronoun: "the
+// user's" and "user's" become "their", "the user" becomes "they" (whole
+// words, any case; "'s" or a typographic apostrophe). An agent asking "What
+// does the user eat?" means the person the memories are of, as "I" or "she"
+// would, not the word "user": as a word it matched "I use Neovim" by meaning
+// ("use", "user") and any memory written "The user ...". Other text is
+// returned as it is.
+std::string UserAsPronoun(std::string_view question);
+
 // Snowball English stem of one lower-cased token (tokens with digits or
 // inner punctuation are returned unchanged). Thread-safe (one stemmer per thread).
 std::string Stem(std::string_view token);

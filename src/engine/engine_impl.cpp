@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "core/process.hpp"
+#include "core/text.hpp"
 #include "core/version.hpp"
 #include "core/wordnet.hpp"
 #include "engine/caching_embedder.hpp"
@@ -419,7 +420,7 @@ Result<RetrievalResult> EngineImpl::Retrieve(const Scope& scope, const std::stri
   retrieval::RetrievalInput in;
   in.scope = &*row;
   in.index = idx.get();
-  in.query = query;
+  in.query = text::UserAsPronoun(query);  // (the model embedder reads "the user" as said)
   in.query_embedding = std::move(qv.front());
   in.options = options;
   in.now = deps_.clock->NowMs();

@@ -156,6 +156,23 @@ TEST(Stem, ThreadSafe) {
   for (int v : ok) EXPECT_EQ(v, 2000);
 }
 
+TEST(UserAsPronoun, TheUserOfAQuestionIsThePerson) {
+  EXPECT_EQ(UserAsPronoun("Is the user relocating?"), "Is they relocating?");
+  EXPECT_EQ(UserAsPronoun("The user's favourite food"), "their favourite food");
+  EXPECT_EQ(UserAsPronoun("Where does THE  USER live"), "Where does they live");
+  EXPECT_EQ(UserAsPronoun("user's job"), "their job");
+  EXPECT_EQ(UserAsPronoun("the user\xE2\x80\x99s dog"), "their dog");
+  // Other words and other uses stay as they are.
+  EXPECT_EQ(UserAsPronoun("What is the username?"), "What is the username?");
+  EXPECT_EQ(UserAsPronoun("Which users signed up?"), "Which users signed up?");
+  EXPECT_EQ(UserAsPronoun("a user"), "a user");
+  EXPECT_EQ(UserAsPronoun("bathe user"), "bathe user");
+  EXPECT_EQ(UserAsPronoun("the"), "the");
+  EXPECT_EQ(UserAsPronoun("the user"), "they");
+  EXPECT_EQ(UserAsPronoun(""), "");
+  EXPECT_EQ(UserAsPronoun("\xC3\x9C" "ber user"), "\xC3\x9C" "ber user");
+}
+
 TEST(FullForm, ShortFormsOfChatStandForOneWord) {
   EXPECT_EQ(FullForm("fave"), "favorite");
   EXPECT_EQ(FullForm("bday"), "birthday");

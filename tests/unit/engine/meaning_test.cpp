@@ -460,7 +460,7 @@ TEST_F(MeaningTest, ASharedWordDoesNotCarryTheSemanticScore) {
   // The semantic component scores the meaning beyond the words the query
   // and the memory share ("father"), which the lexical and vector parts
   // count already: the memory that answers in other words comes first.
-  auto home = e->SearchMemories(User("ann"), "Where are the user's mother and father based?", so);
+  auto home = e->SearchMemories(User("ann"), "Where are the users' mother and father based?", so);
   ASSERT_TRUE(home.ok()) << home.status().ToString();
   ASSERT_FALSE(home->empty());
   EXPECT_EQ(home->front().memory, "My parents live on a farm in Ireland");
@@ -472,6 +472,24 @@ TEST_F(MeaningTest, ASharedWordDoesNotCarryTheSemanticScore) {
       EXPECT_GT(m.score_details->lexical, 0.0);
     }
   }
+}
+
+// "The user" of a question is the person the memories are of: as a word it
+// matched "use" by meaning, and a memory using something passed the one that
+// answers ("Is the user relocating?" found Neovim first).
+TEST_F(MeaningTest, TheUserOfAQuestionIsThePersonNotAWord) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "kim", "I use Neovim for all my coding");
+  Add(*e, "kim", "I'm moving to Berlin in September");
+  Add(*e, "kim", "My sister is a nurse");
+  Add(*e, "kim", "I track my budget in a spreadsheet");
+  auto moving = First(*e, "kim", "Is the user relocating?");
+  ASSERT_TRUE(moving.has_value());
+  EXPECT_EQ(moving->memory, "I'm moving to Berlin in September");
+  auto sister = First(*e, "kim", "What does the user's sister do?");
+  ASSERT_TRUE(sister.has_value());
+  EXPECT_EQ(sister->memory, "My sister is a nurse");
 }
 
 // A memory whose other words pull its word-vector mean away from the query
