@@ -51,12 +51,18 @@ bool AsksWhen(std::span<const std::string> tokens);
 // parts of the day, seasons, weekdays (also in the plural: "fridays"), months
 // and years from 1000 to 2999 ("2023").
 bool IsTimeWord(std::string_view token);
-// IsTimeWord, or a word of schedules: "am"/"pm" and "4pm", frequencies
-// ("daily", "biweekly"), parts of the day and weekends in the plural,
-// holidays ("christmas") and days of the month ("8th", "21st"). (Dialogue
+// IsTimeWord, or a word of schedules: "am"/"pm", "a.m", "4pm", "7.40pm",
+// "noon", "midnight", "o'clock", frequencies ("daily", "biweekly",
+// "hourly"), parts of the day and weekends in the plural, holidays
+// ("christmas"), days of the month ("8th", "21st") and dates in figures
+// ("2025-03-14"). (Dialogue
 // retrieval keeps to IsTimeWord: on LoCoMo these words moved recall@10 on
 // conversations 0-4 from 0.785 to 0.784.)
 bool IsScheduleWord(std::string_view token);
+// Whether a text says a time of day or a date in figures that the tokenizer
+// splits into plain numbers: "7:40", "14:30", "14/3/2025", "3/14/25" (a
+// fraction, "1/2", a ratio, "3:1", or a score, "3-1", is none).
+bool HoldsClockTime(std::string_view text);
 
 // Days since epoch <-> civil date helpers (proleptic Gregorian, UTC).
 TimeMs MakeTimeMs(int year, int month, int day, int hour = 0, int minute = 0, int second = 0);

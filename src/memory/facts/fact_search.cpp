@@ -41,8 +41,10 @@ constexpr std::size_t kFilteredWide = 16;
 // index at most, the rarest in the scope first.
 constexpr std::size_t kClassTerms = 32;
 
-// Whether a memory's text holds a time or schedule word (engram::IsScheduleWord).
+// Whether a memory's text holds a time or schedule word (engram::IsScheduleWord)
+// or a time of day or date in figures (engram::HoldsClockTime: "at 7:40").
 bool HoldsTimeWord(std::string_view text) {
+  if (HoldsClockTime(text)) return true;
   bool found = false;
   text::ForEachToken(text, [&](std::string_view t) { found = found || IsScheduleWord(t); });
   return found;

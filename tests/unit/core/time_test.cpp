@@ -149,13 +149,26 @@ TEST(TimeWordsTest, TimeAndScheduleWords) {
     EXPECT_TRUE(IsTimeWord(w)) << w;
     EXPECT_TRUE(IsScheduleWord(w)) << w;
   }
-  for (const char* w : {"pm", "4pm", "10am", "8th", "21st", "daily", "biweekly", "mornings", "christmas"}) {
+  for (const char* w : {"pm", "4pm", "10am", "8th", "21st", "daily", "biweekly", "mornings", "christmas", "a.m",
+                        "noon", "midnight", "o'clock", "hourly", "7.40pm", "11:15am", "2025-03-14"}) {
     EXPECT_FALSE(IsTimeWord(w)) << w;  // dialogue keeps to the words above
     EXPECT_TRUE(IsScheduleWord(w)) << w;
   }
-  for (const char* w : {"bike", "fix", "s", "", "3000", "123th", "800pm", "202", "friday's", "sundayss", "th"}) {
+  for (const char* w : {"bike", "fix", "s", "", "3000", "123th", "800pm", "202", "friday's", "sundayss", "th",
+                        "7.4pm", "7.40", "123.40pm", "2025-3-14", "2025-03-1x", "a.b", "noonday"}) {
     EXPECT_FALSE(IsTimeWord(w)) << w;
     EXPECT_FALSE(IsScheduleWord(w)) << w;
+  }
+}
+
+TEST(TimeWordsTest, ClockTimesAndDatesInFigures) {
+  for (const char* t : {"My train leaves at 7:40 every day", "14:30", "standup 9:05-9:20", "at 10:30:00",
+                        "born 14/3/2025", "due 3/14/25", "(8:15)"}) {
+    EXPECT_TRUE(HoldsClockTime(t)) << t;
+  }
+  for (const char* t : {"", "take 1/2 tablet", "we won 3-1", "a 3:1 ratio", "version 1.2.3", "pi is 3.14", "123:45",
+                        "room 12/b", "1/2/3", "7:4", ":40", "7:", "page 5/"}) {
+    EXPECT_FALSE(HoldsClockTime(t)) << t;
   }
 }
 

@@ -299,6 +299,20 @@ TEST_F(MeaningTest, AQuestionAskingWhenPrefersAMemoryThatSaysWhen) {
   ASSERT_TRUE(r.ok());
   ASSERT_FALSE(r->empty());
   EXPECT_EQ(r->front().memory, "Emma has a piano at home");
+  // A time of day or a date in figures says when too ("7:40" is two
+  // numbers to the tokenizer; "2025-03-14" one word).
+  Add(*e, "emma", "Emma's train is always crowded");
+  Add(*e, "emma", "Emma's train leaves at 7:40");
+  Add(*e, "emma", "The dentist is very friendly");
+  Add(*e, "emma", "The dentist appointment is on 2025-03-14");
+  for (const auto& [q, want] : std::map<std::string, std::string>{
+           {"When is Emma's train?", "Emma's train leaves at 7:40"},
+           {"When is the dentist?", "The dentist appointment is on 2025-03-14"}}) {
+    auto t = e->SearchMemories(User("emma"), q, so);
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    ASSERT_FALSE(t->empty()) << q;
+    EXPECT_EQ(t->front().memory, want) << q;
+  }
 }
 
 // A question asking for a kind of thing ("What bird", "Which instrument",
