@@ -332,37 +332,55 @@ std::size_t PossessiveAt(std::string_view text, std::size_t at) {
   return n > 0 && (at + n == text.size() || !WordChar(text[at + n])) ? n : 0;
 }
 
+// Whether `at` starts a sentence: the text's start, or after ". ", "! ",
+// "? ", "; " or a line break (blanks between).
+bool SentenceStartsAt(std::string_view text, std::size_t at) {
+  std::size_t k = at;
+  while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == '\t')) --k;
+  if (k == 0) return true;
+  const char c = text[k - 1];
+  return (c == '.' || c == '!' || c == '?' || c == ';' || c == '\n' || c == '\r') && k < at;
+}
+
 }  // namespace
 
-std::string UserAsPronoun(std::string_view question) {
+std::string UserAsPronoun(std::string_view in) {
   std::string out;
-  out.reserve(question.size());
+  out.reserve(in.size());
   std::size_t i = 0;
-  while (i < question.size()) {
-    if (i == 0 || !WordChar(question[i - 1])) {
+  while (i < in.size()) {
+    if (i == 0 || !WordChar(in[i - 1])) {
       // "the" and blanks, then "user" ending a word or followed by a possessive.
       std::size_t user = i;
-      const bool the = WordAt(question, i, "the") && i + 3 < question.size() && question[i + 3] == ' ';
+      const bool the = WordAt(in, i, "the") && i + 3 < in.size() && in[i + 3] == ' ';
       if (the) {
         user = i + 3;
-        while (user < question.size() && question[user] == ' ') ++user;
+        while (user < in.size() && in[user] == ' ') ++user;
       }
-      if (WordAt(question, user, "user")) {
+      if (WordAt(in, user, "user")) {
         const std::size_t end = user + 4;
-        const std::size_t poss = PossessiveAt(question, end);
+        const std::size_t poss = PossessiveAt(in, end);
         if (poss > 0) {
           out += "their";
           i = end + poss;
           continue;
         }
-        if (the && (end == question.size() || !WordChar(question[end]))) {
+        if (the && (end == in.size() || !WordChar(in[end]))) {
+          out += "they";
+          i = end;
+          continue;
+        }
+        // "User likes jazz.": the subject of a sentence, as the built-in
+        // facts and many imported memories write it.
+        if (!the && in[i] == 'U' && SentenceStartsAt(in, i) && end + 1 < in.size() &&
+            in[end] == ' ' && in[end + 1] >= 'a' && in[end + 1] <= 'z') {
           out += "they";
           i = end;
           continue;
         }
       }
     }
-    out += question[i++];
+    out += in[i++];
   }
   return out;
 }

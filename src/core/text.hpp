@@ -66,14 +66,16 @@ bool IsStopword(std::string_view token);
 // chat says of every photo it shares.
 std::string_view FullForm(std::string_view token);
 
-// A question to a memory store with "the user" said as a pronoun: "the
-// user's" and "user's" become "their", "the user" becomes "they" (whole
-// words, any case; "'s" or a typographic apostrophe). An agent asking "What
-// does the user eat?" means the person the memories are of, as "I" or "she"
-// would, not the word "user": as a word it matched "I use Neovim" by meaning
-// ("use", "user") and any memory written "The user ...". Other text is
-// returned as it is.
-std::string UserAsPronoun(std::string_view question);
+// A question to a memory store, or a memory, with "the user" said as a
+// pronoun: "the user's" and "user's" become "their", "the user" and a
+// sentence's subject "User" ("User likes jazz.", as the built-in facts and
+// imported memories write it) become "they" (whole words, any case but the
+// last; "'s" or a typographic apostrophe). An agent asking "What does the
+// user eat?" means the person the memories are of, as "I" or "she" would,
+// not the word "user": as a word it matched "I use Neovim" by meaning ("use",
+// "user"), and a memory's "User" matched "employer" or "boss" (a user is a
+// person) whatever the memory said. Other text is returned as it is.
+std::string UserAsPronoun(std::string_view text);
 
 // Snowball English stem of one lower-cased token (tokens with digits or
 // inner punctuation are returned unchanged). Thread-safe (one stemmer per thread).

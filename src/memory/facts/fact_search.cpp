@@ -128,7 +128,8 @@ struct KnownWords {
 KnownWords KnownWordsOf(const wordvec::WordVectors& words, std::string_view memory,
                         const std::unordered_set<long>& query_words) {
   KnownWords out;
-  out.all = words.KnownWords(DistinctTerms(memory));  // ("children" and "child" are one word)
+  // ("children" and "child" are one word; "User likes jazz" holds no word "user")
+  out.all = words.KnownWords(DistinctTerms(text::UserAsPronoun(memory)));
   for (long i : out.all) {
     if (!query_words.count(i)) out.unshared.push_back(i);
   }

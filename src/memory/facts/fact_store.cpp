@@ -92,9 +92,11 @@ void RecordAdd(const WriteContext& c, std::int64_t id, const std::string& memory
   a->identity = FactIdentity{c.ids.user, c.ids.agent, c.ids.run};
   a->embedding = emb;
   if (c.vectors && c.vectors->words) {
-    a->semantic = wordvec::Quantize(c.vectors->words->TextVector(text));
+    // Its meaning: "User likes jazz" holds no word "user" (text::UserAsPronoun).
+    const std::string meant = text::UserAsPronoun(text);
+    a->semantic = wordvec::Quantize(c.vectors->words->TextVector(meant));
     a->terms = DistinctTerms(text);
-    a->known = c.vectors->words->KnownWords(a->terms);
+    a->known = c.vectors->words->KnownWords(DistinctTerms(meant));
     a->shape = TextShape(text);
   }
   c.changes->added.push_back(std::move(a));

@@ -138,9 +138,13 @@ Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int
     g.tail_norm.push_back(TailNorm(emb, p));
     if (r.expires_at != kNoExpiry) g.expiring.emplace_back(r.id, r.expires_at);
     if (words) {
-      auto sem = wordvec::Quantize(words->TextVector(row.text));
+      // Its meaning: "User likes jazz" holds no word "user" (text::UserAsPronoun).
+      const std::string meant = text::UserAsPronoun(row.text);
+      auto sem = wordvec::Quantize(words->TextVector(meant));
       const std::vector<std::string> terms = DistinctTerms(row.text);
-      if (!sem.empty()) g.semantic.emplace_back(r.id, FactGroup::Meaning{std::move(sem), words->KnownWords(terms)});
+      if (!sem.empty()) {
+        g.semantic.emplace_back(r.id, FactGroup::Meaning{std::move(sem), words->KnownWords(DistinctTerms(meant))});
+      }
       for (const auto& t : terms) ++base->term_rows[t];
       if (const std::uint64_t shape = TextShape(row.text); shape != 0) g.shapes.emplace(shape, r.id);
     }

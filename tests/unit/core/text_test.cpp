@@ -171,6 +171,15 @@ TEST(UserAsPronoun, TheUserOfAQuestionIsThePerson) {
   EXPECT_EQ(UserAsPronoun("the user"), "they");
   EXPECT_EQ(UserAsPronoun(""), "");
   EXPECT_EQ(UserAsPronoun("\xC3\x9C" "ber user"), "\xC3\x9C" "ber user");
+  // A memory's subject "User", as the built-in facts write it.
+  EXPECT_EQ(UserAsPronoun("User likes jazz."), "they likes jazz.");
+  EXPECT_EQ(UserAsPronoun("Loves tea. User works at Google."), "Loves tea. they works at Google.");
+  EXPECT_EQ(UserAsPronoun("User's dog is Rex"), "their dog is Rex");
+  EXPECT_EQ(UserAsPronoun("User Guide is long"), "User Guide is long");
+  EXPECT_EQ(UserAsPronoun("the User likes"), "they likes");
+  EXPECT_EQ(UserAsPronoun("A power User likes it"), "A power User likes it");
+  EXPECT_EQ(UserAsPronoun("user likes"), "user likes");
+  EXPECT_EQ(UserAsPronoun("User"), "User");
 }
 
 TEST(FullForm, ShortFormsOfChatStandForOneWord) {

@@ -506,6 +506,34 @@ TEST_F(MeaningTest, TheUserOfAQuestionIsThePersonNotAWord) {
   EXPECT_EQ(sister->memory, "My sister is a nurse");
 }
 
+// The built-in inference writes a first-person fact as "User ...": the
+// memory's meaning holds no word "user" (a user is a person, near "employer"
+// or "boss"), so a question about work does not find every such memory by
+// meaning alike ("employer" gave "User likes jazz." a semantic score of 1).
+TEST_F(MeaningTest, AMemoryWrittenUserIsAboutThePersonNotTheWord) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  for (const char* said : {"I work at Google", "I like jazz", "My dog is called Rex"}) {
+    MemoryAddOptions o;  // inference on: the built-in engine rewrites them
+    auto r = e->AddMemoryText(User("lea"), said, o);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    clock_.Advance(1000);
+  }
+  MemorySearchOptions so;
+  so.explain = true;
+  auto r = e->SearchMemories(User("lea"), "employer", so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->empty());
+  EXPECT_EQ(r->front().memory, "User works at Google.");
+  for (const auto& m : *r) {
+    ASSERT_TRUE(m.score_details);
+    if (m.memory != "User works at Google.") {
+      EXPECT_LT(m.score_details->semantic, 0.5) << m.memory;
+      EXPECT_LT(m.score, r->front().score) << m.memory;
+    }
+  }
+}
+
 // A memory whose other words pull its word-vector mean away from the query
 // ("I love sushi": "love" is far from "food") is still a candidate: its words'
 // WordNet neighbourhoods hold the query's word. Both for the rows of a loaded
