@@ -9,8 +9,10 @@
 //  1. Each synset is described by sparse features: itself; its hypernyms up to
 //     four levels (decayed); its direct hyponyms; derivationally related,
 //     similar, attribute, pertainym, domain and part/member synsets; its
-//     lexicographer file (noun.food, noun.person, verb.consumption ...); and
-//     the synsets of the content words of its gloss (first senses).
+//     lexicographer file (noun.food, noun.person, verb.consumption ...); the
+//     synsets of the content words of its gloss (first senses); and those of
+//     the collocations its gloss uses ("motor vehicle", "domesticated
+//     animal"), at half the weight of a gloss word.
 //  2. A lemma sums the features of its senses (the most frequent first,
 //     weighted 1/rank); lemmas with the same stem are summed.
 //  3. Features are weighted by inverse document frequency over the stems
@@ -69,6 +71,8 @@ struct Synset {
   std::vector<std::pair<std::string, std::uint64_t>> ptr_sym;
   std::vector<std::uint32_t> hypernyms, hyponyms, related, parts, holonyms, meronyms;
   std::vector<std::string> gloss_stems;
+  std::vector<std::string> gloss_words;     // lower-case words of the definition
+  std::vector<std::uint32_t> gloss_collocs;  // first senses of its collocations ("motor vehicle")
 };
 
 int PosIndex(char c) {
@@ -121,6 +125,10 @@ const double kSecond = Param("WV_SECOND", 0.6);
 const double kGloss = Param("WV_GLOSS", 0.8);
 const double kHypo = Param("WV_HYPO", 0.5);
 const double kLex = Param("WV_LEX", 0.4);
+// The collocations a definition uses ("a domesticated animal kept for ...":
+// domesticated_animal), against its single words (measured on the paraphrase
+// sets, docs/PERFORMANCE.md).
+const double kColloc = Param("WV_COLLOC", 0.5);
 // Document expansion (measured on bench/data/paraphrase.jsonl, docs/PERFORMANCE.md).
 constexpr int kExpandSenses = 3;
 constexpr double kExpandHyper = 0.8;
@@ -198,6 +206,14 @@ struct Builder {
         if (tpos < 0) continue;
         s.ptr_sym.emplace_back(f[i], Key(tpos, std::stoull(f[i + 1])));
       }
+      {
+        std::string w;
+        for (char ch : gloss + " ") {
+          const char c = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+          if ((c >= 'a' && c <= 'z') || c == '-') w += c;
+          else if (!w.empty()) { s.gloss_words.push_back(w); w.clear(); }
+        }
+      }
       std::unordered_set<std::string> seen;
       for (const auto& t : engram::text::Terms(gloss)) {
         if (seen.insert(t).second) s.gloss_stems.push_back(t);
@@ -254,6 +270,25 @@ struct Builder {
       const std::string st = StemOf(lemma);
       if (!st.empty()) stem_lemmas[st].push_back(lemma);
     }
+    if (kColloc > 0) {
+      for (auto& s : syn) {
+        const auto& w = s.gloss_words;
+        for (std::size_t i = 0; i + 1 < w.size(); ++i) {
+          for (std::size_t n = 3; n >= 2; --n) {
+            if (i + n > w.size()) continue;
+            std::string c = w[i];
+            for (std::size_t k = 1; k < n; ++k) c += "_" + w[i + k];
+            auto it = lemma_senses.find(c);
+            if (it == lemma_senses.end() || it->second.empty()) continue;
+            s.gloss_collocs.push_back(it->second.front());
+            i += n - 1;
+            break;
+          }
+        }
+        s.gloss_words.clear();
+        s.gloss_words.shrink_to_fit();
+      }
+    }
   }
 
   // First sense of each part of speech of the lemmas with this stem.
@@ -307,6 +342,13 @@ struct Builder {
       for (std::uint32_t h : syn[r].hypernyms) Add(v, h, 0.35f * w);
     }
     for (std::uint32_t p : x.parts) Add(v, p, 0.3f * w);
+    if (kColloc > 0 && !x.gloss_collocs.empty()) {
+      const float cw = static_cast<float>(kColloc * kGloss) / std::sqrt(static_cast<float>(std::max<std::size_t>(1, x.gloss_stems.size())));
+      for (std::uint32_t gs : x.gloss_collocs) {
+        Add(v, gs, cw * w);
+        for (std::uint32_t h : syn[gs].hypernyms) Add(v, h, 0.5f * cw * w);
+      }
+    }
     if (!x.gloss_stems.empty()) {
       const float gw = static_cast<float>(kGloss) / std::sqrt(static_cast<float>(x.gloss_stems.size()));
       for (const auto& g : x.gloss_stems) {
