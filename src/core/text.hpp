@@ -69,8 +69,9 @@ std::string_view FullForm(std::string_view token);
 // A question to a memory store, or a memory, with "the user" said as a
 // pronoun: "the user's" and "user's" become "their", "the user" and a
 // sentence's subject "User" ("User likes jazz.", as the built-in facts and
-// imported memories write it) become "they" (whole words, any case but the
-// last; "'s" or a typographic apostrophe). An agent asking "What does the
+// imported memories write it: capitalised, before a lower-case word) become
+// "they" (whole words, otherwise in any case; "'s" or a typographic
+// apostrophe). An agent asking "What does the
 // user eat?" means the person the memories are of, as "I" or "she" would,
 // not the word "user": as a word it matched "I use Neovim" by meaning ("use",
 // "user"), and a memory's "User" matched "employer" or "boss" (a user is a

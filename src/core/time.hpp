@@ -55,9 +55,9 @@ bool IsTimeWord(std::string_view token);
 // "noon", "midnight", "o'clock", frequencies ("daily", "biweekly",
 // "hourly"), parts of the day and weekends in the plural, holidays
 // ("christmas"), days of the month ("8th", "21st") and dates in figures
-// ("2025-03-14"). (Dialogue
-// retrieval keeps to IsTimeWord: on LoCoMo these words moved recall@10 on
-// conversations 0-4 from 0.785 to 0.784.)
+// ("2025-03-14"). (Dialogue retrieval keeps to IsTimeWord: on LoCoMo the
+// first of these words moved recall@10 on conversations 0-4 from 0.785 to
+// 0.784.)
 bool IsScheduleWord(std::string_view token);
 // Whether a text says a time of day or a date in figures that the tokenizer
 // splits into plain numbers: "7:40", "14:30", "14/3/2025", "3/14/25" (a
