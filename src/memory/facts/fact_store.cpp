@@ -96,7 +96,7 @@ void RecordAdd(const WriteContext& c, std::int64_t id, const std::string& memory
     const std::string meant = text::UserAsPronoun(text);
     a->semantic = wordvec::Quantize(c.vectors->words->TextVector(meant));
     a->terms = DistinctTerms(text);
-    a->known = c.vectors->words->KnownWords(DistinctTerms(meant));
+    a->known = c.vectors->words->KnownWords(meant == text ? a->terms : DistinctTerms(meant));
     a->shape = TextShape(text);
   }
   c.changes->added.push_back(std::move(a));

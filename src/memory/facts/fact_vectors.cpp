@@ -143,7 +143,8 @@ Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int
       auto sem = wordvec::Quantize(words->TextVector(meant));
       const std::vector<std::string> terms = DistinctTerms(row.text);
       if (!sem.empty()) {
-        g.semantic.emplace_back(r.id, FactGroup::Meaning{std::move(sem), words->KnownWords(DistinctTerms(meant))});
+        auto known = words->KnownWords(meant == row.text ? terms : DistinctTerms(meant));
+        g.semantic.emplace_back(r.id, FactGroup::Meaning{std::move(sem), std::move(known)});
       }
       for (const auto& t : terms) ++base->term_rows[t];
       if (const std::uint64_t shape = TextShape(row.text); shape != 0) g.shapes.emplace(shape, r.id);
