@@ -308,9 +308,10 @@ bool IsStopword(std::string_view token) {
 
 namespace {
 
+// A byte of a word: a letter or figure, '_', or a byte of a non-ASCII letter.
 bool WordChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         static_cast<unsigned char>(c) >= 0x80;
+  const auto u = static_cast<unsigned char>(c);
+  return IsAsciiAlnum(u) || c == '_' || u >= 0x80;
 }
 
 // Whether `text` holds `word` (lower case) at `at`, in any case.

@@ -18,6 +18,13 @@ constexpr std::int64_t kMsPerMinute = 60 * kMsPerSecond;
 constexpr std::int64_t kMsPerHour = 60 * kMsPerMinute;
 constexpr std::int64_t kMsPerDay = 24 * kMsPerHour;
 
+// How many figures ('0'-'9') the text holds from `i` on, in a row.
+std::size_t FiguresFrom(std::string_view t, std::size_t i) {
+  std::size_t j = i;
+  while (j < t.size() && t[j] >= '0' && t[j] <= '9') ++j;
+  return j - i;
+}
+
 constexpr std::array<const char*, 12> kMonthNames = {
     "january", "february", "march",     "april",   "may",      "june",
     "july",    "august",   "september", "october", "november", "december"};
@@ -113,38 +120,30 @@ bool IsScheduleWord(std::string_view t) {
       "a.m", "p.m", "noon", "midnight", "o'clock", "hourly"};
   if (IsTimeWord(t) || kWords.count(t)) return true;
   // A date in figures kept whole by the tokenizer: "2025-03-14".
-  auto figures = [&](std::size_t from, std::size_t n) {
-    return from + n <= t.size() && std::all_of(t.begin() + static_cast<std::ptrdiff_t>(from),
-                                               t.begin() + static_cast<std::ptrdiff_t>(from + n),
-                                               [](char c) { return c >= '0' && c <= '9'; });
-  };
-  if (t.size() == 10 && figures(0, 4) && t[4] == '-' && figures(5, 2) && t[7] == '-' && figures(8, 2)) return true;
-  std::size_t digits = 0;
-  while (digits < t.size() && t[digits] >= '0' && t[digits] <= '9') ++digits;
+  if (t.size() == 10 && FiguresFrom(t, 0) == 4 && t[4] == '-' && FiguresFrom(t, 5) == 2 && t[7] == '-' &&
+      FiguresFrom(t, 8) == 2) {
+    return true;
+  }
+  const std::size_t digits = FiguresFrom(t, 0);
   if (digits == 0 || digits > 2) return false;
   const std::string_view rest = t.substr(digits);
   if (rest == "st" || rest == "nd" || rest == "rd" || rest == "th" || rest == "am" || rest == "pm") return true;  // "8th", "4pm"
   // "7.40pm", "7:40am" (a time of day with its minutes, kept whole).
-  return rest.size() == 5 && (rest[0] == '.' || rest[0] == ':') && figures(digits + 1, 2) &&
+  return rest.size() == 5 && (rest[0] == '.' || rest[0] == ':') && FiguresFrom(t, digits + 1) == 2 &&
          (rest.substr(3) == "am" || rest.substr(3) == "pm");
 }
 
 bool HoldsClockTime(std::string_view t) {
-  auto digits_from = [&](std::size_t i) {
-    std::size_t j = i;
-    while (j < t.size() && t[j] >= '0' && t[j] <= '9') ++j;
-    return j - i;
-  };
   for (std::size_t i = 0; i < t.size(); ++i) {
-    const std::size_t lead = digits_from(i);
+    const std::size_t lead = FiguresFrom(t, i);
     if (lead == 0) continue;
     const bool starts = i == 0 || !(t[i - 1] >= '0' && t[i - 1] <= '9');
     const std::size_t j = i + lead;
-    if (starts && lead <= 2 && j < t.size() && t[j] == ':' && digits_from(j + 1) == 2) return true;  // 7:40
+    if (starts && lead <= 2 && j < t.size() && t[j] == ':' && FiguresFrom(t, j + 1) == 2) return true;  // 7:40
     if (starts && lead <= 2 && j < t.size() && t[j] == '/') {  // 14/3/2025, 3/14/25
-      const std::size_t mid = digits_from(j + 1), k = j + 1 + mid;
+      const std::size_t mid = FiguresFrom(t, j + 1), k = j + 1 + mid;
       if (mid >= 1 && mid <= 2 && k < t.size() && t[k] == '/') {
-        const std::size_t year = digits_from(k + 1);
+        const std::size_t year = FiguresFrom(t, k + 1);
         if (year == 2 || year == 4) return true;
       }
     }
