@@ -27,8 +27,9 @@
 // A per-stem weight (1/sqrt(senses), generic words count less) goes with it,
 // and its WordNet neighbourhood for document expansion (Builder::Expansions:
 // synonyms, hypernyms to four levels, related, holonym, meronym and gloss
-// words, the 64 strongest; each lemma of the stem weighed by its share of the
-// stem's tag counts in cntlist.rev, so the rare adjective "preferred" brings
+// words, the words of its synsets' multi-word synonyms ("tooth doctor"), the
+// 64 strongest; each lemma of the stem weighed by its share of the stem's tag
+// counts in cntlist.rev, so the rare adjective "preferred" brings
 // little of its own to "prefer"), stored after the vectors as per-term offsets and entries
 // (neighbour index << 8 | weight * 255); the header's fourth word counts them.
 // Last come the irregular forms of WordNet's exception lists (*.exc:
@@ -73,6 +74,7 @@ struct Synset {
   std::vector<std::string> gloss_stems;
   std::vector<std::string> gloss_words;     // lower-case words of the definition
   std::vector<std::uint32_t> gloss_collocs;  // first senses of its collocations ("motor vehicle")
+  std::vector<std::string> lemma_parts;     // stems of its multi-word lemmas' words ("tooth doctor": tooth, doctor)
 };
 
 int PosIndex(char c) {
@@ -134,6 +136,9 @@ constexpr int kExpandSenses = 3;
 constexpr double kExpandHyper = 0.8;
 constexpr double kExpandRelated = 0.8;
 constexpr double kExpandGloss = 0.5;
+// The words of a synset's multi-word lemmas ("dentist": "tooth doctor",
+// "dental practitioner").
+const double kExpandLemmaParts = Param("WV_LEMMA_PARTS", 0.3);
 constexpr std::size_t kMaxExpansions = 64;  // per term, the strongest
 // What a word is part, member or substance of ("wrist" -> arm, "kitchen" ->
 // home, "Saturday" -> weekend), and its own parts, members and substances
@@ -197,6 +202,13 @@ struct Builder {
       s.lexfile = std::stoi(f[1]);
       const std::uint64_t off = std::stoull(f[0]);
       const std::size_t wcnt = std::stoul(f[3], nullptr, 16);
+      for (std::size_t k = 0; k < wcnt && 4 + 2 * k < f.size(); ++k) {
+        std::string lemma = Lower(f[4 + 2 * k]);
+        if (lemma.find('_') == std::string::npos) continue;
+        for (char& c : lemma) if (c == '_') c = ' ';
+        for (const auto& t : engram::text::Terms(lemma))
+          if (std::find(s.lemma_parts.begin(), s.lemma_parts.end(), t) == s.lemma_parts.end()) s.lemma_parts.push_back(t);
+      }
       std::size_t i = 4 + 2 * wcnt;
       if (i >= f.size()) continue;
       const std::size_t pcnt = std::stoul(f[i]);
@@ -364,7 +376,8 @@ struct Builder {
   // most frequent senses of each part of speech (weighted 1/rank), the
   // synset's other words (1), its hypernyms' words up to four levels (0.8 per
   // level), the words of related synsets (0.8), of its holonyms (1) and
-  // meronyms (0.5) and, for the first sense, the gloss words (0.5). Each
+  // meronyms (0.5), the words of its multi-word lemmas (0.3: "dentist" ->
+  // tooth, dental) and, for the first sense, the gloss words (0.5). Each
   // neighbour keeps its largest weight.
   std::unordered_map<std::string, float> Expansions(const std::string& stem,
                                                     const std::vector<std::vector<std::string>>& synset_stems) const {
@@ -404,6 +417,8 @@ struct Builder {
           for (const auto& t : synset_stems[m]) put(t, base * kExpandMero);
         if (r == 1)
           for (const auto& t : syn[s].gloss_stems) put(t, base * kExpandGloss);
+        if (kExpandLemmaParts > 0)
+          for (const auto& t : syn[s].lemma_parts) put(t, base * kExpandLemmaParts);
       }
     }
     return out;

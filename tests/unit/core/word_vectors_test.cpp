@@ -57,6 +57,11 @@ TEST(WordVectors, TermsCarryTheirWordNetNeighbourhood) {
   EXPECT_GT(Expands(w, "wrist", "arm"), 0.5f);       // what it is part of
   EXPECT_GT(Expands(w, "saturday", "weekend"), 0.5f);
   EXPECT_GT(Expands(w, "famili", "sibl"), 0.2f);     // its members (second sense: 1/2 x 0.5)
+  // The words of a synset's multi-word synonyms ("tooth doctor", "dental
+  // practitioner"), weaker than a synonym.
+  EXPECT_GT(Expands(w, "dentist", "tooth"), 0.2f);
+  EXPECT_GT(Expands(w, "dentist", "dental"), 0.2f);
+  EXPECT_LT(Expands(w, "dentist", "dental"), 0.5f);
   EXPECT_EQ(Expands(w, "tea", "keyboard"), 0.0f);
   EXPECT_EQ(Expands(w, "tea", "tea"), 0.0f);        // never the term itself
   // A stem's lemmas weigh by how often each is used: the verb "prefer"
