@@ -7,10 +7,11 @@
 // categories 1-4. Exit codes: 0 ok, 2 usage (unknown benchmark, bad budget,
 // unknown conversation, malformed file, --answer without a model), 1 other
 // errors (missing file, engine or model failure).
-// `engram eval paraphrase [FILE] [--max-memories N] [--keywords]
+// `engram eval paraphrase [FILE] [--max-memories N] [--keywords] [--infer]
 // [--model-embedder] [--json]` runs the paraphrase benchmark of the fact
 // memory (default file bench/data/paraphrase.jsonl; --keywords asks each
-// memory's keyword queries instead of its questions) on the built-in engine,
+// memory's keyword queries instead of its questions; --infer adds the
+// memories through inference, not as written) on the built-in engine,
 // or with the configured embedding endpoint (--model-embedder).
 #include <unistd.h>  // isatty
 
@@ -283,9 +284,12 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
   static std::size_t max_memories = 0;
   static bool model_embedder = false;
   static bool keywords = false;
+  static bool infer = false;
   para->add_option("FILE", para_file, "The set, JSON lines (default bench/data/paraphrase.jsonl)");
   para->add_flag("--keywords", keywords,
                  "Ask each memory's keyword queries (\"occupation\", \"favourite sport\") instead of its questions");
+  para->add_flag("--infer", infer,
+                 "Add each memory through inference, as `memory add` does by default, instead of as written");
   para->add_option("--max-memories", max_memories, "Only the first N memories and their questions")
       ->check(CLI::Range(1, 1000000));
   para->add_flag("--model-embedder", model_embedder,
@@ -295,6 +299,7 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
     eval::ParaphraseOptions opt;
     opt.max_memories = max_memories;
     opt.keywords = keywords;
+    opt.infer = infer;
     if (model_embedder) {
       if (Status st = cli.ConfigureModels(opt.engine); !st.ok()) {
         code = Fail(st);

@@ -24,6 +24,7 @@ struct Item {
   std::string id, category, memory;
   std::vector<std::string> questions;
   std::string memory_id;  // after the add
+  std::string stored;     // its text as stored (inference may rewrite it)
 };
 
 struct Group {
@@ -110,16 +111,19 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
   scope.user = "paraphrase";
   for (auto& it : items) {
     MemoryAddOptions ao;
-    ao.infer = false;
+    ao.infer = opt.infer;
     ENGRAM_ASSIGN_OR_RETURN(MemoryAddResult r, engine->AddMemoryText(scope, it.memory, ao));
-    if (r.results.size() != 1) return Status::Internal("add of " + it.id + ": expected one memory");
+    if (r.results.size() != 1) {
+      if (!opt.infer) return Status::Internal("add of " + it.id + ": expected one memory");
+      return Status::InvalidArgument(it.id + ": inference made " + std::to_string(r.results.size()) +
+                                     " memories of it, not one" + (r.note.empty() ? "" : " (" + r.note + ")"));
+    }
     if (r.results.front().event != "ADD") {
       return Status::InvalidArgument(it.id + ": the memory duplicates another one of the set");
     }
     it.memory_id = r.results.front().id;
+    it.stored = r.results.front().memory;  // as written, or as inference wrote it
   }
-  std::map<std::string, std::string> text_of;
-  for (const auto& it : items) text_of[it.memory_id] = it.memory;
 
   const Scope dialogue{scope.tenant, scope.user, "assistant"};  // a dialogue of that user
   MemorySearchOptions so;  // what a caller gets by default
@@ -152,7 +156,7 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
       for (const auto& item : ctx.items) {
         if (item.kind != ItemKind::kUserFact && item.kind != ItemKind::kAssistantFact) continue;
         ++facts;
-        in_context = in_context || item.text.find(it.memory) != std::string::npos;
+        in_context = in_context || item.text.find(it.stored) != std::string::npos;
       }
       for (Group* x : {&g, &overall}) {
         x->context_hit += in_context ? 1 : 0;
@@ -168,7 +172,7 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
         };
         misses.push_back({{"id", it.id},
                           {"question", q},
-                          {"memory", it.memory},
+                          {"memory", it.stored},
                           {"rank", rank < found.size() ? json(rank + 1) : json(nullptr)},
                           {"components", rank < found.size() ? parts(found[rank]) : json(nullptr)},
                           {"first", found.empty() ? json(nullptr) : json(found.front().memory)},
@@ -190,7 +194,8 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
                  {"engram_version", Version()},
                  {"top_k", so.top_k},
                  {"max_memories", opt.max_memories},
-                 {"queries", opt.keywords ? "keywords" : "questions"}};
+                 {"queries", opt.keywords ? "keywords" : "questions"},
+                 {"infer", opt.infer}};
   double sum = 0;
   for (double x : latencies) sum += x;
   j["latency_ms"] = {{"p50", Round(Percentile(latencies, 50), 3)},

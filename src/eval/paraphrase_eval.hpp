@@ -3,7 +3,7 @@
 // questions that share no content word with it (checked with the engine's own
 // tokenizer, stemmer and stopword list: text::Terms), so that only meaning can
 // find them. All memories go into one user of a temporary in-memory store
-// (infer = false); every question is asked through Engine::SearchMemories with
+// (as written: infer = false, unless ParaphraseOptions::infer); every question is asked through Engine::SearchMemories with
 // the defaults a caller gets (MemorySearchOptions{}), and hit@1 / hit@3 count
 // the questions whose memory comes first / among the first three.
 //
@@ -34,11 +34,16 @@ struct ParaphraseOptions {
   // Ask each memory's "keywords" instead of its "questions" (every item of
   // the file must have them).
   bool keywords = false;
+  // Add each memory through inference (MemoryAddOptions::infer, what
+  // `memory add` does by default: a first-person statement is kept as
+  // "User ..."), not as written. Each must still become one memory.
+  bool infer = false;
 };
 
 // Runs the benchmark. InvalidArgument names the line of a malformed item or
 // of a question or keyword query that shares a content word with its memory
-// (and the word), whichever of the two is asked.
+// (and the word), whichever of the two is asked, and the item a memory of
+// which inference made no memory or more than one.
 //
 // Result (JSON object):
 //   overall      {"questions","memories","hit@1","hit@3","mrr@10","context_hit",
@@ -49,7 +54,7 @@ struct ParaphraseOptions {
 //   by_category  {"<category>": same keys}
 //   config       {"benchmark": "paraphrase","file","embedder","word_vectors"
 //                 (the vector file or null),"engram_version","top_k","max_memories",
-//                 "queries" ("questions" or "keywords")}
+//                 "queries" ("questions" or "keywords"),"infer"}
 //   latency_ms   {"p50","p95","p99","mean","calls"}: one search per question
 //   misses       [{"id","question","memory","rank","components","first",
 //                "first_components"}]: questions whose memory is not in the

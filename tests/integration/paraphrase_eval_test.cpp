@@ -133,6 +133,25 @@ TEST(ParaphraseEval, KeywordQueriesFindMemoriesByMeaningOnASlice) {
   EXPECT_LE(words["overall"]["hit@3"].get<double>(), 0.35) << words.dump(1);
 }
 
+// The memories added as `memory add` adds them by default, through the
+// built-in inference: first-person statements are stored as "User ...", and
+// the questions still find them by meaning.
+TEST(ParaphraseEval, MemoriesAddedThroughInferenceAreFoundByMeaning) {
+  auto j = RunEval("--infer --max-memories 40");
+  ASSERT_TRUE(j.contains("overall"));
+  EXPECT_EQ(j["config"]["infer"], true);
+  EXPECT_EQ(j["overall"]["memories"], 40);
+  // Measured: hit@3 0.667, hit@1 0.571 on this slice; a floor with a margin.
+  EXPECT_GE(j["overall"]["hit@3"].get<double>(), 0.52) << j.dump(1);
+  EXPECT_GE(j["overall"]["context_hit"].get<double>(), 0.45) << j.dump(1);
+  bool rewritten = false;  // a miss shows the memory as stored
+  for (const auto& m : j["misses"]) rewritten = rewritten || m["memory"].get<std::string>().rfind("User ", 0) == 0;
+  auto plain = RunEval("--max-memories 40");
+  EXPECT_EQ(plain["config"]["infer"], false);
+  for (const auto& m : plain["misses"]) EXPECT_NE(m["memory"].get<std::string>().rfind("User ", 0), 0u) << m.dump();
+  EXPECT_TRUE(rewritten || j["misses"].empty()) << j.dump(1);
+}
+
 TEST(ParaphraseEval, WithoutWordVectorsWordsAloneFindLittle) {
   auto j = RunEval("--max-memories 40", "ENGRAM_WORD_VECTORS=off");
   ASSERT_TRUE(j.contains("overall"));
