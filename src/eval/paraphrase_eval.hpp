@@ -3,8 +3,9 @@
 // questions that share no content word with it (checked with the engine's own
 // tokenizer, stemmer and stopword list: text::Terms), so that only meaning can
 // find them. All memories go into one user of a temporary in-memory store
-// (as written: infer = false, unless ParaphraseOptions::infer); every question is asked through Engine::SearchMemories with
-// the defaults a caller gets (MemorySearchOptions{}), and hit@1 / hit@3 count
+// (as written: infer = false, unless ParaphraseOptions::infer); every
+// question is asked through Engine::SearchMemories with the defaults a
+// caller gets (MemorySearchOptions{}), and hit@1 / hit@3 count
 // the questions whose memory comes first / among the first three.
 //
 // File: JSON lines {"id", "category", "memory", "questions": [...],
