@@ -383,7 +383,7 @@ struct Builder {
                                                     const std::vector<std::vector<std::string>>& synset_stems) const {
     std::unordered_map<std::string, float> out;
     auto put = [&](const std::string& t, double w) {
-      if (t == stem) return;
+      if (t == stem || w <= 0) return;  // (a relation weighted 0 is left out)
       float& x = out[t];
       x = std::max(x, static_cast<float>(w));
     };
@@ -417,8 +417,7 @@ struct Builder {
           for (const auto& t : synset_stems[m]) put(t, base * kExpandMero);
         if (r == 1)
           for (const auto& t : syn[s].gloss_stems) put(t, base * kExpandGloss);
-        if (kExpandLemmaParts > 0)
-          for (const auto& t : syn[s].lemma_parts) put(t, base * kExpandLemmaParts);
+        for (const auto& t : syn[s].lemma_parts) put(t, base * kExpandLemmaParts);
       }
     }
     return out;
