@@ -204,6 +204,46 @@ struct Parsed {
     });
   }
 
+  // Each name sense a noun synset of its own under the most frequent noun
+  // sense of its kind (in its lexicographer file), the name's first noun
+  // sense or its second (after WordNet's first). Runs after Resolve. False,
+  // with the entry in `error`, when a kind is no noun WordNet knows.
+  bool AddNames(const std::vector<names::NameSense>& names, std::string* error) {
+    for (const auto& n : names) {
+      auto kind = word_ids.find(Normalise(n.kind));
+      long under = -1;
+      if (kind != word_ids.end()) {
+        for (std::uint32_t s : word_synsets[kind->second]) {
+          if (synsets[s].pos == 0) {
+            under = s;
+            break;
+          }
+        }
+      }
+      if (under < 0) {
+        if (error) *error = "line " + std::to_string(n.line) + ": kind \"" + n.kind + "\" is no WordNet noun";
+        return false;
+      }
+      const auto index = static_cast<std::uint32_t>(synsets.size());
+      Synset syn;
+      syn.pos = 0;
+      syn.lex = synsets[static_cast<std::size_t>(under)].lex;
+      const std::uint32_t word = WordId(Normalise(n.name));
+      syn.words.push_back(word);
+      synsets.push_back(std::move(syn));
+      synsets[static_cast<std::size_t>(under)].hyponyms.push_back(index);
+      auto& senses = word_synsets[word];
+      auto at = senses.begin();
+      if (!n.first) {
+        at = std::find_if(senses.begin(), senses.end(), [&](std::uint32_t s) { return synsets[s].pos == 0; });
+        if (at != senses.end()) ++at;
+        else at = senses.begin();
+      }
+      senses.insert(at, index);
+    }
+    return true;
+  }
+
   void Resolve() {
     for (std::size_t s = 0; s < synsets.size(); ++s) {
       for (std::uint64_t k : pending_hyponyms[s]) {
@@ -499,7 +539,10 @@ bool WordNet::Attach(const std::uint8_t* base, std::size_t size) {
   return true;
 }
 
-std::unique_ptr<WordNet> WordNet::Load(const std::string& dir) {
+std::unique_ptr<WordNet> WordNet::Load(const std::string& dir) { return Load(dir, {}, nullptr); }
+
+std::unique_ptr<WordNet> WordNet::Load(const std::string& dir, const std::vector<names::NameSense>& name_senses,
+                                       std::string* error) {
   Parsed p;
   const char* names[3] = {"noun", "verb", "adj"};
   for (std::uint8_t pos = 0; pos < 3; ++pos) {
@@ -509,6 +552,7 @@ std::unique_ptr<WordNet> WordNet::Load(const std::string& dir) {
   }
   if (p.synsets.empty()) return nullptr;
   p.Resolve();
+  if (!p.AddNames(name_senses, error)) return nullptr;
   std::unique_ptr<WordNet> wn(new WordNet());
   wn->owned_ = MakeImage(p);
   if (!wn->Attach(wn->owned_.data(), wn->owned_.size())) return nullptr;

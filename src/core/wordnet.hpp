@@ -20,6 +20,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/name_senses.hpp"
+
 namespace engram::wordnet {
 
 // How a related word relates to the query word.
@@ -47,6 +49,11 @@ class WordNet {
   // Parses the database in a directory; nullptr when its files are missing
   // or unreadable.
   static std::unique_ptr<WordNet> Load(const std::string& dir);
+  // The same with name senses added (core/name_senses.hpp: the build's
+  // image carries tools/wordvec/names.tsv); nullptr, with why in `error`,
+  // also when a name's kind is no noun of the database.
+  static std::unique_ptr<WordNet> Load(const std::string& dir, const std::vector<names::NameSense>& names,
+                                       std::string* error);
   // Maps an image written by WriteImage; nullptr when the file is missing or
   // not a valid image.
   static std::unique_ptr<WordNet> Open(const std::string& path);

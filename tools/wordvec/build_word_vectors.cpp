@@ -3,7 +3,11 @@
 // (/usr/share/wordnet) and writes one compact binary file of int8 vectors,
 // one per index term (the engine's own stem of a WordNet lemma).
 //
-//   build_word_vectors WORDNET_DIR OUT_FILE [--probe word,word,...]
+//   build_word_vectors WORDNET_DIR OUT_FILE [--names NAMES_FILE] [--probe word,word,...]
+//
+// With --names, the name senses of that file (core/name_senses.hpp:
+// tools/wordvec/names.tsv, "tesla" a car, "obsidian" a notes app) join
+// WordNet's as senses of their own before anything below is made.
 //
 // How a vector is made (all deterministic, no randomness but fixed hashes):
 //  1. Each synset is described by sparse features: itself; its hypernyms up to
@@ -55,6 +59,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/name_senses.hpp"
 #include "core/text.hpp"
 
 namespace {
@@ -301,6 +306,58 @@ struct Builder {
         s.gloss_words.shrink_to_fit();
       }
     }
+  }
+
+  // Each name sense (core/name_senses.hpp) a noun synset of its own: its
+  // hypernym the most frequent noun sense of its kind (whose lexicographer
+  // file it takes), its gloss as WordNet's are read; the name's first noun
+  // sense or its second (after WordNet's first). Runs before Resolve. False,
+  // with the entry in `error`, when a kind is no noun WordNet knows.
+  bool AddNames(const std::vector<engram::names::NameSense>& names, std::string* error) {
+    for (const auto& n : names) {
+      long under = -1;
+      auto kind = lemma_senses.find(Lower(n.kind));
+      if (kind != lemma_senses.end()) {
+        for (std::uint32_t s : kind->second) {
+          if (syn[s].pos == 0) {
+            under = s;
+            break;
+          }
+        }
+      }
+      if (under < 0) {
+        *error = "line " + std::to_string(n.line) + ": kind \"" + n.kind + "\" is no WordNet noun";
+        return false;
+      }
+      Synset s;
+      s.pos = 0;
+      s.lexfile = syn[static_cast<std::size_t>(under)].lexfile;
+      s.hypernyms.push_back(static_cast<std::uint32_t>(under));
+      {
+        std::string w;
+        for (char ch : n.gloss + " ") {
+          const char c = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+          if ((c >= 'a' && c <= 'z') || c == '-') w += c;
+          else if (!w.empty()) { s.gloss_words.push_back(w); w.clear(); }
+        }
+      }
+      std::unordered_set<std::string> seen;
+      for (const auto& t : engram::text::Terms(n.gloss)) {
+        if (seen.insert(t).second) s.gloss_stems.push_back(t);
+      }
+      const auto index = static_cast<std::uint32_t>(syn.size());
+      syn.push_back(std::move(s));
+      syn[static_cast<std::size_t>(under)].hyponyms.push_back(index);
+      auto& senses = lemma_senses[n.name];
+      auto at = senses.begin();
+      if (!n.first) {
+        at = std::find_if(senses.begin(), senses.end(), [&](std::uint32_t x) { return syn[x].pos == 0; });
+        at = at == senses.end() ? senses.begin() : at + 1;
+      }
+      senses.insert(at, index);
+      ++lemma_sense_count[n.name];
+    }
+    return true;
   }
 
   // First sense of each part of speech of the lemmas with this stem.
@@ -674,14 +731,30 @@ std::vector<std::pair<std::string, std::uint32_t>> Aliases(
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::cerr << "usage: build_word_vectors WORDNET_DIR OUT_FILE [--probe w1,w2,...]\n";
+    std::cerr << "usage: build_word_vectors WORDNET_DIR OUT_FILE [--names NAMES_FILE] [--probe w1,w2,...]\n";
     return 2;
   }
   const std::string dir = argv[1], out_path = argv[2];
   std::vector<std::string> probes;
-  if (argc >= 5 && std::string(argv[3]) == "--probe") {
-    std::stringstream ss(argv[4]);
-    for (std::string w; std::getline(ss, w, ',');) probes.push_back(w);
+  std::vector<engram::names::NameSense> name_senses;
+  std::string names_path;
+  for (int a = 3; a + 1 < argc; a += 2) {
+    const std::string opt = argv[a];
+    if (opt == "--probe") {
+      std::stringstream ss(argv[a + 1]);
+      for (std::string w; std::getline(ss, w, ',');) probes.push_back(w);
+    } else if (opt == "--names") {
+      names_path = argv[a + 1];
+      auto read = engram::names::ReadNameSenses(names_path);
+      if (!read.ok()) {
+        std::cerr << "build_word_vectors: " << read.status().message() << "\n";
+        return 1;
+      }
+      name_senses = std::move(read).value();
+    } else {
+      std::cerr << "build_word_vectors: unknown option " << opt << "\n";
+      return 2;
+    }
   }
   Builder b;
   const char* names[4] = {"noun", "verb", "adj", "adv"};
@@ -693,6 +766,10 @@ int main(int argc, char** argv) {
   }
   for (int pos = 0; pos < 4; ++pos) b.LoadIndex(dir + "/index." + names[pos], pos);
   b.LoadCounts(dir + "/cntlist.rev");
+  if (std::string error; !b.AddNames(name_senses, &error)) {
+    std::cerr << "build_word_vectors: " << names_path << ": " << error << "\n";
+    return 1;
+  }
   b.Resolve();
 
   std::vector<std::string> stems;

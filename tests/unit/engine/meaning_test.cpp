@@ -557,6 +557,33 @@ TEST_F(MeaningTest, AMemoryIsFoundByTheNeighbourhoodOfOneOfItsWords) {
       << r->at(0).memory << " | " << r->at(1).memory;
 }
 
+// Names of products and services WordNet lacks (tools/wordvec/names.tsv)
+// carry their kind and gloss: a question for a kind of thing finds the
+// memory naming one. (A name that is an English word first, "obsidian" the
+// volcanic glass, keeps that meaning first.)
+TEST_F(MeaningTest, ANamedProductIsFoundByWhatItIs) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "ivo", "Ivo keeps every recipe he tries in Obsidian");
+  Add(*e, "ivo", "Ivo bought a second-hand Tesla in March");
+  Add(*e, "ivo", "Ivo's team stores its orders in PostgreSQL");
+  Add(*e, "ivo", "Ivo listens to jazz on Spotify while cooking");
+  Add(*e, "ivo", "Ivo's sister teaches chemistry in Porto");
+  Add(*e, "ivo", "Ivo runs five kilometres every Saturday");
+  Add(*e, "ivo", "Ivo practises Spanish on Duolingo every night");
+  const std::pair<const char*, const char*> cases[] = {
+      {"What car does he own?", "Ivo bought a second-hand Tesla in March"},
+      {"Which database does the team use?", "Ivo's team stores its orders in PostgreSQL"},
+      {"Which music streaming service does he use?", "Ivo listens to jazz on Spotify while cooking"},
+      {"Which app does he use for language lessons?", "Ivo practises Spanish on Duolingo every night"},
+  };
+  for (const auto& [q, want] : cases) {
+    auto r = First(*e, "ivo", q);
+    ASSERT_TRUE(r.has_value()) << q;
+    EXPECT_EQ(r->memory, want) << q;
+  }
+}
+
 TEST_F(MeaningTest, MemoriesAddedLaterAreFoundByMeaning) {
   ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
   auto e = Open();

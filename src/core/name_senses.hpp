@@ -1,0 +1,39 @@
+// Name senses: the names of products, services, programming languages,
+// devices and brands that WordNet does not know or knows by another sense
+// ("Obsidian" the notes app, "Tesla" the car, "PostgreSQL"), supplied as
+// WordNet-like noun senses by a file of the project's own
+// (tools/wordvec/names.tsv) when the build makes the WordNet image and the
+// word vectors. One entry per line, four tab-separated fields:
+//
+//   name <TAB> kind <TAB> first|second <TAB> gloss
+//
+// name: the lower-case word people write (letters and digits); kind: a
+// WordNet noun lemma whose most frequent sense is what the name is a kind of
+// (car, editor_program, database); first: the name means this before any
+// sense WordNet has for the word ("python" in "I code in Python"), second:
+// after WordNet's most frequent noun sense ("apple"); gloss: a short plain
+// definition in the words people ask with. Lines starting with '#' and
+// blank lines are skipped.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engram/result.hpp"
+
+namespace engram::names {
+
+struct NameSense {
+  std::string name;
+  std::string kind;
+  bool first = true;
+  std::string gloss;
+  int line = 0;  // in the file, for messages
+};
+
+// The entries of a names file, in file order; InvalidArgument naming the
+// line and the field when one is malformed or a name repeats, NotFound when
+// the file cannot be read.
+Result<std::vector<NameSense>> ReadNameSenses(const std::string& path);
+
+}  // namespace engram::names
