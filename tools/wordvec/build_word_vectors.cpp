@@ -6,7 +6,7 @@
 //   build_word_vectors WORDNET_DIR OUT_FILE [--names NAMES_FILE] [--probe word,word,...]
 //
 // With --names, the name senses of that file (core/name_senses.hpp:
-// tools/wordvec/names.tsv, "tesla" a car, "obsidian" a notes app) join
+// tools/wordvec/names.tsv, "tesla" a car, "neovim" a text editor) join
 // WordNet's as senses of their own before anything below is made.
 //
 // How a vector is made (all deterministic, no randomness but fixed hashes):
