@@ -1,5 +1,6 @@
 #include "core/name_senses.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <unordered_set>
 
@@ -50,11 +51,23 @@ Result<std::vector<NameSense>> ReadNameSenses(const std::string& path) {
     }
     NameSense s;
     s.name = f[0];
-    s.kind = f[1];
     s.gloss = f[3];
     s.line = n;
     if (!NameChars(s.name)) return Status::InvalidArgument(where + "name must be 1-40 lower-case letters or digits");
-    if (!KindChars(s.kind)) return Status::InvalidArgument(where + "kind must be a WordNet noun lemma (lower case, '_' for spaces)");
+    for (std::size_t at = 0;;) {
+      const std::size_t comma = f[1].find(',', at);
+      std::string kind = f[1].substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+      if (!KindChars(kind)) {
+        return Status::InvalidArgument(where + "kind must be one to three WordNet noun lemmas (lower case, '_' for spaces, ',' between)");
+      }
+      if (std::find(s.kinds.begin(), s.kinds.end(), kind) != s.kinds.end()) {
+        return Status::InvalidArgument(where + "kind \"" + kind + "\" is listed twice");
+      }
+      s.kinds.push_back(std::move(kind));
+      if (s.kinds.size() > 3) return Status::InvalidArgument(where + "kind holds more than three lemmas");
+      if (comma == std::string::npos) break;
+      at = comma + 1;
+    }
     if (f[2] == "first") s.first = true;
     else if (f[2] == "second") s.first = false;
     else return Status::InvalidArgument(where + "order must be \"first\" or \"second\"");

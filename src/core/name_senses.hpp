@@ -9,7 +9,9 @@
 //
 // name: the lower-case word people write (letters and digits); kind: a
 // WordNet noun lemma whose most frequent sense is what the name is a kind of
-// (car, editor_program, database); first: the name means this before any
+// (car, editor_program, database), or up to three of them separated by
+// commas, the first the main one, when each holds ("spotify":
+// application_program,company); first: the name means this before any
 // sense WordNet has for the word ("python" in "I code in Python"), second:
 // after WordNet's most frequent noun sense ("apple"); gloss: a short plain
 // definition in the words people ask with. Lines starting with '#' and
@@ -25,7 +27,7 @@ namespace engram::names {
 
 struct NameSense {
   std::string name;
-  std::string kind;
+  std::vector<std::string> kinds;  // 1-3, the main one first
   bool first = true;
   std::string gloss;
   int line = 0;  // in the file, for messages

@@ -205,33 +205,42 @@ struct Parsed {
   }
 
   // Each name sense a noun synset of its own under the most frequent noun
-  // sense of its kind (in its lexicographer file), the name's first noun
-  // sense or its second (after WordNet's first). Runs after Resolve. False,
-  // with the entry in `error`, when a kind is no noun WordNet knows.
+  // sense of each of its kinds (in the main kind's lexicographer file), the
+  // name's first noun sense or its second (after WordNet's first). Runs after
+  // Resolve. False, with the entry in `error`, when a kind is no noun WordNet
+  // knows.
   bool AddNames(const std::vector<names::NameSense>& names, std::string* error) {
     for (const auto& n : names) {
-      auto kind = word_ids.find(Normalise(n.kind));
-      long under = -1;
-      if (kind != word_ids.end()) {
-        for (std::uint32_t s : word_synsets[kind->second]) {
-          if (synsets[s].pos == 0) {
-            under = s;
-            break;
+      std::vector<std::uint32_t> under;
+      for (const auto& k : n.kinds) {
+        auto kind = word_ids.find(Normalise(k));
+        const std::uint32_t* noun = nullptr;
+        if (kind != word_ids.end()) {
+          for (const std::uint32_t& s : word_synsets[kind->second]) {
+            if (synsets[s].pos == 0) {
+              noun = &s;
+              break;
+            }
           }
         }
+        if (noun == nullptr) {
+          if (error) *error = "line " + std::to_string(n.line) + ": kind \"" + k + "\" is no WordNet noun";
+          return false;
+        }
+        under.push_back(*noun);
       }
-      if (under < 0) {
-        if (error) *error = "line " + std::to_string(n.line) + ": kind \"" + n.kind + "\" is no WordNet noun";
+      if (under.empty()) {
+        if (error) *error = "line " + std::to_string(n.line) + ": no kind";
         return false;
       }
       const auto index = static_cast<std::uint32_t>(synsets.size());
       Synset syn;
       syn.pos = 0;
-      syn.lex = synsets[static_cast<std::size_t>(under)].lex;
+      syn.lex = synsets[under.front()].lex;
       const std::uint32_t word = WordId(Normalise(n.name));
       syn.words.push_back(word);
       synsets.push_back(std::move(syn));
-      synsets[static_cast<std::size_t>(under)].hyponyms.push_back(index);
+      for (std::uint32_t u : under) synsets[u].hyponyms.push_back(index);
       auto& senses = word_synsets[word];
       auto at = senses.begin();
       if (!n.first) {

@@ -115,6 +115,20 @@ std::string Lower(std::string s) {
   return s;
 }
 
+// The lower-case words of a gloss (runs of letters and '-'), as the gloss
+// collocations are looked up.
+std::vector<std::string> GlossWords(std::string_view gloss) {
+  std::vector<std::string> out;
+  std::string w;
+  for (char ch : gloss) {
+    const char c = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+    if ((c >= 'a' && c <= 'z') || c == '-') w += c;
+    else if (!w.empty()) { out.push_back(std::move(w)); w.clear(); }
+  }
+  if (!w.empty()) out.push_back(std::move(w));
+  return out;
+}
+
 // The one index term of a single-word lemma ("" for collocations, stopwords).
 std::string StemOf(const std::string& lemma) {
   if (lemma.find('_') != std::string::npos) return "";
@@ -223,14 +237,7 @@ struct Builder {
         if (tpos < 0) continue;
         s.ptr_sym.emplace_back(f[i], Key(tpos, std::stoull(f[i + 1])));
       }
-      {
-        std::string w;
-        for (char ch : gloss + " ") {
-          const char c = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
-          if ((c >= 'a' && c <= 'z') || c == '-') w += c;
-          else if (!w.empty()) { s.gloss_words.push_back(w); w.clear(); }
-        }
-      }
+      s.gloss_words = GlossWords(gloss);
       std::unordered_set<std::string> seen;
       for (const auto& t : engram::text::Terms(gloss)) {
         if (seen.insert(t).second) s.gloss_stems.push_back(t);
@@ -309,45 +316,47 @@ struct Builder {
   }
 
   // Each name sense (core/name_senses.hpp) a noun synset of its own: its
-  // hypernym the most frequent noun sense of its kind (whose lexicographer
-  // file it takes), its gloss as WordNet's are read; the name's first noun
-  // sense or its second (after WordNet's first). Runs before Resolve. False,
-  // with the entry in `error`, when a kind is no noun WordNet knows.
+  // hypernyms the most frequent noun sense of each of its kinds (the main
+  // kind's lexicographer file its own), its gloss as WordNet's are read; the
+  // name's first noun sense or its second (after WordNet's first). Runs
+  // before Resolve. False, with the entry in `error`, when a kind is no noun
+  // WordNet knows.
   bool AddNames(const std::vector<engram::names::NameSense>& names, std::string* error) {
     for (const auto& n : names) {
-      long under = -1;
-      auto kind = lemma_senses.find(Lower(n.kind));
-      if (kind != lemma_senses.end()) {
-        for (std::uint32_t s : kind->second) {
-          if (syn[s].pos == 0) {
-            under = s;
-            break;
+      std::vector<std::uint32_t> under;
+      for (const auto& k : n.kinds) {
+        long noun = -1;
+        auto kind = lemma_senses.find(Lower(k));
+        if (kind != lemma_senses.end()) {
+          for (std::uint32_t x : kind->second) {
+            if (syn[x].pos == 0) {
+              noun = x;
+              break;
+            }
           }
         }
+        if (noun < 0) {
+          *error = "line " + std::to_string(n.line) + ": kind \"" + k + "\" is no WordNet noun";
+          return false;
+        }
+        under.push_back(static_cast<std::uint32_t>(noun));
       }
-      if (under < 0) {
-        *error = "line " + std::to_string(n.line) + ": kind \"" + n.kind + "\" is no WordNet noun";
+      if (under.empty()) {
+        *error = "line " + std::to_string(n.line) + ": no kind";
         return false;
       }
       Synset s;
       s.pos = 0;
-      s.lexfile = syn[static_cast<std::size_t>(under)].lexfile;
-      s.hypernyms.push_back(static_cast<std::uint32_t>(under));
-      {
-        std::string w;
-        for (char ch : n.gloss + " ") {
-          const char c = static_cast<char>(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
-          if ((c >= 'a' && c <= 'z') || c == '-') w += c;
-          else if (!w.empty()) { s.gloss_words.push_back(w); w.clear(); }
-        }
-      }
+      s.lexfile = syn[under.front()].lexfile;
+      s.hypernyms = under;
+      s.gloss_words = GlossWords(n.gloss);
       std::unordered_set<std::string> seen;
       for (const auto& t : engram::text::Terms(n.gloss)) {
         if (seen.insert(t).second) s.gloss_stems.push_back(t);
       }
       const auto index = static_cast<std::uint32_t>(syn.size());
       syn.push_back(std::move(s));
-      syn[static_cast<std::size_t>(under)].hyponyms.push_back(index);
+      for (std::uint32_t u : under) syn[u].hyponyms.push_back(index);
       auto& senses = lemma_senses[n.name];
       auto at = senses.begin();
       if (!n.first) {

@@ -25,16 +25,18 @@ class NameSensesFile : public ::testing::Test {
 TEST_F(NameSensesFile, ReadsEntriesSkippingCommentsAndBlankLines) {
   auto r = ReadNameSenses(Write("# name\tkind\torder\tgloss\n\n"
                                 "tesla\tcar\tfirst\tan electric car\n"
-                                "apple\tcomputer\tsecond\ta maker of phones and computers\r\n"));
+                                "apple\tcomputer\tsecond\ta maker of phones and computers\r\n"
+                                "spotify\tapplication_program,company\tfirst\ta music app\n"));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_EQ(r->size(), 2u);
+  ASSERT_EQ(r->size(), 3u);
   EXPECT_EQ((*r)[0].name, "tesla");
-  EXPECT_EQ((*r)[0].kind, "car");
+  EXPECT_EQ((*r)[0].kinds, std::vector<std::string>{"car"});
   EXPECT_TRUE((*r)[0].first);
   EXPECT_EQ((*r)[0].gloss, "an electric car");
   EXPECT_EQ((*r)[0].line, 3);
   EXPECT_FALSE((*r)[1].first);
   EXPECT_EQ((*r)[1].gloss, "a maker of phones and computers");  // the CR of a CRLF file is no part of it
+  EXPECT_EQ((*r)[2].kinds, (std::vector<std::string>{"application_program", "company"}));  // the main kind first
 }
 
 TEST_F(NameSensesFile, RefusesMalformedLinesNamingTheLineAndField) {
@@ -45,6 +47,10 @@ TEST_F(NameSensesFile, RefusesMalformedLinesNamingTheLineAndField) {
       {"model 3\tcar\tfirst\tan electric car\n", "name"},
       {"tesla\tCar Maker\tfirst\tan electric car\n", "kind"},
       {"tesla\tcar\tmaybe\tan electric car\n", "order"},
+      {"tesla\tcar,\tfirst\tan electric car\n", "kind"},
+      {"tesla\t,car\tfirst\tan electric car\n", "kind"},
+      {"tesla\tcar,company,car\tfirst\tan electric car\n", "\"car\" is listed twice"},
+      {"tesla\tcar,company,brand,maker\tfirst\tan electric car\n", "more than three"},
       {"tesla\tcar\tfirst\t\n", "gloss"},
       {"tesla\tcar\tfirst\ta\ntesla\tcar\tsecond\tb\n", "listed twice"},
   };

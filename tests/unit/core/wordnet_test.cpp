@@ -236,29 +236,35 @@ TEST_F(TinyWordNet, NounsUnderAWordAreItsKinds) {
 // first or second sense of their word, in their kind's lexicographer file,
 // and in the image as in the parse.
 TEST_F(TinyWordNet, NameSensesAreNounsUnderTheirKind) {
-  std::vector<names::NameSense> names(3);
-  names[0] = {"theremin", "musical_instrument", true, "an electronic instrument played without touch", 1};
-  names[1] = {"kid", "instrument", true, "a brand of synthesiser", 2};            // before WordNet's sense
-  names[2] = {"clarinet", "instrument", false, "a band of the same name", 3};    // after it
+  std::vector<names::NameSense> names(4);
+  names[0] = {"theremin", {"musical_instrument"}, true, "an electronic instrument played without touch", 1};
+  names[1] = {"kid", {"instrument"}, true, "a brand of synthesiser", 2};            // before WordNet's sense
+  names[2] = {"clarinet", {"instrument"}, false, "a band of the same name", 3};    // after it
+  names[3] = {"busker", {"child", "instrument"}, true, "a toy that is a child's first instrument", 4};  // two kinds
   std::string error;
   auto wn = WordNet::Load(dir_, names, &error);
   ASSERT_NE(wn, nullptr) << error;
-  EXPECT_EQ(wn->synsets(), 11u);
+  EXPECT_EQ(wn->synsets(), 12u);
   EXPECT_EQ(wn->NounClass("theremin"), 6);  // noun.artifact, the instrument's file
+  EXPECT_EQ(wn->NounClass("busker"), 18);   // the main kind's file
   const WordNet::SynsetSet instruments = wn->NounsUnder({"instrument"}, 1, -1, 1000);
   EXPECT_TRUE(wn->FirstNounIn("theremin", instruments));
   EXPECT_TRUE(wn->FirstNounIn("kid", instruments));        // the name's sense comes first
   EXPECT_FALSE(wn->ShareFirstSense("kid", "child"));
   EXPECT_TRUE(wn->FirstNounIn("clarinet", instruments));   // WordNet's own first sense stays first
   EXPECT_TRUE(Has(wn->Expand("instrument"), "theremin", Relation::kHyponym, 1));
+  // A name of two kinds is below each.
+  EXPECT_TRUE(wn->FirstNounIn("busker", instruments));
+  EXPECT_TRUE(wn->FirstNounIn("busker", wn->NounsUnder({"child"}, 1, -1, 1000)));
+  EXPECT_FALSE(wn->FirstNounIn("busker", wn->NounsUnder({"violin"}, 1, -1, 1000)));
   ASSERT_TRUE(wn->WriteImage(dir_ + "/wordnet.bin"));
   auto mapped = WordNet::Open(dir_ + "/wordnet.bin");
   ASSERT_NE(mapped, nullptr);
-  const std::vector<std::string> words = {"instrument", "theremin", "kid", "kids", "clarinet", "child"};
+  const std::vector<std::string> words = {"instrument", "theremin", "kid", "kids", "clarinet", "child", "busker"};
   EXPECT_EQ(Answers(*mapped, words), Answers(*wn, words));
 
   // A kind that is no noun of the database is refused, naming the line.
-  names.push_back({"zither", "play", true, "a verb is no kind", 9});
+  names.push_back({"zither", {"instrument", "play"}, true, "a verb is no kind", 9});
   EXPECT_EQ(WordNet::Load(dir_, names, &error), nullptr);
   EXPECT_NE(error.find("line 9"), std::string::npos) << error;
   EXPECT_NE(error.find("\"play\""), std::string::npos) << error;
