@@ -371,7 +371,9 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // The semantic cosine before clamping, by memory id: it orders memories
   // whose scores tie because both semantic components were clamped to 1.
   std::unordered_map<std::string, double> unclamped;
-  const bool asks_when = AsksWhen(text::Tokenize(query));
+  const std::vector<std::string> query_tokens = text::Tokenize(query);
+  const bool asks_when = AsksWhen(query_tokens);
+  const bool asks_number = AsksHowMany(query_tokens);
   // The stance each query term says (StancesIn's bits; "like" in "What
   // music does she like?"): a memory saying another word of it holds it.
   std::vector<int> query_stance(qterms.size(), 0);
@@ -429,6 +431,12 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
         // time word of the memory matches ("Friday", "8th", "pm", "daily").
         x.all += mean;
         if (HoldsTimeWord(m.memory)) x.hit += mean;
+      }
+      if (asks_number) {
+        // So does one asking for a number ("how many", "how old"): any
+        // number the memory says matches it ("two", "12", "dozen").
+        x.all += mean;
+        if (HoldsNumber(m.memory)) x.hit += mean;
       }
       d.lexical = x.all > 0 ? x.hit / x.all : 0.0;
     }

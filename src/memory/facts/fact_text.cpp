@@ -275,6 +275,29 @@ bool IsNumberWord(std::string_view t) {
 
 }  // namespace
 
+bool AsksHowMany(const std::vector<std::string>& tokens) {
+  for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
+    const std::string& t = tokens[i];
+    const std::string& n = tokens[i + 1];
+    if (t == "how" && (n == "many" || n == "much" || n == "old")) return true;
+    if ((t == "what" || t == "which") && (n == "age" || n == "number" || n == "amount")) return true;
+  }
+  return false;
+}
+
+bool HoldsNumber(std::string_view text) {
+  static const std::unordered_set<std::string_view> kCounts = {"dozens", "hundreds", "thousands", "millions",
+                                                               "twins", "triplets"};
+  static const std::unordered_set<std::string_view> kNotCounts = {"one", "once", "half", "first", "second", "third",
+                                                                  "single", "double", "triple", "both"};
+  bool found = false;
+  text::ForEachToken(text, [&](std::string_view t) {
+    found = found || std::any_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+            (IsNumberWord(t) && !kNotCounts.count(t)) || kCounts.count(t) > 0;
+  });
+  return found;
+}
+
 // How many negations a text holds and the numbers it names (sorted).
 ParaphraseCheck::Claims ParaphraseCheck::ClaimsOf(std::string_view text) {
   Claims out;

@@ -70,6 +70,15 @@ class ParaphraseCheck {
   Claims claims_;
 };
 
+// Whether a question asks for a number (tokens as text::Tokenize makes them):
+// "how many", "how much", "how old", "what/which age", "what number",
+// "what amount".
+bool AsksHowMany(const std::vector<std::string>& tokens);
+// Whether a text says a number: a token with a digit ("8", "$8m", "3pm"), a
+// number word ("two", "twelve", "sixty", "million", "dozen"), or a word that
+// counts ("twice", "couple", "pair", "twins").
+bool HoldsNumber(std::string_view text);
+
 // Whether two texts agree in negation and numbers: each holds as many
 // negations ("not", "no", "never", "nothing", "without", "don't", "isnt"
 // ...), and they name the same numbers (tokens with digits and number words,

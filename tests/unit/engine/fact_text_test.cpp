@@ -52,6 +52,23 @@ TEST(FactText, NegationsAndNumbersMustAgree) {
 // A bag of hashed words leaves out the function words, so "before lunch" and
 // "after lunch" embed alike: a near-duplicate must hold the same ones, each
 // leading to the same content word.
+TEST(FactText, QuestionsForANumberAndTextsThatSayOne) {
+  for (const char* q : {"How many kids does she have?", "how much did it cost", "How old is Leo?",
+                        "At what age will he retire?", "Which number does he wear?", "What amount was raised?"}) {
+    EXPECT_TRUE(AsksHowMany(text::Tokenize(q))) << q;
+  }
+  for (const char* q : {"How does she like it?", "What is her job?", "When is the meeting?", "many thanks", ""}) {
+    EXPECT_FALSE(AsksHowMany(text::Tokenize(q))) << q;
+  }
+  for (const char* t : {"I have two cats", "a seed round of $2m", "She manages 12 engineers", "about a dozen plants",
+                        "our twins", "a couple of times", "Nine years old", "we go twice a week"}) {
+    EXPECT_TRUE(HoldsNumber(t)) << t;
+  }
+  for (const char* t : {"I have cats", "the one I like", "my first car", "both of them", "once upon a time", ""}) {
+    EXPECT_FALSE(HoldsNumber(t)) << t;
+  }
+}
+
 TEST(FactText, FunctionWordsAndOrderMustAgree) {
   struct Case {
     const char* a;

@@ -315,6 +315,32 @@ TEST_F(MeaningTest, AQuestionAskingWhenPrefersAMemoryThatSaysWhen) {
   }
 }
 
+TEST_F(MeaningTest, AQuestionAskingHowManyPrefersAMemoryThatSaysANumber) {
+  auto e = Open();
+  Add(*e, "omar", "Omar adores his cats");
+  Add(*e, "omar", "Omar has three cats and a tortoise");
+  Add(*e, "omar", "Omar's cats sleep on the sofa");
+  Add(*e, "omar", "Omar's nephew is sweet");
+  Add(*e, "omar", "Omar's nephew turns twelve in June");
+  MemorySearchOptions so;
+  so.explain = true;
+  for (const auto& [q, want] : std::map<std::string, std::string>{
+           {"How many cats does Omar have?", "Omar has three cats and a tortoise"},
+           {"How old is Omar's nephew?", "Omar's nephew turns twelve in June"},
+           {"What age is Omar's nephew?", "Omar's nephew turns twelve in June"}}) {
+    auto r = e->SearchMemories(User("omar"), q, so);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_FALSE(r->empty()) << q;
+    EXPECT_EQ(r->front().memory, want) << q;
+  }
+  // Not asking for a number, the memory most about the question's words
+  // comes first.
+  auto r = e->SearchMemories(User("omar"), "Does Omar adore cats?", so);
+  ASSERT_TRUE(r.ok());
+  ASSERT_FALSE(r->empty());
+  EXPECT_EQ(r->front().memory, "Omar adores his cats");
+}
+
 // A question asking for a kind of thing ("What bird", "Which instrument",
 // "What is his job?", or the keywords "occupation") finds the memory that
 // names one in its own words: the memory matches the question's noun as if it
