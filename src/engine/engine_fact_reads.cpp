@@ -5,6 +5,7 @@
 #include "engine/engine_impl.hpp"
 #include "memory/facts/fact_query.hpp"
 #include "memory/facts/fact_store.hpp"
+#include "memory/facts/fact_text.hpp"
 #include "memory/scope_store.hpp"
 #include "store/fact_lookup.hpp"
 #include "store/scopes.hpp"
@@ -98,7 +99,8 @@ Result<std::vector<MemoryItem>> EngineImpl::SearchMemories(const MemoryScope& sc
   if (query.size() > 64 * 1024) return Status::InvalidArgument("query: longer than 64 KiB");
   if (!text::IsValidUtf8(query)) return Status::InvalidArgument("query: not valid UTF-8");
   ENGRAM_RETURN_IF_ERROR(RequireEmbedder());
-  ENGRAM_ASSIGN_OR_RETURN(auto qv, query_embedder_->Embed({query}));
+  // (Embedded as meant: "What does she do for a living?" without "living".)
+  ENGRAM_ASSIGN_OR_RETURN(auto qv, query_embedder_->Embed({facts::QuestionMeant(query)}));
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
   sql::Db* db = lease->db();
   ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));

@@ -7,6 +7,7 @@
 // entity matches joined with the conditions; then ONE fetch of the candidate
 // rows.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -212,8 +213,15 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   for (const auto& sn : snaps) {
     if (words && sn->words == words) sem_snaps.push_back(sn);
   }
+  const answer::AnswerClass asked =
+      words ? answer::AnswerClass::Of(query, wordnet::WordNet::Default()) : answer::AnswerClass();
+  // "What does she do for a living?": "living" is the idiom's, neither a word
+  // a memory matches ("lives in Lisbon") nor a meaning ("living room"); only
+  // a memory naming an occupation holds it (step 5).
+  const bool idiom = asked.occupation() && asked.focus() == "living";
+  const std::string meant = QuestionMeant(query);
   const std::vector<float> qsem =
-      words ? (sem_snaps.empty() ? words->TextVector(query) : SemanticQuery(sem_snaps, *words, query))
+      words ? (sem_snaps.empty() ? words->TextVector(meant) : SemanticQuery(sem_snaps, *words, meant))
             : std::vector<float>{};
   // The query's distinct index terms (their word-vector indexes, -1 when
   // unknown; an unknown hyphenated compound as its known parts, sharing its
@@ -229,7 +237,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   std::unordered_set<long> qset;
   if (!qsem.empty()) {
     std::vector<long> known;
-    for (const auto& t : DistinctTerms(query)) {
+    for (const auto& t : DistinctTerms(meant)) {
       known.clear();
       words->Lookup(t, known);
       const double w = idf ? idf(t) : 1.0;
@@ -259,8 +267,6 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // term, of the mean weight of its others, that such a memory matches. Such
   // memories are candidates too, found by the full-text index through the
   // class's words the scope's memories hold (the rarest first).
-  const answer::AnswerClass asked =
-      words ? answer::AnswerClass::Of(query, wordnet::WordNet::Default()) : answer::AnswerClass();
   Scored class_all;
   if (!asked.empty() && !sem_snaps.empty()) {
     // (rows holding it, term), the rarest first
@@ -414,7 +420,8 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       const int stances = query_stance.empty() ? 0 : StancesIn(m.memory);
       for (std::size_t k = 0; k < qterms.size(); ++k) {
         x.all += qweight[k];
-        if (have.count(qterms[k]) || (!query_stance.empty() && (query_stance[k] & stances) != 0)) {
+        if ((have.count(qterms[k]) && !(idiom && k == focus_at)) ||
+            (!query_stance.empty() && (query_stance[k] & stances) != 0)) {
           x.hit += qweight[k];
         } else if (k == focus_at) {
           x.gain = qweight[k];

@@ -275,6 +275,30 @@ bool IsNumberWord(std::string_view t) {
 
 }  // namespace
 
+std::string QuestionMeant(std::string_view question) {
+  // Tokens are lower-cased runs of letters and digits; the idiom is found on
+  // them and cut from the text at the same words.
+  std::string out;
+  out.reserve(question.size());
+  std::string before[2];  // the two words before, lower-cased
+  std::size_t at = 0;
+  while (at < question.size()) {
+    std::size_t end = at;
+    while (end < question.size() && std::isalpha(static_cast<unsigned char>(question[end]))) ++end;
+    if (end == at) {
+      out += question[at++];
+      continue;
+    }
+    std::string w(question.substr(at, end - at));
+    for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!(w == "living" && before[0] == "for" && before[1] == "a")) out.append(question.substr(at, end - at));
+    before[0] = std::move(before[1]);
+    before[1] = std::move(w);
+    at = end;
+  }
+  return out;
+}
+
 bool AsksHowMany(const std::vector<std::string>& tokens) {
   for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
     const std::string& t = tokens[i];

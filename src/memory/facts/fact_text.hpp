@@ -70,6 +70,12 @@ class ParaphraseCheck {
   Claims claims_;
 };
 
+// What a question asks, for a meaning (word vectors, an embedding): the
+// question without the "living" of "for a living" ("What does she do for a
+// living?" asks for an occupation; neither "lives in Porto" nor "the living
+// room" answers it); the question itself otherwise.
+std::string QuestionMeant(std::string_view question);
+
 // Whether a question asks for a number (tokens as text::Tokenize makes them):
 // "how many", "how much", "how old", "what/which age", "what number",
 // "what amount".

@@ -69,6 +69,15 @@ TEST(FactText, QuestionsForANumberAndTextsThatSayOne) {
   }
 }
 
+TEST(FactText, AQuestionForALivingIsMeantWithoutItsLiving) {
+  EXPECT_EQ(QuestionMeant("What does she do for a living?"), "What does she do for a ?");
+  EXPECT_EQ(QuestionMeant("what do I do FOR A LIVING"), "what do I do FOR A ");
+  EXPECT_EQ(QuestionMeant("Where is the living room?"), "Where is the living room?");
+  EXPECT_EQ(QuestionMeant("Is living for a cause enough?"), "Is living for a cause enough?");
+  EXPECT_EQ(QuestionMeant("Qué hace Inés for a living?"), "Qué hace Inés for a ?");  // other letters kept as they are
+  EXPECT_EQ(QuestionMeant(""), "");
+}
+
 TEST(FactText, FunctionWordsAndOrderMustAgree) {
   struct Case {
     const char* a;

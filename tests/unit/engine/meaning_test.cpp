@@ -341,6 +341,30 @@ TEST_F(MeaningTest, AQuestionAskingHowManyPrefersAMemoryThatSaysANumber) {
   EXPECT_EQ(r->front().memory, "Omar adores his cats");
 }
 
+// "For a living" says a question asks for an occupation; its "living" is no
+// word a memory should match ("lives") and no meaning ("living room").
+TEST_F(MeaningTest, WhatSomeoneDoesForALivingIsAnOccupationNotWhereTheyLive) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "ines", "Ines lives in a flat in Porto");
+  Add(*e, "ines", "Ines is painting the living room green");
+  Add(*e, "ines", "Ines works as a pediatric nurse");
+  Add(*e, "ines", "Ines plays padel on Sundays");
+  MemorySearchOptions so;
+  so.explain = true;
+  for (const char* q : {"What does Ines do for a living?", "What does she do for a living?"}) {
+    auto r = e->SearchMemories(User("ines"), q, so);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_FALSE(r->empty()) << q;
+    EXPECT_EQ(r->front().memory, "Ines works as a pediatric nurse") << q;
+  }
+  // Where she lives is still found by its words.
+  auto r = e->SearchMemories(User("ines"), "Does Ines live in Porto?", so);
+  ASSERT_TRUE(r.ok());
+  ASSERT_FALSE(r->empty());
+  EXPECT_EQ(r->front().memory, "Ines lives in a flat in Porto");
+}
+
 // A question asking for a kind of thing ("What bird", "Which instrument",
 // "What is his job?", or the keywords "occupation") finds the memory that
 // names one in its own words: the memory matches the question's noun as if it
