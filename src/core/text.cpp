@@ -426,6 +426,63 @@ std::string Stem(std::string_view token) {
   return stem;
 }
 
+std::string FoldLatin(std::string_view text) {
+  // U+00C0-U+017F: the base letters, one string per code point ("" for the
+  // signs of U+00D7 and U+00F7).
+  static const char* const kLatin1[64] = {
+      "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
+      "d", "n", "o", "o", "o", "o", "o", "",  "o", "u", "u", "u", "u", "y", "th", "ss",
+      "a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
+      "d", "n", "o", "o", "o", "o", "o", "",  "o", "u", "u", "u", "u", "y", "th", "y"};
+  // U+0100-U+017F by ranges of a base letter.
+  struct Range {
+    char32_t last;
+    const char* base;
+  };
+  static const Range kExtendedA[] = {
+      {0x105, "a"}, {0x10D, "c"}, {0x111, "d"}, {0x11B, "e"}, {0x123, "g"}, {0x127, "h"}, {0x131, "i"},
+      {0x133, "ij"}, {0x135, "j"}, {0x138, "k"}, {0x142, "l"}, {0x14B, "n"}, {0x151, "o"}, {0x153, "oe"},
+      {0x159, "r"}, {0x161, "s"}, {0x167, "t"}, {0x173, "u"}, {0x175, "w"}, {0x178, "y"}, {0x17E, "z"},
+      {0x17F, "s"}};
+  std::string out;
+  bool folded = false;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto b0 = static_cast<unsigned char>(text[i]);
+    if (b0 < 0x80) {
+      out += static_cast<char>(b0 >= 'A' && b0 <= 'Z' ? b0 + 32 : b0);
+      ++i;
+      continue;
+    }
+    // Two-byte sequences C3 80 - C5 BF are U+00C0 - U+017F.
+    if (i + 1 < text.size() && b0 >= 0xC3 && b0 <= 0xC5) {
+      const auto b1 = static_cast<unsigned char>(text[i + 1]);
+      if ((b1 & 0xC0) == 0x80) {
+        const char32_t cp = static_cast<char32_t>((b0 & 0x1F) << 6 | (b1 & 0x3F));
+        const char* base = nullptr;
+        if (cp >= 0xC0 && cp <= 0xFF) {
+          base = kLatin1[cp - 0xC0];
+        } else if (cp >= 0x100) {
+          for (const Range& r : kExtendedA) {
+            if (cp <= r.last) {
+              base = r.base;
+              break;
+            }
+          }
+        }
+        if (base != nullptr && *base != '\0') {
+          out += base;
+          folded = true;
+          i += 2;
+          continue;
+        }
+      }
+    }
+    out += static_cast<char>(b0);
+    ++i;
+  }
+  return folded ? out : std::string();
+}
+
 std::vector<std::string> Terms(std::string_view text) {
   std::vector<std::string> terms;
   // One word of ASCII letters (a thesaurus entry, a name, a question's

@@ -78,6 +78,12 @@ std::string_view FullForm(std::string_view token);
 // person) whatever the memory said. Other text is returned as it is.
 std::string UserAsPronoun(std::string_view text);
 
+// A word of Latin letters with its diacritics taken off, lower-cased:
+// "café" -> "cafe", "Résumé" -> "resume", "naïve", "jalapeño", "Straße" ->
+// "strasse", "Łódź" -> "lodz" (Latin-1 and Latin Extended-A); other bytes
+// as they are. "" when the text holds none of those letters.
+std::string FoldLatin(std::string_view text);
+
 // Snowball English stem of one lower-cased token (tokens with digits or
 // inner punctuation are returned unchanged). Thread-safe (one stemmer per thread).
 std::string Stem(std::string_view token);

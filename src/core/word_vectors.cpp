@@ -172,7 +172,17 @@ const WordVectors* WordVectors::Default() {
 
 long WordVectors::Find(std::string_view term) const {
   const long i = FindIn(offsets_, strings_, count_, term);
-  if (i >= 0 || alias_count_ == 0) return i;
+  if (i >= 0) return i;
+  // A word written with its diacritics ("café", "résumé") is the word without
+  // them, as WordNet writes it: its own stem, or the stem of the folded word.
+  if (std::any_of(term.begin(), term.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; })) {
+    const std::string folded = text::FoldLatin(term);
+    if (!folded.empty()) {
+      const long f = Find(folded);
+      return f >= 0 ? f : Find(text::Stem(folded));
+    }
+  }
+  if (alias_count_ == 0) return i;
   const long a = FindIn(alias_offsets_, alias_strings_, alias_count_, term);
   if (a < 0) return -1;
   const std::uint32_t target = alias_targets_[a];

@@ -44,6 +44,19 @@ TEST(Tokenize, DropsPossessive) {
   EXPECT_THAT(Tokenize("don't parents'"), ElementsAre("don't", "parents"));
 }
 
+TEST(FoldLatin, TakesDiacriticsOffLatinLetters) {
+  EXPECT_EQ(text::FoldLatin("café"), "cafe");
+  EXPECT_EQ(text::FoldLatin("Résumé"), "resume");
+  EXPECT_EQ(text::FoldLatin("naïve jalapeño"), "naive jalapeno");
+  EXPECT_EQ(text::FoldLatin("Straße"), "strasse");
+  EXPECT_EQ(text::FoldLatin("Łódź"), "lodz");
+  EXPECT_EQ(text::FoldLatin("Œuvre"), "oeuvre");
+  EXPECT_EQ(text::FoldLatin("crème brûlée 中文"), "creme brulee 中文");  // other scripts as they are
+  EXPECT_EQ(text::FoldLatin("cafe"), "");     // nothing to fold
+  EXPECT_EQ(text::FoldLatin("中文 ×"), "");   // nor here (× is a sign, not a letter)
+  EXPECT_EQ(text::FoldLatin("caf\xC3"), "");  // a cut sequence stays as it is
+}
+
 TEST(Tokenize, HandlesAnyScript) {
   EXPECT_THAT(Tokenize("Ich heiße Jürgen, ÜBER"), ElementsAre("ich", "heiße", "jürgen", "über"));
   EXPECT_THAT(Tokenize("Привет, МИР"), ElementsAre("привет", "мир"));

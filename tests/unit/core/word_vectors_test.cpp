@@ -157,6 +157,19 @@ TEST(WordVectors, UnknownCompoundsStandForTheirParts) {
   EXPECT_TRUE(lookup("qwzx").empty());
 }
 
+TEST(WordVectors, WordsWithDiacriticsAreTheWordsWithout) {
+  ASSERT_TRUE(Words()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  const WordVectors& w = *Words();
+  auto find = [&](const std::string& word) { return w.Find(text::Terms(word).at(0)); };
+  ASSERT_GE(find("cafe"), 0);
+  EXPECT_EQ(find("café"), find("cafe"));
+  EXPECT_EQ(find("Café"), find("cafe"));
+  EXPECT_EQ(find("résumé"), find("resume"));
+  EXPECT_EQ(find("jalapeño"), find("jalapeno"));
+  EXPECT_NEAR(w.Similarity("a café near the station", "a cafe near the station"), 1.0f, 1e-3f);
+  EXPECT_EQ(find("qwzé"), -1);
+}
+
 // A file of two terms ("bar", "foo"; dim 4, no expansions) and the given
 // irregular forms (sorted; each with its target index), raw offsets allowed.
 std::string TinyFile(const std::vector<std::pair<std::string, std::uint32_t>>& aliases,
