@@ -614,7 +614,13 @@ void WordNet::PreloadDefault() {
   if (!DefaultImagePath().empty()) (void)Default();
 }
 
-int WordNet::FindWord(std::string_view w) const { return static_cast<int>(words_.Find(w)); }
+int WordNet::FindWord(std::string_view w) const {
+  const auto id = static_cast<int>(words_.Find(w));
+  if (id >= 0 || std::all_of(w.begin(), w.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) return id;
+  // "café" is WordNet's "cafe" (text::FoldLatin).
+  const std::string folded = text::FoldLatin(w);
+  return folded.empty() ? id : static_cast<int>(words_.Find(folded));
+}
 
 bool WordNet::HasPos(int word, std::uint8_t pos) const {
   if (word < 0) return false;

@@ -270,6 +270,16 @@ TEST_F(TinyWordNet, NameSensesAreNounsUnderTheirKind) {
   EXPECT_NE(error.find("\"play\""), std::string::npos) << error;
 }
 
+TEST_F(TinyWordNet, AWordWithDiacriticsIsTheWordWithout) {
+  auto wn = WordNet::Load(dir_);
+  ASSERT_NE(wn, nullptr);
+  EXPECT_EQ(wn->NounClass("clarinét"), wn->NounClass("clarinet"));
+  EXPECT_EQ(wn->NounClass("Clarinét"), 6);
+  EXPECT_EQ(wn->Expand("violín").size(), wn->Expand("violin").size());
+  EXPECT_FALSE(wn->Expand("violin").empty());
+  EXPECT_TRUE(wn->Expand("viölinx").empty());
+}
+
 TEST_F(TinyWordNet, TheMappedImageAnswersLikeTheParsedDatabase) {
   auto parsed = WordNet::Load(dir_);
   ASSERT_NE(parsed, nullptr);
