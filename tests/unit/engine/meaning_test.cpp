@@ -322,23 +322,15 @@ TEST_F(MeaningTest, AQuestionAskingHowManyPrefersAMemoryThatSaysANumber) {
   Add(*e, "omar", "Omar's cats sleep on the sofa");
   Add(*e, "omar", "Omar's nephew is sweet");
   Add(*e, "omar", "Omar's nephew turns twelve in June");
-  MemorySearchOptions so;
-  so.explain = true;
   for (const auto& [q, want] : std::map<std::string, std::string>{
            {"How many cats does Omar have?", "Omar has three cats and a tortoise"},
            {"How old is Omar's nephew?", "Omar's nephew turns twelve in June"},
            {"What age is Omar's nephew?", "Omar's nephew turns twelve in June"}}) {
-    auto r = e->SearchMemories(User("omar"), q, so);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    ASSERT_FALSE(r->empty()) << q;
-    EXPECT_EQ(r->front().memory, want) << q;
+    EXPECT_EQ(First(*e, "omar", q).value_or(MemoryItem{}).memory, want) << q;
   }
   // Not asking for a number, the memory most about the question's words
   // comes first.
-  auto r = e->SearchMemories(User("omar"), "Does Omar adore cats?", so);
-  ASSERT_TRUE(r.ok());
-  ASSERT_FALSE(r->empty());
-  EXPECT_EQ(r->front().memory, "Omar adores his cats");
+  EXPECT_EQ(First(*e, "omar", "Does Omar adore cats?").value_or(MemoryItem{}).memory, "Omar adores his cats");
 }
 
 // "For a living" says a question asks for an occupation; its "living" is no
@@ -350,19 +342,11 @@ TEST_F(MeaningTest, WhatSomeoneDoesForALivingIsAnOccupationNotWhereTheyLive) {
   Add(*e, "ines", "Ines is painting the living room green");
   Add(*e, "ines", "Ines works as a pediatric nurse");
   Add(*e, "ines", "Ines plays padel on Sundays");
-  MemorySearchOptions so;
-  so.explain = true;
   for (const char* q : {"What does Ines do for a living?", "What does she do for a living?"}) {
-    auto r = e->SearchMemories(User("ines"), q, so);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    ASSERT_FALSE(r->empty()) << q;
-    EXPECT_EQ(r->front().memory, "Ines works as a pediatric nurse") << q;
+    EXPECT_EQ(First(*e, "ines", q).value_or(MemoryItem{}).memory, "Ines works as a pediatric nurse") << q;
   }
   // Where she lives is still found by its words.
-  auto r = e->SearchMemories(User("ines"), "Does Ines live in Porto?", so);
-  ASSERT_TRUE(r.ok());
-  ASSERT_FALSE(r->empty());
-  EXPECT_EQ(r->front().memory, "Ines lives in a flat in Porto");
+  EXPECT_EQ(First(*e, "ines", "Does Ines live in Porto?").value_or(MemoryItem{}).memory, "Ines lives in a flat in Porto");
 }
 
 // A question asking for a kind of thing ("What bird", "Which instrument",
