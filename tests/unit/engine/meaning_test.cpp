@@ -616,6 +616,12 @@ TEST_F(MeaningTest, ANamedProductIsFoundByWhatItIs) {
     ASSERT_TRUE(r.has_value()) << q;
     EXPECT_EQ(r->memory, want) << q;
   }
+  // A name of two kinds is either: Spotify is an app and a company.
+  Add(*e, "kofi", "Kofi builds the playlist features at Spotify");
+  Add(*e, "kofi", "Kofi drinks green tea every afternoon");
+  Add(*e, "kofi", "Kofi's brother repairs bicycles in Accra");
+  EXPECT_EQ(First(*e, "kofi", "Which company pays his salary?").value_or(MemoryItem{}).memory,
+            "Kofi builds the playlist features at Spotify");
 }
 
 TEST_F(MeaningTest, MemoriesAddedLaterAreFoundByMeaning) {
