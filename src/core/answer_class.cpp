@@ -78,6 +78,18 @@ bool AsksOccupation(std::string_view question, const std::string& focus, std::st
   return false;
 }
 
+// A question asking where, and for nothing of a kind ("Where does Ines
+// live?"; not "Where is her piano?" which asks nothing of a place's kind
+// once its noun is the subject, nor "where" inside a clause).
+bool AsksWhere(std::string_view question) {
+  const std::vector<std::string> t = text::Tokenize(question);
+  return !t.empty() && t[0] == "where";
+}
+
+// WordNet's lexicographer files of places and natural places (noun.location,
+// noun.object: "Lisbon", "Patagonia", "the coast", "a lake").
+constexpr std::uint32_t kPlaceFiles = (1u << 15) | (1u << 17);
+
 // The people's roles of working life: noun.person synsets under these (and
 // the words' own noun.person senses).
 wordnet::WordNet::SynsetSet MakeOccupationSet(const wordnet::WordNet& wn) {
@@ -126,6 +138,8 @@ class Memo {
       memo.wn_ = &wn;
       memo.occupation_made_ = false;
       memo.occupation_ = {};
+      memo.places_made_ = false;
+      memo.places_ = {};
       memo.classes_.clear();
       memo.nouns_.clear();
     }
@@ -139,6 +153,15 @@ class Memo {
       occupation_made_ = true;
     }
     return occupation_;
+  }
+
+  Made Places() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!places_made_) {
+      places_ = MakeClass(*wn_, wn_->NounsInFiles(kPlaceFiles));
+      places_made_ = true;
+    }
+    return places_;
   }
 
   Made Class(const std::string& focus) {
@@ -170,8 +193,8 @@ class Memo {
  private:
   std::mutex mu_;
   const wordnet::WordNet* wn_ = nullptr;
-  bool occupation_made_ = false;
-  Made occupation_;
+  bool occupation_made_ = false, places_made_ = false;
+  Made occupation_, places_;
   text::StringMap<Made> classes_;
   text::StringMap<long> nouns_;
 };
@@ -248,6 +271,8 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
     made = memo.Occupation();
   } else if (!c.focus_.empty()) {
     made = memo.Class(c.focus_);
+  } else if (AsksWhere(question)) {
+    made = memo.Places();
   }
   c.set_ = std::move(made.set);
   c.terms_ = std::move(made.terms);
@@ -266,22 +291,54 @@ bool AnswerClass::Names(std::string_view token) const {
   return noun >= 0 && set_->Has(static_cast<std::uint32_t>(noun));
 }
 
+namespace {
+
+// A word before "a" or "an" that says what someone is ("is a", "became an",
+// "I'm a"; a pronoun alone is what "she's a" leaves, its "'s" dropped).
+bool SaysBeing(std::string_view w) {
+  return OneOf(w, {"is", "was", "am", "are", "were", "be", "been", "being", "become", "became", "becomes",
+                   "becoming", "remain", "remains", "remained", "i'm", "you're", "we're", "they're", "he", "she",
+                   "who", "that"});
+}
+
+// A word that may stand between those and the article ("is now a").
+bool BeingAdverb(std::string_view w) {
+  return OneOf(w, {"now", "also", "still", "currently", "once", "already", "actually", "officially", "finally",
+                   "just", "really", "not", "no", "longer"});
+}
+
+}  // namespace
+
 bool AnswerClass::HeldBy(std::string_view text) const {
   if (set_ == nullptr) return false;
   bool held = false;
   // An occupation is said of someone: the word comes within three words
-  // after "a", "an" or "as" ("is an ICU nurse", "works as a backend
-  // engineer"), not as a thing in passing ("the office printer", "my
-  // manager is Karen").
+  // after "as" or after an "a" or "an" that follows a word of being ("is an
+  // ICU nurse", "works as a backend engineer", "became a teacher"), not as
+  // a thing in passing ("the office printer", "bought a new office
+  // printer", "my manager is Karen").
   int after_article = 99;
+  // The words after "named" or "called" are a name, not a thing of the
+  // class ("a dog named Rex" holds no king, "called Hope" no hope).
+  int after_naming = 99;
+  std::string prev, prev2;  // (copies: a token's view lasts its call)
   text::ForEachToken(text, [&](std::string_view t) {
     if (held) return;
     ++after_article;
-    if (t == "a" || t == "an" || t == "as") {
+    ++after_naming;
+    const bool article = t == "as" || ((t == "a" || t == "an") &&
+                                       (SaysBeing(prev) || (BeingAdverb(prev) && SaysBeing(prev2))));
+    prev2.swap(prev);
+    prev.assign(t);
+    if (t == "named" || t == "called") {
+      after_naming = 0;
+      return;
+    }
+    if (article) {
       after_article = 0;
       return;
     }
-    held = (!occupation_ || after_article <= 3) && Names(t);
+    held = (!occupation_ || after_article <= 3) && after_naming > 2 && Names(t);
   });
   return held;
 }

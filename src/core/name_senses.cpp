@@ -52,6 +52,7 @@ Result<std::vector<NameSense>> ReadNameSenses(const std::string& path) {
     NameSense s;
     s.name = f[0];
     s.gloss = f[3];
+    s.file = path;
     s.line = n;
     if (!NameChars(s.name)) return Status::InvalidArgument(where + "name must be 1-40 lower-case letters or digits");
     for (std::size_t at = 0;;) {
@@ -70,7 +71,8 @@ Result<std::vector<NameSense>> ReadNameSenses(const std::string& path) {
     }
     if (f[2] == "first") s.first = true;
     else if (f[2] == "second") s.first = false;
-    else return Status::InvalidArgument(where + "order must be \"first\" or \"second\"");
+    else if (f[2] == "also") s.also = true;
+    else return Status::InvalidArgument(where + "order must be \"first\", \"second\" or \"also\"");
     if (s.gloss.empty() || s.gloss.size() > 400) return Status::InvalidArgument(where + "gloss must be 1-400 characters");
     if (!seen.insert(s.name).second) return Status::InvalidArgument(where + "name \"" + s.name + "\" is listed twice");
     out.push_back(std::move(s));

@@ -16,6 +16,12 @@
 // after WordNet's most frequent noun sense ("apple"); gloss: a short plain
 // definition in the words people ask with. Lines starting with '#' and
 // blank lines are skipped.
+//
+// The same format also links a word WordNet knows to everyday kinds its
+// hierarchy lacks (tools/wordvec/kinds.tsv: "dog" is a "pet", "manager" a
+// "boss"): the order field is then "also", the name a word whose most
+// frequent noun sense is the thing meant, the kinds further hypernyms of that
+// sense, and the gloss a note saying why (read by nothing).
 #pragma once
 
 #include <string>
@@ -30,7 +36,9 @@ struct NameSense {
   std::vector<std::string> kinds;  // 1-3, the main one first
   bool first = true;
   std::string gloss;
-  int line = 0;  // in the file, for messages
+  int line = 0;      // in `file`, for messages
+  bool also = false;  // no sense of its own: the word's most frequent noun sense gains the kinds
+  std::string file;
 };
 
 // The entries of a names file, in file order; InvalidArgument naming the

@@ -204,34 +204,50 @@ struct Parsed {
     });
   }
 
+  // The most frequent noun sense of a lemma (null when it is no noun).
+  const std::uint32_t* FirstNounOf(const std::string& lemma) {
+    auto word = word_ids.find(Normalise(lemma));
+    if (word == word_ids.end()) return nullptr;
+    for (const std::uint32_t& s : word_synsets[word->second]) {
+      if (synsets[s].pos == 0) return &s;
+    }
+    return nullptr;
+  }
+
   // Each name sense a noun synset of its own under the most frequent noun
   // sense of each of its kinds (in the main kind's lexicographer file), the
   // name's first noun sense or its second (after WordNet's first). Runs after
-  // Resolve. False, with the entry in `error`, when a kind is no noun WordNet
-  // knows.
+  // Resolve. An entry that is "also" adds no sense: the word's most frequent
+  // noun sense goes under its kinds as well. False, with the entry in
+  // `error`, when a kind (or such a word) is no noun WordNet knows.
   bool AddNames(const std::vector<names::NameSense>& names, std::string* error) {
     for (const auto& n : names) {
       std::vector<std::uint32_t> under;
       for (const auto& k : n.kinds) {
-        auto kind = word_ids.find(Normalise(k));
-        const std::uint32_t* noun = nullptr;
-        if (kind != word_ids.end()) {
-          for (const std::uint32_t& s : word_synsets[kind->second]) {
-            if (synsets[s].pos == 0) {
-              noun = &s;
-              break;
-            }
-          }
-        }
+        const std::uint32_t* noun = FirstNounOf(k);
         if (noun == nullptr) {
-          if (error) *error = "line " + std::to_string(n.line) + ": kind \"" + k + "\" is no WordNet noun";
+          if (error) *error = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": kind \"" + k + "\" is no WordNet noun";
           return false;
         }
         under.push_back(*noun);
       }
       if (under.empty()) {
-        if (error) *error = "line " + std::to_string(n.line) + ": no kind";
+        if (error) *error = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": no kind";
         return false;
+      }
+      if (n.also) {
+        // A word WordNet knows: its most frequent noun sense goes under the kinds.
+        const std::uint32_t* sense = FirstNounOf(n.name);
+        if (sense == nullptr) {
+          if (error) *error = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": \"" + n.name + "\" is no WordNet noun";
+          return false;
+        }
+        for (std::uint32_t u : under) {
+          if (u == *sense) continue;
+          auto& hypo = synsets[u].hyponyms;
+          if (std::find(hypo.begin(), hypo.end(), *sense) == hypo.end()) hypo.push_back(*sense);
+        }
+        continue;
       }
       const auto index = static_cast<std::uint32_t>(synsets.size());
       Synset syn;
@@ -701,6 +717,16 @@ WordNet::SynsetSet WordNet::NounsUnder(const std::vector<std::string>& words, in
       }
       return true;
     });
+  }
+  return set;
+}
+
+WordNet::SynsetSet WordNet::NounsInFiles(std::uint32_t files) const {
+  SynsetSet set;
+  set.bits.assign((n_synsets_ + 63) / 64, 0);
+  for (std::uint32_t s = 0; s < n_synsets_; ++s) {
+    const std::uint8_t lex = synset_lex_[s];
+    if (synset_pos_[s] == 0 && lex < 32 && ((files >> lex) & 1) != 0) set.Add(s);
   }
   return set;
 }

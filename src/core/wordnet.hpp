@@ -127,6 +127,9 @@ class WordNet {
   // "entity") tells little.
   SynsetSet NounsUnder(const std::vector<std::string>& words, int max_senses, int lexfile,
                        std::size_t limit) const;
+  // Every noun synset of some lexicographer files (bit f of `files` for file
+  // f: 1u << 15 for noun.location).
+  SynsetSet NounsInFiles(std::uint32_t files) const;
   // The most frequent noun sense of a lower-case word (of its first base
   // form that is a noun, as NounClass finds it); -1 when it is no noun.
   long FirstNoun(std::string_view word) const;

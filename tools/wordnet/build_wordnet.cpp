@@ -3,9 +3,10 @@
 // and writes the compact image that each process then memory-maps instead of
 // parsing the database at its first retrieval.
 //
-//   build_wordnet WORDNET_DIR OUT_FILE [--names NAMES_FILE]
+//   build_wordnet WORDNET_DIR OUT_FILE [--names NAMES_FILE]...
 //
-// With --names, the name senses of that file (core/name_senses.hpp) are added.
+// With --names, the name senses of that file (core/name_senses.hpp) are added,
+// and its everyday kinds ("also" entries: tools/wordvec/kinds.tsv); repeatable.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,25 +15,27 @@
 #include "core/wordnet.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 3 && !(argc == 5 && std::string(argv[3]) == "--names")) {
-    std::fprintf(stderr, "usage: build_wordnet WORDNET_DIR OUT_FILE [--names NAMES_FILE]\n");
+  bool usage = argc < 3 || (argc - 3) % 2 != 0;
+  for (int a = 3; !usage && a < argc; a += 2) usage = std::string(argv[a]) != "--names";
+  if (usage) {
+    std::fprintf(stderr, "usage: build_wordnet WORDNET_DIR OUT_FILE [--names NAMES_FILE]...\n");
     return 2;
   }
   const std::string dir = argv[1], out = argv[2];
   std::vector<engram::names::NameSense> names;
-  if (argc == 5) {
-    auto read = engram::names::ReadNameSenses(argv[4]);
+  for (int a = 4; a < argc; a += 2) {
+    auto read = engram::names::ReadNameSenses(argv[a]);
     if (!read.ok()) {
       std::fprintf(stderr, "build_wordnet: %s\n", read.status().message().c_str());
       return 1;
     }
-    names = std::move(read).value();
+    for (auto& n : read.value()) names.push_back(std::move(n));
   }
   std::string error;
   auto wn = engram::wordnet::WordNet::Load(dir, names, &error);
   if (!wn) {
     if (error.empty()) std::fprintf(stderr, "build_wordnet: cannot read the WordNet database in %s\n", dir.c_str());
-    else std::fprintf(stderr, "build_wordnet: %s: %s\n", argc == 5 ? argv[4] : "", error.c_str());
+    else std::fprintf(stderr, "build_wordnet: %s\n", error.c_str());
     return 1;
   }
   const std::string tmp = out + ".tmp";

@@ -3,11 +3,13 @@
 // (/usr/share/wordnet) and writes one compact binary file of int8 vectors,
 // one per index term (the engine's own stem of a WordNet lemma).
 //
-//   build_word_vectors WORDNET_DIR OUT_FILE [--names NAMES_FILE] [--probe word,word,...]
+//   build_word_vectors WORDNET_DIR OUT_FILE [--names NAMES_FILE]... [--probe word,word,...]
 //
 // With --names, the name senses of that file (core/name_senses.hpp:
 // tools/wordvec/names.tsv, "tesla" a car, "neovim" a text editor) join
-// WordNet's as senses of their own before anything below is made.
+// WordNet's as senses of their own before anything below is made, and its
+// everyday kinds (tools/wordvec/kinds.tsv: "dog" a "pet") become further
+// hypernyms of the words' most frequent noun senses; repeatable.
 //
 // How a vector is made (all deterministic, no randomness but fixed hashes):
 //  1. Each synset is described by sparse features: itself; its hypernyms up to
@@ -315,35 +317,52 @@ struct Builder {
     }
   }
 
+  // The most frequent noun sense of a lemma (-1 when it is no noun).
+  long FirstNounOf(const std::string& lemma) const {
+    auto it = lemma_senses.find(Lower(lemma));
+    if (it == lemma_senses.end()) return -1;
+    for (std::uint32_t x : it->second) {
+      if (syn[x].pos == 0) return x;
+    }
+    return -1;
+  }
+
   // Each name sense (core/name_senses.hpp) a noun synset of its own: its
   // hypernyms the most frequent noun sense of each of its kinds (the main
   // kind's lexicographer file its own), its gloss as WordNet's are read; the
   // name's first noun sense or its second (after WordNet's first). Runs
-  // before Resolve. False, with the entry in `error`, when a kind is no noun
-  // WordNet knows.
+  // before Resolve. An entry that is "also" adds no sense: the word's most
+  // frequent noun sense gains its kinds as further hypernyms. False, with the
+  // entry in `error`, when a kind (or such a word) is no noun WordNet knows.
   bool AddNames(const std::vector<engram::names::NameSense>& names, std::string* error) {
     for (const auto& n : names) {
       std::vector<std::uint32_t> under;
       for (const auto& k : n.kinds) {
-        long noun = -1;
-        auto kind = lemma_senses.find(Lower(k));
-        if (kind != lemma_senses.end()) {
-          for (std::uint32_t x : kind->second) {
-            if (syn[x].pos == 0) {
-              noun = x;
-              break;
-            }
-          }
-        }
+        const long noun = FirstNounOf(k);
         if (noun < 0) {
-          *error = "line " + std::to_string(n.line) + ": kind \"" + k + "\" is no WordNet noun";
+          *error = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": kind \"" + k + "\" is no WordNet noun";
           return false;
         }
         under.push_back(static_cast<std::uint32_t>(noun));
       }
       if (under.empty()) {
-        *error = "line " + std::to_string(n.line) + ": no kind";
+        *error = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": no kind";
         return false;
+      }
+      if (n.also) {
+        // A word WordNet knows: its most frequent noun sense goes under the kinds.
+        const long sense = FirstNounOf(n.name);
+        if (sense < 0) {
+          *error = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": \"" + n.name + "\" is no WordNet noun";
+          return false;
+        }
+        const auto x = static_cast<std::uint32_t>(sense);
+        for (std::uint32_t u : under) {
+          if (u == x) continue;
+          syn[x].hypernyms.push_back(u);
+          syn[u].hyponyms.push_back(x);
+        }
+        continue;
       }
       Synset s;
       s.pos = 0;
@@ -740,26 +759,24 @@ std::vector<std::pair<std::string, std::uint32_t>> Aliases(
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::cerr << "usage: build_word_vectors WORDNET_DIR OUT_FILE [--names NAMES_FILE] [--probe w1,w2,...]\n";
+    std::cerr << "usage: build_word_vectors WORDNET_DIR OUT_FILE [--names NAMES_FILE]... [--probe w1,w2,...]\n";
     return 2;
   }
   const std::string dir = argv[1], out_path = argv[2];
   std::vector<std::string> probes;
   std::vector<engram::names::NameSense> name_senses;
-  std::string names_path;
   for (int a = 3; a + 1 < argc; a += 2) {
     const std::string opt = argv[a];
     if (opt == "--probe") {
       std::stringstream ss(argv[a + 1]);
       for (std::string w; std::getline(ss, w, ',');) probes.push_back(w);
     } else if (opt == "--names") {
-      names_path = argv[a + 1];
-      auto read = engram::names::ReadNameSenses(names_path);
+      auto read = engram::names::ReadNameSenses(argv[a + 1]);
       if (!read.ok()) {
         std::cerr << "build_word_vectors: " << read.status().message() << "\n";
         return 1;
       }
-      name_senses = std::move(read).value();
+      for (auto& n : read.value()) name_senses.push_back(std::move(n));
     } else {
       std::cerr << "build_word_vectors: unknown option " << opt << "\n";
       return 2;
@@ -776,7 +793,7 @@ int main(int argc, char** argv) {
   for (int pos = 0; pos < 4; ++pos) b.LoadIndex(dir + "/index." + names[pos], pos);
   b.LoadCounts(dir + "/cntlist.rev");
   if (std::string error; !b.AddNames(name_senses, &error)) {
-    std::cerr << "build_word_vectors: " << names_path << ": " << error << "\n";
+    std::cerr << "build_word_vectors: " << error << "\n";
     return 1;
   }
   b.Resolve();

@@ -65,11 +65,29 @@ TEST(AnswerClass, AMemoryNamesAKindOfWhatIsAsked) {
   EXPECT_TRUE(AnswerClass::Of("Which sport does he follow?", Wn()).HeldBy("Jonas loves football"));
   EXPECT_TRUE(AnswerClass::Of("Which drink does he order?", Wn()).HeldBy("He always has green tea"));
   EXPECT_TRUE(AnswerClass::Of("What fruit does she eat?", Wn()).HeldBy("She eats an apple every morning"));
+  // A name is no thing of the class ("Hope" is no hope, "Rex" no king).
+  EXPECT_FALSE(AnswerClass::Of("Which ruler did they study?", Wn()).HeldBy("They have a dog called Rex"));
   // No class: a question asking for none, a sense too wide to say anything.
-  EXPECT_TRUE(AnswerClass::Of("Where does she live?", Wn()).empty());
   EXPECT_TRUE(AnswerClass::Of("What is it?", Wn()).empty());
   EXPECT_FALSE(AnswerClass::Of("What food does she like?", Wn()).HeldBy("She likes sushi"));
   EXPECT_TRUE(AnswerClass::Of("Anything", nullptr).empty());
+}
+
+TEST(AnswerClass, AQuestionAskingWhereAsksForAPlace) {
+  REQUIRE_WORDNET();
+  for (const char* q : {"Where does she live?", "Where is my sister based?", "Where are we going in May?"}) {
+    const AnswerClass c = AnswerClass::Of(q, Wn());
+    ASSERT_FALSE(c.empty()) << q;
+    EXPECT_FALSE(c.occupation()) << q;
+    EXPECT_TRUE(c.HeldBy("Ines lives in Lisbon")) << q;
+    EXPECT_TRUE(c.HeldBy("We are going to Patagonia in May")) << q;
+    EXPECT_TRUE(c.HeldBy("They rented a cabin by the lake")) << q;
+    EXPECT_FALSE(c.HeldBy("Our living room needs painting")) << q;  // a room is a thing, not a place
+    EXPECT_FALSE(c.HeldBy("She likes aisle seats")) << q;
+  }
+  // A question naming its kind asks for that ("Where" then says nothing more).
+  EXPECT_FALSE(AnswerClass::Of("Which city does she live in?", Wn()).HeldBy("She lives near the lake"));
+  EXPECT_TRUE(AnswerClass::Of("Tell me where she lives", Wn()).empty());
 }
 
 TEST(AnswerClass, AQuestionAboutWorkAsksForAnOccupation) {
@@ -88,6 +106,14 @@ TEST(AnswerClass, AQuestionAboutWorkAsksForAnOccupation) {
     EXPECT_FALSE(c.HeldBy("The user is vegetarian")) << q;
     EXPECT_FALSE(c.HeldBy("The office printer is a laser model")) << q;  // a thing in passing
     EXPECT_FALSE(c.HeldBy("My manager is Karen")) << q;
+    // Said of someone only after "as" or a word of being: a thing bought is
+    // no role ("printer" is a person first in WordNet), nor a name one.
+    EXPECT_FALSE(c.HeldBy("User and others bought a new office printer")) << q;
+    EXPECT_FALSE(c.HeldBy("User has a dog named Rex")) << q;  // "rex": a king, yet a name here
+    EXPECT_TRUE(c.HeldBy("She became a nurse last year")) << q;
+    EXPECT_TRUE(c.HeldBy("He is now a carpenter")) << q;
+    EXPECT_TRUE(c.HeldBy("I'm a pharmacist")) << q;
+    EXPECT_TRUE(c.HeldBy("She's a teacher")) << q;
   }
   EXPECT_FALSE(AnswerClass::Of("What does she do on Saturdays?", Wn()).occupation());
   EXPECT_FALSE(AnswerClass::Of("What bird does he keep?", Wn()).occupation());

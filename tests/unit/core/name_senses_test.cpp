@@ -37,6 +37,16 @@ TEST_F(NameSensesFile, ReadsEntriesSkippingCommentsAndBlankLines) {
   EXPECT_FALSE((*r)[1].first);
   EXPECT_EQ((*r)[1].gloss, "a maker of phones and computers");  // the CR of a CRLF file is no part of it
   EXPECT_EQ((*r)[2].kinds, (std::vector<std::string>{"application_program", "company"}));  // the main kind first
+  EXPECT_FALSE((*r)[0].also);
+  EXPECT_EQ((*r)[0].file, dir_.path() + "/names.tsv");
+}
+
+TEST_F(NameSensesFile, AnAlsoEntryGivesAKnownWordMoreKinds) {
+  auto r = ReadNameSenses(Write("dog\tpet\talso\tdogs are kept as pets\nmanager\tboss,leader\talso\tthe one you report to\n"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_TRUE((*r)[0].also);
+  EXPECT_EQ((*r)[1].kinds, (std::vector<std::string>{"boss", "leader"}));
 }
 
 TEST_F(NameSensesFile, RefusesMalformedLinesNamingTheLineAndField) {

@@ -270,6 +270,32 @@ TEST_F(TinyWordNet, NameSensesAreNounsUnderTheirKind) {
   EXPECT_NE(error.find("\"play\""), std::string::npos) << error;
 }
 
+// An "also" entry adds no sense: the word's most frequent noun sense goes
+// under its kinds as well, in the image as in the parse.
+TEST_F(TinyWordNet, AnAlsoEntryPutsAKnownWordUnderMoreKinds) {
+  std::vector<names::NameSense> kinds(1);
+  kinds[0] = {"kid", {"instrument"}, false, "a child is an instrument of joy", 1, true, "kinds.tsv"};
+  std::string error;
+  auto wn = WordNet::Load(dir_, kinds, &error);
+  ASSERT_NE(wn, nullptr) << error;
+  EXPECT_EQ(wn->synsets(), WordNet::Load(dir_)->synsets());  // no synset of its own
+  EXPECT_EQ(wn->NounClass("kid"), 18);  // still a person
+  const WordNet::SynsetSet instruments = wn->NounsUnder({"instrument"}, 1, -1, 1000);
+  EXPECT_TRUE(wn->FirstNounIn("kid", instruments));
+  EXPECT_TRUE(wn->FirstNounIn("children", instruments));  // the sense, whatever word says it
+  EXPECT_TRUE(wn->FirstNounIn("violin", instruments));
+  EXPECT_FALSE(wn->FirstNounIn("kid", wn->NounsUnder({"violin"}, 1, -1, 1000)));
+  ASSERT_TRUE(wn->WriteImage(dir_ + "/wordnet.bin"));
+  auto mapped = WordNet::Open(dir_ + "/wordnet.bin");
+  ASSERT_NE(mapped, nullptr);
+  EXPECT_TRUE(mapped->FirstNounIn("kid", mapped->NounsUnder({"instrument"}, 1, -1, 1000)));
+  // A word that is no noun of the database is refused, naming its file and line.
+  kinds.push_back({"play", {"instrument"}, false, "a verb", 7, true, "kinds.tsv"});
+  EXPECT_EQ(WordNet::Load(dir_, kinds, &error), nullptr);
+  EXPECT_NE(error.find("kinds.tsv: line 7"), std::string::npos) << error;
+  EXPECT_NE(error.find("\"play\""), std::string::npos) << error;
+}
+
 TEST_F(TinyWordNet, AWordWithDiacriticsIsTheWordWithout) {
   auto wn = WordNet::Load(dir_);
   ASSERT_NE(wn, nullptr);
