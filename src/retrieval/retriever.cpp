@@ -12,6 +12,7 @@
 #include "core/word_vectors.hpp"
 #include "core/wordnet.hpp"
 #include "memory/facts/fact_query.hpp"
+#include "memory/facts/fact_text.hpp"
 #include "memory/lpm.hpp"
 #include "memory/stm.hpp"
 #include "retrieval/context.hpp"
@@ -150,7 +151,8 @@ std::vector<std::pair<std::int64_t, double>> FusedRrf(const std::vector<std::int
 bool Semantic(const RetrievalInput& in) { return in.embedder && !in.embedder->IsBuiltin(); }
 
 // A question's meaning for the built-in engine (wordvec::WordVectors): the
-// word-vector mean of its words, and its known words with their weights
+// word-vector mean of the words it means (`meant`: facts::QuestionMeant),
+// and those known words with their weights
 // (each term's weight shared by the indexes it stands for); `words` null
 // without vectors or when no word of it is known.
 struct QueryMeaning {
@@ -161,12 +163,17 @@ struct QueryMeaning {
   answer::AnswerClass asked;  // what kind of thing the question asks for
 };
 
-QueryMeaning MeaningOf(const std::string& query) {
+QueryMeaning MeaningOf(const std::string& query, const std::string& meant) {
   QueryMeaning m;
   const wordvec::WordVectors* words = wordvec::WordVectors::Default();
   if (words == nullptr) return m;
+  m.asked = answer::AnswerClass::Of(query, wordnet::WordNet::Default());
+  // A question about work in other words ("What does she do for a living?")
+  // means an occupation: fact search counts one more term for it, which
+  // this ranking has not, so the word says it here.
+  const bool work = m.asked.occupation() && (m.asked.focus().empty() || m.asked.focus() == "living");
   std::vector<long> known;
-  for (const auto& t : text::Terms(query)) {
+  for (const auto& t : text::Terms(work ? meant + " occupation" : meant)) {
     known.clear();
     words->Lookup(t, known);
     for (long i : known) {
@@ -177,7 +184,6 @@ QueryMeaning MeaningOf(const std::string& query) {
   }
   m.vector = wordvec::Quantize(words->MeanOf(m.terms));
   if (!m.vector.empty()) m.words = words;
-  m.asked = answer::AnswerClass::Of(query, wordnet::WordNet::Default());
   return m;
 }
 
@@ -525,11 +531,16 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   ctx.recent = stm_snapshot->recent;
   ctx.now = in.now;
   if (opt.include_profile) ctx.profile = idx.profile;
-  const std::vector<std::string> fact_terms = FactTerms(tokens, fts_terms, {&idx.messages, &stm.index});
+  // (The facts are searched for what the question means: "for a living"
+  // asks for an occupation, and no fact about a "living room".)
+  const std::string meant = memory::facts::QuestionMeant(in.query);
+  const std::vector<std::string> fact_terms =
+      meant == in.query ? FactTerms(tokens, fts_terms, {&idx.messages, &stm.index})
+                        : FactTerms(text::Tokenize(meant), store::QueryTerms(meant), {&idx.messages, &stm.index});
   ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fact_terms, 100,
                                                   idx.text_in_memory ? &idx.fact_text : nullptr,
                                                   idx.user_scope_id));
-  const QueryMeaning meaning = !Semantic(in) && idx.facts_with_meaning > 0 ? MeaningOf(in.query) : QueryMeaning{};
+  const QueryMeaning meaning = !Semantic(in) && idx.facts_with_meaning > 0 ? MeaningOf(in.query, meant) : QueryMeaning{};
   ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact, meaning);
   ctx.assistant_facts = RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact, meaning);
   return AssembleContext(std::move(ctx));

@@ -179,6 +179,12 @@ TEST_F(MeaningTest, AContextHoldsTheMemoriesThatAnswerInOtherWords) {
   const std::string sport = facts_of("What sport does she watch?");
   EXPECT_NE(sport.find("follows football"), std::string::npos) << sport;
   EXPECT_EQ(sport.find("PostgreSQL"), std::string::npos) << sport;
+  // "For a living" asks for an occupation there too, not for a "living room".
+  Add(*e, "priya", "Priya is painting the living room green");
+  Add(*e, "priya", "Priya works as a pediatric nurse");
+  const std::string work = facts_of("What does she do for a living?");
+  EXPECT_NE(work.find("pediatric nurse"), std::string::npos) << work;
+  EXPECT_EQ(work.find("living room"), std::string::npos) << work;
 }
 
 // Irregular forms ("children", "went", "mice") have the meaning of their base
