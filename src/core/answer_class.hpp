@@ -43,8 +43,10 @@ class AnswerClass {
   // "person"); or, for a question about someone's work ("job",
   // "occupation", "profession", "career", "trade", "for a living", "what
   // does she do?"), the people's roles of working life (workers,
-  // professionals, creators, experts, leaders, officials, performers, ...).
-  // Empty without WordNet or when the question asks for no class.
+  // professionals, creators, experts, leaders, officials, performers, ...);
+  // or, for a question opening with "where" that names no kind, the places
+  // (WordNet's noun.location and noun.object: "Lisbon", "Patagonia", "a
+  // lake"). Empty without WordNet or when the question asks for no class.
   static AnswerClass Of(std::string_view question, const wordnet::WordNet* wn);
 
   bool empty() const { return set_ == nullptr; }
@@ -59,9 +61,12 @@ class AnswerClass {
   // noun sense ("parrot" for "bird"; "head", a body part first, is no
   // "leader"). The focus word itself is not counted: words match it anyway.
   bool Names(std::string_view token) const;
-  // Whether a text holds such a token; for an occupation, one said of
-  // someone (within three words after "a", "an" or "as": "is an ICU nurse",
-  // "works as a backend engineer"; not "the office printer").
+  // Whether a text holds such a token, not as a name (the words after
+  // "named" or "called": "a dog named Rex" holds no king); for an
+  // occupation, one said of someone (within three words after "as", or after
+  // an "a" or "an" following a word of being: "is an ICU nurse", "works as a
+  // backend engineer", "is now a carpenter"; not "bought a new office
+  // printer", a person in WordNet's first sense).
   bool HeldBy(std::string_view text) const;
 
  private:

@@ -7,6 +7,7 @@
 //
 // With --names, the name senses of that file (core/name_senses.hpp) are added,
 // and its everyday kinds ("also" entries: tools/wordvec/kinds.tsv); repeatable.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -49,7 +50,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "build_wordnet: %s does not read back\n", out.c_str());
     return 1;
   }
-  std::printf("build_wordnet: %zu synsets (%zu name senses), %zu bytes -> %s\n", wn->synsets(), names.size(),
-              wn->ImageBytes(), out.c_str());
+  const auto kinds = static_cast<std::size_t>(
+      std::count_if(names.begin(), names.end(), [](const engram::names::NameSense& n) { return n.also; }));
+  std::printf("build_wordnet: %zu synsets (%zu name senses, %zu everyday kinds), %zu bytes -> %s\n", wn->synsets(),
+              names.size() - kinds, kinds, wn->ImageBytes(), out.c_str());
   return 0;
 }
