@@ -72,9 +72,14 @@ Result<std::vector<NameSense>> ReadNameSenses(const std::string& path) {
     if (f[2] == "first") s.first = true;
     else if (f[2] == "second") s.first = false;
     else if (f[2] == "also") s.also = true;
-    else return Status::InvalidArgument(where + "order must be \"first\", \"second\" or \"also\"");
+    else if (f[2] == "prefer") s.prefer = true;
+    else return Status::InvalidArgument(where + "order must be \"first\", \"second\", \"also\" or \"prefer\"");
+    if (s.prefer && s.kinds.size() != 1) return Status::InvalidArgument(where + "a preference names one kind");
     if (s.gloss.empty() || s.gloss.size() > 400) return Status::InvalidArgument(where + "gloss must be 1-400 characters");
-    if (!seen.insert(s.name).second) return Status::InvalidArgument(where + "name \"" + s.name + "\" is listed twice");
+    // (A word may have one entry of each order: preferred, then given kinds.)
+    if (!seen.insert(s.name + (s.prefer ? "\t<" : s.also ? "\t+" : "")).second) {
+      return Status::InvalidArgument(where + "name \"" + s.name + "\" is listed twice");
+    }
     out.push_back(std::move(s));
   }
   return out;

@@ -21,7 +21,12 @@
 // hierarchy lacks (tools/wordvec/kinds.tsv: "dog" is a "pet", "manager" a
 // "boss"): the order field is then "also", the name a word whose most
 // frequent noun sense is the thing meant, the kinds further hypernyms of that
-// sense, and the gloss a note saying why (read by nothing).
+// sense, and the gloss a note saying why (read by nothing). And it says which
+// of a word's WordNet senses people mean first today
+// (tools/wordvec/senses.tsv: "printer" the machine, not the person who
+// prints): the order field is then "prefer", and the one kind names what
+// that sense is a kind of; the word's first noun sense below that kind
+// becomes its most frequent one. Preferences apply before every other entry.
 #pragma once
 
 #include <string>
@@ -39,6 +44,7 @@ struct NameSense {
   int line = 0;      // in `file`, for messages
   bool also = false;  // no sense of its own: the word's most frequent noun sense gains the kinds
   std::string file;
+  bool prefer = false;  // no sense of its own: its sense below the kind becomes its most frequent
 };
 
 // The entries of a names file, in file order; InvalidArgument naming the

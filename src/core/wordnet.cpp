@@ -214,14 +214,59 @@ struct Parsed {
     return nullptr;
   }
 
+  // A preference: the word's first noun sense below its kind (the kind's
+  // most frequent noun sense, or that sense itself) moves before its other
+  // noun senses. False, with the entry in `error`, when the word or the kind
+  // is no noun, or no later sense of the word is below the kind.
+  bool Prefer(const names::NameSense& n, std::string* error) {
+    const std::string where = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": ";
+    auto word = word_ids.find(Normalise(n.name));
+    const std::uint32_t* kind = FirstNounOf(n.kinds.front());
+    if (word == word_ids.end() || kind == nullptr) {
+      if (error) *error = where + "\"" + (kind == nullptr ? n.kinds.front() : n.name) + "\" is no WordNet noun";
+      return false;
+    }
+    // What is below the kind (at build time: the whole subtree).
+    std::vector<bool> below(synsets.size(), false);
+    std::vector<std::uint32_t> stack{*kind};
+    below[*kind] = true;
+    while (!stack.empty()) {
+      const std::uint32_t x = stack.back();
+      stack.pop_back();
+      for (std::uint32_t h : synsets[x].hyponyms) {
+        if (!below[h]) {
+          below[h] = true;
+          stack.push_back(h);
+        }
+      }
+    }
+    auto& senses = word_synsets[word->second];
+    auto first = std::find_if(senses.begin(), senses.end(), [&](std::uint32_t x) { return synsets[x].pos == 0; });
+    auto meant = std::find_if(first, senses.end(), [&](std::uint32_t x) { return synsets[x].pos == 0 && below[x]; });
+    if (first == senses.end() || meant == senses.end() || meant == first) {
+      if (error) {
+        *error = where + "\"" + n.name + "\" has no later noun sense below \"" + n.kinds.front() + "\"" +
+                 (meant == first && first != senses.end() ? " (its first is)" : "");
+      }
+      return false;
+    }
+    std::rotate(first, meant, meant + 1);
+    return true;
+  }
+
   // Each name sense a noun synset of its own under the most frequent noun
   // sense of each of its kinds (in the main kind's lexicographer file), the
   // name's first noun sense or its second (after WordNet's first). Runs after
   // Resolve. An entry that is "also" adds no sense: the word's most frequent
-  // noun sense goes under its kinds as well. False, with the entry in
-  // `error`, when a kind (or such a word) is no noun WordNet knows.
+  // noun sense goes under its kinds as well; the preferences apply first
+  // (Prefer). False, with the entry in `error`, when a kind (or such a word)
+  // is no noun WordNet knows.
   bool AddNames(const std::vector<names::NameSense>& names, std::string* error) {
     for (const auto& n : names) {
+      if (n.prefer && !Prefer(n, error)) return false;
+    }
+    for (const auto& n : names) {
+      if (n.prefer) continue;
       std::vector<std::uint32_t> under;
       for (const auto& k : n.kinds) {
         const std::uint32_t* noun = FirstNounOf(k);

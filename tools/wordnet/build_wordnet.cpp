@@ -6,8 +6,8 @@
 //   build_wordnet WORDNET_DIR OUT_FILE [--names NAMES_FILE]...
 //
 // With --names, the name senses of that file (core/name_senses.hpp) are added,
-// and its everyday kinds ("also" entries: tools/wordvec/kinds.tsv); repeatable.
-#include <algorithm>
+// its everyday kinds ("also" entries: tools/wordvec/kinds.tsv) and its
+// preferred senses ("prefer": tools/wordvec/senses.tsv); repeatable.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -50,9 +50,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "build_wordnet: %s does not read back\n", out.c_str());
     return 1;
   }
-  const auto kinds = static_cast<std::size_t>(
-      std::count_if(names.begin(), names.end(), [](const engram::names::NameSense& n) { return n.also; }));
-  std::printf("build_wordnet: %zu synsets (%zu name senses, %zu everyday kinds), %zu bytes -> %s\n", wn->synsets(),
-              names.size() - kinds, kinds, wn->ImageBytes(), out.c_str());
+  std::size_t kinds = 0, preferred = 0;
+  for (const auto& n : names) {
+    kinds += n.also ? 1 : 0;
+    preferred += n.prefer ? 1 : 0;
+  }
+  std::printf("build_wordnet: %zu synsets (%zu name senses, %zu everyday kinds, %zu preferred senses), %zu bytes -> %s\n",
+              wn->synsets(), names.size() - kinds - preferred, kinds, preferred, wn->ImageBytes(), out.c_str());
   return 0;
 }

@@ -9,7 +9,9 @@
 // tools/wordvec/names.tsv, "tesla" a car, "neovim" a text editor) join
 // WordNet's as senses of their own before anything below is made, and its
 // everyday kinds (tools/wordvec/kinds.tsv: "dog" a "pet") become further
-// hypernyms of the words' most frequent noun senses; repeatable.
+// hypernyms of the words' most frequent noun senses, and its preferences
+// (tools/wordvec/senses.tsv: "printer" the machine first) reorder a word's
+// senses before anything else; repeatable.
 //
 // How a vector is made (all deterministic, no randomness but fixed hashes):
 //  1. Each synset is described by sparse features: itself; its hypernyms up to
@@ -327,6 +329,53 @@ struct Builder {
     return -1;
   }
 
+  // Whether synset `x` is `kind` or below it (its hypernyms, before Resolve:
+  // the raw pointers and the kinds already added).
+  bool Below(std::uint32_t x, std::uint32_t kind) const {
+    std::vector<std::uint32_t> stack{x};
+    std::unordered_set<std::uint32_t> seen{x};
+    while (!stack.empty()) {
+      const std::uint32_t y = stack.back();
+      stack.pop_back();
+      if (y == kind) return true;
+      auto visit = [&](std::uint32_t h) {
+        if (seen.insert(h).second) stack.push_back(h);
+      };
+      for (const auto& [sym, key] : syn[y].ptr_sym) {
+        if (sym != "@" && sym != "@i") continue;
+        if (auto it = by_key.find(key); it != by_key.end()) visit(it->second);
+      }
+      for (std::uint32_t h : syn[y].hypernyms) visit(h);
+    }
+    return false;
+  }
+
+  // A preference (core/name_senses.hpp): the word's first noun sense below
+  // its kind moves before its other noun senses. Runs before Resolve and
+  // before the other entries. False, with the entry in `error`, when the
+  // word or the kind is no noun, or no later sense of the word is below it.
+  bool Prefer(const engram::names::NameSense& n, std::string* error) {
+    const std::string where = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": ";
+    const long kind = FirstNounOf(n.kinds.front());
+    auto word = lemma_senses.find(Lower(n.name));
+    if (kind < 0 || word == lemma_senses.end()) {
+      *error = where + "\"" + (kind < 0 ? n.kinds.front() : n.name) + "\" is no WordNet noun";
+      return false;
+    }
+    auto& senses = word->second;
+    auto first = std::find_if(senses.begin(), senses.end(), [&](std::uint32_t x) { return syn[x].pos == 0; });
+    auto meant = std::find_if(first, senses.end(), [&](std::uint32_t x) {
+      return syn[x].pos == 0 && Below(x, static_cast<std::uint32_t>(kind));
+    });
+    if (first == senses.end() || meant == senses.end() || meant == first) {
+      *error = where + "\"" + n.name + "\" has no later noun sense below \"" + n.kinds.front() + "\"" +
+               (meant == first && first != senses.end() ? " (its first is)" : "");
+      return false;
+    }
+    std::rotate(first, meant, meant + 1);
+    return true;
+  }
+
   // Each name sense (core/name_senses.hpp) a noun synset of its own: its
   // hypernyms the most frequent noun sense of each of its kinds (the main
   // kind's lexicographer file its own), its gloss as WordNet's are read; the
@@ -336,6 +385,10 @@ struct Builder {
   // entry in `error`, when a kind (or such a word) is no noun WordNet knows.
   bool AddNames(const std::vector<engram::names::NameSense>& names, std::string* error) {
     for (const auto& n : names) {
+      if (n.prefer && !Prefer(n, error)) return false;
+    }
+    for (const auto& n : names) {
+      if (n.prefer) continue;
       std::vector<std::uint32_t> under;
       for (const auto& k : n.kinds) {
         const long noun = FirstNounOf(k);

@@ -49,6 +49,22 @@ TEST_F(NameSensesFile, AnAlsoEntryGivesAKnownWordMoreKinds) {
   EXPECT_EQ((*r)[1].kinds, (std::vector<std::string>{"boss", "leader"}));
 }
 
+TEST_F(NameSensesFile, APreferenceNamesOneKindAndMayComeWithAnAlsoEntry) {
+  auto r = ReadNameSenses(Write("yoga\texercise\tprefer\tthe exercise, not the discipline\n"
+                                "yoga\thobby\talso\tpeople take it up in their free time\n"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 2u);
+  EXPECT_TRUE((*r)[0].prefer);
+  EXPECT_FALSE((*r)[0].also);
+  EXPECT_TRUE((*r)[1].also);
+  auto two = ReadNameSenses(Write("yoga\texercise,sport\tprefer\tx\n"));
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.status().message().find("one kind"), std::string::npos) << two.status().message();
+  auto twice = ReadNameSenses(Write("yoga\texercise\tprefer\tx\nyoga\tsport\tprefer\ty\n"));
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.status().message().find("listed twice"), std::string::npos) << twice.status().message();
+}
+
 TEST_F(NameSensesFile, RefusesMalformedLinesNamingTheLineAndField) {
   const std::pair<const char*, const char*> cases[] = {
       {"tesla car first an electric car\n", "4 tab-separated fields"},

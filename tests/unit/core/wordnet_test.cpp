@@ -296,6 +296,51 @@ TEST_F(TinyWordNet, AnAlsoEntryPutsAKnownWordUnderMoreKinds) {
   EXPECT_NE(error.find("\"play\""), std::string::npos) << error;
 }
 
+// A preference makes the word's first noun sense below its kind its most
+// frequent one (the others follow), in the image as in the parse, before
+// the other entries apply to it.
+TEST_F(TinyWordNet, APreferenceMakesALaterSenseTheFirst) {
+  // A kind above the rare second sense of "instrument" (file 04, noun.act).
+  std::ifstream in(dir_ + "/data.noun");
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string rare = "00000007 04 n 01 instrument 0 000 | a rare second sense\n";
+  ASSERT_NE(data.find(rare), std::string::npos);
+  data.replace(data.find(rare), rare.size(),
+               "00000007 04 n 01 instrument 0 001 @ 00000008 n 0000 | a rare second sense\n"
+               "00000008 04 n 01 means 0 001 ~ 00000007 n 0000 | how a thing is done\n");
+  Write("data.noun", data);
+  std::ifstream idx(dir_ + "/index.noun");
+  std::string index((std::istreambuf_iterator<char>(idx)), std::istreambuf_iterator<char>());
+  Write("index.noun", index + "means n 1 1 ~ 1 0 00000008\n");
+  ASSERT_EQ(WordNet::Load(dir_)->NounClass("instrument"), 6);  // a device first
+  std::vector<names::NameSense> prefs(2);
+  prefs[0] = {"instrument", {"means"}, false, "the means, not the device", 1, false, "senses.tsv", true};
+  prefs[1] = {"instrument", {"child"}, false, "given a kind after the preference", 2, true, "senses.tsv"};
+  std::string error;
+  auto wn = WordNet::Load(dir_, std::vector<names::NameSense>{prefs[1], prefs[0]}, &error);  // (file order aside)
+  ASSERT_NE(wn, nullptr) << error;
+  EXPECT_EQ(wn->NounClass("instrument"), 4);
+  EXPECT_EQ(wn->NounClass("instruments"), 4);
+  EXPECT_TRUE(wn->FirstNounIn("instrument", wn->NounsUnder({"means"}, 1, -1, 1000)));
+  EXPECT_TRUE(wn->FirstNounIn("instrument", wn->NounsUnder({"child"}, 1, -1, 1000)));  // the also entry: the new first
+  EXPECT_FALSE(wn->FirstNounIn("violin", wn->NounsUnder({"child"}, 1, -1, 1000)));     // not the device's
+  EXPECT_TRUE(wn->FirstNounIn("violin", wn->NounsUnder({"instrument"}, 2, -1, 1000)));  // the device is still a sense
+  ASSERT_TRUE(wn->WriteImage(dir_ + "/wordnet.bin"));
+  auto mapped = WordNet::Open(dir_ + "/wordnet.bin");
+  ASSERT_NE(mapped, nullptr);
+  EXPECT_EQ(mapped->NounClass("instrument"), 4);
+  // Refused, naming file and line: a first sense already below the kind,
+  // no sense below it, a kind that is no noun.
+  for (const auto& [kind, want] : std::vector<std::pair<std::string, std::string>>{
+           {"musical_instrument", "(its first is)"}, {"child", "no later noun sense"}, {"play", "no WordNet noun"}}) {
+    std::vector<names::NameSense> bad(1);
+    bad[0] = {"instrument", {kind}, false, "x", 5, false, "senses.tsv", true};
+    EXPECT_EQ(WordNet::Load(dir_, bad, &error), nullptr) << kind;
+    EXPECT_NE(error.find("senses.tsv: line 5"), std::string::npos) << error;
+    EXPECT_NE(error.find(want), std::string::npos) << error;
+  }
+}
+
 TEST_F(TinyWordNet, AWordWithDiacriticsIsTheWordWithout) {
   auto wn = WordNet::Load(dir_);
   ASSERT_NE(wn, nullptr);
