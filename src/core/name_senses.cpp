@@ -85,4 +85,8 @@ Result<std::vector<NameSense>> ReadNameSenses(const std::string& path) {
   return out;
 }
 
+std::string Where(const NameSense& n) {
+  return (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": ";
+}
+
 }  // namespace engram::names

@@ -41,7 +41,7 @@ struct NameSense {
   std::vector<std::string> kinds;  // 1-3, the main one first
   bool first = true;
   std::string gloss;
-  int line = 0;      // in `file`, for messages
+  int line = 0;       // in `file`, for messages
   bool also = false;  // no sense of its own: the word's most frequent noun sense gains the kinds
   std::string file;
   bool prefer = false;  // no sense of its own: its sense below the kind becomes its most frequent
@@ -51,5 +51,9 @@ struct NameSense {
 // line and the field when one is malformed or a name repeats, NotFound when
 // the file cannot be read.
 Result<std::vector<NameSense>> ReadNameSenses(const std::string& path);
+
+// Where an entry was read, for messages: "FILE: line N: " ("line N: "
+// without a file).
+std::string Where(const NameSense& n);
 
 }  // namespace engram::names

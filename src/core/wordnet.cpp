@@ -219,7 +219,7 @@ struct Parsed {
   // noun senses. False, with the entry in `error`, when the word or the kind
   // is no noun, or no later sense of the word is below the kind.
   bool Prefer(const names::NameSense& n, std::string* error) {
-    const std::string where = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": ";
+    const std::string where = names::Where(n);
     auto word = word_ids.find(Normalise(n.name));
     const std::uint32_t* kind = FirstNounOf(n.kinds.front());
     if (word == word_ids.end() || kind == nullptr) {
@@ -271,20 +271,20 @@ struct Parsed {
       for (const auto& k : n.kinds) {
         const std::uint32_t* noun = FirstNounOf(k);
         if (noun == nullptr) {
-          if (error) *error = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": kind \"" + k + "\" is no WordNet noun";
+          if (error) *error = names::Where(n) + "kind \"" + k + "\" is no WordNet noun";
           return false;
         }
         under.push_back(*noun);
       }
       if (under.empty()) {
-        if (error) *error = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": no kind";
+        if (error) *error = names::Where(n) + "no kind";
         return false;
       }
       if (n.also) {
         // A word WordNet knows: its most frequent noun sense goes under the kinds.
         const std::uint32_t* sense = FirstNounOf(n.name);
         if (sense == nullptr) {
-          if (error) *error = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": \"" + n.name + "\" is no WordNet noun";
+          if (error) *error = names::Where(n) + "\"" + n.name + "\" is no WordNet noun";
           return false;
         }
         for (std::uint32_t u : under) {

@@ -540,7 +540,8 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fact_terms, 100,
                                                   idx.text_in_memory ? &idx.fact_text : nullptr,
                                                   idx.user_scope_id));
-  const QueryMeaning meaning = !Semantic(in) && idx.facts_with_meaning > 0 ? MeaningOf(in.query, meant) : QueryMeaning{};
+  const QueryMeaning meaning =
+      !Semantic(in) && idx.facts_with_meaning > 0 ? MeaningOf(in.query, meant) : QueryMeaning{};
   ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact, meaning);
   ctx.assistant_facts = RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact, meaning);
   return AssembleContext(std::move(ctx));

@@ -35,8 +35,10 @@ int main(int argc, char** argv) {
   std::string error;
   auto wn = engram::wordnet::WordNet::Load(dir, names, &error);
   if (!wn) {
-    if (error.empty()) std::fprintf(stderr, "build_wordnet: cannot read the WordNet database in %s\n", dir.c_str());
-    else std::fprintf(stderr, "build_wordnet: %s\n", error.c_str());
+    if (error.empty())
+      std::fprintf(stderr, "build_wordnet: cannot read the WordNet database in %s\n", dir.c_str());
+    else
+      std::fprintf(stderr, "build_wordnet: %s\n", error.c_str());
     return 1;
   }
   const std::string tmp = out + ".tmp";
@@ -55,7 +57,10 @@ int main(int argc, char** argv) {
     kinds += n.also ? 1 : 0;
     preferred += n.prefer ? 1 : 0;
   }
-  std::printf("build_wordnet: %zu synsets (%zu name senses, %zu everyday kinds, %zu preferred senses), %zu bytes -> %s\n",
-              wn->synsets(), names.size() - kinds - preferred, kinds, preferred, wn->ImageBytes(), out.c_str());
+  std::printf(
+      "build_wordnet: %zu synsets (%zu name senses, %zu everyday kinds, %zu preferred senses), %zu "
+      "bytes -> %s\n",
+      wn->synsets(), names.size() - kinds - preferred, kinds, preferred, wn->ImageBytes(),
+      out.c_str());
   return 0;
 }

@@ -355,7 +355,7 @@ struct Builder {
   // before the other entries. False, with the entry in `error`, when the
   // word or the kind is no noun, or no later sense of the word is below it.
   bool Prefer(const engram::names::NameSense& n, std::string* error) {
-    const std::string where = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": ";
+    const std::string where = engram::names::Where(n);
     const long kind = FirstNounOf(n.kinds.front());
     auto word = lemma_senses.find(Lower(n.name));
     if (kind < 0 || word == lemma_senses.end()) {
@@ -393,20 +393,20 @@ struct Builder {
       for (const auto& k : n.kinds) {
         const long noun = FirstNounOf(k);
         if (noun < 0) {
-          *error = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": kind \"" + k + "\" is no WordNet noun";
+          *error = engram::names::Where(n) + "kind \"" + k + "\" is no WordNet noun";
           return false;
         }
         under.push_back(static_cast<std::uint32_t>(noun));
       }
       if (under.empty()) {
-        *error = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": no kind";
+        *error = engram::names::Where(n) + "no kind";
         return false;
       }
       if (n.also) {
         // A word WordNet knows: its most frequent noun sense goes under the kinds.
         const long sense = FirstNounOf(n.name);
         if (sense < 0) {
-          *error = (n.file.empty() ? "" : n.file + ": ") + "line " + std::to_string(n.line) + ": \"" + n.name + "\" is no WordNet noun";
+          *error = engram::names::Where(n) + "\"" + n.name + "\" is no WordNet noun";
           return false;
         }
         const auto x = static_cast<std::uint32_t>(sense);
