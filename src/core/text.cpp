@@ -602,6 +602,12 @@ std::uint64_t SignedContentHash(std::string_view text) {
   return XXH3_64bits(key.data(), key.size());
 }
 
+void AppendCacheKeys(std::string_view text, std::vector<std::int64_t>& out) {
+  const std::uint64_t plain = ContentHash(text), signed_hash = SignedContentHash(text);
+  out.push_back(static_cast<std::int64_t>(signed_hash));
+  if (plain != signed_hash) out.push_back(static_cast<std::int64_t>(plain));
+}
+
 std::vector<std::string> SplitSentences(std::string_view text) {
   const std::vector<std::string_view> views = SentenceViews(text);
   return {views.begin(), views.end()};

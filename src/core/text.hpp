@@ -123,6 +123,12 @@ std::string Signs(std::string_view text);
 // normalised text and its signs, so texts that differ in a sign hash apart.
 std::uint64_t SignedContentHash(std::string_view text);
 
+// The keys an embedding-cache entry of `text` may have, appended to `out`:
+// SignedContentHash (what the cache keys by: "I code in C++" and "I code in
+// C#" are embedded apart), then ContentHash when it differs (entries stored
+// before the cache told signs apart), so that erasure finds both.
+void AppendCacheKeys(std::string_view text, std::vector<std::int64_t>& out);
+
 // Sentences of a text (split on . ! ? … followed by a space or the end, on
 // 。！？ and on newlines; keeps abbreviations such as "Dr.", initials, decimals like
 // "3.5" and a "." followed by a lower-case word inside a sentence). Closing

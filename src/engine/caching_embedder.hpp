@@ -1,7 +1,7 @@
 // CachingEmbedder: a persistent embedding cache in front of a (non-builtin)
 // embedder. Vectors live in the store's `embed_cache` table keyed by
-// (tenant, inner->Name(), text::ContentHash(text)), so the same normalised
-// text of one tenant is embedded once per model and store, across runs and
+// (tenant, inner->Name(), text::SignedContentHash(text)), so the same
+// normalised text (signs kept: "C++" is not "C#") of one tenant is embedded once per model and store, across runs and
 // processes. The cache is kept per tenant: a vector cached for one tenant's
 // text is never served to another tenant (no cross-tenant sharing, and every
 // cache row belongs to the tenant whose shard holds it in a distributed

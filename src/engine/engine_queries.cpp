@@ -236,7 +236,7 @@ Result<std::int64_t> EngineImpl::ForgetUser(const std::string& tenant, const std
         const std::string text =
             t.is_fact ? t.fact_text
                       : memory::RenderExchange(t.user_name, t.user_text, t.assistant_name, t.assistant_text);
-        hashes.push_back(static_cast<std::int64_t>(text::ContentHash(text)));
+        text::AppendCacheKeys(text, hashes);
       }));
       ENGRAM_ASSIGN_OR_RETURN(std::int64_t n, store::EraseScope(db, sc.id, hashes));
       erased += n;

@@ -265,9 +265,10 @@ CREATE TABLE receipt_days(
 )sql";
 
 // Persistent embedding cache (engine/caching_embedder.hpp): one vector per
-// (embedder name, text::ContentHash of the text); version 3 keys it by tenant
-// too. Holds no text. IF NOT EXISTS because stores created by earlier
-// pre-release builds of v1 get it when they are migrated.
+// (embedder name, hash of the text: text::ContentHash, then
+// text::SignedContentHash); version 3 keys it by tenant too. Holds no text.
+// IF NOT EXISTS because stores created by earlier pre-release builds of v1
+// get it when they are migrated.
 constexpr const char* kEmbedCacheTable = R"sql(
 CREATE TABLE IF NOT EXISTS embed_cache(
   model     TEXT NOT NULL,               -- Embedder::Name()

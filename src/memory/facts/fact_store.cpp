@@ -363,7 +363,7 @@ Status PurgeMemory(const WriteContext& c, const std::string& memory_id) {
   std::string role;
   for (const auto& r : rows) {
     ids.push_back(r.id);
-    if (!r.text.empty()) hashes.push_back(static_cast<std::int64_t>(text::ContentHash(r.text)));
+    if (!r.text.empty()) text::AppendCacheKeys(r.text, hashes);
     if (r.version >= version) version = r.version, last_id = r.id, role = r.role;
   }
   if (ids.empty()) return Status::NotFound("memory " + memory_id);

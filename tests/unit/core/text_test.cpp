@@ -363,6 +363,18 @@ TEST(Signs, AreSymbolsButNotSentencePunctuation) {
   EXPECT_EQ(SignedContentHash("Dana owes $500"), SignedContentHash("dana OWES $500!"));
 }
 
+// The embedding cache's keys of a text: the signed hash, and the plain one
+// only when the text has signs (the key of entries stored before).
+TEST(Signs, ACacheEntryIsFoundUnderEitherKey) {
+  std::vector<std::int64_t> keys;
+  AppendCacheKeys("I like tea.", keys);
+  EXPECT_EQ(keys, (std::vector<std::int64_t>{static_cast<std::int64_t>(ContentHash("I like tea."))}));
+  keys.clear();
+  AppendCacheKeys("I code in C++", keys);
+  EXPECT_EQ(keys, (std::vector<std::int64_t>{static_cast<std::int64_t>(SignedContentHash("I code in C++")),
+                                             static_cast<std::int64_t>(ContentHash("I code in C++"))}));
+}
+
 // Content words: stopwords aside, and a run of a script written without
 // spaces counted per two letters, however long (Tokenize drops a token over
 // 80 bytes).

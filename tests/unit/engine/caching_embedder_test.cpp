@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/clock.hpp"
+#include "core/text.hpp"
 #include "engram/engine.hpp"
 #include "store/schema.hpp"
 #include "testing/dialogue.hpp"
@@ -95,6 +96,27 @@ TEST_F(CachingEmbedderTest, SurvivesReopeningAndIsKeyedByModel) {
   EXPECT_EQ(w->front().size(), 128u);
 }
 
+// Texts that differ only in a sign are different texts: a model embeds them
+// apart, and the cache must not answer one with the other's vector.
+TEST_F(CachingEmbedderTest, TextsThatDifferInASignAreEmbeddedApart) {
+  auto inner = std::make_shared<CountingEmbedder>();
+  auto c = Wrap(inner);
+  const std::vector<std::string> texts = {"I code in C++", "I code in C#", "I code in C", "Blood type O+",
+                                          "Blood type O-", "I owe $500", "I owe -500"};
+  auto first = c->EmbedFor("t", texts);
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(inner->Embedded(), texts);
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    EXPECT_EQ((*first)[i], CountingEmbedder().Embed({texts[i]})->front()) << texts[i];
+  }
+  auto again = c->EmbedFor("t", {"i code in c++", "blood type O-"});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(inner->calls, 1) << "the same texts, case aside, are cached";
+  EXPECT_EQ((*again)[0], (*first)[0]);
+  EXPECT_EQ((*again)[1], (*first)[4]);
+  EXPECT_EQ(Rows(), 7);
+}
+
 TEST_F(CachingEmbedderTest, FailuresAndEmptyTextsAreNotCached) {
   auto inner = std::make_shared<CountingEmbedder>();
   inner->fail_from_call = 1;
@@ -104,9 +126,9 @@ TEST_F(CachingEmbedderTest, FailuresAndEmptyTextsAreNotCached) {
   EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
   EXPECT_EQ(Rows(), 0);
   inner->fail_from_call = 0;
-  ASSERT_TRUE(c->EmbedFor("t", {"hello there", "", "?!"}).ok());
-  ASSERT_TRUE(c->EmbedFor("t", {"", "?!"}).ok());
-  EXPECT_EQ(inner->texts, 5);  // texts without words always go to the embedder
+  ASSERT_TRUE(c->EmbedFor("t", {"hello there", "", "?!", "++"}).ok());
+  ASSERT_TRUE(c->EmbedFor("t", {"", "?!", "++"}).ok());
+  EXPECT_EQ(inner->texts, 7);  // texts without words always go to the embedder
   EXPECT_EQ(Rows(), 1);
 }
 
@@ -202,6 +224,49 @@ TEST(CachingEmbedderEngine, EachTenantEmbedsItsOwnTextsAndForgetsThemAlone) {
   ASSERT_TRUE((*e)->ForgetUser("acme", "alice").ok());
   EXPECT_EQ(count("tenant = 'acme'"), 0);
   EXPECT_EQ(count("tenant = 'globex'"), 10);
+}
+
+// A store's cache may hold entries keyed before signs were told apart (by
+// text::ContentHash); erasing a memory erases those too.
+TEST(CachingEmbedderEngine, PurgingAMemoryErasesItsEntriesUnderEitherKey) {
+  testing::TempDir dir;
+  FakeClock clock{MakeTimeMs(2025, 3, 1)};
+  auto inner = std::make_shared<CountingEmbedder>();
+  EngineOptions o;
+  o.db_path = testing::StoreAt(dir.File("engram.db"));
+  o.clock = &clock;
+  o.embedder = inner;
+  auto e = Engine::Open(o);
+  ASSERT_TRUE(e.ok()) << e.status().ToString();
+  MemoryScope alice;
+  alice.user = "alice";
+  MemoryAddOptions add;
+  add.infer = false;
+  const std::string said = "I write my services in C++ and F#";
+  auto r = (*e)->AddMemoryText(alice, said, add);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->results.size(), 1u);
+  auto count = [&](std::uint64_t hash) {
+    return testing::CountStoreRows(dir.File("engram.db"), "SELECT count(*) FROM embed_cache WHERE text_hash = " +
+                                                              std::to_string(static_cast<std::int64_t>(hash)));
+  };
+  ASSERT_NE(text::ContentHash(said), text::SignedContentHash(said));
+  EXPECT_EQ(count(text::SignedContentHash(said)), 1);
+  EXPECT_EQ(count(text::ContentHash(said)), 0);
+  {  // the entry an earlier build kept for the same text
+    auto db = sql::Db::Open(o.db_path, {});
+    ASSERT_TRUE(db.ok());
+    auto st = (*db)->Prepare("INSERT INTO embed_cache(tenant, model, text_hash, dim, vector) VALUES(?,?,?,?,?)");
+    ASSERT_TRUE(st.ok());
+    const std::vector<float> v(4, 0.5f);
+    (*st)->Bind(1, "default").Bind(2, inner->Name()).Bind(3, static_cast<std::int64_t>(text::ContentHash(said)));
+    (*st)->Bind(4, 4).BindFloats(5, v);
+    ASSERT_TRUE((*st)->Step().ok());
+  }
+  EXPECT_EQ(count(text::ContentHash(said)), 1);
+  ASSERT_TRUE((*e)->PurgeMemory(alice, r->results[0].id).ok());
+  EXPECT_EQ(count(text::SignedContentHash(said)), 0);
+  EXPECT_EQ(count(text::ContentHash(said)), 0);
 }
 
 // Through the engine: promotion fills the cache; a reopened engine (a new
