@@ -226,8 +226,14 @@ double WordVectors::ExpansionMatch(const std::vector<long>& query_terms, const s
   const std::size_t n = std::min(query_terms.size(), query_weights.size());
   std::vector<float> best(n, 0.0f);
   std::uint64_t mask = 0;  // the query terms' low six bits: most neighbours miss it
+  // (A query word the text holds itself is not looked for: its words match
+  // it, and its neighbourhoods would count it twice.)
+  std::vector<long> wanted(query_terms.begin(), query_terms.begin() + static_cast<std::ptrdiff_t>(n));
+  for (long& t : wanted) {
+    if (t >= 0 && std::find(own.begin(), own.end(), t) != own.end()) t = -1;
+  }
   for (std::size_t k = 0; k < n; ++k) {
-    if (query_terms[k] >= 0) mask |= std::uint64_t{1} << (static_cast<std::uint64_t>(query_terms[k]) & 63);
+    if (wanted[k] >= 0) mask |= std::uint64_t{1} << (static_cast<std::uint64_t>(wanted[k]) & 63);
   }
   for (long index : own) {
     if (index < 0 || static_cast<std::size_t>(index) >= count_) continue;
@@ -236,7 +242,7 @@ double WordVectors::ExpansionMatch(const std::vector<long>& query_terms, const s
       const std::uint32_t neighbour = exp_entries_[e] >> 8;
       if ((mask >> (neighbour & 63) & 1) == 0) continue;
       for (std::size_t k = 0; k < n; ++k) {
-        if (query_terms[k] >= 0 && static_cast<std::uint32_t>(query_terms[k]) == neighbour) {
+        if (wanted[k] >= 0 && static_cast<std::uint32_t>(wanted[k]) == neighbour) {
           best[k] = std::max(best[k], static_cast<float>(exp_entries_[e] & 0xFF) / 255.0f);
         }
       }

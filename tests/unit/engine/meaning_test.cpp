@@ -528,6 +528,30 @@ TEST_F(MeaningTest, ASharedWordDoesNotCarryTheSemanticScore) {
   }
 }
 
+// A query word a memory holds itself is matched by its words, not once more
+// by the WordNet neighbourhoods of its other words: "living room" holds
+// "live" ("a room in a private house ... for living") and took the full
+// semantic score for "Where do I live?" from it, above the memory that says
+// where the user lives.
+TEST_F(MeaningTest, AWordAMemoryHoldsIsNotCountedAgainByItsNeighbourhoods) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "ann", "We repainted the living room last weekend");
+  Add(*e, "ann", "I live in a small flat in Leeds");
+  Add(*e, "ann", "Priya is vegetarian");
+  auto first = First(*e, "ann", "Where do I live?");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->memory, "I live in a small flat in Leeds");
+  MemorySearchOptions so;
+  so.explain = true;
+  auto r = e->SearchMemories(User("ann"), "Where do I live?", so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  for (const auto& m : *r) {
+    ASSERT_TRUE(m.score_details);
+    if (m.memory == "We repainted the living room last weekend") EXPECT_LT(m.score_details->semantic, 0.5);
+  }
+}
+
 // "The user" of a question is the person the memories are of: as a word it
 // matched "use" by meaning, and a memory using something passed the one that
 // answers ("Is the user relocating?" found Neovim first).
