@@ -826,6 +826,15 @@ int WordNet::NounClass(std::string_view word) const {
   return s < 0 ? -1 : synset_lex_[s];
 }
 
+bool WordNet::IsVerb(std::string_view word) const {
+  bool found = false;
+  ForEachCandidate(Normalise(word), 1, [&](const std::string& base) {
+    found = HasPos(FindWord(base), 1);
+    return !found;
+  });
+  return found;
+}
+
 std::vector<std::string> WordNet::BaseForms(std::string_view word) const {
   const std::string w = Normalise(word);
   std::vector<std::string> out;

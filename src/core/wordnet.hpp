@@ -86,6 +86,9 @@ class WordNet {
   // noun.location; "guitar": 6, noun.artifact). Nouns are files 3 to 28;
   // -1 when the word is no noun WordNet knows.
   int NounClass(std::string_view word) const;
+  // Whether some base form of a lower-case word is a verb WordNet knows
+  // ("lives", "wants", "went"; not "appointment").
+  bool IsVerb(std::string_view word) const;
 
   // Words related to every sense of the word's base forms: synonyms,
   // derivations, then hyponyms by depth (transitive, instances included).

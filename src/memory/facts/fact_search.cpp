@@ -380,6 +380,8 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   const std::vector<std::string> query_tokens = text::Tokenize(query);
   const bool asks_when = AsksWhen(query_tokens);
   const bool asks_number = AsksHowMany(query_tokens);
+  const wordnet::WordNet* wn = words ? wordnet::WordNet::Default() : nullptr;
+  const bool about_user = wn && AsksAboutUser(query, query_tokens, wn);
   // The stance each query term says (StancesIn's bits; "like" in "What
   // music does she like?"): a memory saying another word of it holds it.
   std::vector<int> query_stance(qterms.size(), 0);
@@ -444,6 +446,12 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
         // number the memory says matches it ("two", "12", "dozen").
         x.all += mean;
         if (HoldsNumber(m.memory)) x.hit += mean;
+      }
+      if (about_user && MemorySubject(m.memory, wn) == Subject::kOther) {
+        // A question about the user alone ("Where do I live?") holds one
+        // more term, of the mean weight of its others, that a memory about
+        // someone else ("My sister lives in Lisbon") does not match.
+        x.all += mean;
       }
       d.lexical = x.all > 0 ? x.hit / x.all : 0.0;
     }

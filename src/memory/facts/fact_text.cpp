@@ -322,6 +322,106 @@ bool HoldsNumber(std::string_view text) {
   return found;
 }
 
+namespace {
+
+constexpr int kPersonFile = 18;  // WordNet's noun.person
+
+bool IsPerson(std::string_view lower, const wordnet::WordNet* wn) {
+  return wn && lower != "user" && wn->NounClass(lower) == kPersonFile;
+}
+
+// The words of a text as written, without the punctuation around them
+// (inner apostrophes and hyphens kept).
+std::vector<std::string_view> RawWords(std::string_view text, std::size_t max) {
+  std::vector<std::string_view> out;
+  auto inner = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80) != 0; };
+  std::size_t i = 0;
+  while (i < text.size() && out.size() < max) {
+    while (i < text.size() && text[i] == ' ') ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ') ++j;
+    std::size_t b = i, e = j;
+    while (b < e && !inner(text[b])) ++b;
+    while (e > b && !inner(text[e - 1])) --e;
+    if (b < e) out.push_back(text.substr(b, e - b));
+    i = j;
+  }
+  return out;
+}
+
+std::string Lower(std::string_view w) {
+  std::string out(w);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool IsUserWord(std::string_view lower) {
+  static const std::unordered_set<std::string_view> kUser = {
+      "i", "i'm", "i've", "i'd", "i'll", "im", "ive", "me", "we", "we're", "we've", "we'd", "we'll", "us", "user", "user's"};
+  return kUser.count(lower) > 0;
+}
+
+}  // namespace
+
+Subject MemorySubject(std::string_view memory, const wordnet::WordNet* wn) {
+  const std::vector<std::string_view> words = RawWords(memory, 5);
+  if (words.empty()) return Subject::kUnknown;
+  const std::string first = Lower(words[0]);
+  if (IsUserWord(first)) return Subject::kUser;
+  if (first == "the" && words.size() > 1 && (Lower(words[1]) == "user" || Lower(words[1]) == "user's")) {
+    return Subject::kUser;
+  }
+  if (first == "my" || first == "our") {
+    bool other = false;
+    for (std::size_t k = 1; k < words.size(); ++k) {
+      std::string w = Lower(words[k]);
+      if (w == "i" || w == "me" || w == "we") return Subject::kUser;  // "My partner and I ..."
+      const bool possessive = w.size() > 2 && w.compare(w.size() - 2, 2, "'s") == 0;
+      if (possessive) w.resize(w.size() - 2);
+      if (other || k > 3 || !IsPerson(w, wn)) continue;
+      // A person followed by a thing names the thing ("My dentist
+      // appointment"); followed by a verb, a name or another person, the
+      // person is the subject ("My sister lives", "My boss Karen", "My twin
+      // brother").
+      if (!possessive && k + 1 < words.size()) {
+        const std::string_view next = words[k + 1];
+        const std::string n = Lower(next);
+        if (next[0] >= 'a' && next[0] <= 'z' && wn->NounClass(n) >= 0 && !IsPerson(n, wn) && !wn->IsVerb(n)) continue;
+      }
+      other = true;
+    }
+    return other ? Subject::kOther : Subject::kUser;
+  }
+  const std::string_view raw = words[0];
+  if (raw[0] >= 'A' && raw[0] <= 'Z') {
+    const bool possessive = first.size() > 2 && first.compare(first.size() - 2, 2, "'s") == 0;
+    const std::string base = possessive ? first.substr(0, first.size() - 2) : first;
+    if (possessive || IsPerson(base, wn) || (wn && wn->NounClass(base) < 0 && !text::IsStopword(base))) {
+      return Subject::kOther;
+    }
+  }
+  return Subject::kUnknown;
+}
+
+bool AsksAboutUser(std::string_view question, const std::vector<std::string>& tokens, const wordnet::WordNet* wn) {
+  static const std::unordered_set<std::string_view> kSelf = {"i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"};
+  static const std::unordered_set<std::string_view> kThird = {"he", "she", "him", "his", "her", "hers", "himself", "herself"};
+  bool self = false;
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    const std::string& t = tokens[k];
+    if (kThird.count(t)) return false;
+    if (kSelf.count(t) || (t == "user" && k > 0 && tokens[k - 1] == "the")) self = true;
+    if (!text::IsStopword(t) && IsPerson(t, wn)) return false;
+  }
+  if (!self) return false;
+  const std::vector<std::string_view> words = RawWords(question, 64);
+  for (std::size_t k = 1; k < words.size(); ++k) {
+    const std::string_view w = words[k];
+    if (w[0] >= 'A' && w[0] <= 'Z' && !IsUserWord(Lower(w))) return false;  // a name
+  }
+  return true;
+}
+
 // How many negations a text holds and the numbers it names (sorted).
 ParaphraseCheck::Claims ParaphraseCheck::ClaimsOf(std::string_view text) {
   Claims out;

@@ -85,6 +85,26 @@ bool AsksHowMany(const std::vector<std::string>& tokens);
 // counts ("twice", "couple", "pair", "twins").
 bool HoldsNumber(std::string_view text);
 
+// Whom a memory is about, by the words it opens with: the user ("I live in
+// Leeds", "I'm ...", "We're moving ...", "The user ...", "My coffee order is
+// ..."), someone else ("My sister lives in Lisbon", "Our son Eli ...", "Bob's
+// birthday ...", "Priya is vegetarian", "Grandpa Kenji ..."), or unknown (no
+// subject, "Likes jazz"; or a thing, "Coffee keeps me awake"). Someone else's
+// when it opens with "my" or "our" and one of the next three words is a
+// person by its most frequent WordNet noun sense (unless the user is among
+// them: "My partner and I ..."), or with a capitalised word that is a person
+// in WordNet, no word WordNet knows (a name), or a possessive.
+enum class Subject { kUnknown, kUser, kOther };
+Subject MemorySubject(std::string_view memory, const wordnet::WordNet* wn);
+
+// Whether a question asks about the user alone: it says "I", "me", "my" or
+// "the user" (tokens as text::Tokenize makes them), and no "he", "she",
+// "him", "his" or "her", no name (a capitalised word past the first) and no
+// person by WordNet ("sister", "manager", "kids"): "Where do I live?", not
+// "Where does my sister live?".
+bool AsksAboutUser(std::string_view question, const std::vector<std::string>& tokens,
+                   const wordnet::WordNet* wn);
+
 // Whether two texts agree in negation and numbers: each holds as many
 // negations ("not", "no", "never", "nothing", "without", "don't", "isnt"
 // ...), and they name the same numbers (tokens with digits and number words,

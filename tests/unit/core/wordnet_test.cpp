@@ -204,6 +204,16 @@ TEST_F(TinyWordNet, ANounsKindIsTheLexicographerFileOfItsFirstSense) {
   EXPECT_EQ(wn->NounClass(""), -1);
 }
 
+TEST_F(TinyWordNet, AVerbIsAWordWithAVerbSense) {
+  auto wn = WordNet::Load(dir_);
+  ASSERT_NE(wn, nullptr);
+  EXPECT_TRUE(wn->IsVerb("play"));
+  EXPECT_TRUE(wn->IsVerb("plays"));  // a regular form's base
+  EXPECT_FALSE(wn->IsVerb("violin"));
+  EXPECT_FALSE(wn->IsVerb("zebra"));
+  EXPECT_FALSE(wn->IsVerb(""));
+}
+
 // What is a kind of a word: its noun senses and everything below them; a
 // word is in the class by its most frequent noun sense.
 TEST_F(TinyWordNet, NounsUnderAWordAreItsKinds) {

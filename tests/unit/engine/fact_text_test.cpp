@@ -69,6 +69,33 @@ TEST(FactText, QuestionsForANumberAndTextsThatSayOne) {
   }
 }
 
+TEST(FactText, WhomAMemoryIsAboutAndWhetherAQuestionAsksAboutTheUserAlone) {
+  const wordnet::WordNet* wn = wordnet::WordNet::Default();
+  ASSERT_NE(wn, nullptr) << "no WordNet image: the build makes it (wordnet-base, installed by scripts/bootstrap)";
+  for (const char* m : {"I live in a small flat in Leeds", "I'm allergic to peanuts", "We're moving to Denver",
+                        "The user prefers dark mode", "User likes jazz", "My coffee order is a flat white",
+                        "My partner and I want a puppy", "Our home Wi-Fi is a mesh",
+                        "My dentist appointment is every six months", "My doctor said I should cut sugar"}) {
+    EXPECT_EQ(MemorySubject(m, wn), Subject::kUser) << m;
+  }
+  for (const char* m : {"My sister lives in Lisbon", "My twin brother is a chef", "Our son Eli has asthma",
+                        "Bob's birthday is on 4 July", "Priya is vegetarian", "Grandpa Kenji had a knee replacement",
+                        "My boss Karen wants the report by Friday", "My mother's birthday is in May"}) {
+    EXPECT_EQ(MemorySubject(m, wn), Subject::kOther) << m;
+  }
+  for (const char* m : {"Likes jazz and old soul records", "Coffee keeps me awake", "Tomorrow is the deadline", ""}) {
+    EXPECT_EQ(MemorySubject(m, wn), Subject::kUnknown) << m;
+  }
+  for (const char* q : {"Where do I live?", "What do I do for a living?", "what can't i eat", "Where is the user based?",
+                        "Which music do I like?"}) {
+    EXPECT_TRUE(AsksAboutUser(q, text::Tokenize(q), wn)) << q;
+  }
+  for (const char* q : {"Where does my sister live?", "Who is my manager?", "What is my wife's job?",
+                        "Where does she live?", "When is Bob's birthday?", "What does Priya eat?", "Where to live?"}) {
+    EXPECT_FALSE(AsksAboutUser(q, text::Tokenize(q), wn)) << q;
+  }
+}
+
 TEST(FactText, AQuestionForALivingIsMeantWithoutItsLiving) {
   EXPECT_EQ(QuestionMeant("What does she do for a living?"), "What does she do for a ?");
   EXPECT_EQ(QuestionMeant("what do I do FOR A LIVING"), "what do I do FOR A ");

@@ -552,6 +552,22 @@ TEST_F(MeaningTest, AWordAMemoryHoldsIsNotCountedAgainByItsNeighbourhoods) {
   }
 }
 
+// A question about the user alone prefers what is said of the user to what
+// is said of someone else in the same words.
+TEST_F(MeaningTest, AQuestionAboutTheUserPrefersWhatIsSaidOfTheUser) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "ann", "I live in a small flat in Leeds");
+  Add(*e, "ann", "My sister lives in Lisbon");
+  Add(*e, "ann", "Priya is vegetarian");
+  auto mine = First(*e, "ann", "Where do I live?");
+  ASSERT_TRUE(mine);
+  EXPECT_EQ(mine->memory, "I live in a small flat in Leeds");
+  auto hers = First(*e, "ann", "Where does my sister live?");
+  ASSERT_TRUE(hers);
+  EXPECT_EQ(hers->memory, "My sister lives in Lisbon");
+}
+
 // "The user" of a question is the person the memories are of: as a word it
 // matched "use" by meaning, and a memory using something passed the one that
 // answers ("Is the user relocating?" found Neovim first).
