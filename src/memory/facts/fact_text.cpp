@@ -275,6 +275,21 @@ bool IsNumberWord(std::string_view t) {
 
 }  // namespace
 
+namespace {
+
+// Whether a lower-case word, after the two words before it, frames what a
+// question asks rather than saying what it is about: the "living" of "for a
+// living", the "time" of "what time", the "often", "long" and "soon" of
+// "how often", "how long" and "how soon".
+bool FrameWord(const std::string& w, const std::string& before2, const std::string& before1) {
+  if (w == "living") return before2 == "for" && before1 == "a";
+  if (w == "time") return before1 == "what" || before1 == "which";
+  if (w == "often" || w == "long" || w == "soon") return before1 == "how";
+  return false;
+}
+
+}  // namespace
+
 std::string QuestionMeant(std::string_view question) {
   // Tokens are lower-cased runs of letters and digits; the idiom is found on
   // them and cut from the text at the same words.
@@ -291,7 +306,7 @@ std::string QuestionMeant(std::string_view question) {
     }
     std::string w(question.substr(at, end - at));
     for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!(w == "living" && before[0] == "for" && before[1] == "a")) out.append(question.substr(at, end - at));
+    if (!FrameWord(w, before[0], before[1])) out.append(question.substr(at, end - at));
     before[0] = std::move(before[1]);
     before[1] = std::move(w);
     at = end;

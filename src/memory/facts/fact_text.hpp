@@ -71,9 +71,13 @@ class ParaphraseCheck {
 };
 
 // What a question asks, for a meaning (word vectors, an embedding): the
-// question without the "living" of "for a living" ("What does she do for a
-// living?" asks for an occupation; neither "lives in Porto" nor "the living
-// room" answers it); the question itself otherwise.
+// question without the words that frame it: the "living" of "for a living"
+// ("What does she do for a living?" asks for an occupation; neither "lives
+// in Porto" nor "the living room" answers it), the "time" of "what time" or
+// "which time", and the "often", "long" or "soon" of "how often", "how long"
+// and "how soon" (a time is matched as one, not by the meaning of "time";
+// the "old" of "how old" stays: it means an age); the question itself
+// otherwise.
 std::string QuestionMeant(std::string_view question);
 
 // Whether a question asks for a number (tokens as text::Tokenize makes them):

@@ -105,6 +105,19 @@ TEST(FactText, AQuestionForALivingIsMeantWithoutItsLiving) {
   EXPECT_EQ(QuestionMeant(""), "");
 }
 
+// The words that frame a question for a time say nothing of what it is
+// about: "time" in "What time is the team sync?" matched, by meaning, any
+// memory whose words are defined with "time" ("twin", "year").
+TEST(FactText, TheFrameOfAQuestionForATimeIsNotMeant) {
+  EXPECT_EQ(QuestionMeant("What time is the daily team sync?"), "What  is the daily team sync?");
+  EXPECT_EQ(QuestionMeant("At which time does it open?"), "At which  does it open?");
+  EXPECT_EQ(QuestionMeant("How old is her grandmother?"), "How old is her grandmother?");  // an age
+  EXPECT_EQ(QuestionMeant("how often does he swim"), "how  does he swim");
+  EXPECT_EQ(QuestionMeant("How long is the commute?"), "How  is the commute?");
+  EXPECT_EQ(QuestionMeant("Is it time to renew the old lease?"), "Is it time to renew the old lease?");
+  EXPECT_EQ(QuestionMeant("How was the long weekend?"), "How was the long weekend?");
+}
+
 TEST(FactText, FunctionWordsAndOrderMustAgree) {
   struct Case {
     const char* a;
