@@ -12,6 +12,7 @@ namespace {
 
 // WordNet's lexicographer file of people (noun.person).
 constexpr int kPersonFile = 18;
+constexpr int kArtifactFile = 6;
 // A sense of a question's noun with more synsets below it than this says
 // nothing of what is asked ("food", "activity", "person").
 constexpr std::size_t kMaxSenseSynsets = 1000;
@@ -89,6 +90,39 @@ bool AsksWhere(std::string_view question) {
 // WordNet's lexicographer files of places and natural places (noun.location,
 // noun.object: "Lisbon", "Patagonia", "the coast", "a lake").
 constexpr std::uint32_t kPlaceFiles = (1u << 15) | (1u << 17);
+// ... and of groups (noun.group: companies, firms, schools, agencies,
+// teams), which a question asking where someone works is answered by too.
+constexpr std::uint32_t kGroupFile = 1u << 14;
+
+// Whether a question asking where asks where someone works ("Where does she
+// work?", "Where is he employed?", "Where's her job?").
+bool AsksWhereWorking(std::string_view question) {
+  for (const std::string& t : text::Tokenize(question)) {
+    if (OneOf(t, {"work", "works", "working", "worked", "employed", "employer", "job", "jobs"})) return true;
+  }
+  return false;
+}
+
+// The places someone works at: places, groups and organisations, and the
+// buildings and establishments of work (noun.artifact: "hospital",
+// "bakery", "cafe", "office", "shop", "lab", "studio").
+wordnet::WordNet::SynsetSet MakeWorkplaceSet(const wordnet::WordNet& wn) {
+  wordnet::WordNet::SynsetSet set = wn.NounsInFiles(kPlaceFiles | kGroupFile);
+  static const std::vector<std::string> roots = {"building", "establishment", "facility", "workplace",
+                                                 "building_complex", "place_of_business", "mercantile_establishment"};
+  // (and whatever is a kind of organisation, wherever WordNet files it: a
+  // name of the names file, "Spotify", is a company filed with its product)
+  static const std::vector<std::string> groups = {"organization", "company", "institution", "enterprise"};
+  for (const wordnet::WordNet::SynsetSet& more :
+       {wn.NounsUnder(roots, 3, kArtifactFile, 1u << 20), wn.NounsUnder(groups, 2, -1, 1u << 20)}) {
+    for (std::size_t w = 0; w < more.bits.size(); ++w) {
+      for (std::uint64_t b = more.bits[w]; b != 0; b &= b - 1) {
+        set.Add(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(b))));
+      }
+    }
+  }
+  return set;
+}
 
 // The people's roles of working life: noun.person synsets under these (and
 // the words' own noun.person senses).
@@ -140,6 +174,8 @@ class Memo {
       memo.occupation_ = {};
       memo.places_made_ = false;
       memo.places_ = {};
+      memo.workplaces_made_ = false;
+      memo.workplaces_ = {};
       memo.classes_.clear();
       memo.nouns_.clear();
     }
@@ -153,6 +189,15 @@ class Memo {
       occupation_made_ = true;
     }
     return occupation_;
+  }
+
+  Made Workplaces() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!workplaces_made_) {
+      workplaces_ = MakeClass(*wn_, MakeWorkplaceSet(*wn_));
+      workplaces_made_ = true;
+    }
+    return workplaces_;
   }
 
   Made Places() {
@@ -193,8 +238,8 @@ class Memo {
  private:
   std::mutex mu_;
   const wordnet::WordNet* wn_ = nullptr;
-  bool occupation_made_ = false, places_made_ = false;
-  Made occupation_, places_;
+  bool occupation_made_ = false, places_made_ = false, workplaces_made_ = false;
+  Made occupation_, places_, workplaces_;
   text::StringMap<Made> classes_;
   text::StringMap<long> nouns_;
 };
@@ -272,7 +317,7 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
   } else if (!c.focus_.empty()) {
     made = memo.Class(c.focus_);
   } else if (AsksWhere(question)) {
-    made = memo.Places();
+    made = AsksWhereWorking(question) ? memo.Workplaces() : memo.Places();
   }
   c.set_ = std::move(made.set);
   c.terms_ = std::move(made.terms);

@@ -46,7 +46,10 @@ class AnswerClass {
   // professionals, creators, experts, leaders, officials, performers, ...);
   // or, for a question opening with "where" that names no kind, the places
   // (WordNet's noun.location and noun.object: "Lisbon", "Patagonia", "a
-  // lake"). Empty without WordNet or when the question asks for no class.
+  // lake"), and when it asks where someone works ("work", "employed",
+  // "job") also groups, organisations ("Spotify", "a logistics firm") and
+  // the buildings of work ("hospital", "bakery", "office"). Empty without
+  // WordNet or when the question asks for no class.
   static AnswerClass Of(std::string_view question, const wordnet::WordNet* wn);
 
   bool empty() const { return set_ == nullptr; }

@@ -90,6 +90,24 @@ TEST(AnswerClass, AQuestionAskingWhereAsksForAPlace) {
   EXPECT_TRUE(AnswerClass::Of("Tell me where she lives", Wn()).empty());
 }
 
+// Where someone works is a place, an organisation or a building of work.
+TEST(AnswerClass, AQuestionAskingWhereSomeoneWorksAsksForAWorkplace) {
+  REQUIRE_WORDNET();
+  for (const char* q : {"Where do I work?", "Where does Dana work?", "Where is my wife employed?"}) {
+    const AnswerClass c = AnswerClass::Of(q, Wn());
+    ASSERT_FALSE(c.empty()) << q;
+    EXPECT_TRUE(c.HeldBy("I work in Rotterdam")) << q;
+    EXPECT_TRUE(c.HeldBy("She is a pharmacist at a small hospital")) << q;
+    EXPECT_TRUE(c.HeldBy("He is an analyst at a logistics firm")) << q;
+    EXPECT_TRUE(c.HeldBy("I am a data engineer at Spotify")) << q;  // a company of the names file
+    EXPECT_TRUE(c.HeldBy("He bakes bread at the corner bakery")) << q;
+    EXPECT_FALSE(c.HeldBy("My boss wants the report by Friday")) << q;
+    EXPECT_FALSE(c.HeldBy("She bought a new laptop")) << q;
+  }
+  // Where someone lives is no organisation.
+  EXPECT_FALSE(AnswerClass::Of("Where does she live?", Wn()).HeldBy("She is an analyst at a logistics firm"));
+}
+
 TEST(AnswerClass, AQuestionAboutWorkAsksForAnOccupation) {
   REQUIRE_WORDNET();
   for (const char* q : {"What is her profession?", "What is his job?", "What does she do for a living?",
