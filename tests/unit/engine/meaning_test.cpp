@@ -695,6 +695,12 @@ TEST_F(MeaningTest, AnEverydayKindFindsWhatItIsAKindOf) {
   for (const auto& [q, want] : cases) {
     EXPECT_EQ(First(*e, "ana", q).value_or(MemoryItem{}).memory, want) << q;
   }
+  // A kind may go both ways: a person's boss is their manager too.
+  Add(*e, "ben", "My boss Karen wants the report by Friday");
+  Add(*e, "ben", "My wife Sarah works as a nurse");
+  Add(*e, "ben", "I'm allergic to peanuts");
+  EXPECT_EQ(First(*e, "ben", "Who is my manager?").value_or(MemoryItem{}).memory,
+            "My boss Karen wants the report by Friday");
 }
 
 TEST_F(MeaningTest, MemoriesAddedLaterAreFoundByMeaning) {
