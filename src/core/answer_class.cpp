@@ -13,6 +13,7 @@ namespace {
 // WordNet's lexicographer file of people (noun.person).
 constexpr int kPersonFile = 18;
 constexpr int kArtifactFile = 6;
+constexpr int kFoodFile = 13;
 // A sense of a question's noun with more synsets below it than this says
 // nothing of what is asked ("food", "activity", "person").
 constexpr std::size_t kMaxSenseSynsets = 1000;
@@ -94,6 +95,40 @@ constexpr std::uint32_t kPlaceFiles = (1u << 15) | (1u << 17);
 // teams), which a question asking where someone works is answered by too.
 constexpr std::uint32_t kGroupFile = 1u << 14;
 
+// Adds every synset of `more` to `set` (both made for the same WordNet).
+void AddAll(wordnet::WordNet::SynsetSet& set, const wordnet::WordNet::SynsetSet& more) {
+  for (std::size_t w = 0; w < more.bits.size(); ++w) {
+    for (std::uint64_t b = more.bits[w]; b != 0; b &= b - 1) {
+      set.Add(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(b))));
+    }
+  }
+}
+
+bool IsFood(std::string_view focus) { return focus == "food" || focus == "foods"; }
+
+// Whether the question's focus modifies the noun after it ("What food
+// preferences ...?" asks for preferences): the next word is a noun WordNet
+// knows, and neither a stopword nor a verb.
+bool ModifiesANoun(std::string_view question, const std::string& focus, const wordnet::WordNet& wn) {
+  const std::vector<std::string> t = text::Tokenize(question);
+  for (std::size_t i = 0; i + 1 < t.size(); ++i) {
+    if (t[i] != focus) continue;
+    const std::string& next = t[i + 1];
+    return !text::IsStopword(next) && wn.NounClass(next) >= 0 && !wn.IsVerb(next);
+  }
+  return false;
+}
+
+// Foods: WordNet's noun.food and whatever is a kind of food (a wide class,
+// and one that says what it asks for all the same: "What food can't she
+// eat?" is answered by any dish, fruit or nut a memory names; WordNet files
+// the edible nuts as food and makes them kinds of the botanical nut).
+wordnet::WordNet::SynsetSet MakeFoodSet(const wordnet::WordNet& wn) {
+  wordnet::WordNet::SynsetSet set = wn.NounsInFiles(1u << kFoodFile);
+  AddAll(set, wn.NounsUnder({"food"}, 2, -1, 1u << 20));
+  return set;
+}
+
 // Whether a question asking where asks where someone works ("Where does she
 // work?", "Where is he employed?", "Where's her job?").
 bool AsksWhereWorking(std::string_view question) {
@@ -113,14 +148,8 @@ wordnet::WordNet::SynsetSet MakeWorkplaceSet(const wordnet::WordNet& wn) {
   // (and whatever is a kind of organisation, wherever WordNet files it: a
   // name of the names file, "Spotify", is a company filed with its product)
   static const std::vector<std::string> groups = {"organization", "company", "institution", "enterprise"};
-  for (const wordnet::WordNet::SynsetSet& more :
-       {wn.NounsUnder(roots, 3, kArtifactFile, 1u << 20), wn.NounsUnder(groups, 2, -1, 1u << 20)}) {
-    for (std::size_t w = 0; w < more.bits.size(); ++w) {
-      for (std::uint64_t b = more.bits[w]; b != 0; b &= b - 1) {
-        set.Add(static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(__builtin_ctzll(b))));
-      }
-    }
-  }
+  AddAll(set, wn.NounsUnder(roots, 3, kArtifactFile, 1u << 20));
+  AddAll(set, wn.NounsUnder(groups, 2, -1, 1u << 20));
   return set;
 }
 
@@ -209,16 +238,19 @@ class Memo {
     return places_;
   }
 
-  Made Class(const std::string& focus) {
+  // The class of a focus word; `food`: all foods (MakeFoodSet).
+  Made Class(const std::string& focus, bool food) {
+    const std::string key = food ? "\x01food" : focus;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto it = classes_.find(focus);
+      auto it = classes_.find(key);
       if (it != classes_.end()) return it->second;
     }
-    Made out = MakeClass(*wn_, wn_->NounsUnder({focus}, kClassSenses, -1, kMaxSenseSynsets));
+    Made out = MakeClass(*wn_, food ? MakeFoodSet(*wn_)
+                                    : wn_->NounsUnder({focus}, kClassSenses, -1, kMaxSenseSynsets));
     std::lock_guard<std::mutex> lock(mu_);
     if (classes_.size() >= 16) classes_.clear();
-    classes_.emplace(focus, out);
+    classes_.emplace(key, out);
     return out;
   }
 
@@ -315,7 +347,9 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
     c.occupation_ = true;
     made = memo.Occupation();
   } else if (!c.focus_.empty()) {
-    made = memo.Class(c.focus_);
+    // (a wide class only for the thing asked for, not for a word that
+    // modifies it: "What food preferences ...?")
+    made = memo.Class(c.focus_, IsFood(c.focus_) && !ModifiesANoun(question, c.focus_, *wn));
   } else if (AsksWhere(question)) {
     made = AsksWhereWorking(question) ? memo.Workplaces() : memo.Places();
   }

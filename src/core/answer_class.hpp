@@ -39,8 +39,10 @@ class AnswerClass {
   AnswerClass() = default;
   // The class a question asks for: the focus noun's six most frequent noun
   // senses with everything below them, each sense left out when that is
-  // over 1,000 synsets (a sense so wide says nothing: "food", "activity",
-  // "person"); or, for a question about someone's work ("job",
+  // over 1,000 synsets (a sense so wide says nothing: "activity", "person");
+  // for "food" or "foods" (not modifying a noun: "What food preferences
+  // ...?"), every food (WordNet's noun.food and whatever is a kind of food);
+  // or, for a question about someone's work ("job",
   // "occupation", "profession", "career", "trade", "for a living", "what
   // does she do?"), the people's roles of working life (workers,
   // professionals, creators, experts, leaders, officials, performers, ...);

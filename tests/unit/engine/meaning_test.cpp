@@ -703,6 +703,20 @@ TEST_F(MeaningTest, AnEverydayKindFindsWhatItIsAKindOf) {
             "My boss Karen wants the report by Friday");
 }
 
+// "What foods should I avoid?" asks for any food: an allergy to a nut is
+// one (WordNet's "peanuts" is first a trivial amount of money).
+TEST_F(MeaningTest, AQuestionForFoodFindsTheFoodsAMemoryNames) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "ben", "I'm allergic to peanuts");
+  Add(*e, "ben", "I live in a small flat in Leeds");
+  Add(*e, "ben", "My partner and I want a puppy");
+  Add(*e, "ben", "We repainted the living room last weekend");
+  for (const char* q : {"What foods should I avoid?", "Which nuts can I not have?"}) {
+    EXPECT_EQ(First(*e, "ben", q).value_or(MemoryItem{}).memory, "I'm allergic to peanuts") << q;
+  }
+}
+
 TEST_F(MeaningTest, MemoriesAddedLaterAreFoundByMeaning) {
   ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
   auto e = Open();
