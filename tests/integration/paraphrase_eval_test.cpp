@@ -108,7 +108,7 @@ TEST(ParaphraseEval, BuiltinEngineFindsMemoriesByMeaningOnASlice) {
   EXPECT_GE(o["hit@3"].get<double>(), 0.52) << j.dump(1);
   EXPECT_GE(o["hit@1"].get<double>(), 0.35) << j.dump(1);
   // What an agent's retrieval gives: the memory is among the context's facts
-  // for 0.571 of these questions (0 with words alone).
+  // for 0.619 of these questions (0 with words alone).
   EXPECT_GE(o["context_hit"].get<double>(), 0.45) << j.dump(1);
   EXPECT_LE(o["context_facts"].get<double>(), 6.0) << j.dump(1);
   for (const char* k : {"hit@1", "hit@3", "mrr@10", "context_hit"}) EXPECT_LE(o[k].get<double>(), 1.0);
