@@ -119,6 +119,20 @@ bool ModifiesANoun(std::string_view question, const std::string& focus, const wo
   return false;
 }
 
+// What a question asking "what" or "which" and naming no thing asks for by
+// its verb of eating or drinking: "food" ("What can't I eat?", "What did she
+// have for breakfast?" is no such verb), "beverage" ("What does he drink in
+// the morning?"); "" otherwise.
+std::string_view WhatIsTaken(std::string_view question) {
+  const std::vector<std::string> t = text::Tokenize(question);
+  if (t.empty() || (t[0] != "what" && t[0] != "which")) return {};
+  for (const std::string& w : t) {
+    if (OneOf(w, {"eat", "eats", "eating", "ate", "eaten"})) return "food";
+    if (OneOf(w, {"drink", "drinks", "drinking", "drank"})) return "beverage";
+  }
+  return {};
+}
+
 // Foods: WordNet's noun.food and whatever is a kind of food (a wide class,
 // and one that says what it asks for all the same: "What food can't she
 // eat?" is answered by any dish, fruit or nut a memory names; WordNet files
@@ -352,6 +366,8 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
     made = memo.Class(c.focus_, IsFood(c.focus_) && !ModifiesANoun(question, c.focus_, *wn));
   } else if (AsksWhere(question)) {
     made = AsksWhereWorking(question) ? memo.Workplaces() : memo.Places();
+  } else if (const std::string_view eaten = WhatIsTaken(question); !eaten.empty()) {
+    made = memo.Class(std::string(eaten), eaten == "food");
   }
   c.set_ = std::move(made.set);
   c.terms_ = std::move(made.terms);

@@ -88,6 +88,17 @@ TEST(AnswerClass, AQuestionAskingForFoodAsksForAnyFood) {
     EXPECT_FALSE(c.HeldBy("She likes swimming")) << q;
     EXPECT_FALSE(c.HeldBy("He bought a new laptop")) << q;
   }
+  // Nor does a question naming no thing ask for less, when its verb says
+  // what is taken: eating asks for food, drinking for a drink.
+  const AnswerClass eat = AnswerClass::Of("What can't I eat?", Wn());
+  ASSERT_FALSE(eat.empty());
+  EXPECT_TRUE(eat.HeldBy("I'm allergic to peanuts"));
+  EXPECT_FALSE(eat.HeldBy("She likes swimming"));
+  const AnswerClass drink = AnswerClass::Of("Which does he drink in the morning?", Wn());
+  ASSERT_FALSE(drink.empty());
+  EXPECT_TRUE(drink.HeldBy("He has an espresso"));
+  EXPECT_FALSE(drink.HeldBy("I'm allergic to peanuts"));
+  EXPECT_TRUE(AnswerClass::Of("Where did they eat?", Wn()).HeldBy("They ate in Lisbon"));  // a place
   // A word that modifies the thing asked for does not ask for food: "What
   // food preferences ...?" asks for preferences ("Priya is vegetarian").
   EXPECT_FALSE(AnswerClass::Of("What food preferences should I keep in mind?", Wn()).HeldBy("She likes sushi"));
