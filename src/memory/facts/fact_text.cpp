@@ -277,40 +277,57 @@ bool IsNumberWord(std::string_view t) {
 
 namespace {
 
-// Whether a lower-case word, after the two words before it, frames what a
-// question asks rather than saying what it is about: the "living" of "for a
-// living", the "time" of "what time", the "often", "long" and "soon" of
-// "how often", "how long" and "how soon".
-bool FrameWord(const std::string& w, const std::string& before2, const std::string& before1) {
+// Whether a lower-case word, between the two words before it and the one
+// after, frames what a question asks rather than saying what it is about:
+// the "living" of "for a living", the "time" of "what time", the "often",
+// "long" and "soon" of "how often", "how long" and "how soon", the "kind",
+// "type" or "sort" of "what kind of".
+bool FrameWord(const std::string& w, const std::string& before2, const std::string& before1,
+               const std::string& after) {
   if (w == "living") return before2 == "for" && before1 == "a";
   if (w == "time") return before1 == "what" || before1 == "which";
   if (w == "often" || w == "long" || w == "soon") return before1 == "how";
+  if (w == "kind" || w == "kinds" || w == "type" || w == "types" || w == "sort" || w == "sorts") {
+    return after == "of";
+  }
   return false;
 }
 
 }  // namespace
 
 std::string QuestionMeant(std::string_view question) {
-  // Tokens are lower-cased runs of letters and digits; the idiom is found on
-  // them and cut from the text at the same words.
-  std::string out;
-  out.reserve(question.size());
-  std::string before[2];  // the two words before, lower-cased
-  std::size_t at = 0;
-  while (at < question.size()) {
+  // Words are runs of letters, lower-cased; a framing word is cut from the
+  // text where it stands, everything else kept as written.
+  struct Word {
+    std::size_t at, end;
+    std::string lower;
+  };
+  std::vector<Word> words;
+  for (std::size_t at = 0; at < question.size();) {
     std::size_t end = at;
     while (end < question.size() && std::isalpha(static_cast<unsigned char>(question[end]))) ++end;
     if (end == at) {
-      out += question[at++];
+      ++at;
       continue;
     }
     std::string w(question.substr(at, end - at));
     for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (!FrameWord(w, before[0], before[1])) out.append(question.substr(at, end - at));
-    before[0] = std::move(before[1]);
-    before[1] = std::move(w);
+    words.push_back({at, end, std::move(w)});
     at = end;
   }
+  static const std::string kNone;
+  std::string out;
+  out.reserve(question.size());
+  std::size_t copied = 0;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& b2 = i >= 2 ? words[i - 2].lower : kNone;
+    const std::string& b1 = i >= 1 ? words[i - 1].lower : kNone;
+    const std::string& a1 = i + 1 < words.size() ? words[i + 1].lower : kNone;
+    if (!FrameWord(words[i].lower, b2, b1, a1)) continue;
+    out.append(question.substr(copied, words[i].at - copied));
+    copied = words[i].end;
+  }
+  out.append(question.substr(copied));
   return out;
 }
 

@@ -105,10 +105,11 @@ TEST(FactText, AQuestionForALivingIsMeantWithoutItsLiving) {
   EXPECT_EQ(QuestionMeant(""), "");
 }
 
-// The words that frame a question for a time say nothing of what it is
-// about: "time" in "What time is the team sync?" matched, by meaning, any
-// memory whose words are defined with "time" ("twin", "year").
-TEST(FactText, TheFrameOfAQuestionForATimeIsNotMeant) {
+// The words that frame a question say nothing of what it is about: "time"
+// in "What time is the team sync?" matched, by meaning, any memory whose
+// words are defined with "time" ("twin", "year"); "kind" in "What kind of
+// work ...?" matched "type 2 diabetes".
+TEST(FactText, TheFrameOfAQuestionIsNotMeant) {
   EXPECT_EQ(QuestionMeant("What time is the daily team sync?"), "What  is the daily team sync?");
   EXPECT_EQ(QuestionMeant("At which time does it open?"), "At which  does it open?");
   EXPECT_EQ(QuestionMeant("How old is her grandmother?"), "How old is her grandmother?");  // an age
@@ -116,6 +117,10 @@ TEST(FactText, TheFrameOfAQuestionForATimeIsNotMeant) {
   EXPECT_EQ(QuestionMeant("How long is the commute?"), "How  is the commute?");
   EXPECT_EQ(QuestionMeant("Is it time to renew the old lease?"), "Is it time to renew the old lease?");
   EXPECT_EQ(QuestionMeant("How was the long weekend?"), "How was the long weekend?");
+  EXPECT_EQ(QuestionMeant("What kind of work do I do?"), "What  of work do I do?");
+  EXPECT_EQ(QuestionMeant("Which type of bread?"), "Which  of bread?");
+  EXPECT_EQ(QuestionMeant("What is her blood type?"), "What is her blood type?");
+  EXPECT_EQ(QuestionMeant("She is kind of tired"), "She is  of tired");  // (a frame in any sentence)
 }
 
 TEST(FactText, FunctionWordsAndOrderMustAgree) {
