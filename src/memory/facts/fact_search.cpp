@@ -181,7 +181,8 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   ENGRAM_ASSIGN_OR_RETURN(std::vector<ScopeRow> scope_rows, ScopeRowsOf(db, scope));
   if (scope_rows.empty()) return std::vector<MemoryItem>{};
   const std::string token = scope.include_narrower ? std::string() : ScopeToken(scope_rows.front().id);
-  const std::vector<std::string> lexical_terms = LexicalTerms(query);
+  // (the words that frame the question aside: "kind" of "what kind of")
+  const std::vector<std::string> lexical_terms = LexicalTerms(QuestionWords(query));
   std::vector<std::shared_ptr<const FactVectors>> snaps;
   if (source) {
     for (const auto& row : scope_rows) {

@@ -295,7 +295,11 @@ bool FrameWord(const std::string& w, const std::string& before2, const std::stri
 
 }  // namespace
 
-std::string QuestionMeant(std::string_view question) {
+namespace {
+
+// The question without its framing words (FrameWord); with `keep_living`,
+// the "living" of "for a living" stays.
+std::string WithoutFrame(std::string_view question, bool keep_living) {
   // Words are runs of letters, lower-cased; a framing word is cut from the
   // text where it stands, everything else kept as written.
   struct Word {
@@ -323,12 +327,21 @@ std::string QuestionMeant(std::string_view question) {
     const std::string& b2 = i >= 2 ? words[i - 2].lower : kNone;
     const std::string& b1 = i >= 1 ? words[i - 1].lower : kNone;
     const std::string& a1 = i + 1 < words.size() ? words[i + 1].lower : kNone;
-    if (!FrameWord(words[i].lower, b2, b1, a1)) continue;
+    if (!FrameWord(words[i].lower, b2, b1, a1) || (keep_living && words[i].lower == "living")) continue;
     out.append(question.substr(copied, words[i].at - copied));
     copied = words[i].end;
   }
   out.append(question.substr(copied));
   return out;
+}
+
+}  // namespace
+
+std::string QuestionMeant(std::string_view question) { return WithoutFrame(question, false); }
+
+std::string QuestionWords(std::string_view question) {
+  std::string words = WithoutFrame(question, true);
+  return LexicalTerms(words).empty() ? std::string(question) : words;
 }
 
 bool AsksHowMany(const std::vector<std::string>& tokens) {

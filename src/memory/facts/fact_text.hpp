@@ -79,6 +79,11 @@ class ParaphraseCheck {
 // the "old" of "how old" stays: it means an age); the question itself
 // otherwise.
 std::string QuestionMeant(std::string_view question);
+// The question for its words (LexicalTerms): without the same framing words,
+// except the "living" of "for a living" (which only a memory naming an
+// occupation matches); the question itself when no word would be left
+// ("What time is it?").
+std::string QuestionWords(std::string_view question);
 
 // Whether a question asks for a number (tokens as text::Tokenize makes them):
 // "how many", "how much", "how old", "what/which age", "what number",

@@ -121,6 +121,11 @@ TEST(FactText, TheFrameOfAQuestionIsNotMeant) {
   EXPECT_EQ(QuestionMeant("Which type of bread?"), "Which  of bread?");
   EXPECT_EQ(QuestionMeant("What is her blood type?"), "What is her blood type?");
   EXPECT_EQ(QuestionMeant("She is kind of tired"), "She is  of tired");  // (a frame in any sentence)
+  // For its words the same, but "for a living" keeps its "living" (an
+  // occupation matches it), and a question of frame words alone stays.
+  EXPECT_EQ(QuestionWords("What kind of work do I do?"), "What  of work do I do?");
+  EXPECT_EQ(QuestionWords("What does she do for a living?"), "What does she do for a living?");
+  EXPECT_EQ(QuestionWords("What time is it?"), "What time is it?");
 }
 
 TEST(FactText, FunctionWordsAndOrderMustAgree) {
