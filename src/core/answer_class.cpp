@@ -346,12 +346,35 @@ std::string KeywordFocus(std::string_view query, const wordnet::WordNet& wn) {
   return focus;
 }
 
+namespace {
+
+// The focus of a question asking whether someone has or does a thing ("Do I
+// have pets?", "Does she play an instrument?", "Has he got any
+// allergies?"): its last noun WordNet knows, lower-case and not a name, when
+// it opens with "do", "does", "did", "have", "has" or "had"; "" otherwise.
+std::string YesNoFocus(std::string_view question, const wordnet::WordNet& wn) {
+  const std::vector<std::string_view> words = Words(question);
+  if (words.empty() || !OneOf(Lower(words[0]), {"do", "does", "did", "have", "has", "had"})) return {};
+  std::string focus;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const std::string_view w = words[i];
+    if ((w[0] >= 'A' && w[0] <= 'Z') || w.size() < 3) continue;  // a name ("I" too)
+    const std::string l = Lower(w);
+    if (text::IsStopword(l) || l.ends_with("'s") || IsVerbNotThing(l)) continue;
+    if (wn.NounClass(l) >= 0) focus = l;
+  }
+  return focus;
+}
+
+}  // namespace
+
 AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* wn) {
   AnswerClass c;
   if (wn == nullptr) return c;
   c.wn_ = wn;
   c.focus_ = QuestionFocus(question, *wn);
   if (c.focus_.empty()) c.focus_ = KeywordFocus(question, *wn);
+  if (c.focus_.empty()) c.focus_ = YesNoFocus(question, *wn);
   std::string said;
   Memo& memo = Memo::Of(*wn);
   c.memo_ = &memo;

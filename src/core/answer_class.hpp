@@ -36,6 +36,8 @@ bool IsVerbNotThing(std::string_view word);
 
 class AnswerClass {
  public:
+  // (The focus of a question asking whether someone has or does a thing,
+  // "Do I have pets?", "Does she play an instrument?", is its last noun.)
   AnswerClass() = default;
   // The class a question asks for: the focus noun's six most frequent noun
   // senses with everything below them, each sense left out when that is

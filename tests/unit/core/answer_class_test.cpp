@@ -121,6 +121,21 @@ TEST(AnswerClass, AQuestionAskingWhereAsksForAPlace) {
   EXPECT_TRUE(AnswerClass::Of("Tell me where she lives", Wn()).empty());
 }
 
+// A question asking whether someone has or does a thing asks for a thing of
+// its last noun's kind.
+TEST(AnswerClass, AQuestionWhetherSomeoneHasAThingAsksForItsKind) {
+  REQUIRE_WORDNET();
+  const AnswerClass pets = AnswerClass::Of("Do I have pets?", Wn());
+  ASSERT_FALSE(pets.empty());
+  EXPECT_TRUE(pets.HeldBy("We have a golden retriever named Biscuit"));
+  EXPECT_FALSE(pets.HeldBy("My favorite band is Radiohead"));
+  EXPECT_TRUE(AnswerClass::Of("Does she play an instrument?", Wn()).HeldBy("She plays the cello"));
+  EXPECT_TRUE(AnswerClass::Of("Has Omar got any kids?", Wn()).HeldBy("His daughter starts school"));
+  // No thing asked for: no class.
+  EXPECT_TRUE(AnswerClass::Of("Is she vegetarian?", Wn()).empty());
+  EXPECT_TRUE(AnswerClass::Of("Does Omar?", Wn()).empty());
+}
+
 // Where someone works is a place, an organisation or a building of work.
 TEST(AnswerClass, AQuestionAskingWhereSomeoneWorksAsksForAWorkplace) {
   REQUIRE_WORDNET();
