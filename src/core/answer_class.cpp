@@ -109,7 +109,8 @@ bool IsFood(std::string_view focus) { return focus == "food" || focus == "foods"
 // Whether the question's focus modifies the noun after it ("What food
 // preferences ...?" asks for preferences): the next word is a noun WordNet
 // knows, and neither a stopword nor a verb.
-bool ModifiesANoun(std::string_view question, const std::string& focus, const wordnet::WordNet& wn) {
+bool ModifiesANoun(std::string_view question, const std::string& focus,
+                   const wordnet::WordNet& wn) {
   const std::vector<std::string> t = text::Tokenize(question);
   for (std::size_t i = 0; i + 1 < t.size(); ++i) {
     if (t[i] != focus) continue;
@@ -119,10 +120,10 @@ bool ModifiesANoun(std::string_view question, const std::string& focus, const wo
   return false;
 }
 
-// What a question asking "what" or "which" and naming no thing asks for by
-// its verb of eating or drinking: "food" ("What can't I eat?", "What did she
-// have for breakfast?" is no such verb), "beverage" ("What does he drink in
-// the morning?"); "" otherwise.
+// What a question opening with "what" or "which" and naming no thing asks
+// for by its verb of eating or drinking: "food" ("What can't I eat?"),
+// "beverage" ("What does he drink in the morning?"); "" otherwise (not "What
+// did she have for breakfast?": "have" says no more).
 std::string_view WhatIsTaken(std::string_view question) {
   const std::vector<std::string> t = text::Tokenize(question);
   if (t.empty() || (t[0] != "what" && t[0] != "which")) return {};
@@ -147,7 +148,8 @@ wordnet::WordNet::SynsetSet MakeFoodSet(const wordnet::WordNet& wn) {
 // work?", "Where is he employed?", "Where's her job?").
 bool AsksWhereWorking(std::string_view question) {
   for (const std::string& t : text::Tokenize(question)) {
-    if (OneOf(t, {"work", "works", "working", "worked", "employed", "employer", "job", "jobs"})) return true;
+    if (OneOf(t, {"work", "works", "working", "worked", "employed", "employer", "job", "jobs"}))
+      return true;
   }
   return false;
 }
@@ -157,11 +159,13 @@ bool AsksWhereWorking(std::string_view question) {
 // "bakery", "cafe", "office", "shop", "lab", "studio").
 wordnet::WordNet::SynsetSet MakeWorkplaceSet(const wordnet::WordNet& wn) {
   wordnet::WordNet::SynsetSet set = wn.NounsInFiles(kPlaceFiles | kGroupFile);
-  static const std::vector<std::string> roots = {"building", "establishment", "facility", "workplace",
-                                                 "building_complex", "place_of_business", "mercantile_establishment"};
+  static const std::vector<std::string> roots = {
+      "building",          "establishment",           "facility", "workplace", "building_complex",
+      "place_of_business", "mercantile_establishment"};
   // (and whatever is a kind of organisation, wherever WordNet files it: a
   // name of the names file, "Spotify", is a company filed with its product)
-  static const std::vector<std::string> groups = {"organization", "company", "institution", "enterprise"};
+  static const std::vector<std::string> groups = {"organization", "company", "institution",
+                                                  "enterprise"};
   AddAll(set, wn.NounsUnder(roots, 3, kArtifactFile, 1u << 20));
   AddAll(set, wn.NounsUnder(groups, 2, -1, 1u << 20));
   return set;
@@ -225,31 +229,12 @@ class Memo {
     return memo;
   }
 
-  Made Occupation() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!occupation_made_) {
-      occupation_ = MakeClass(*wn_, MakeOccupationSet(*wn_));
-      occupation_made_ = true;
-    }
-    return occupation_;
-  }
-
-  Made Workplaces() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!workplaces_made_) {
-      workplaces_ = MakeClass(*wn_, MakeWorkplaceSet(*wn_));
-      workplaces_made_ = true;
-    }
-    return workplaces_;
-  }
+  Made Occupation() { return Once(occupation_made_, occupation_, MakeOccupationSet); }
+  Made Workplaces() { return Once(workplaces_made_, workplaces_, MakeWorkplaceSet); }
 
   Made Places() {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!places_made_) {
-      places_ = MakeClass(*wn_, wn_->NounsInFiles(kPlaceFiles));
-      places_made_ = true;
-    }
-    return places_;
+    return Once(places_made_, places_,
+                [](const wordnet::WordNet& wn) { return wn.NounsInFiles(kPlaceFiles); });
   }
 
   // The class of a focus word; `food`: all foods (MakeFoodSet).
@@ -284,6 +269,17 @@ class Memo {
  private:
   std::mutex mu_;
   const wordnet::WordNet* wn_ = nullptr;
+  // A class made once, when first asked for, and kept.
+  template <typename MakeSet>
+  Made Once(bool& made, Made& slot, MakeSet make) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!made) {
+      slot = MakeClass(*wn_, make(*wn_));
+      made = true;
+    }
+    return slot;
+  }
+
   bool occupation_made_ = false, places_made_ = false, workplaces_made_ = false;
   Made occupation_, places_, workplaces_;
   text::StringMap<Made> classes_;
@@ -354,7 +350,8 @@ namespace {
 // it opens with "do", "does", "did", "have", "has" or "had"; "" otherwise.
 std::string YesNoFocus(std::string_view question, const wordnet::WordNet& wn) {
   const std::vector<std::string_view> words = Words(question);
-  if (words.empty() || !OneOf(Lower(words[0]), {"do", "does", "did", "have", "has", "had"})) return {};
+  if (words.empty() || !OneOf(Lower(words[0]), {"do", "does", "did", "have", "has", "had"}))
+    return {};
   std::string focus;
   for (std::size_t i = 1; i < words.size(); ++i) {
     const std::string_view w = words[i];

@@ -36,16 +36,16 @@ bool IsVerbNotThing(std::string_view word);
 
 class AnswerClass {
  public:
-  // (The focus of a question asking whether someone has or does a thing,
-  // "Do I have pets?", "Does she play an instrument?", is its last noun.)
   AnswerClass() = default;
   // The class a question asks for: the focus noun's six most frequent noun
   // senses with everything below them, each sense left out when that is
-  // over 1,000 synsets (a sense so wide says nothing: "activity", "person");
-  // for "food" or "foods" (not modifying a noun: "What food preferences
-  // ...?"), every food (WordNet's noun.food and whatever is a kind of food),
-  // as for a "what" question naming no thing whose verb is one of eating
-  // ("What can't I eat?"; drinking asks for a beverage); or, for a question about someone's work ("job",
+  // over 1,000 synsets (a sense so wide says nothing: "activity", "person";
+  // the focus of a question asking whether someone has or does a thing, "Do
+  // I have pets?", is its last noun); for "food" or "foods" (not modifying
+  // a noun: "What food preferences ...?"), every food (WordNet's noun.food
+  // and whatever is a kind of food), as for a "what" question naming no
+  // thing whose verb is one of eating ("What can't I eat?"; drinking asks
+  // for a beverage); or, for a question about someone's work ("job",
   // "occupation", "profession", "career", "trade", "for a living", "what
   // does she do?"), the people's roles of working life (workers,
   // professionals, creators, experts, leaders, officials, performers, ...);

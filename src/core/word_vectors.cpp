@@ -228,7 +228,8 @@ double WordVectors::ExpansionMatch(const std::vector<long>& query_terms, const s
   std::uint64_t mask = 0;  // the query terms' low six bits: most neighbours miss it
   // (A query word the text holds itself is not looked for: its words match
   // it, and its neighbourhoods would count it twice.)
-  std::vector<long> wanted(query_terms.begin(), query_terms.begin() + static_cast<std::ptrdiff_t>(n));
+  std::vector<long> wanted(query_terms.begin(),
+                           query_terms.begin() + static_cast<std::ptrdiff_t>(n));
   for (long& t : wanted) {
     if (t >= 0 && std::find(own.begin(), own.end(), t) != own.end()) t = -1;
   }

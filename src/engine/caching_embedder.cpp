@@ -112,7 +112,8 @@ Result<std::vector<Vector>> CachingEmbedder::EmbedFor(const std::string& tenant,
     // Signs kept: "C++" and "C#", "O+" and "O-" are different texts (a text
     // without words, "++" too, stays uncached).
     const auto plain = static_cast<std::int64_t>(text::ContentHash(texts[i]));
-    keys[i] = plain == EmptyKey() ? plain : static_cast<std::int64_t>(text::SignedContentHash(texts[i]));
+    keys[i] =
+        plain == EmptyKey() ? plain : static_cast<std::int64_t>(text::SignedContentHash(texts[i]));
   }
   std::vector<Vector> out(texts.size());
   std::vector<bool> found(texts.size(), false);

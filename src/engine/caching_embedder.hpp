@@ -1,12 +1,13 @@
 // CachingEmbedder: a persistent embedding cache in front of a (non-builtin)
 // embedder. Vectors live in the store's `embed_cache` table keyed by
 // (tenant, inner->Name(), text::SignedContentHash(text)), so the same
-// normalised text (signs kept: "C++" is not "C#") of one tenant is embedded once per model and store, across runs and
-// processes. The cache is kept per tenant: a vector cached for one tenant's
-// text is never served to another tenant (no cross-tenant sharing, and every
-// cache row belongs to the tenant whose shard holds it in a distributed
-// PostgreSQL). ForTenant() gives the embedder of one tenant's memory content;
-// Embed() without a tenant is not cached at all.
+// normalised text (signs kept: "C++" is not "C#") of one tenant is embedded
+// once per model and store, across runs and processes. The cache is kept
+// per tenant: a vector cached for one tenant's text is never served to
+// another tenant (no cross-tenant sharing, and every cache row belongs to
+// the tenant whose shard holds it in a distributed PostgreSQL). ForTenant()
+// gives the embedder of one tenant's memory content; Embed() without a
+// tenant is not cached at all.
 //
 // The cache holds vectors and 64-bit hashes only, never text. ForgetUser and
 // memory purges delete the entries of the erased texts, within their tenant

@@ -293,10 +293,6 @@ bool FrameWord(const std::string& w, const std::string& before2, const std::stri
   return false;
 }
 
-}  // namespace
-
-namespace {
-
 // The question without its framing words (FrameWord); with `keep_living`,
 // the "living" of "for a living" stays.
 std::string WithoutFrame(std::string_view question, bool keep_living) {
@@ -327,7 +323,8 @@ std::string WithoutFrame(std::string_view question, bool keep_living) {
     const std::string& b2 = i >= 2 ? words[i - 2].lower : kNone;
     const std::string& b1 = i >= 1 ? words[i - 1].lower : kNone;
     const std::string& a1 = i + 1 < words.size() ? words[i + 1].lower : kNone;
-    if (!FrameWord(words[i].lower, b2, b1, a1) || (keep_living && words[i].lower == "living")) continue;
+    if (!FrameWord(words[i].lower, b2, b1, a1) || (keep_living && words[i].lower == "living"))
+      continue;
     out.append(question.substr(copied, words[i].at - copied));
     copied = words[i].end;
   }
@@ -379,7 +376,9 @@ bool IsPerson(std::string_view lower, const wordnet::WordNet* wn) {
 // (inner apostrophes and hyphens kept).
 std::vector<std::string_view> RawWords(std::string_view text, std::size_t max) {
   std::vector<std::string_view> out;
-  auto inner = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80) != 0; };
+  auto inner = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || (c & 0x80) != 0;
+  };
   std::size_t i = 0;
   while (i < text.size() && out.size() < max) {
     while (i < text.size() && text[i] == ' ') ++i;
@@ -402,7 +401,8 @@ std::string Lower(std::string_view w) {
 
 bool IsUserWord(std::string_view lower) {
   static const std::unordered_set<std::string_view> kUser = {
-      "i", "i'm", "i've", "i'd", "i'll", "im", "ive", "me", "we", "we're", "we've", "we'd", "we'll", "us", "user", "user's"};
+      "i",  "i'm",   "i've",  "i'd",  "i'll",  "im", "ive",  "me",
+      "we", "we're", "we've", "we'd", "we'll", "us", "user", "user's"};
   return kUser.count(lower) > 0;
 }
 
@@ -413,7 +413,8 @@ Subject MemorySubject(std::string_view memory, const wordnet::WordNet* wn) {
   if (words.empty()) return Subject::kUnknown;
   const std::string first = Lower(words[0]);
   if (IsUserWord(first)) return Subject::kUser;
-  if (first == "the" && words.size() > 1 && (Lower(words[1]) == "user" || Lower(words[1]) == "user's")) {
+  if (first == "the" && words.size() > 1 &&
+      (Lower(words[1]) == "user" || Lower(words[1]) == "user's")) {
     return Subject::kUser;
   }
   if (first == "my" || first == "our") {
@@ -431,7 +432,9 @@ Subject MemorySubject(std::string_view memory, const wordnet::WordNet* wn) {
       if (!possessive && k + 1 < words.size()) {
         const std::string_view next = words[k + 1];
         const std::string n = Lower(next);
-        if (next[0] >= 'a' && next[0] <= 'z' && wn->NounClass(n) >= 0 && !IsPerson(n, wn) && !wn->IsVerb(n)) continue;
+        if (next[0] >= 'a' && next[0] <= 'z' && wn->NounClass(n) >= 0 && !IsPerson(n, wn) &&
+            !wn->IsVerb(n))
+          continue;
       }
       other = true;
     }
@@ -441,16 +444,20 @@ Subject MemorySubject(std::string_view memory, const wordnet::WordNet* wn) {
   if (raw[0] >= 'A' && raw[0] <= 'Z') {
     const bool possessive = first.size() > 2 && first.compare(first.size() - 2, 2, "'s") == 0;
     const std::string base = possessive ? first.substr(0, first.size() - 2) : first;
-    if (possessive || IsPerson(base, wn) || (wn && wn->NounClass(base) < 0 && !text::IsStopword(base))) {
+    if (possessive || IsPerson(base, wn) ||
+        (wn && wn->NounClass(base) < 0 && !text::IsStopword(base))) {
       return Subject::kOther;
     }
   }
   return Subject::kUnknown;
 }
 
-bool AsksAboutUser(std::string_view question, const std::vector<std::string>& tokens, const wordnet::WordNet* wn) {
-  static const std::unordered_set<std::string_view> kSelf = {"i", "me", "my", "mine", "myself", "i'm", "i've", "i'd", "i'll"};
-  static const std::unordered_set<std::string_view> kThird = {"he", "she", "him", "his", "her", "hers", "himself", "herself"};
+bool AsksAboutUser(std::string_view question, const std::vector<std::string>& tokens,
+                   const wordnet::WordNet* wn) {
+  static const std::unordered_set<std::string_view> kSelf = {"i",   "me",   "my",  "mine", "myself",
+                                                             "i'm", "i've", "i'd", "i'll"};
+  static const std::unordered_set<std::string_view> kThird = {"he",  "she",  "him",     "his",
+                                                              "her", "hers", "himself", "herself"};
   bool self = false;
   for (std::size_t k = 0; k < tokens.size(); ++k) {
     const std::string& t = tokens[k];

@@ -193,6 +193,17 @@ TEST_F(CachingEmbedderTest, ATenantIsNeverServedAnotherTenantsVector) {
   EXPECT_EQ(EmbedderForTenant(inner.get(), "acme"), inner.get());
 }
 
+// An engine over a store of `dir` whose configured embedder is `inner`
+// (wrapped by the cache).
+Result<std::unique_ptr<Engine>> OpenEngine(testing::TempDir& dir, FakeClock& clock,
+                                           std::shared_ptr<Embedder> inner) {
+  EngineOptions o;
+  o.db_path = testing::StoreAt(dir.File("engram.db"));
+  o.clock = &clock;
+  o.embedder = std::move(inner);
+  return Engine::Open(o);
+}
+
 // Through the engine: two tenants with the same user and the same dialogue
 // each embed their pages (nothing is served across tenants), and forgetting
 // the user in one tenant removes that tenant's entries only.
@@ -200,11 +211,7 @@ TEST(CachingEmbedderEngine, EachTenantEmbedsItsOwnTextsAndForgetsThemAlone) {
   testing::TempDir dir;
   FakeClock clock{MakeTimeMs(2025, 3, 1)};
   auto inner = std::make_shared<CountingEmbedder>();
-  EngineOptions o;
-  o.db_path = testing::StoreAt(dir.File("engram.db"));
-  o.clock = &clock;
-  o.embedder = inner;
-  auto e = Engine::Open(o);
+  auto e = OpenEngine(dir, clock, inner);
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   const Scope acme{"acme", "alice", "assistant"}, globex{"globex", "alice", "assistant"};
   ASSERT_TRUE((*e)->AddTurns(acme, testing::SyntheticDialogue(20)).ok());
@@ -232,11 +239,7 @@ TEST(CachingEmbedderEngine, PurgingAMemoryErasesItsEntriesUnderEitherKey) {
   testing::TempDir dir;
   FakeClock clock{MakeTimeMs(2025, 3, 1)};
   auto inner = std::make_shared<CountingEmbedder>();
-  EngineOptions o;
-  o.db_path = testing::StoreAt(dir.File("engram.db"));
-  o.clock = &clock;
-  o.embedder = inner;
-  auto e = Engine::Open(o);
+  auto e = OpenEngine(dir, clock, inner);
   ASSERT_TRUE(e.ok()) << e.status().ToString();
   MemoryScope alice;
   alice.user = "alice";
@@ -254,7 +257,7 @@ TEST(CachingEmbedderEngine, PurgingAMemoryErasesItsEntriesUnderEitherKey) {
   EXPECT_EQ(count(text::SignedContentHash(said)), 1);
   EXPECT_EQ(count(text::ContentHash(said)), 0);
   {  // the entry an earlier build kept for the same text
-    auto db = sql::Db::Open(o.db_path, {});
+    auto db = sql::Db::Open(testing::StoreAt(dir.File("engram.db")), {});
     ASSERT_TRUE(db.ok());
     auto st = (*db)->Prepare("INSERT INTO embed_cache(tenant, model, text_hash, dim, vector) VALUES(?,?,?,?,?)");
     ASSERT_TRUE(st.ok());
