@@ -19,12 +19,6 @@ constexpr int kFoodFile = 13;
 constexpr std::size_t kMaxSenseSynsets = 1000;
 constexpr int kClassSenses = 6;
 
-std::string Lower(std::string_view w) {
-  std::string s(w);
-  for (char& c : s) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return s;
-}
-
 // Words: letters and apostrophes, as written.
 std::vector<std::string_view> Words(std::string_view text) {
   auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '\''; };
@@ -49,14 +43,14 @@ bool OneOf(std::string_view w, std::initializer_list<std::string_view> list) {
 // A question about someone's work: its focus names work itself, or it asks
 // what someone does "for a living", "for work", "professionally", or plainly
 // "what does she do?". The word that says so ("" for the last) goes to
-// `said`.
-bool AsksOccupation(std::string_view question, const std::string& focus, std::string& said) {
+// `said`. (`t`: the question's tokens, text::Tokenize.)
+bool AsksOccupation(const std::vector<std::string>& t, const std::string& focus,
+                    std::string& said) {
   if (OneOf(focus, {"job", "jobs", "occupation", "occupations", "profession", "professions", "career", "careers",
                     "trade", "tradesman", "living", "livelihood", "vocation", "employment", "work"})) {
     said = focus;
     return true;
   }
-  const std::vector<std::string> t = text::Tokenize(question);
   const std::size_t n = t.size();
   for (std::size_t i = 0; i < n; ++i) {
     if (t[i] == "living" && i >= 2 && t[i - 1] == "a" && t[i - 2] == "for") {
@@ -83,8 +77,7 @@ bool AsksOccupation(std::string_view question, const std::string& focus, std::st
 // A question asking where, and for nothing of a kind ("Where does Ines
 // live?"; not "Where is her piano?" which asks nothing of a place's kind
 // once its noun is the subject, nor "where" inside a clause).
-bool AsksWhere(std::string_view question) {
-  const std::vector<std::string> t = text::Tokenize(question);
+bool AsksWhere(const std::vector<std::string>& t) {
   return !t.empty() && t[0] == "where";
 }
 
@@ -109,9 +102,8 @@ bool IsFood(std::string_view focus) { return focus == "food" || focus == "foods"
 // Whether the question's focus modifies the noun after it ("What food
 // preferences ...?" asks for preferences): the next word is a noun WordNet
 // knows, and neither a stopword nor a verb.
-bool ModifiesANoun(std::string_view question, const std::string& focus,
+bool ModifiesANoun(const std::vector<std::string>& t, const std::string& focus,
                    const wordnet::WordNet& wn) {
-  const std::vector<std::string> t = text::Tokenize(question);
   for (std::size_t i = 0; i + 1 < t.size(); ++i) {
     if (t[i] != focus) continue;
     const std::string& next = t[i + 1];
@@ -124,8 +116,7 @@ bool ModifiesANoun(std::string_view question, const std::string& focus,
 // for by its verb of eating or drinking: "food" ("What can't I eat?"),
 // "beverage" ("What does he drink in the morning?"); "" otherwise (not "What
 // did she have for breakfast?": "have" says no more).
-std::string_view WhatIsTaken(std::string_view question) {
-  const std::vector<std::string> t = text::Tokenize(question);
+std::string_view WhatIsTaken(const std::vector<std::string>& t) {
   if (t.empty() || (t[0] != "what" && t[0] != "which")) return {};
   for (const std::string& w : t) {
     if (OneOf(w, {"eat", "eats", "eating", "ate", "eaten"})) return "food";
@@ -146,8 +137,8 @@ wordnet::WordNet::SynsetSet MakeFoodSet(const wordnet::WordNet& wn) {
 
 // Whether a question asking where asks where someone works ("Where does she
 // work?", "Where is he employed?", "Where's her job?").
-bool AsksWhereWorking(std::string_view question) {
-  for (const std::string& t : text::Tokenize(question)) {
+bool AsksWhereWorking(const std::vector<std::string>& tokens) {
+  for (const std::string& t : tokens) {
     if (OneOf(t, {"work", "works", "working", "worked", "employed", "employer", "job", "jobs"}))
       return true;
   }
@@ -294,7 +285,7 @@ std::string QuestionFocus(std::string_view question, const wordnet::WordNet& wn)
   const std::vector<std::string_view> words = Words(question);
   std::size_t at = 0;
   auto opens = [&](std::string_view w) {
-    const std::string l = Lower(w);
+    const std::string l = text::AsciiLower(w);
     return l == "what" || l == "which" || l == "what's";
   };
   while (at < words.size() && !opens(words[at])) ++at;
@@ -305,12 +296,12 @@ std::string QuestionFocus(std::string_view question, const wordnet::WordNet& wn)
     // what a typographic apostrophe leaves of one ("Caroline’s": "s").
     if ((w[0] >= 'A' && w[0] <= 'Z') || (w.size() > 2 && w.substr(w.size() - 2) == "'s") || w.size() < 2) continue;
     ++seen;
-    const std::string l = Lower(w);
+    const std::string l = text::AsciiLower(w);
     if (OneOf(l, {"kind", "kinds", "type", "types", "sort", "sorts"})) continue;
     // "the name of her dog", "which brand of coffee": the thing is what
     // follows (neither word counts among the four).
     if (OneOf(l, {"name", "names", "brand", "brands", "model", "models"}) && i + 1 < words.size() &&
-        Lower(words[i + 1]) == "of") {
+        text::AsciiLower(words[i + 1]) == "of") {
       --seen;
       ++i;
       continue;
@@ -327,7 +318,7 @@ std::string KeywordFocus(std::string_view query, const wordnet::WordNet& wn) {
   std::string focus;
   int content = 0;
   for (std::string_view w : words) {
-    const std::string l = Lower(w);
+    const std::string l = text::AsciiLower(w);
     if (OneOf(l, {"what", "which", "who", "whom", "whose", "where", "when", "why", "how", "is", "are", "was",
                   "were", "do", "does", "did", "can", "could", "should", "would", "will", "tell", "list", "show",
                   "give", "find"})) {
@@ -350,13 +341,13 @@ namespace {
 // it opens with "do", "does", "did", "have", "has" or "had"; "" otherwise.
 std::string YesNoFocus(std::string_view question, const wordnet::WordNet& wn) {
   const std::vector<std::string_view> words = Words(question);
-  if (words.empty() || !OneOf(Lower(words[0]), {"do", "does", "did", "have", "has", "had"}))
+  if (words.empty() || !OneOf(text::AsciiLower(words[0]), {"do", "does", "did", "have", "has", "had"}))
     return {};
   std::string focus;
   for (std::size_t i = 1; i < words.size(); ++i) {
     const std::string_view w = words[i];
     if ((w[0] >= 'A' && w[0] <= 'Z') || w.size() < 3) continue;  // a name ("I" too)
-    const std::string l = Lower(w);
+    const std::string l = text::AsciiLower(w);
     if (text::IsStopword(l) || l.ends_with("'s") || IsVerbNotThing(l)) continue;
     if (wn.NounClass(l) >= 0) focus = l;
   }
@@ -376,17 +367,18 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
   Memo& memo = Memo::Of(*wn);
   c.memo_ = &memo;
   Made made;
-  if (AsksOccupation(question, c.focus_, said)) {
+  const std::vector<std::string> tokens = text::Tokenize(question);
+  if (AsksOccupation(tokens, c.focus_, said)) {
     c.focus_ = said;
     c.occupation_ = true;
     made = memo.Occupation();
   } else if (!c.focus_.empty()) {
     // (a wide class only for the thing asked for, not for a word that
     // modifies it: "What food preferences ...?")
-    made = memo.Class(c.focus_, IsFood(c.focus_) && !ModifiesANoun(question, c.focus_, *wn));
-  } else if (AsksWhere(question)) {
-    made = AsksWhereWorking(question) ? memo.Workplaces() : memo.Places();
-  } else if (const std::string_view eaten = WhatIsTaken(question); !eaten.empty()) {
+    made = memo.Class(c.focus_, IsFood(c.focus_) && !ModifiesANoun(tokens, c.focus_, *wn));
+  } else if (AsksWhere(tokens)) {
+    made = AsksWhereWorking(tokens) ? memo.Workplaces() : memo.Places();
+  } else if (const std::string_view eaten = WhatIsTaken(tokens); !eaten.empty()) {
     made = memo.Class(std::string(eaten), eaten == "food");
   }
   c.set_ = std::move(made.set);

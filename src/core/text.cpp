@@ -602,6 +602,12 @@ std::uint64_t SignedContentHash(std::string_view text) {
   return XXH3_64bits(key.data(), key.size());
 }
 
+std::string AsciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return out;
+}
+
 void AppendCacheKeys(std::string_view text, std::vector<std::int64_t>& out) {
   const std::uint64_t plain = ContentHash(text), signed_hash = SignedContentHash(text);
   out.push_back(static_cast<std::int64_t>(signed_hash));

@@ -78,6 +78,9 @@ std::string_view FullForm(std::string_view token);
 // person) whatever the memory said. Other text is returned as it is.
 std::string UserAsPronoun(std::string_view text);
 
+// The text with its ASCII capitals lower-cased (other bytes as they are).
+std::string AsciiLower(std::string_view text);
+
 // A word of Latin letters with its diacritics taken off, lower-cased:
 // "café" -> "cafe", "Résumé" -> "resume", "naïve", "jalapeño", "Straße" ->
 // "strasse", "Łódź" -> "lodz" (Latin-1 and Latin Extended-A); other bytes

@@ -393,12 +393,6 @@ std::vector<std::string_view> RawWords(std::string_view text, std::size_t max) {
   return out;
 }
 
-std::string Lower(std::string_view w) {
-  std::string out(w);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool IsUserWord(std::string_view lower) {
   static const std::unordered_set<std::string_view> kUser = {
       "i",  "i'm",   "i've",  "i'd",  "i'll",  "im", "ive",  "me",
@@ -411,16 +405,16 @@ bool IsUserWord(std::string_view lower) {
 Subject MemorySubject(std::string_view memory, const wordnet::WordNet* wn) {
   const std::vector<std::string_view> words = RawWords(memory, 5);
   if (words.empty()) return Subject::kUnknown;
-  const std::string first = Lower(words[0]);
+  const std::string first = text::AsciiLower(words[0]);
   if (IsUserWord(first)) return Subject::kUser;
   if (first == "the" && words.size() > 1 &&
-      (Lower(words[1]) == "user" || Lower(words[1]) == "user's")) {
+      (text::AsciiLower(words[1]) == "user" || text::AsciiLower(words[1]) == "user's")) {
     return Subject::kUser;
   }
   if (first == "my" || first == "our") {
     bool other = false;
     for (std::size_t k = 1; k < words.size(); ++k) {
-      std::string w = Lower(words[k]);
+      std::string w = text::AsciiLower(words[k]);
       if (w == "i" || w == "me" || w == "we") return Subject::kUser;  // "My partner and I ..."
       const bool possessive = w.size() > 2 && w.compare(w.size() - 2, 2, "'s") == 0;
       if (possessive) w.resize(w.size() - 2);
@@ -431,7 +425,7 @@ Subject MemorySubject(std::string_view memory, const wordnet::WordNet* wn) {
       // brother").
       if (!possessive && k + 1 < words.size()) {
         const std::string_view next = words[k + 1];
-        const std::string n = Lower(next);
+        const std::string n = text::AsciiLower(next);
         if (next[0] >= 'a' && next[0] <= 'z' && wn->NounClass(n) >= 0 && !IsPerson(n, wn) &&
             !wn->IsVerb(n))
           continue;
@@ -469,7 +463,7 @@ bool AsksAboutUser(std::string_view question, const std::vector<std::string>& to
   const std::vector<std::string_view> words = RawWords(question, 64);
   for (std::size_t k = 1; k < words.size(); ++k) {
     const std::string_view w = words[k];
-    if (w[0] >= 'A' && w[0] <= 'Z' && !IsUserWord(Lower(w))) return false;  // a name
+    if (w[0] >= 'A' && w[0] <= 'Z' && !IsUserWord(text::AsciiLower(w))) return false;  // a name
   }
   return true;
 }

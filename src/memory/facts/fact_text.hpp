@@ -74,10 +74,11 @@ class ParaphraseCheck {
 // question without the words that frame it: the "living" of "for a living"
 // ("What does she do for a living?" asks for an occupation; neither "lives
 // in Porto" nor "the living room" answers it), the "time" of "what time" or
-// "which time", and the "often", "long" or "soon" of "how often", "how long"
+// "which time", the "often", "long" or "soon" of "how often", "how long"
 // and "how soon" (a time is matched as one, not by the meaning of "time";
-// the "old" of "how old" stays: it means an age); the question itself
-// otherwise.
+// the "old" of "how old" stays: it means an age), and the "kind", "type" or
+// "sort" before "of" ("What kind of work ...?" is about work, not about a
+// type); the question itself otherwise.
 std::string QuestionMeant(std::string_view question);
 // The question for its words (LexicalTerms): without the same framing words,
 // except the "living" of "for a living" (which only a memory naming an
@@ -100,9 +101,11 @@ bool HoldsNumber(std::string_view text);
 // birthday ...", "Priya is vegetarian", "Grandpa Kenji ..."), or unknown (no
 // subject, "Likes jazz"; or a thing, "Coffee keeps me awake"). Someone else's
 // when it opens with "my" or "our" and one of the next three words is a
-// person by its most frequent WordNet noun sense (unless the user is among
-// them: "My partner and I ..."), or with a capitalised word that is a person
-// in WordNet, no word WordNet knows (a name), or a possessive.
+// person by its most frequent WordNet noun sense that is not naming a thing
+// (a person followed by a noun that is no verb: "My dentist appointment" is
+// the user's), unless the user is among the first words ("My partner and I
+// ..."); or when it opens with a capitalised word that is a person in
+// WordNet, no word WordNet knows (a name), or a possessive.
 enum class Subject { kUnknown, kUser, kOther };
 Subject MemorySubject(std::string_view memory, const wordnet::WordNet* wn);
 

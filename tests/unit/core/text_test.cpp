@@ -363,6 +363,12 @@ TEST(Signs, AreSymbolsButNotSentencePunctuation) {
   EXPECT_EQ(SignedContentHash("Dana owes $500"), SignedContentHash("dana OWES $500!"));
 }
 
+TEST(AsciiLower, LowerCasesAsciiCapitalsOnly) {
+  EXPECT_EQ(AsciiLower("Where Does ANA work?"), "where does ana work?");
+  EXPECT_EQ(AsciiLower("\u00C9mile's"), "\u00C9mile's");  // other bytes as they are
+  EXPECT_EQ(AsciiLower(""), "");
+}
+
 // The embedding cache's keys of a text: the signed hash, and the plain one
 // only when the text has signs (the key of entries stored before).
 TEST(Signs, ACacheEntryIsFoundUnderEitherKey) {
