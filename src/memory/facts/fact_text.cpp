@@ -372,6 +372,14 @@ bool IsPerson(std::string_view lower, const wordnet::WordNet* wn) {
   return wn && lower != "user" && wn->NounClass(lower) == kPersonFile;
 }
 
+// Whether a lower-case word is an inflected form ("lives", "moved", "went"),
+// not its own base form.
+bool Inflected(const std::string& w, const wordnet::WordNet& wn) {
+  if (w.size() > 2 && (w.back() == 's' || w.compare(w.size() - 2, 2, "ed") == 0)) return true;
+  const std::vector<std::string> base = wn.BaseForms(w);
+  return !base.empty() && std::find(base.begin(), base.end(), w) == base.end();
+}
+
 // The words of a text as written, without the punctuation around them
 // (inner apostrophes and hyphens kept).
 std::vector<std::string_view> RawWords(std::string_view text, std::size_t max) {
@@ -406,28 +414,32 @@ Subject MemorySubject(std::string_view memory, const wordnet::WordNet* wn) {
   const std::vector<std::string_view> words = RawWords(memory, 5);
   if (words.empty()) return Subject::kUnknown;
   const std::string first = text::AsciiLower(words[0]);
-  if (IsUserWord(first)) return Subject::kUser;
-  if (first == "the" && words.size() > 1 &&
-      (text::AsciiLower(words[1]) == "user" || text::AsciiLower(words[1]) == "user's")) {
-    return Subject::kUser;
-  }
-  if (first == "my" || first == "our") {
+  const std::string second = words.size() > 1 ? text::AsciiLower(words[1]) : std::string();
+  // Where the words after the user's possessive start: "my", "our",
+  // "user's", "the user's" (0: none).
+  std::size_t owned = first == "my" || first == "our" || first == "user's" ? 1 : 0;
+  if (first == "the" && second == "user's") owned = 2;
+  if (owned == 0 && IsUserWord(first)) return Subject::kUser;
+  if (first == "the" && second == "user") return Subject::kUser;
+  if (owned > 0) {
     bool other = false;
-    for (std::size_t k = 1; k < words.size(); ++k) {
+    for (std::size_t k = owned; k < words.size(); ++k) {
       std::string w = text::AsciiLower(words[k]);
       if (w == "i" || w == "me" || w == "we") return Subject::kUser;  // "My partner and I ..."
       const bool possessive = w.size() > 2 && w.compare(w.size() - 2, 2, "'s") == 0;
       if (possessive) w.resize(w.size() - 2);
-      if (other || k > 3 || !IsPerson(w, wn)) continue;
+      if (other || k > owned + 2 || !IsPerson(w, wn)) continue;
       // A person followed by a thing names the thing ("My dentist
-      // appointment"); followed by a verb, a name or another person, the
-      // person is the subject ("My sister lives", "My boss Karen", "My twin
-      // brother").
+      // appointment", "My favourite colour": after one person a verb is
+      // inflected, so a bare word that is a noun too is the noun); followed
+      // by a verb, a name or another person, the person is the subject ("My
+      // sister lives", "My kids love", "My boss Karen", "My twin brother").
       if (!possessive && k + 1 < words.size()) {
         const std::string_view next = words[k + 1];
         const std::string n = text::AsciiLower(next);
+        const bool plural = w.size() > 3 && w.back() == 's';
         if (next[0] >= 'a' && next[0] <= 'z' && wn->NounClass(n) >= 0 && !IsPerson(n, wn) &&
-            !wn->IsVerb(n))
+            (!wn->IsVerb(n) || (!plural && !Inflected(n, *wn))))
           continue;
       }
       other = true;

@@ -97,10 +97,11 @@ bool HoldsNumber(std::string_view text);
 
 // Whom a memory is about, by the words it opens with: the user ("I live in
 // Leeds", "I'm ...", "We're moving ...", "The user ...", "My coffee order is
-// ..."), someone else ("My sister lives in Lisbon", "Our son Eli ...", "Bob's
-// birthday ...", "Priya is vegetarian", "Grandpa Kenji ..."), or unknown (no
-// subject, "Likes jazz"; or a thing, "Coffee keeps me awake"). Someone else's
-// when it opens with "my" or "our" and one of the next three words is a
+// ..."), someone else ("My sister lives in Lisbon", "Our son Eli ...", "The
+// user's sister ...", "Bob's birthday ...", "Priya is vegetarian", "Grandpa
+// Kenji ..."), or unknown (no subject, "Likes jazz"; or a thing, "Coffee
+// keeps me awake"). Someone else's when it opens with "my", "our" or "the
+// user's" and one of the next three words is a
 // person by its most frequent WordNet noun sense that is not naming a thing
 // (a person followed by a noun that is no verb: "My dentist appointment" is
 // the user's), unless the user is among the first words ("My partner and I

@@ -72,15 +72,20 @@ TEST(FactText, QuestionsForANumberAndTextsThatSayOne) {
 TEST(FactText, WhomAMemoryIsAboutAndWhetherAQuestionAsksAboutTheUserAlone) {
   const wordnet::WordNet* wn = wordnet::WordNet::Default();
   ASSERT_NE(wn, nullptr) << "no WordNet image: the build makes it (wordnet-base, installed by scripts/bootstrap)";
-  for (const char* m : {"I live in a small flat in Leeds", "I'm allergic to peanuts", "We're moving to Denver",
-                        "The user prefers dark mode", "User likes jazz", "My coffee order is a flat white",
-                        "My partner and I want a puppy", "Our home Wi-Fi is a mesh",
-                        "My dentist appointment is every six months", "My doctor said I should cut sugar"}) {
+  for (const char* m : {"I live in a small flat in Leeds", "I'm allergic to peanuts",
+                        "We're moving to Denver", "The user prefers dark mode", "User likes jazz",
+                        "My coffee order is a flat white", "My partner and I want a puppy",
+                        "Our home Wi-Fi is a mesh", "My dentist appointment is every six months",
+                        "My doctor said I should cut sugar", "The user's favourite colour is green",
+                        "User's laptop is a ThinkPad", "My favourite colour is green"}) {
     EXPECT_EQ(MemorySubject(m, wn), Subject::kUser) << m;
   }
-  for (const char* m : {"My sister lives in Lisbon", "My twin brother is a chef", "Our son Eli has asthma",
-                        "Bob's birthday is on 4 July", "Priya is vegetarian", "Grandpa Kenji had a knee replacement",
-                        "My boss Karen wants the report by Friday", "My mother's birthday is in May"}) {
+  for (const char* m :
+       {"My sister lives in Lisbon", "My twin brother is a chef", "Our son Eli has asthma",
+        "Bob's birthday is on 4 July", "Priya is vegetarian",
+        "Grandpa Kenji had a knee replacement", "My boss Karen wants the report by Friday",
+        "My mother's birthday is in May", "The user's sister works as a nurse in Toronto",
+        "User's son plays hockey", "My kids love pizza", "My mom went to Paris"}) {
     EXPECT_EQ(MemorySubject(m, wn), Subject::kOther) << m;
   }
   for (const char* m : {"Likes jazz and old soul records", "Coffee keeps me awake", "Tomorrow is the deadline", ""}) {
