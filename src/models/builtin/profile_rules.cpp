@@ -411,7 +411,15 @@ void StatusRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
 }
 
 void ParentRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
-  if (!OneOf(c.at(p), {"a", "an"}) || !SubjectBefore(c, p)) return;
+  if (!OneOf(c.at(p), {"a", "an"}) || !SubjectBefore(c, p) || Negated(c, p)) return;
+  // Being one now ("I'm a mom", "I am now a dad", "I love being a mom", "I've
+  // been a mom for ten years"), not wishing or becoming ("I'm ready to be a
+  // mom", "I want to become a dad").
+  std::size_t v = p - 1;  // (p > 0: a subject is before it)
+  if (v > 0 &&
+      OneOf(c.at(v), {"now", "also", "finally", "officially", "proudly", "already", "still"}))
+    --v;
+  if (!OneOf(c.at(v), {"i'm", "im", "am", "being", "been"})) return;
   std::size_t k = p + 1;
   if (OneOf(c.at(k), {"single", "proud", "new", "stay-at-home", "working"})) ++k;
   if (!OneOf(c.at(k), {"mom", "mother", "mum", "dad", "father", "parent", "grandmother", "grandma",

@@ -201,6 +201,13 @@ TEST(ProfileRules, InterestsFamilyPetsPreferences) {
   EXPECT_THAT(Slots("I'm married to John.", "family"), ElementsAre("married to John"));
   EXPECT_THAT(Slots("It reminds me why I love being a mom.", "family"), ElementsAre("is a mom"));
   EXPECT_THAT(Slots("I'm a single dad of two boys.", "family"), ElementsAre("is a single dad of two boys"));
+  EXPECT_THAT(Slots("I am now a proud dad.", "family"), ElementsAre("is a proud dad"));
+  EXPECT_THAT(Slots("I've been a mom for ten years.", "family"), ElementsAre("is a mom"));
+  for (const char* s :
+       {"I'm ready to be a mom and share my love.", "I want to become a dad someday.",
+        "Being a mom is awesome.", "I'm not a mom yet."}) {
+    EXPECT_THAT(Slots(s, "family"), IsEmpty()) << s;
+  }
   EXPECT_THAT(Slots("My dog's name is Luna.", "pets"), ElementsAre("dog Luna"));
   EXPECT_THAT(Slots("I still have that stuffed animal dog you gave me!", "pets"), IsEmpty());
   EXPECT_THAT(Slots("We adopted a puppy last month.", "pets"), ElementsAre("puppy"));
