@@ -383,6 +383,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   const bool asks_number = AsksHowMany(query_tokens);
   const wordnet::WordNet* wn = words ? wordnet::WordNet::Default() : nullptr;
   const bool about_user = wn && AsksAboutUser(query, query_tokens, wn);
+  const bool about_other = wn && !about_user && AsksAboutOther(query_tokens);
   // The stance each query term says (StancesIn's bits; "like" in "What
   // music does she like?"): a memory saying another word of it holds it.
   std::vector<int> query_stance(qterms.size(), 0);
@@ -452,6 +453,11 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
         // A question about the user alone ("Where do I live?") holds one
         // more term, of the mean weight of its others, that a memory about
         // someone else ("My sister lives in Lisbon") does not match.
+        x.all += mean;
+      } else if (about_other && SaidByUserOfThemselves(m.memory, wn)) {
+        // So does one about someone else by a pronoun ("What is her
+        // occupation?") for the user's own words about themselves ("I'm a
+        // civil engineer").
         x.all += mean;
       }
       d.lexical = x.all > 0 ? x.hit / x.all : 0.0;

@@ -458,17 +458,50 @@ Subject MemorySubject(std::string_view memory, const wordnet::WordNet* wn) {
   return Subject::kUnknown;
 }
 
-bool AsksAboutUser(std::string_view question, const std::vector<std::string>& tokens,
-                   const wordnet::WordNet* wn) {
-  static const std::unordered_set<std::string_view> kSelf = {"i",   "me",   "my",  "mine", "myself",
-                                                             "i'm", "i've", "i'd", "i'll"};
+namespace {
+
+bool IsThirdPerson(std::string_view t) {
   static const std::unordered_set<std::string_view> kThird = {"he",  "she",  "him",     "his",
                                                               "her", "hers", "himself", "herself"};
+  return kThird.count(t) > 0;
+}
+
+// "I", "me", "my" ... or "the user" at tokens[k].
+bool IsSelf(const std::vector<std::string>& tokens, std::size_t k) {
+  static const std::unordered_set<std::string_view> kSelf = {"i",   "me",   "my",  "mine", "myself",
+                                                             "i'm", "i've", "i'd", "i'll"};
+  return kSelf.count(tokens[k]) > 0 || (tokens[k] == "user" && k > 0 && tokens[k - 1] == "the");
+}
+
+}  // namespace
+
+bool AsksAboutOther(const std::vector<std::string>& tokens) {
+  static const std::unordered_set<std::string_view> kWe = {"we",   "us",        "our",
+                                                           "ours", "ourselves", "user's"};
+  bool third = false;
+  for (std::size_t k = 0; k < tokens.size(); ++k) {
+    if (IsSelf(tokens, k) || kWe.count(tokens[k])) return false;
+    third = third || IsThirdPerson(tokens[k]);
+  }
+  return third;
+}
+
+bool SaidByUserOfThemselves(std::string_view memory, const wordnet::WordNet* wn) {
+  const std::vector<std::string_view> words = RawWords(memory, 1);
+  if (words.empty()) return false;
+  const std::string first = text::AsciiLower(words[0]);
+  return first != "user" && first != "user's" &&
+         (IsUserWord(first) || first == "my" || first == "our") &&
+         MemorySubject(memory, wn) == Subject::kUser;
+}
+
+bool AsksAboutUser(std::string_view question, const std::vector<std::string>& tokens,
+                   const wordnet::WordNet* wn) {
   bool self = false;
   for (std::size_t k = 0; k < tokens.size(); ++k) {
     const std::string& t = tokens[k];
-    if (kThird.count(t)) return false;
-    if (kSelf.count(t) || (t == "user" && k > 0 && tokens[k - 1] == "the")) self = true;
+    if (IsThirdPerson(t)) return false;
+    if (IsSelf(tokens, k)) self = true;
     if (!text::IsStopword(t) && IsPerson(t, wn)) return false;
   }
   if (!self) return false;

@@ -118,6 +118,19 @@ Subject MemorySubject(std::string_view memory, const wordnet::WordNet* wn);
 bool AsksAboutUser(std::string_view question, const std::vector<std::string>& tokens,
                    const wordnet::WordNet* wn);
 
+// Whether a question asks about someone else by a pronoun: it says "he",
+// "she", "him", "his" or "her" (tokens as text::Tokenize makes them), and no
+// word of the user ("I", "me", "my", "we", "our", "the user"): "What is her
+// occupation?", "When does he speak with his backers?"; not "What did my
+// sister say about her job?" (whose subject the memory's words decide).
+bool AsksAboutOther(const std::vector<std::string>& tokens);
+
+// Whether a memory is the user's own words about themselves: MemorySubject
+// says the user and it opens in the first person ("I'm a civil engineer",
+// "My coffee order is ..."), not "The user ..." (which a question may call
+// "he" or "she").
+bool SaidByUserOfThemselves(std::string_view memory, const wordnet::WordNet* wn);
+
 // Whether two texts agree in negation and numbers: each holds as many
 // negations ("not", "no", "never", "nothing", "without", "don't", "isnt"
 // ...), and they name the same numbers (tokens with digits and number words,

@@ -99,6 +99,23 @@ TEST(FactText, WhomAMemoryIsAboutAndWhetherAQuestionAsksAboutTheUserAlone) {
                         "Where does she live?", "When is Bob's birthday?", "What does Priya eat?", "Where to live?"}) {
     EXPECT_FALSE(AsksAboutUser(q, text::Tokenize(q), wn)) << q;
   }
+  for (const char* q : {"What is her occupation?", "When does he speak with his backers?",
+                        "Where does she live?"}) {
+    EXPECT_TRUE(AsksAboutOther(text::Tokenize(q))) << q;
+  }
+  for (const char* q :
+       {"What did my sister say about her job?", "Where do I live?", "What is our plan for him?",
+        "What does the user's sister do?", "When is Bob's birthday?"}) {
+    EXPECT_FALSE(AsksAboutOther(text::Tokenize(q))) << q;
+  }
+  for (const char* m :
+       {"I'm a civil engineer", "My coffee order is a flat white", "We're moving to Denver"}) {
+    EXPECT_TRUE(SaidByUserOfThemselves(m, wn)) << m;
+  }
+  for (const char* m : {"The user negotiates contracts", "User likes jazz",
+                        "My sister lives in Lisbon", "Priya is vegetarian", ""}) {
+    EXPECT_FALSE(SaidByUserOfThemselves(m, wn)) << m;
+  }
 }
 
 TEST(FactText, AQuestionForALivingIsMeantWithoutItsLiving) {

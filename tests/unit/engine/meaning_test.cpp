@@ -568,6 +568,29 @@ TEST_F(MeaningTest, AQuestionAboutTheUserPrefersWhatIsSaidOfTheUser) {
   EXPECT_EQ(hers->memory, "My sister lives in Lisbon");
 }
 
+// The mirror: a question about someone else by a pronoun alone prefers what
+// is said of someone else to the user's own words about themselves.
+TEST_F(MeaningTest, AQuestionAboutSomeoneElsePrefersWhatIsSaidOfThem) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
+                              "(wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  const std::string mine = "My standup meeting is at 9:30 every weekday";
+  const std::string theirs = "Nadia's team meeting is at 10 every Monday";
+  const std::string users = "The user's team meeting is at 11 every Friday";
+  Add(*e, "ann", mine);
+  Add(*e, "ann", theirs);
+  Add(*e, "ann", users);
+  auto plain = LexicalShares(*e, "ann", "When is the team meeting?");
+  auto hers = LexicalShares(*e, "ann", "When is her team meeting?");
+  ASSERT_TRUE(plain.count(mine) && hers.count(mine) && hers.count(theirs) && hers.count(users));
+  // The user's own words about themselves match less; what is said of
+  // someone else, or of "the user" (whom a question may call "her"), as much.
+  EXPECT_LT(hers[mine], plain[mine]);
+  EXPECT_DOUBLE_EQ(hers[theirs], plain[theirs]);
+  EXPECT_DOUBLE_EQ(hers[users], plain[users]);
+  EXPECT_NE(First(*e, "ann", "When is her team meeting?")->memory, mine);
+}
+
 // "The user" of a question is the person the memories are of: as a word it
 // matched "use" by meaning, and a memory using something passed the one that
 // answers ("Is the user relocating?" found Neovim first).
