@@ -1,6 +1,7 @@
 #include "core/answer_class.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <mutex>
 #include <vector>
 
@@ -400,6 +401,33 @@ bool AnswerClass::Names(std::string_view token) const {
 
 namespace {
 
+// Each word of a text written with a capital past the start of a sentence
+// (not "I"), lower-cased, its punctuation and a trailing "'s" left out.
+template <typename Fn>
+void ForEachNameWritten(std::string_view text, Fn fn) {
+  bool start = true;  // of a sentence
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t')) ++i;
+    std::size_t j = i;
+    while (j < text.size() && text[j] != ' ' && text[j] != '\n' && text[j] != '\t') ++j;
+    std::string_view w = text.substr(i, j - i);
+    i = j;
+    if (w.empty()) continue;
+    const bool was_start = start;
+    const char last = w.back();
+    start = last == '.' || last == '!' || last == '?' || last == ':';
+    while (!w.empty() && !std::isalnum(static_cast<unsigned char>(w.front()))) w.remove_prefix(1);
+    while (!w.empty() && !std::isalnum(static_cast<unsigned char>(w.back()))) w.remove_suffix(1);
+    if (w.size() > 2 && (w.substr(w.size() - 2) == "'s")) w.remove_suffix(2);
+    if (was_start || w.empty() || w[0] < 'A' || w[0] > 'Z' || w == "I") continue;
+    if (!std::all_of(w.begin(), w.end(),
+                     [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
+      continue;
+    fn(text::AsciiLower(w));
+  }
+}
+
 // A word before "a" or "an" that says what someone is ("is a", "became an",
 // "I'm a"; a pronoun alone is what "she's a" leaves, its "'s" dropped).
 bool SaysBeing(std::string_view w) {
@@ -446,6 +474,20 @@ bool AnswerClass::HeldBy(std::string_view text) const {
       return;
     }
     held = (!occupation_ || after_article <= 3) && after_naming > 2 && Names(t);
+  });
+  if (held || occupation_) return held;
+  // A word written with a capital past a sentence's start is a name, and a
+  // name may mean its second sense as well as its first: a place or a person
+  // WordNet knows by one name ("Vancouver" the navigator, then the city), a
+  // name the project's names file puts after WordNet's first sense ("works
+  // at Apple", "shops at Target"), an event named after its kind ("the
+  // Chicago Marathon"); not a day's, a month's or a holiday's, which are
+  // written so anyway ("on Mondays" is no monday.com).
+  constexpr int kTimeFile = 28;  // WordNet's noun.time
+  ForEachNameWritten(text, [&](const std::string& name) {
+    if (held || name.size() < 3 || name == focus_ || wn_->NounClass(name) == kTimeFile) return;
+    const long noun = wn_->NounSense(name, 1);
+    held = noun >= 0 && set_->Has(static_cast<std::uint32_t>(noun));
   });
   return held;
 }

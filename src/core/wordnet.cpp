@@ -805,18 +805,22 @@ std::vector<std::string> WordNet::TermsIn(const SynsetSet& set, std::size_t max)
   return out;
 }
 
-long WordNet::FirstNoun(std::string_view word) const {
+long WordNet::FirstNoun(std::string_view word) const { return NounSense(word, 0); }
+
+long WordNet::NounSense(std::string_view word, int rank) const {
   long found = -1;
   ForEachCandidate(Normalise(word), 0, [&](const std::string& base) {
     const int id = FindWord(base);
     if (id < 0) return true;
+    int seen = 0;
     for (std::uint32_t s : word_synsets_.at(static_cast<std::uint32_t>(id))) {
-      if (synset_pos_[s] == 0) {
+      if (synset_pos_[s] != 0) continue;
+      if (seen++ == rank) {
         found = static_cast<long>(s);
-        return false;
+        break;
       }
     }
-    return true;
+    return seen == 0;  // the first base form that is a noun decides
   });
   return found;
 }

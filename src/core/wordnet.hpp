@@ -136,6 +136,9 @@ class WordNet {
   // The most frequent noun sense of a lower-case word (of its first base
   // form that is a noun, as NounClass finds it); -1 when it is no noun.
   long FirstNoun(std::string_view word) const;
+  // Its noun sense of the given rank (0: FirstNoun's, 1: the next one ...), of
+  // the same base form; -1 when it has no such sense.
+  long NounSense(std::string_view word, int rank) const;
   // Whether that sense is in the set: "parrot" is under "bird", "head" (a
   // body part first) is not under "leader".
   bool FirstNounIn(std::string_view word, const SynsetSet& set) const {

@@ -116,6 +116,9 @@ TEST(AnswerClass, AQuestionAskingWhereAsksForAPlace) {
     EXPECT_FALSE(c.HeldBy("Our living room needs painting")) << q;  // a room is a thing, not a place
     EXPECT_FALSE(c.HeldBy("She likes aisle seats")) << q;
   }
+  // A place WordNet knows first as a person ("Vancouver" the navigator).
+  EXPECT_TRUE(
+      AnswerClass::Of("Where is my aunt based?", Wn()).HeldBy("My aunt lives in Vancouver"));
   // A question naming its kind asks for that ("Where" then says nothing more).
   EXPECT_FALSE(AnswerClass::Of("Which city does she live in?", Wn()).HeldBy("She lives near the lake"));
   EXPECT_TRUE(AnswerClass::Of("Tell me where she lives", Wn()).empty());
@@ -146,6 +149,14 @@ TEST(AnswerClass, AQuestionAskingWhereSomeoneWorksAsksForAWorkplace) {
     EXPECT_TRUE(c.HeldBy("She is a pharmacist at a small hospital")) << q;
     EXPECT_TRUE(c.HeldBy("He is an analyst at a logistics firm")) << q;
     EXPECT_TRUE(c.HeldBy("I am a data engineer at Spotify")) << q;  // a company of the names file
+    // A name past a sentence's start may mean its second sense: the
+    // company after the fruit, the chain after the goal; a weekday is
+    // written with a capital anyway (and no work app).
+    EXPECT_TRUE(c.HeldBy("I work as a data engineer at Apple")) << q;
+    EXPECT_TRUE(c.HeldBy("She is a cashier at Target")) << q;
+    EXPECT_FALSE(c.HeldBy("I like a crisp apple")) << q;
+    EXPECT_FALSE(c.HeldBy("Apple pie is my favourite")) << q;
+    EXPECT_FALSE(c.HeldBy("My CTO expects reports on Mondays")) << q;
     EXPECT_TRUE(c.HeldBy("He bakes bread at the corner bakery")) << q;
     EXPECT_FALSE(c.HeldBy("My boss wants the report by Friday")) << q;
     EXPECT_FALSE(c.HeldBy("She bought a new laptop")) << q;
