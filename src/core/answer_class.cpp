@@ -363,7 +363,10 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
   c.wn_ = wn;
   c.focus_ = QuestionFocus(question, *wn);
   if (c.focus_.empty()) c.focus_ = KeywordFocus(question, *wn);
-  if (c.focus_.empty()) c.focus_ = YesNoFocus(question, *wn);
+  if (c.focus_.empty()) {
+    c.focus_ = YesNoFocus(question, *wn);
+    c.yes_no_ = !c.focus_.empty();
+  }
   std::string said;
   Memo& memo = Memo::Of(*wn);
   c.memo_ = &memo;
@@ -447,7 +450,7 @@ bool BeingAdverb(std::string_view w) {
 bool AnswerClass::HeldBy(std::string_view text) const {
   if (set_ == nullptr) return false;
   bool held = false;
-  // An occupation is said of someone: the word comes within three words
+  // An occupation is said of someone: the word comes within four words
   // after "as" or after an "a" or "an" that follows a word of being ("is an
   // ICU nurse", "works as a backend engineer", "became a teacher"), not as
   // a thing in passing ("the office printer", "bought a new office
@@ -473,7 +476,7 @@ bool AnswerClass::HeldBy(std::string_view text) const {
       after_article = 0;
       return;
     }
-    held = (!occupation_ || after_article <= 3) && after_naming > 2 && Names(t);
+    held = (!occupation_ || after_article <= 4) && after_naming > 2 && Names(t);
   });
   if (held || occupation_) return held;
   // A word written with a capital past a sentence's start is a name, and a

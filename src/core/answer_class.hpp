@@ -61,6 +61,9 @@ class AnswerClass {
   // The question's noun ("" when the question asks about work in other words).
   const std::string& focus() const { return focus_; }
   bool occupation() const { return occupation_; }
+  // Whether the question asks whether someone has or does a thing of the
+  // class ("Do I have pets?", "Do I commute for my job?"), rather than which.
+  bool yes_no() const { return yes_no_; }
   // The index terms (text::Terms) of the class's words, sorted, at most
   // 8,000 (made once per class and kept): what a full-text index finds its
   // members by. Empty for an empty class.
@@ -71,10 +74,13 @@ class AnswerClass {
   bool Names(std::string_view token) const;
   // Whether a text holds such a token, not as a name (the words after
   // "named" or "called": "a dog named Rex" holds no king); for an
-  // occupation, one said of someone (within three words after "as", or after
+  // occupation, one said of someone (within four words after "as", or after
   // an "a" or "an" following a word of being: "is an ICU nurse", "works as a
-  // backend engineer", "is now a carpenter"; not "bought a new office
-  // printer", a person in WordNet's first sense).
+  // backend engineer", "is now a carpenter", "is a high school chemistry
+  // teacher"; not "bought a new office printer", a person in WordNet's first
+  // sense). Past a sentence's start, a word written with a capital may also
+  // name its second noun sense ("at Apple", "in Vancouver"; not a day's or a
+  // month's name).
   bool HeldBy(std::string_view text) const;
 
  private:
@@ -84,6 +90,7 @@ class AnswerClass {
   std::shared_ptr<const std::vector<std::string>> terms_;
   std::string focus_;
   bool occupation_ = false;
+  bool yes_no_ = false;
 };
 
 }  // namespace engram::answer

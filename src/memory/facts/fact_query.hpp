@@ -52,6 +52,11 @@ inline constexpr double kSemanticCeiling = 0.50;
 // idf-weighted share of the query's terms found in the memory's WordNet
 // neighbourhood (wordvec::WordVectors::Expansions of its words).
 inline constexpr double kExpansionWeight = 0.6;
+// What a memory naming no occupation keeps of its `semantic` component for a
+// question asking for one (fact_search.cpp; the nine paraphrase sets' hit@3
+// summed 6.208 / 6.226 / 6.173 / 6.131 at 0.25 / 0.5 / 0.75 / 1,
+// docs/PERFORMANCE.md).
+inline constexpr double kOccupationUnheld = 0.5;
 
 // Search (fact_search.cpp): candidates are the union of the best vector
 // matches, the FTS5 bm25 matches and the entity matches among the visible

@@ -480,10 +480,16 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     scored.push_back(std::move(x));
   }
   // The class: only where it could change the first top_k (a score only
-  // grows with it, so the top_k-th score without it is a floor).
+  // grows with it, so the top_k-th score without it is a floor). A question
+  // asking for someone's occupation ("What is her job?", "What does he do
+  // for a living?") is answered only by a memory saying one of someone, so
+  // every other memory keeps kOccupationUnheld of its meaning: "draw" is
+  // "inhale" by meaning, and "Mateo keeps an inhaler" is no answer to "What
+  // does she draw for a living?".
   if (!asked.empty()) {
+    const bool unheld_lose = asked.occupation() && !asked.yes_no();
     double floor = -1;
-    if (scored.size() >= static_cast<std::size_t>(o.top_k)) {
+    if (!unheld_lose && scored.size() >= static_cast<std::size_t>(o.top_k)) {
       std::vector<double> s0;
       s0.reserve(scored.size());
       for (const auto& x : scored) s0.push_back(x.m.score);
@@ -492,9 +498,15 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     }
     for (auto& x : scored) {
       if (x.gain <= 0 || x.all <= 0 || x.m.score + kLexicalWeight * x.gain / x.all < floor) continue;
-      if (!asked.HeldBy(x.m.memory)) continue;
-      x.hit += x.gain;
-      x.d->lexical = x.hit / x.all;
+      if (asked.HeldBy(x.m.memory)) {
+        x.hit += x.gain;
+        x.d->lexical = x.hit / x.all;
+      } else if (unheld_lose) {
+        x.d->semantic *= kOccupationUnheld;
+        x.rest = kVectorWeight * std::max(x.d->vector, x.d->semantic) + kEntityWeight * x.d->entity;
+      } else {
+        continue;
+      }
       x.m.score = x.rest + kLexicalWeight * x.d->lexical;
     }
   }

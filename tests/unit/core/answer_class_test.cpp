@@ -130,6 +130,7 @@ TEST(AnswerClass, AQuestionWhetherSomeoneHasAThingAsksForItsKind) {
   REQUIRE_WORDNET();
   const AnswerClass pets = AnswerClass::Of("Do I have pets?", Wn());
   ASSERT_FALSE(pets.empty());
+  EXPECT_TRUE(pets.yes_no());
   EXPECT_TRUE(pets.HeldBy("We have a golden retriever named Biscuit"));
   EXPECT_FALSE(pets.HeldBy("My favorite band is Radiohead"));
   EXPECT_TRUE(AnswerClass::Of("Does she play an instrument?", Wn()).HeldBy("She plays the cello"));
@@ -189,6 +190,8 @@ TEST(AnswerClass, AQuestionAboutWorkAsksForAnOccupation) {
     EXPECT_TRUE(c.HeldBy("He is now a carpenter")) << q;
     EXPECT_TRUE(c.HeldBy("I'm a pharmacist")) << q;
     EXPECT_TRUE(c.HeldBy("She's a teacher")) << q;
+    EXPECT_TRUE(c.HeldBy("Her husband is a high school chemistry teacher")) << q;  // four words on
+    EXPECT_FALSE(c.yes_no()) << q;
   }
   EXPECT_FALSE(AnswerClass::Of("What does she do on Saturdays?", Wn()).occupation());
   EXPECT_FALSE(AnswerClass::Of("What bird does he keep?", Wn()).occupation());

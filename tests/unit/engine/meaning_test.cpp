@@ -591,6 +591,38 @@ TEST_F(MeaningTest, AQuestionAboutSomeoneElsePrefersWhatIsSaidOfThem) {
   EXPECT_NE(First(*e, "ann", "When is her team meeting?")->memory, mine);
 }
 
+// A question asking for an occupation is answered by a memory saying one of
+// someone, not by one near it by another meaning of its words ("draw" is
+// also "inhale").
+TEST_F(MeaningTest, AQuestionForAnOccupationIsAnsweredByOne) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
+                              "(wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  const std::string job = "Yuki is a freelance illustrator for children's books";
+  const std::string breath = "Mateo has asthma and keeps an inhaler in his backpack";
+  Add(*e, "ann", job);
+  Add(*e, "ann", breath);
+  Add(*e, "ann", "Elif only drinks green tea after lunch");
+  auto semantic = [&](const std::string& query) {
+    std::map<std::string, double> out;
+    MemorySearchOptions so;
+    so.explain = true;
+    auto r = e->SearchMemories(User("ann"), query, so);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    for (const MemoryItem& m : r.ok() ? *r : std::vector<MemoryItem>{}) {
+      if (m.score_details) out[m.memory] = m.score_details->semantic;
+    }
+    return out;
+  };
+  // Both mean "draw" (the idiom's "for a living" is no meaning of its own);
+  // only the first asks for an occupation, which the inhaler is not.
+  auto living = semantic("What does she draw for a living?");
+  auto plain = semantic("What does she draw?");
+  ASSERT_TRUE(living.count(breath) && plain.count(breath));
+  EXPECT_GT(plain[breath], 0.0);
+  EXPECT_LT(living[breath], plain[breath]);
+}
+
 // "The user" of a question is the person the memories are of: as a word it
 // matched "use" by meaning, and a memory using something passed the one that
 // answers ("Is the user relocating?" found Neovim first).
