@@ -104,7 +104,7 @@ Result<std::vector<MemoryItem>> EngineImpl::SearchMemories(const MemoryScope& sc
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
   sql::Db* db = lease->db();
   ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));
-  return facts::SearchMemories(db, scope, text::UserAsPronoun(query), qv.front(), options, deps_.clock->NowMs(),
+  return facts::SearchMemories(db, scope, query, qv.front(), options, deps_.clock->NowMs(),
                                FactVectorSourceFn(), fact_words_);
 }
 

@@ -164,9 +164,15 @@ Scored Lexical(const std::vector<store::FactTextHit>& hits) {
 
 }  // namespace
 
-Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& scope, const std::string& query,
-                                               const Vector& qv, const MemorySearchOptions& o, TimeMs now,
-                                               const FactVectorSource& source, const wordvec::WordVectors* words) {
+Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& scope,
+                                               const std::string& asked_as, const Vector& qv,
+                                               const MemorySearchOptions& o, TimeMs now,
+                                               const FactVectorSource& source,
+                                               const wordvec::WordVectors* words) {
+  // "the user" said as a pronoun ("What does they eat?"): the person, not the
+  // word (text::UserAsPronoun); whom the question asks about is read from it
+  // as asked.
+  const std::string query = text::UserAsPronoun(asked_as);
   if (o.top_k < 1 || o.top_k > kMaxLimit) return Status::InvalidArgument("top_k: must be 1..1000");
   if (!(o.threshold >= 0.0 && o.threshold <= 1.0)) return Status::InvalidArgument("threshold: must be in [0, 1]");
   ENGRAM_RETURN_IF_ERROR(ValidateMemoryScope(scope, false));
@@ -382,8 +388,9 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   const bool asks_when = AsksWhen(query_tokens);
   const bool asks_number = AsksHowMany(query_tokens);
   const wordnet::WordNet* wn = words ? wordnet::WordNet::Default() : nullptr;
-  const bool about_user = wn && AsksAboutUser(query, query_tokens, wn);
-  const bool about_other = wn && !about_user && AsksAboutOther(query_tokens);
+  const std::vector<std::string> asked_tokens = text::Tokenize(asked_as);
+  const bool about_user = wn && AsksAboutUser(asked_as, asked_tokens, wn);
+  const bool about_other = wn && !about_user && AsksAboutOther(asked_tokens);
   // The stance each query term says (StancesIn's bits; "like" in "What
   // music does she like?"): a memory saying another word of it holds it.
   std::vector<int> query_stance(qterms.size(), 0);

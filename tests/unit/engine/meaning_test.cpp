@@ -566,6 +566,12 @@ TEST_F(MeaningTest, AQuestionAboutTheUserPrefersWhatIsSaidOfTheUser) {
   auto hers = First(*e, "ann", "Where does my sister live?");
   ASSERT_TRUE(hers);
   EXPECT_EQ(hers->memory, "My sister lives in Lisbon");
+  // "The user" of an agent's question is the user too (the engine reads it
+  // as a pronoun for its meaning, not for whom it asks about).
+  auto shares = LexicalShares(*e, "ann", "Where does the user live?");
+  ASSERT_TRUE(shares.count("I live in a small flat in Leeds") &&
+              shares.count("My sister lives in Lisbon"));
+  EXPECT_LT(shares["My sister lives in Lisbon"], shares["I live in a small flat in Leeds"]);
 }
 
 // The mirror: a question about someone else by a pronoun alone prefers what
