@@ -270,7 +270,11 @@ bool IsNumberWord(std::string_view t) {
       "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million",
       "billion", "dozen", "once", "twice", "thrice", "half", "first", "second", "third", "fourth", "fifth",
       "sixth", "seventh", "eighth", "ninth", "tenth", "single", "double", "triple", "both", "couple", "pair"};
-  return kWords.count(t) > 0;
+  if (kWords.count(t) > 0) return true;
+  // A number written with a hyphen ("fifty-five", "twenty-first"): each part one.
+  const std::size_t dash = t.find('-');
+  return dash != std::string_view::npos && dash > 0 && dash + 1 < t.size() &&
+         kWords.count(t.substr(0, dash)) > 0 && IsNumberWord(t.substr(dash + 1));
 }
 
 }  // namespace

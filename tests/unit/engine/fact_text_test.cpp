@@ -60,11 +60,14 @@ TEST(FactText, QuestionsForANumberAndTextsThatSayOne) {
   for (const char* q : {"How does she like it?", "What is her job?", "When is the meeting?", "many thanks", ""}) {
     EXPECT_FALSE(AsksHowMany(text::Tokenize(q))) << q;
   }
-  for (const char* t : {"I have two cats", "a seed round of $2m", "She manages 12 engineers", "about a dozen plants",
-                        "our twins", "a couple of times", "Nine years old", "we go twice a week"}) {
+  for (const char* t :
+       {"I have two cats", "a seed round of $2m", "She manages 12 engineers",
+        "about a dozen plants", "our twins", "a couple of times", "Nine years old",
+        "we go twice a week", "She wants to retire at fifty-five", "the twenty-first floor"}) {
     EXPECT_TRUE(HoldsNumber(t)) << t;
   }
-  for (const char* t : {"I have cats", "the one I like", "my first car", "both of them", "once upon a time", ""}) {
+  for (const char* t : {"I have cats", "the one I like", "my first car", "both of them",
+                        "once upon a time", "", "a well-known one-off", "two-faced"}) {
     EXPECT_FALSE(HoldsNumber(t)) << t;
   }
 }
