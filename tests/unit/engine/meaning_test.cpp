@@ -56,17 +56,22 @@ class MeaningTest : public ::testing::Test {
     }
     return r->front();
   }
-  // The lexical share of each memory a search with `explain` on finds, by text.
-  std::map<std::string, double> LexicalShares(Engine& e, const std::string& user, const std::string& query) {
+  // A component of each memory a search with `explain` on finds, by text.
+  std::map<std::string, double> Shares(Engine& e, const std::string& user, const std::string& query,
+                                       double MemoryScoreDetails::*component) {
     MemorySearchOptions so;
     so.explain = true;
     auto r = e.SearchMemories(User(user), query, so);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     std::map<std::string, double> out;
     for (const MemoryItem& m : r.ok() ? *r : std::vector<MemoryItem>{}) {
-      if (m.score_details) out[m.memory] = m.score_details->lexical;
+      if (m.score_details) out[m.memory] = (*m.score_details).*component;
     }
     return out;
+  }
+  std::map<std::string, double> LexicalShares(Engine& e, const std::string& user,
+                                              const std::string& query) {
+    return Shares(e, user, query, &MemoryScoreDetails::lexical);
   }
   static bool HaveWords() { return wordvec::WordVectors::Default() != nullptr; }
   TempDir dir_;
@@ -610,15 +615,7 @@ TEST_F(MeaningTest, AQuestionForAnOccupationIsAnsweredByOne) {
   Add(*e, "ann", breath);
   Add(*e, "ann", "Elif only drinks green tea after lunch");
   auto semantic = [&](const std::string& query) {
-    std::map<std::string, double> out;
-    MemorySearchOptions so;
-    so.explain = true;
-    auto r = e->SearchMemories(User("ann"), query, so);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    for (const MemoryItem& m : r.ok() ? *r : std::vector<MemoryItem>{}) {
-      if (m.score_details) out[m.memory] = m.score_details->semantic;
-    }
-    return out;
+    return Shares(*e, "ann", query, &MemoryScoreDetails::semantic);
   };
   // Both mean "draw" (the idiom's "for a living" is no meaning of its own);
   // only the first asks for an occupation, which the inhaler is not.
