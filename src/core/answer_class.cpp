@@ -404,14 +404,16 @@ bool AnswerClass::Names(std::string_view token) const {
 
 namespace {
 
-// Each word of a text written with a capital past the start of a sentence
-// (not "I"), lower-cased, its punctuation and a trailing "'s" left out.
+// Each word of a text written with a capital past the start of a sentence or
+// a line (not "I"), lower-cased, its punctuation and a trailing "'s" left out.
 template <typename Fn>
 void ForEachNameWritten(std::string_view text, Fn fn) {
   bool start = true;  // of a sentence
   std::size_t i = 0;
   while (i < text.size()) {
-    while (i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t')) ++i;
+    for (; i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t'); ++i) {
+      if (text[i] == '\n') start = true;  // a line starts a sentence too
+    }
     std::size_t j = i;
     while (j < text.size() && text[j] != ' ' && text[j] != '\n' && text[j] != '\t') ++j;
     std::string_view w = text.substr(i, j - i);

@@ -480,8 +480,7 @@ bool IsSelf(const std::vector<std::string>& tokens, std::size_t k) {
 }  // namespace
 
 bool AsksAboutOther(const std::vector<std::string>& tokens) {
-  static const std::unordered_set<std::string_view> kWe = {"we",   "us",        "our",
-                                                           "ours", "ourselves", "user's"};
+  static const std::unordered_set<std::string_view> kWe = {"we", "us", "our", "ours", "ourselves"};
   bool third = false;
   for (std::size_t k = 0; k < tokens.size(); ++k) {
     if (IsSelf(tokens, k) || kWe.count(tokens[k])) return false;

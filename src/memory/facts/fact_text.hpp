@@ -103,7 +103,8 @@ bool HoldsNumber(std::string_view text);
 // keeps me awake"). Someone else's when it opens with "my", "our" or "the
 // user's" and one of the next three words is a
 // person by its most frequent WordNet noun sense that is not naming a thing
-// (a person followed by a noun that is no verb: "My dentist appointment" is
+// (a person followed by a noun that is no verb, or after a singular person a
+// noun in its bare form: "My dentist appointment", "My favourite colour" are
 // the user's), unless the user is among the first words ("My partner and I
 // ..."); or when it opens with a capitalised word that is a person in
 // WordNet, no word WordNet knows (a name), or a possessive.
