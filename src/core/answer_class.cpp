@@ -49,6 +49,13 @@ bool AsksOccupation(const std::vector<std::string>& t, const std::string& focus,
                     std::string& said) {
   if (OneOf(focus, {"job", "jobs", "occupation", "occupations", "profession", "professions", "career", "careers",
                     "trade", "tradesman", "living", "livelihood", "vocation", "employment", "work"})) {
+    // ("to work", "at work", "from work": a place or a time of work, not
+    // one: "way to work" asks how someone commutes.)
+    const auto at = std::find(t.begin(), t.end(), focus);
+    if (focus == "work" && at != t.begin() && at != t.end() &&
+        OneOf(*(at - 1), {"to", "at", "from", "after", "before", "into"})) {
+      return false;
+    }
     said = focus;
     return true;
   }

@@ -194,6 +194,9 @@ TEST(AnswerClass, AQuestionAboutWorkAsksForAnOccupation) {
     EXPECT_FALSE(c.yes_no()) << q;
   }
   EXPECT_FALSE(AnswerClass::Of("What does she do on Saturdays?", Wn()).occupation());
+  // Work as a place: how someone gets there is no occupation.
+  EXPECT_FALSE(AnswerClass::Of("way to work", Wn()).occupation());
+  EXPECT_TRUE(AnswerClass::Of("line of work", Wn()).occupation());
   EXPECT_FALSE(AnswerClass::Of("What bird does he keep?", Wn()).occupation());
 }
 
