@@ -1,7 +1,6 @@
 #include "core/answer_class.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <mutex>
 #include <vector>
 
@@ -411,31 +410,20 @@ bool AnswerClass::Names(std::string_view token) const {
 
 namespace {
 
-// Each word of a text written with a capital past the start of a sentence or
-// a line (not "I"), lower-cased, its punctuation and a trailing "'s" left out.
+// Each word of a text (Words) written with a capital past the start of a
+// sentence or a line (not "I"), lower-cased, its quotes and a trailing "'s"
+// left out.
 template <typename Fn>
 void ForEachNameWritten(std::string_view text, Fn fn) {
-  bool start = true;  // of a sentence
-  std::size_t i = 0;
-  while (i < text.size()) {
-    for (; i < text.size() && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t'); ++i) {
-      if (text[i] == '\n') start = true;  // a line starts a sentence too
-    }
-    std::size_t j = i;
-    while (j < text.size() && text[j] != ' ' && text[j] != '\n' && text[j] != '\t') ++j;
-    std::string_view w = text.substr(i, j - i);
-    i = j;
-    if (w.empty()) continue;
-    const bool was_start = start;
-    const char last = w.back();
-    start = last == '.' || last == '!' || last == '?' || last == ':';
-    while (!w.empty() && !std::isalnum(static_cast<unsigned char>(w.front()))) w.remove_prefix(1);
-    while (!w.empty() && !std::isalnum(static_cast<unsigned char>(w.back()))) w.remove_suffix(1);
-    if (w.size() > 2 && (w.substr(w.size() - 2) == "'s")) w.remove_suffix(2);
-    if (was_start || w.empty() || w[0] < 'A' || w[0] > 'Z' || w == "I") continue;
-    if (!std::all_of(w.begin(), w.end(),
-                     [](char c) { return std::isalpha(static_cast<unsigned char>(c)); }))
-      continue;
+  for (std::string_view w : Words(text)) {
+    // (what stands before it, spaces, quotes and brackets aside)
+    std::size_t at = static_cast<std::size_t>(w.data() - text.data());
+    while (at > 0 && std::string_view(" \t\"([").find(text[at - 1]) != std::string_view::npos) --at;
+    const bool starts = at == 0 || std::string_view(".!?:\n").find(text[at - 1]) != std::string_view::npos;
+    while (!w.empty() && w.front() == '\'') w.remove_prefix(1);
+    if (w.ends_with("'s")) w.remove_suffix(2);
+    while (!w.empty() && w.back() == '\'') w.remove_suffix(1);
+    if (starts || w.empty() || w[0] < 'A' || w[0] > 'Z' || w == "I") continue;
     fn(text::AsciiLower(w));
   }
 }
