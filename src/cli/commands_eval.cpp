@@ -7,10 +7,11 @@
 // categories 1-4. Exit codes: 0 ok, 2 usage (unknown benchmark, bad budget,
 // unknown conversation, malformed file, --answer without a model), 1 other
 // errors (missing file, engine or model failure).
-// `engram eval paraphrase [FILE] [--max-memories N] [--keywords] [--infer]
-// [--model-embedder] [--json]` runs the paraphrase benchmark of the fact
-// memory (default file bench/data/paraphrase.jsonl; --keywords asks each
-// memory's keyword queries instead of its questions; --infer adds the
+// `engram eval paraphrase [FILE] [--max-memories N] [--keywords | --direct]
+// [--infer] [--model-embedder] [--json]` runs the paraphrase benchmark of the
+// fact memory (default file bench/data/paraphrase.jsonl; --keywords asks each
+// memory's keyword queries instead of its questions, --direct its questions
+// that share a word with it; --infer adds the
 // memories through inference, not as written) on the built-in engine,
 // or with the configured embedding endpoint (--model-embedder).
 #include <unistd.h>  // isatty
@@ -284,10 +285,15 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
   static std::size_t max_memories = 0;
   static bool model_embedder = false;
   static bool keywords = false;
+  static bool direct = false;
   static bool infer = false;
   para->add_option("FILE", para_file, "The set, JSON lines (default bench/data/paraphrase.jsonl)");
   para->add_flag("--keywords", keywords,
                  "Ask each memory's keyword queries (\"occupation\", \"favourite sport\") instead of its questions");
+  para->add_flag("--direct", direct,
+                 "Ask each memory's direct questions (which share a word with it: what meaning "
+                 "must not cost)")
+      ->excludes(para->get_option("--keywords"));
   para->add_flag("--infer", infer,
                  "Add each memory through inference, as `memory add` does by default, instead of as written");
   para->add_option("--max-memories", max_memories, "Only the first N memories and their questions")
@@ -299,6 +305,7 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
     eval::ParaphraseOptions opt;
     opt.max_memories = max_memories;
     opt.keywords = keywords;
+    opt.direct = direct;
     opt.infer = infer;
     if (model_embedder) {
       if (Status st = cli.ConfigureModels(opt.engine); !st.ok()) {
@@ -325,11 +332,17 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
       return;
     }
     const auto& cfg = (*r)["config"];
-    std::cout << "Paraphrase search of the fact memory (" << (*r)["overall"]["memories"] << " memories, "
-              << (*r)["overall"]["questions"] << (keywords ? " keyword queries" : " questions") << "; embedder " << cfg["embedder"].get<std::string>()
-              << ", word vectors " << (cfg["word_vectors"].is_null() ? std::string("none") : cfg["word_vectors"].get<std::string>())
+    std::cout << "Paraphrase search of the fact memory (" << (*r)["overall"]["memories"]
+              << " memories, " << (*r)["overall"]["questions"]
+              << (keywords ? " keyword queries"
+                  : direct ? " direct questions"
+                           : " questions")
+              << "; embedder " << cfg["embedder"].get<std::string>() << ", word vectors "
+              << (cfg["word_vectors"].is_null() ? std::string("none")
+                                                : cfg["word_vectors"].get<std::string>())
               << ")\n\n"
-              << Pad("category", 18) << Pad("questions", 11) << Pad("hit@1", 9) << Pad("hit@3", 9) << "MRR@10\n";
+              << Pad("category", 18) << Pad("questions", 11) << Pad("hit@1", 9) << Pad("hit@3", 9)
+              << "MRR@10\n";
     auto row = [](const std::string& label, const nlohmann::json& g) {
       std::cout << Pad(label, 18) << Pad(std::to_string(g["questions"].get<std::size_t>()), 11) << Pad(Cell(g["hit@1"]), 9)
                 << Pad(Cell(g["hit@3"]), 9) << Cell(g["mrr@10"]) << "\n";

@@ -142,14 +142,32 @@ wordnet::WordNet::SynsetSet MakeFoodSet(const wordnet::WordNet& wn) {
   return set;
 }
 
+constexpr int kTimeFile = 28;  // WordNet's noun.time
+
+// What may stand between "at" or "for" and the place ("at a startup", "for
+// the United Nations", "at my father's bakery").
+bool IsDeterminer(std::string_view w) {
+  return OneOf(w, {"a", "an", "the", "my", "our", "his", "her", "their", "its", "your", "this",
+                   "that", "some"});
+}
+
+// A word of working: what "at" or "for" after it says the place of.
+bool IsWorkWord(std::string_view w) {
+  return OneOf(w, {"work", "works", "worked", "working", "employed", "job", "jobs"});
+}
+
+// A number, in figures or words ("for 5 years", "for two years").
+bool IsNumberWord(std::string_view w) {
+  return (!w.empty() && w[0] >= '0' && w[0] <= '9') ||
+         OneOf(w, {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                   "twelve", "twenty", "few", "several", "many"});
+}
+
 // Whether a question asking where asks where someone works ("Where does she
 // work?", "Where is he employed?", "Where's her job?").
 bool AsksWhereWorking(const std::vector<std::string>& tokens) {
-  for (const std::string& t : tokens) {
-    if (OneOf(t, {"work", "works", "working", "worked", "employed", "employer", "job", "jobs"}))
-      return true;
-  }
-  return false;
+  return std::any_of(tokens.begin(), tokens.end(),
+                     [](const std::string& t) { return IsWorkWord(t) || t == "employer"; });
 }
 
 // The places someone works at: places, groups and organisations, and the
@@ -387,13 +405,15 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
     // modifies it: "What food preferences ...?")
     made = memo.Class(c.focus_, IsFood(c.focus_) && !ModifiesANoun(tokens, c.focus_, *wn));
   } else if (AsksWhere(tokens)) {
-    made = AsksWhereWorking(tokens) ? memo.Workplaces() : memo.Places();
+    c.workplace_ = AsksWhereWorking(tokens);
+    made = c.workplace_ ? memo.Workplaces() : memo.Places();
   } else if (const std::string_view eaten = WhatIsTaken(tokens); !eaten.empty()) {
     made = memo.Class(std::string(eaten), eaten == "food");
   }
   c.set_ = std::move(made.set);
   c.terms_ = std::move(made.terms);
   if (c.set_ == nullptr) c.occupation_ = false;
+  if (c.set_ == nullptr) c.workplace_ = false;
   return c;
 }
 
@@ -456,11 +476,32 @@ bool AnswerClass::HeldBy(std::string_view text) const {
   // The words after "named" or "called" are a name, not a thing of the
   // class ("a dog named Rex" holds no king, "called Hope" no hope).
   int after_naming = 99;
+  // Where someone works: the word after "at" or "for" within six words
+  // after a word of working, a determiner aside ("works at Acme", "work as
+  // a backend engineer at a fintech startup"), unless it says a time ("at
+  // night", "for two years").
+  int after_work = 99;
+  bool place_next = false;
   std::string prev, prev2;  // (copies: a token's view lasts its call)
   text::ForEachToken(text, [&](std::string_view t) {
     if (held) return;
     ++after_article;
     ++after_naming;
+    if (workplace_) {
+      ++after_work;
+      if (place_next && !IsDeterminer(t)) {
+        place_next = false;
+        held = !text::IsStopword(t) && !IsNumberWord(t) && wn_->NounClass(t) != kTimeFile;
+        if (held) return;
+      }
+      if (IsWorkWord(t)) {
+        after_work = 0;
+      } else if (OneOf(t, {"and", "but", "then", "while", "so", "because", "or"})) {
+        after_work = 99;  // another clause
+      } else if ((t == "at" || t == "for") && after_work <= 6) {
+        place_next = true;
+      }
+    }
     const bool article = t == "as" || ((t == "a" || t == "an") &&
                                        (SaysBeing(prev) || (BeingAdverb(prev) && SaysBeing(prev2))));
     prev2.swap(prev);
@@ -483,7 +524,6 @@ bool AnswerClass::HeldBy(std::string_view text) const {
   // at Apple", "shops at Target"), an event named after its kind ("the
   // Chicago Marathon"); not a day's, a month's or a holiday's, which are
   // written so anyway ("on Mondays" is no monday.com).
-  constexpr int kTimeFile = 28;  // WordNet's noun.time
   ForEachNameWritten(text, [&](const std::string& name) {
     if (held || name.size() < 3 || name == focus_ || wn_->NounClass(name) == kTimeFile) return;
     const long noun = wn_->NounSense(name, 1);

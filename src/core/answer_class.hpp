@@ -80,7 +80,9 @@ class AnswerClass {
   // teacher"; not "bought a new office printer", a person in WordNet's first
   // sense). Past a sentence's start, a word written with a capital may also
   // name its second noun sense ("at Apple", "in Vancouver"; not a day's or a
-  // month's name).
+  // month's name). Where someone works is also held by what a text says
+  // they work at or for, whatever the word ("works at Acme", "works as a
+  // backend engineer at a fintech startup"; not "at night", "at 9").
   bool HeldBy(std::string_view text) const;
 
  private:
@@ -91,6 +93,7 @@ class AnswerClass {
   std::string focus_;
   bool occupation_ = false;
   bool yes_no_ = false;
+  bool workplace_ = false;  // the class of where someone works
 };
 
 }  // namespace engram::answer

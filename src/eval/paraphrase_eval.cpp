@@ -44,7 +44,10 @@ struct Group {
   }
 };
 
-Result<std::vector<Item>> ReadItems(const std::string& path, std::size_t max, bool keywords) {
+// `asked`: the list whose queries are asked ("questions", "keywords" or
+// "direct").
+Result<std::vector<Item>> ReadItems(const std::string& path, std::size_t max,
+                                    std::string_view asked) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status::NotFound(path + ": no such file");
   std::ifstream in(path);
@@ -66,29 +69,45 @@ Result<std::vector<Item>> ReadItems(const std::string& path, std::size_t max, bo
     it.category = j.value("category", "");
     it.memory = j["memory"].get<std::string>();
     if (!ids.insert(it.id).second) return Status::InvalidArgument(at + ": id " + it.id + " given twice");
-    if (j.contains("keywords") && (!j["keywords"].is_array() || j["keywords"].empty())) {
-      return Status::InvalidArgument(at + ": \"keywords\" must be a non-empty array of queries");
+    for (const char* field : {"keywords", "direct"}) {
+      if (j.contains(field) && (!j[field].is_array() || j[field].empty())) {
+        return Status::InvalidArgument(at + ": \"" + field +
+                                       "\" must be a non-empty array of queries");
+      }
     }
-    if (keywords && !j.contains("keywords")) return Status::InvalidArgument(at + ": no \"keywords\" to ask");
+    if (asked != "questions" && !j.contains(asked)) {
+      return Status::InvalidArgument(at + ": no \"" + std::string(asked) + "\" to ask");
+    }
     const auto own = text::Terms(it.memory);
     const std::set<std::string> own_terms(own.begin(), own.end());
-    // Both lists are checked, whichever is asked.
-    for (const char* field : {"questions", "keywords"}) {
+    // Every list is checked, whichever is asked: the questions and keyword
+    // queries share no content word with the memory, the direct questions at
+    // least one.
+    for (const char* field : {"questions", "keywords", "direct"}) {
       if (!j.contains(field)) continue;
-      const bool keyword_list = std::string_view(field) == "keywords";
-      const bool asked = keyword_list == keywords;
+      const std::string_view list = field;
       for (const auto& q : j[field]) {
         if (!q.is_string() || q.get<std::string>().empty()) {
           return Status::InvalidArgument(at + ": " + field + " must be text");
         }
-        for (const auto& t : text::Terms(q.get<std::string>())) {
+        const std::string query = q.get<std::string>();
+        std::string shared;
+        for (const auto& t : text::Terms(query)) {
           if (own_terms.count(t)) {
-            return Status::InvalidArgument(at + ": " + (keyword_list ? "keyword query" : "question") +
-                                           " \"" + q.get<std::string>() + "\" shares the content word \"" + t +
-                                           "\" with its memory");
+            shared = t;
+            break;
           }
         }
-        if (asked) it.questions.push_back(q.get<std::string>());
+        if (list == "direct" && shared.empty()) {
+          return Status::InvalidArgument(at + ": direct question \"" + query +
+                                         "\" shares no content word with its memory");
+        }
+        if (list != "direct" && !shared.empty()) {
+          return Status::InvalidArgument(
+              at + ": " + (list == "keywords" ? "keyword query" : "question") + " \"" + query +
+              "\" shares the content word \"" + shared + "\" with its memory");
+        }
+        if (list == asked) it.questions.push_back(query);
       }
     }
     items.push_back(std::move(it));
@@ -98,10 +117,17 @@ Result<std::vector<Item>> ReadItems(const std::string& path, std::size_t max, bo
   return items;
 }
 
+const char* Asked(const ParaphraseOptions& opt) {
+  return opt.direct ? "direct" : opt.keywords ? "keywords" : "questions";
+}
+
 }  // namespace
 
 Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions& opt) {
-  ENGRAM_ASSIGN_OR_RETURN(std::vector<Item> items, ReadItems(path, opt.max_memories, opt.keywords));
+  if (opt.direct && opt.keywords) {
+    return Status::InvalidArgument("direct and keywords: ask one list of queries, not both");
+  }
+  ENGRAM_ASSIGN_OR_RETURN(std::vector<Item> items, ReadItems(path, opt.max_memories, Asked(opt)));
   EngineOptions eo = opt.engine;
   eo.db_path = ":memory:";
   eo.background_maintenance = false;
@@ -194,7 +220,7 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
                  {"engram_version", Version()},
                  {"top_k", so.top_k},
                  {"max_memories", opt.max_memories},
-                 {"queries", opt.keywords ? "keywords" : "questions"},
+                 {"queries", Asked(opt)},
                  {"infer", opt.infer}};
   double sum = 0;
   for (double x : latencies) sum += x;

@@ -11,9 +11,13 @@
 // File: JSON lines {"id", "category", "memory", "questions": [...],
 // "keywords": [...]} ("keywords" optional: the same memory asked for in the
 // words of an agent's search tool, "occupation", "favourite sport"; asked
-// instead of the questions with ParaphraseOptions::keywords); the project's
-// set is bench/data/paraphrase.jsonl. Deterministic for deterministic
-// engines; only the latency fields vary.
+// instead of the questions with ParaphraseOptions::keywords; "direct":
+// [...], optional, questions that do share a content word with their memory,
+// the way most questions are asked ("Where do I work?" for "I work as a
+// backend engineer"), asked instead with ParaphraseOptions::direct: meaning
+// must not cost what the words find); the project's set is
+// bench/data/paraphrase.jsonl. Deterministic for deterministic engines; only
+// the latency fields vary.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +39,9 @@ struct ParaphraseOptions {
   // Ask each memory's "keywords" instead of its "questions" (every item of
   // the file must have them).
   bool keywords = false;
+  // Ask each memory's "direct" questions instead (every item of the file
+  // must have them; not with `keywords`).
+  bool direct = false;
   // Add each memory through inference (MemoryAddOptions::infer, what
   // `memory add` does by default: a first-person statement is kept as
   // "User ..."), not as written. Each must still become one memory.
@@ -43,8 +50,9 @@ struct ParaphraseOptions {
 
 // Runs the benchmark. InvalidArgument names the line of a malformed item or
 // of a question or keyword query that shares a content word with its memory
-// (and the word), whichever of the two is asked, and the item a memory of
-// which inference made no memory or more than one.
+// (and the word), or of a direct question that shares none, whichever list
+// is asked, and the item a memory of which inference made no memory or more
+// than one.
 //
 // Result (JSON object):
 //   overall      {"questions","memories","hit@1","hit@3","mrr@10","context_hit",
@@ -55,7 +63,7 @@ struct ParaphraseOptions {
 //   by_category  {"<category>": same keys}
 //   config       {"benchmark": "paraphrase","file","embedder","word_vectors"
 //                 (the vector file or null),"engram_version","top_k","max_memories",
-//                 "queries" ("questions" or "keywords"),"infer"}
+//                 "queries" ("questions", "keywords" or "direct"),"infer"}
 //   latency_ms   {"p50","p95","p99","mean","calls"}: one search per question
 //   misses       [{"id","question","memory","rank","components","first",
 //                "first_components"}]: questions whose memory is not in the

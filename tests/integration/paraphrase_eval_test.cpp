@@ -1,6 +1,7 @@
 // `engram eval paraphrase`: the project's paraphrase set (bench/data/
 // paraphrase.jsonl) is well formed (every question and keyword query shares
-// no content word with its memory: the runner refuses the file otherwise),
+// no content word with its memory, every direct question at least one: the
+// runner refuses the file otherwise),
 // and on a slice the built-in engine finds the memory by meaning well above
 // what words alone find (nothing: the questions share no word with their
 // memories).
@@ -140,6 +141,31 @@ TEST(ParaphraseEval, KeywordQueriesFindMemoriesByMeaningOnASlice) {
   EXPECT_LE(words["overall"]["hit@3"].get<double>(), 0.35) << words.dump(1);
 }
 
+// The same memories asked for the way most questions are asked, sharing a
+// word with them ("Where do I work?" for "I work as a backend engineer at a
+// fintech startup"): meaning must not cost what words find. Every memory of
+// the main set and of the ninth held-out set has one (the ninth's written
+// before they were first run).
+TEST(ParaphraseEval, DirectQuestionsFindTheirMemoriesFirst) {
+  for (const std::string& set : {kSet, kHeldOut9}) {
+    auto j = RunEval("--direct", "", set);
+    ASSERT_TRUE(j.contains("overall")) << set;
+    EXPECT_EQ(j["config"]["queries"], "direct");
+    const auto& o = j["overall"];
+    EXPECT_EQ(o["questions"], o["memories"]) << set;  // one direct question each
+    // Measured: hit@1 1.0 on both (0.974 and 0.964 before a memory holding
+    // every word of the question counted as near in meaning as any: "Where
+    // do I work?" found "Our team tracks tasks in Jira" first, and its memory
+    // not among ten); a floor with a margin of a few questions.
+    EXPECT_GE(o["hit@1"].get<double>(), 0.95) << set << "\n" << j.dump(1);
+    EXPECT_GE(o["hit@3"].get<double>(), 0.98) << set << "\n" << j.dump(1);
+    for (const auto& m : j["misses"]) ADD_FAILURE() << set << ": " << m.dump();
+  }
+  // Not with --keywords: one list is asked.
+  auto r = Engram("eval paraphrase --direct --keywords '" + kSet + "'");
+  EXPECT_NE(r.exit_code, 0) << r.out;
+}
+
 // The memories added as `memory add` adds them by default, through the
 // built-in inference: first-person statements are stored as "User ...", and
 // the questions still find them by meaning.
@@ -195,6 +221,21 @@ TEST(ParaphraseEval, AQuestionSharingAWordWithItsMemoryIsRefused) {
   EXPECT_EQ(r.exit_code, 2) << r.out;
   EXPECT_NE(r.out.find("nokw.jsonl:1: no \"keywords\""), std::string::npos) << r.out;
   EXPECT_EQ(Engram("eval paraphrase '" + dir.File("missing.jsonl") + "'").exit_code, 1);
+  // A direct question must share a word with its memory; it is checked
+  // whichever list is asked, and asking for them needs them on every item.
+  {
+    std::ofstream out(dir.File("direct.jsonl"));
+    out << R"({"id": "a", "memory": "Priya loves ramen", "questions": ["What does she eat?"], "direct": ["What does she like?"]})"
+        << "\n";
+  }
+  r = Engram("eval paraphrase '" + dir.File("direct.jsonl") + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("direct question \"What does she like?\" shares no content word"),
+            std::string::npos)
+      << r.out;
+  r = Engram("eval paraphrase --direct '" + dir.File("nokw.jsonl") + "'");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_NE(r.out.find("nokw.jsonl:1: no \"direct\""), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -161,8 +161,19 @@ TEST(AnswerClass, AQuestionAskingWhereSomeoneWorksAsksForAWorkplace) {
     EXPECT_TRUE(c.HeldBy("He bakes bread at the corner bakery")) << q;
     EXPECT_FALSE(c.HeldBy("My boss wants the report by Friday")) << q;
     EXPECT_FALSE(c.HeldBy("She bought a new laptop")) << q;
+    // What a text says someone works at or for is where, whatever the
+    // word: a name WordNet does not know, a word it knows otherwise.
+    EXPECT_TRUE(c.HeldBy("I work as a backend engineer at a fintech startup")) << q;
+    EXPECT_TRUE(c.HeldBy("She works for Globex")) << q;
+    EXPECT_TRUE(c.HeldBy("My job at the agency is fun")) << q;
+    // ... not a time, a number or a pronoun after it, nor "at" far after.
+    EXPECT_FALSE(c.HeldBy("I work at night")) << q;
+    EXPECT_FALSE(c.HeldBy("He worked for two years as a cook")) << q;
+    EXPECT_FALSE(c.HeldBy("I work for myself")) << q;
+    EXPECT_FALSE(c.HeldBy("I work hard and then go for a swim")) << q;
   }
-  // Where someone lives is no organisation.
+  // Where someone lives is no organisation, nor what they work at.
+  EXPECT_FALSE(AnswerClass::Of("Where does she live?", Wn()).HeldBy("She works for Globex"));
   EXPECT_FALSE(AnswerClass::Of("Where does she live?", Wn()).HeldBy("She is an analyst at a logistics firm"));
 }
 
