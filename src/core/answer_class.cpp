@@ -424,6 +424,9 @@ const std::vector<std::string>& AnswerClass::Terms() const {
 
 bool AnswerClass::Names(std::string_view token) const {
   if (set_ == nullptr || token.size() < 3 || token == focus_ || text::IsStopword(token)) return false;
+  // (the words of working say where only by what follows them: "works" is
+  // a factory by its first noun sense)
+  if (workplace_ && IsWorkWord(token)) return false;
   const long noun = memo_->FirstNoun(token);
   return noun >= 0 && set_->Has(static_cast<std::uint32_t>(noun));
 }

@@ -70,7 +70,8 @@ class AnswerClass {
   const std::vector<std::string>& Terms() const;
   // Whether a lower-case token names a thing of the class by its most frequent
   // noun sense ("parrot" for "bird"; "head", a body part first, is no
-  // "leader"). The focus word itself is not counted: words match it anyway.
+  // "leader"). The focus word itself is not counted: words match it anyway;
+  // nor, for where someone works, a word of working ("works", a factory).
   bool Names(std::string_view token) const;
   // Whether a text holds such a token, not as a name (the words after
   // "named" or "called": "a dog named Rex" holds no king); for an

@@ -155,23 +155,17 @@ std::vector<float> UnsharedMeaning(const wordvec::WordVectors& words, const std:
   return acc;
 }
 
-// The share of the query's weight on the words the vectors know, when a
-// memory holds every one of them itself (`held`: how many of its known
-// words are the query's), else 0. Such a memory says all of the question's
-// meaning the vectors see, in the question's own words, and no memory
-// saying it in other words may pass it by meaning ("Our team tracks tasks in
-// Jira" for "Where do I work?", above "I work as a backend engineer at a
-// fintech startup"); the semantic component scores the meaning beyond the
-// shared words only for the memories that leave some out.
-double HeldMeaning(const ExpansionQuery& q, const std::unordered_set<long>& known_query,
-                   std::size_t held) {
-  if (known_query.empty() || held < known_query.size()) return 0.0;
-  double known = 0, all = 0;
-  for (std::size_t k = 0; k < q.terms.size() && k < q.weights.size(); ++k) {
-    all += q.weights[k];
-    if (q.terms[k] >= 0) known += q.weights[k];
-  }
-  return all > 0 ? known / all : 0.0;
+// Whether a memory holds every word of the query the vectors know itself
+// (`known_query`: their indexes; `held`: how many of the memory's known words
+// are among them). Such a memory says all of the question's meaning the
+// vectors see, in the question's own words, and no memory saying it in other
+// words may pass it by meaning ("Our team tracks tasks in Jira" for "Where
+// do I work?", above "I work as a backend engineer at a fintech startup";
+// "Bongani prefers hiking trails" for "Who raised Bongani?", "hike" being
+// "raise"): its semantic component is full. (The words the vectors do not
+// know, names mostly, are the other components'.)
+bool HoldsEveryKnownWord(const std::unordered_set<long>& known_query, std::size_t held) {
+  return !known_query.empty() && held >= known_query.size();
 }
 
 // Text matches as (id, -bm25): higher is better.
@@ -499,8 +493,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       for (std::size_t i = 0; i < msem.size() && i < qsem.size(); ++i) cos += static_cast<double>(qsem[i]) * msem[i];
       cos += kExpansionWeight * words->ExpansionMatch(qidx, qidf, known.all);
       d.semantic = std::clamp((cos - kSemanticFloor) / (kSemanticCeiling - kSemanticFloor), 0.0, 1.0);
-      d.semantic = std::max(d.semantic,
-                            HeldMeaning(expansion, qset, known.all.size() - known.unshared.size()));
+      if (HoldsEveryKnownWord(qset, known.all.size() - known.unshared.size())) d.semantic = 1.0;
       unclamped[m.id] = cos;
     }
     x.rest = kVectorWeight * std::max(d.vector, d.semantic) + kEntityWeight * d.entity;

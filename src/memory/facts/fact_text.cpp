@@ -219,9 +219,32 @@ std::vector<std::string> QueryEntityNames(std::string_view query) {
   std::vector<std::string> out;
   std::unordered_set<std::string> seen;
   for (const auto& e : ExtractEntities(query)) Push(out, seen, NormalizeEntity(e.name));
+  // A word the query writes in lower case that WordNet knows as a thing of a
+  // kind is no name of it ("piano" in "Does Emma have a piano?", which
+  // matched the name a memory's first word made: "Piano lessons for Emma");
+  // a name typed in lower case ("what does emma like") still is.
+  const wordnet::WordNet* wn = wordnet::WordNet::Default();
+  std::unordered_set<std::string> lower_things;
+  if (wn != nullptr) {
+    for (std::size_t at = 0; at < query.size();) {
+      std::size_t end = at;
+      while (end < query.size() && std::isalpha(static_cast<unsigned char>(query[end]))) ++end;
+      if (end == at) {
+        ++at;
+        continue;
+      }
+      const std::string word(query.substr(at, end - at));
+      at = end;
+      if (!std::islower(static_cast<unsigned char>(word[0]))) continue;
+      const int file = wn->NounClass(word);
+      // (not WordNet's noun.group, noun.location or noun.person)
+      if (file >= 0 && file != 14 && file != 15 && file != 18) lower_things.insert(word);
+    }
+  }
   auto tokens = text::Tokenize(query);
   for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (!text::IsStopword(tokens[i])) Push(out, seen, NormalizeEntity(tokens[i]));
+    if (!text::IsStopword(tokens[i]) && !lower_things.count(tokens[i]))
+      Push(out, seen, NormalizeEntity(tokens[i]));
     if (i + 1 < tokens.size()) Push(out, seen, NormalizeEntity(tokens[i] + " " + tokens[i + 1]));
   }
   return out;
@@ -285,7 +308,10 @@ namespace {
 // after, frames what a question asks rather than saying what it is about:
 // the "living" of "for a living", the "time" of "what time", the "often",
 // "long" and "soon" of "how often", "how long" and "how soon", the "kind",
-// "type" or "sort" of "what kind of".
+// "type" or "sort" of "what kind of", and the "think", "feel" or "opinion"
+// of "what do I think of", "how does she feel about", "my opinion on" (what
+// someone thinks of a thing is said in words of liking, or not said at all:
+// "I can't stand cilantro" for "What do I think of cilantro?").
 bool FrameWord(const std::string& w, const std::string& before2, const std::string& before1,
                const std::string& after) {
   if (w == "living") return before2 == "for" && before1 == "a";
@@ -293,6 +319,10 @@ bool FrameWord(const std::string& w, const std::string& before2, const std::stri
   if (w == "often" || w == "long" || w == "soon") return before1 == "how";
   if (w == "kind" || w == "kinds" || w == "type" || w == "types" || w == "sort" || w == "sorts") {
     return after == "of";
+  }
+  if (w == "think" || w == "thinks" || w == "feel" || w == "feels" || w == "opinion" ||
+      w == "opinions") {
+    return after == "of" || after == "about" || (after == "on" && w.starts_with("opinion"));
   }
   return false;
 }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -146,6 +147,13 @@ TEST(FactText, TheFrameOfAQuestionIsNotMeant) {
   EXPECT_EQ(QuestionMeant("Which type of bread?"), "Which  of bread?");
   EXPECT_EQ(QuestionMeant("What is her blood type?"), "What is her blood type?");
   EXPECT_EQ(QuestionMeant("She is kind of tired"), "She is  of tired");  // (a frame in any sentence)
+  // What someone thinks of a thing asks about the thing: "think" matched
+  // "considering" by meaning, above the memory that says "can't stand".
+  EXPECT_EQ(QuestionMeant("What do I think of cilantro?"), "What do I  of cilantro?");
+  EXPECT_EQ(QuestionMeant("How does Ana feel about dogs?"), "How does Ana  about dogs?");
+  EXPECT_EQ(QuestionMeant("What is his opinion on remote work?"), "What is his  on remote work?");
+  EXPECT_EQ(QuestionMeant("What does she think?"), "What does she think?");
+  EXPECT_EQ(QuestionMeant("Does he feel better?"), "Does he feel better?");
   // For its words the same, but "for a living" keeps its "living" (an
   // occupation matches it), and a question of frame words alone stays.
   EXPECT_EQ(QuestionWords("What kind of work do I do?"), "What  of work do I do?");
@@ -198,6 +206,26 @@ TEST(FactText, ParaphrasesShareTheirShape) {
   std::string huge;
   for (int i = 0; i < 300; ++i) huge += "word ";
   EXPECT_EQ(TextShape(huge), 0u);  // too long to check
+}
+
+// A word a query writes in lower case that WordNet knows as a thing of a
+// kind is no name the query names: "piano" in "Does Emma have a piano?"
+// matched the name the first word of "Piano lessons for Emma" made. A name
+// typed in lower case still is, and a place, a person or a group.
+TEST(FactText, AQueryNamesNoThingItWritesInLowerCase) {
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr)
+      << "no WordNet image: the build makes it (wordnet-base, installed by scripts/bootstrap)";
+  auto has = [](std::string_view query, const std::string& name) {
+    const auto names = QueryEntityNames(query);
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  EXPECT_FALSE(has("Does Emma have a piano?", "piano"));
+  EXPECT_TRUE(has("Does Emma have a piano?", "emma"));
+  EXPECT_TRUE(has("does emma have a piano", "emma"));
+  EXPECT_TRUE(has("Does Emma play the Piano?", "piano"));  // written as a name
+  EXPECT_TRUE(has("is she still in paris", "paris"));
+  EXPECT_TRUE(has("what does bongani like", "bongani"));
+  EXPECT_TRUE(has("Does Emma have a piano?", "a piano"));  // (pairs as before)
 }
 
 TEST(FactText, SameInOtherWordsOnlyWithSynonymsOfTheFirstSense) {

@@ -593,6 +593,33 @@ TEST_F(MeaningTest, AMemoryHoldingEveryWordOfTheQuestionIsNotPassedByMeaning) {
   }
 }
 
+// The same when the question also names someone the vectors do not know:
+// the name is the entity's and the words' to match, and the memory holding
+// the question's one known word means all the vectors see of it ("hiking"
+// is a "raise" of prices, "considering" a kind of "thinking").
+TEST_F(MeaningTest, ANameTheVectorsDoNotKnowLeavesTheMeaningToTheOtherWords) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
+                              "(wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  for (const char* m :
+       {"Bongani prefers hiking trails over crowded beaches on vacation.",
+        "Bongani's grandmother raised him in Durban.", "Yuki's parents live with her in Osaka.",
+        "I can't stand cilantro; it tastes like soap to me.",
+        "I'm considering switching to an electric car next year.",
+        "Elif works night shifts every other weekend.",
+        "Elif works as a pharmacist at a hospital in Izmir."}) {
+    Add(*e, "ann", m);
+  }
+  for (const auto& [q, want] : std::map<std::string, std::string>{
+           {"Who raised Bongani?", "Bongani's grandmother raised him in Durban."},
+           {"What do I think of cilantro?", "I can't stand cilantro; it tastes like soap to me."},
+           {"Where does Elif work?", "Elif works as a pharmacist at a hospital in Izmir."}}) {
+    auto first = First(*e, "ann", q);
+    ASSERT_TRUE(first) << q;
+    EXPECT_EQ(first->memory, want) << q;
+  }
+}
+
 // A question about the user alone prefers what is said of the user to what
 // is said of someone else in the same words.
 TEST_F(MeaningTest, AQuestionAboutTheUserPrefersWhatIsSaidOfTheUser) {
