@@ -180,7 +180,14 @@ std::size_t SkipLeadingFillers(std::string_view s, const std::vector<Word>& word
     if (phrase > 0) {
       next = k + phrase;
     } else if (OneOf(w, kFillers) || (!vocative.empty() && w == vocative)) {
-      next = k + 1;
+      // A run of fillers with one boundary at its end: "Oh yeah, ...",
+      // "Oh wow, ...", "Yeah no, ...".
+      std::size_t j = k;
+      while (j + 1 < words.size() && OneOf(words[j].lower, kFillers) &&
+             !BoundaryOrDashAfter(s, words, j) && OneOf(words[j + 1].lower, kFillers)) {
+        ++j;
+      }
+      next = j + 1;
     } else if ((w == "and" || w == "but") && k + 1 < words.size() && OneOf(words[k + 1].lower, kFillers)) {
       next = k + 2;  // "And yes, ...", "But honestly, ..."
     } else {

@@ -185,8 +185,16 @@ bool VerbOk(const Ctx& c, std::size_t j, bool after_modal) {
   return false;
 }
 
+// A promise of chat to keep the other informed ("I'll keep you posted",
+// "we'll keep ya updated"): nothing to remember of the speaker.
+bool KeepsPosted(const Ctx& c, std::size_t j) {
+  return c.at(j) == "keep" && OneOf(c.at(j + 1), {"you", "ya", "u", "y'all", "everyone"}) &&
+         OneOf(c.at(j + 2), {"posted", "updated", "informed", "in"});
+}
+
 bool WillOk(const Ctx& c, std::size_t j) {
   j = SkipAdverbs(c, j, false);
+  if (KeepsPosted(c, j)) return false;
   if (c.role == Role::kAssistant) return j < c.n() && HasContent(c, j + 1);
   const std::string& x = c.at(j);
   if (x == "be") return BeOk(c, j + 1);

@@ -136,16 +136,44 @@ TEST(FactRules, QuotationsMarkupAndTheListener) {
 }
 
 TEST(FactRules, QuestionsGreetingsAndFeelingsAreNotFacts) {
-  for (const char* s : {"How have you been?", "Hey Mel!", "Good to see you!", "Do you like painting?",
-                        "I think that's a great idea.", "I'm so happy for you!", "I love it!",
-                        "I'm not sure what to do.", "I'm doing great, thanks!", "I love you guys.",
-                        "I went there last week.", "I have a question about your trip.",
-                        "If I had a dog, I'd walk it every day.", "Let's grab coffee sometime.",
-                        "That sounds amazing!", "My name is Caroline.", "I just wanted to say thank you.",
+  for (const char* s : {"How have you been?",
+                        "Hey Mel!",
+                        "Good to see you!",
+                        "Do you like painting?",
+                        "I think that's a great idea.",
+                        "I'm so happy for you!",
+                        "I love it!",
+                        "I'm not sure what to do.",
+                        "I'm doing great, thanks!",
+                        "I love you guys.",
+                        "I went there last week.",
+                        "I have a question about your trip.",
+                        "If I had a dog, I'd walk it every day.",
+                        "Let's grab coffee sometime.",
+                        "That sounds amazing!",
+                        "My name is Caroline.",
+                        "I just wanted to say thank you.",
                         "Check this pic I got from the last networking event.",
-                        "I just wanted to fill you in on my business.", "And here's a pic I got from my walk."}) {
+                        "I just wanted to fill you in on my business.",
+                        "And here's a pic I got from my walk.",
+                        "I'll keep ya posted.",
+                        "We will keep you updated!",
+                        "I'll keep you in the loop."}) {
     EXPECT_EQ(UserFact(s), "") << s;
   }
+  EXPECT_EQ(AssistantFact("I'll keep you posted."), "");
+  // What is kept is not the promise of chat: "I keep my notes in Obsidian".
+  EXPECT_EQ(UserFact("I'll keep my notes in Obsidian from now on."),
+            "Caroline will keep Caroline's notes in Obsidian from now on.");
+}
+
+// A run of fillers before what is said goes with them when a boundary ends
+// it ("Oh yeah, ..."); without one the words stay.
+TEST(FactRules, ARunOfFillersIsDroppedWhole) {
+  EXPECT_EQ(UserFact("Oh yeah, we went to the beach recently."),
+            "Caroline and others went to the beach recently.");
+  EXPECT_EQ(UserFact("Oh wow, I adopted a puppy!"), "Caroline adopted a puppy.");
+  EXPECT_EQ(UserFact("Yeah well, I moved to Denver."), "Caroline moved to Denver.");
 }
 
 TEST(FactRules, AssistantCommitmentsAndSelfStatements) {
