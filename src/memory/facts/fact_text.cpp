@@ -311,7 +311,9 @@ namespace {
 // "type" or "sort" of "what kind of", and the "think", "feel" or "opinion"
 // of "what do I think of", "how does she feel about", "my opinion on" (what
 // someone thinks of a thing is said in words of liking, or not said at all:
-// "I can't stand cilantro" for "What do I think of cilantro?").
+// "I can't stand cilantro" for "What do I think of cilantro?"), and the
+// "come" of "where does it come from" (an origin or a cause, said in any
+// words: "back pain from an old skiing injury").
 bool FrameWord(const std::string& w, const std::string& before2, const std::string& before1,
                const std::string& after) {
   if (w == "living") return before2 == "for" && before1 == "a";
@@ -324,6 +326,7 @@ bool FrameWord(const std::string& w, const std::string& before2, const std::stri
       w == "opinions") {
     return after == "of" || after == "about" || (after == "on" && w.starts_with("opinion"));
   }
+  if (w == "come" || w == "comes" || w == "came") return after == "from";
   return false;
 }
 

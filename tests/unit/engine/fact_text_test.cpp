@@ -154,6 +154,9 @@ TEST(FactText, TheFrameOfAQuestionIsNotMeant) {
   EXPECT_EQ(QuestionMeant("What is his opinion on remote work?"), "What is his  on remote work?");
   EXPECT_EQ(QuestionMeant("What does she think?"), "What does she think?");
   EXPECT_EQ(QuestionMeant("Does he feel better?"), "Does he feel better?");
+  // Nor "come from": an origin or a cause, said in any words.
+  EXPECT_EQ(QuestionMeant("Where does my back pain come from?"), "Where does my back pain  from?");
+  EXPECT_EQ(QuestionMeant("When did she come home?"), "When did she come home?");
   // For its words the same, but "for a living" keeps its "living" (an
   // occupation matches it), and a question of frame words alone stays.
   EXPECT_EQ(QuestionWords("What kind of work do I do?"), "What  of work do I do?");
