@@ -53,6 +53,21 @@ const std::unordered_set<std::string>& SentenceStarters() {
   return k;
 }
 
+// Calls fn(at, end) for each run of ASCII letters of `s`, in order.
+template <typename Fn>
+void ForEachLetterRun(std::string_view s, Fn fn) {
+  for (std::size_t at = 0; at < s.size();) {
+    std::size_t end = at;
+    while (end < s.size() && std::isalpha(static_cast<unsigned char>(s[end]))) ++end;
+    if (end == at) {
+      ++at;
+      continue;
+    }
+    fn(at, end);
+    at = end;
+  }
+}
+
 std::string StripWord(std::string w) {
   while (!w.empty() && std::ispunct(static_cast<unsigned char>(w.back())) && w.back() != '+' &&
          w.back() != '#')
@@ -226,20 +241,13 @@ std::vector<std::string> QueryEntityNames(std::string_view query) {
   const wordnet::WordNet* wn = wordnet::WordNet::Default();
   std::unordered_set<std::string> lower_things;
   if (wn != nullptr) {
-    for (std::size_t at = 0; at < query.size();) {
-      std::size_t end = at;
-      while (end < query.size() && std::isalpha(static_cast<unsigned char>(query[end]))) ++end;
-      if (end == at) {
-        ++at;
-        continue;
-      }
+    ForEachLetterRun(query, [&](std::size_t at, std::size_t end) {
+      if (!std::islower(static_cast<unsigned char>(query[at]))) return;
       const std::string word(query.substr(at, end - at));
-      at = end;
-      if (!std::islower(static_cast<unsigned char>(word[0]))) continue;
       const int file = wn->NounClass(word);
       // (not WordNet's noun.group, noun.location or noun.person)
       if (file >= 0 && file != 14 && file != 15 && file != 18) lower_things.insert(word);
-    }
+    });
   }
   auto tokens = text::Tokenize(query);
   for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -340,18 +348,11 @@ std::string WithoutFrame(std::string_view question, bool keep_living) {
     std::string lower;
   };
   std::vector<Word> words;
-  for (std::size_t at = 0; at < question.size();) {
-    std::size_t end = at;
-    while (end < question.size() && std::isalpha(static_cast<unsigned char>(question[end]))) ++end;
-    if (end == at) {
-      ++at;
-      continue;
-    }
+  ForEachLetterRun(question, [&](std::size_t at, std::size_t end) {
     std::string w(question.substr(at, end - at));
     for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     words.push_back({at, end, std::move(w)});
-    at = end;
-  }
+  });
   static const std::string kNone;
   std::string out;
   out.reserve(question.size());
