@@ -144,10 +144,10 @@ TEST(ParaphraseEval, KeywordQueriesFindMemoriesByMeaningOnASlice) {
 // The same memories asked for the way most questions are asked, sharing a
 // word with them ("Where do I work?" for "I work as a backend engineer at a
 // fintech startup"): meaning must not cost what words find. Every memory of
-// the main set and of the sixth to ninth held-out sets has one (each written
+// the main set and of the fifth to ninth held-out sets has one (each written
 // before it was first run).
 TEST(ParaphraseEval, DirectQuestionsFindTheirMemoriesFirst) {
-  for (const std::string& set : {kSet, kHeldOut6, kHeldOut7, kHeldOut8, kHeldOut9}) {
+  for (const std::string& set : {kSet, kHeldOut5, kHeldOut6, kHeldOut7, kHeldOut8, kHeldOut9}) {
     auto j = RunEval("--direct", "", set);
     ASSERT_TRUE(j.contains("overall")) << set;
     EXPECT_EQ(j["config"]["queries"], "direct");
@@ -157,8 +157,8 @@ TEST(ParaphraseEval, DirectQuestionsFindTheirMemoriesFirst) {
     // 0.911, 0.946 and 0.964 before a memory holding every word of the
     // question the vectors know counted as near in meaning as any: "Where do
     // I work?" found "Our team tracks tasks in Jira" first, and its memory
-    // not among ten), 0.982 on the sixth (its blind run); a floor with a
-    // margin of a few questions.
+    // not among ten), 1.0 on the fifth (0.982 blind), 0.982 on the sixth (its
+    // blind run); a floor with a margin of a few questions.
     EXPECT_GE(o["hit@1"].get<double>(), 0.95) << set << "\n" << j.dump(1);
     EXPECT_GE(o["hit@3"].get<double>(), 0.98) << set << "\n" << j.dump(1);
   }

@@ -321,7 +321,9 @@ namespace {
 // someone thinks of a thing is said in words of liking, or not said at all:
 // "I can't stand cilantro" for "What do I think of cilantro?"), and the
 // "come" of "where does it come from" (an origin or a cause, said in any
-// words: "back pain from an old skiing injury").
+// words: "back pain from an old skiing injury"), and the "called" or "named"
+// that ends "what are my cats called?" (a name, which a memory says without
+// the word: "two cats, Miso and Pepper").
 bool FrameWord(const std::string& w, const std::string& before2, const std::string& before1,
                const std::string& after) {
   if (w == "living") return before2 == "for" && before1 == "a";
@@ -335,6 +337,7 @@ bool FrameWord(const std::string& w, const std::string& before2, const std::stri
     return after == "of" || after == "about" || (after == "on" && w.starts_with("opinion"));
   }
   if (w == "come" || w == "comes" || w == "came") return after == "from";
+  if (w == "called" || w == "named") return after.empty();
   return false;
 }
 

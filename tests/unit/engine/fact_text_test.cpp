@@ -157,6 +157,10 @@ TEST(FactText, TheFrameOfAQuestionIsNotMeant) {
   // Nor "come from": an origin or a cause, said in any words.
   EXPECT_EQ(QuestionMeant("Where does my back pain come from?"), "Where does my back pain  from?");
   EXPECT_EQ(QuestionMeant("When did she come home?"), "When did she come home?");
+  // Nor the "called" or "named" that ends a question for a name.
+  EXPECT_EQ(QuestionMeant("What are my cats called?"), "What are my cats ?");
+  EXPECT_EQ(QuestionMeant("What is the dog named"), "What is the dog ");
+  EXPECT_EQ(QuestionMeant("Who called me yesterday?"), "Who called me yesterday?");
   // For its words the same, but "for a living" keeps its "living" (an
   // occupation matches it), and a question of frame words alone stays.
   EXPECT_EQ(QuestionWords("What kind of work do I do?"), "What  of work do I do?");
