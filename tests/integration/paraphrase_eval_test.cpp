@@ -91,7 +91,7 @@ TEST(ParaphraseEval, TheHeldOutSetsAreWellFormedAndRunFromTheirFiles) {
     EXPECT_EQ(j["overall"]["questions"], questions) << set;
     EXPECT_EQ(j["config"]["file"].get<std::string>(), set);
     ASSERT_FALSE(j["config"]["word_vectors"].is_null()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
-    // Measured on the whole sets: hit@3 0.725, 0.821, 0.696, 0.679, 0.732,
+    // Measured on the whole sets: hit@3 0.710, 0.821, 0.696, 0.679, 0.732,
     // 0.607, 0.643, 0.607 and 0.661 (docs/PERFORMANCE.md); a floor under them, and far
     // above words alone (0.029 to 0.036 on the first three).
     EXPECT_GE(j["overall"]["hit@3"].get<double>(), 0.40) << set << "\n" << j.dump(1);
@@ -144,10 +144,11 @@ TEST(ParaphraseEval, KeywordQueriesFindMemoriesByMeaningOnASlice) {
 // The same memories asked for the way most questions are asked, sharing a
 // word with them ("Where do I work?" for "I work as a backend engineer at a
 // fintech startup"): meaning must not cost what words find. Every memory of
-// the main set and of the fifth to ninth held-out sets has one (each written
-// before it was first run).
+// the main set and of the fourth to ninth held-out sets has one (each
+// written before it was first run).
 TEST(ParaphraseEval, DirectQuestionsFindTheirMemoriesFirst) {
-  for (const std::string& set : {kSet, kHeldOut5, kHeldOut6, kHeldOut7, kHeldOut8, kHeldOut9}) {
+  for (const std::string& set :
+       {kSet, kHeldOut4, kHeldOut5, kHeldOut6, kHeldOut7, kHeldOut8, kHeldOut9}) {
     auto j = RunEval("--direct", "", set);
     ASSERT_TRUE(j.contains("overall")) << set;
     EXPECT_EQ(j["config"]["queries"], "direct");
@@ -157,8 +158,9 @@ TEST(ParaphraseEval, DirectQuestionsFindTheirMemoriesFirst) {
     // 0.911, 0.946 and 0.964 before a memory holding every word of the
     // question the vectors know counted as near in meaning as any: "Where do
     // I work?" found "Our team tracks tasks in Jira" first, and its memory
-    // not among ten), 1.0 on the fifth (0.982 blind), 0.982 on the sixth (its
-    // blind run); a floor with a margin of a few questions.
+    // not among ten), 1.0 on the fifth (0.982 blind), 0.982 on the fourth
+    // (0.964 blind) and the sixth (its blind run); a floor with a margin of
+    // a few questions.
     EXPECT_GE(o["hit@1"].get<double>(), 0.95) << set << "\n" << j.dump(1);
     EXPECT_GE(o["hit@3"].get<double>(), 0.98) << set << "\n" << j.dump(1);
   }

@@ -420,12 +420,25 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     const auto ft = LexicalTerms(asked.focus());
     if (ft.size() == 1) focus_at = static_cast<std::size_t>(std::find(qterms.begin(), qterms.end(), ft[0]) - qterms.begin());
   }
+  // The focus word's indexes among the query's known words: a memory naming a
+  // thing of the class holds it (step below), and with it maybe every known
+  // word of the question.
+  std::unordered_set<long> focus_known;
+  if (!qsem.empty() && !asked.empty() && !asked.focus().empty()) {
+    std::vector<long> idx;
+    for (const auto& t : DistinctTerms(asked.focus())) words->Lookup(t, idx);
+    for (long i : idx) {
+      if (qset.count(i)) focus_known.insert(i);
+    }
+  }
   // Each candidate scored without the class first; `gain` is what naming a
-  // thing of the class would add to its lexical hits.
+  // thing of the class would add to its lexical hits; `whole_with_class`:
+  // the memory holds every known word of the question but the focus's.
   struct Scored {
     MemoryItem m;
     MemoryScoreDetails* d;
     double hit = 0, all = 0, gain = 0, rest = 0;  // rest: the score's other components
+    bool whole_with_class = false;
   };
   std::vector<Scored> scored;
   scored.reserve(cand.size());
@@ -493,7 +506,14 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       for (std::size_t i = 0; i < msem.size() && i < qsem.size(); ++i) cos += static_cast<double>(qsem[i]) * msem[i];
       cos += kExpansionWeight * words->ExpansionMatch(qidx, qidf, known.all);
       d.semantic = std::clamp((cos - kSemanticFloor) / (kSemanticCeiling - kSemanticFloor), 0.0, 1.0);
-      if (HoldsEveryKnownWord(qset, known.all.size() - known.unshared.size())) d.semantic = 1.0;
+      if (HoldsEveryKnownWord(qset, known.all.size() - known.unshared.size())) {
+        d.semantic = 1.0;
+      } else if (!focus_known.empty()) {
+        x.whole_with_class = std::all_of(qset.begin(), qset.end(), [&](long i) {
+          return focus_known.count(i) > 0 ||
+                 std::find(known.all.begin(), known.all.end(), i) != known.all.end();
+        });
+      }
       unclamped[m.id] = cos;
     }
     x.rest = kVectorWeight * std::max(d.vector, d.semantic) + kEntityWeight * d.entity;
@@ -518,10 +538,21 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       floor = s0[static_cast<std::size_t>(o.top_k - 1)];
     }
     for (auto& x : scored) {
-      if (x.gain <= 0 || x.all <= 0 || x.m.score + kLexicalWeight * x.gain / x.all < floor) continue;
+      // (naming a thing of the class in place of the focus word, a memory
+      // holding the question's other known words holds all of its meaning)
+      const double meaning_gain =
+          x.whole_with_class ? kVectorWeight * (1.0 - std::max(x.d->vector, x.d->semantic)) : 0.0;
+      if (x.gain <= 0 || x.all <= 0 ||
+          x.m.score + kLexicalWeight * x.gain / x.all + meaning_gain < floor) {
+        continue;
+      }
       if (asked.HeldBy(x.m.memory)) {
         x.hit += x.gain;
         x.d->lexical = x.hit / x.all;
+        if (x.whole_with_class) {
+          x.d->semantic = 1.0;
+          x.rest = kVectorWeight + kEntityWeight * x.d->entity;
+        }
       } else if (unheld_lose) {
         x.d->semantic *= kOccupationUnheld;
         x.rest = kVectorWeight * std::max(x.d->vector, x.d->semantic) + kEntityWeight * x.d->entity;

@@ -593,6 +593,31 @@ TEST_F(MeaningTest, AMemoryHoldingEveryWordOfTheQuestionIsNotPassedByMeaning) {
   }
 }
 
+// A memory naming a thing of the kind the question asks for holds its noun
+// (the answer class), and with the question's other words all of it: "The
+// user wants to learn Japanese" for "What language does the user want to
+// learn?", above "studying" and "lyrics", near "learn" and "language" by
+// meaning.
+TEST_F(MeaningTest, AMemoryNamingWhatIsAskedAndHoldingTheOtherWordsHoldsAllOfIt) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
+                              "(wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  for (const char* m :
+       {"Lena listens to lo-fi hip hop while studying and finds lyrics distracting.",
+        "The user wants to learn Japanese before a trip to Osaka in 2026.",
+        "Grandma needs a hearing aid in her right ear but often forgets to wear it.",
+        "I'd rather watch horror movies than comedies on weekend nights."}) {
+    Add(*e, "ann", m);
+  }
+  MemorySearchOptions so;
+  so.explain = true;
+  auto r = e->SearchMemories(User("ann"), "What language does the user want to learn?", so);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->empty());
+  EXPECT_EQ(r->front().memory, "The user wants to learn Japanese before a trip to Osaka in 2026.");
+  EXPECT_EQ(r->front().score_details->semantic, 1.0);
+}
+
 // The same when the question also names someone the vectors do not know:
 // the name is the entity's and the words' to match, and the memory holding
 // the question's one known word means all the vectors see of it ("hiking"
