@@ -156,11 +156,11 @@ bool IsWorkWord(std::string_view w) {
   return OneOf(w, {"work", "works", "worked", "working", "employed", "job", "jobs"});
 }
 
-// A number, in figures or words ("for 5 years", "for two years").
+// A number, in figures or words ("for 5 years", "for two years", "for many
+// years").
 bool IsNumberWord(std::string_view w) {
-  return (!w.empty() && w[0] >= '0' && w[0] <= '9') ||
-         OneOf(w, {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                   "twelve", "twenty", "few", "several", "many"});
+  return (!w.empty() && w[0] >= '0' && w[0] <= '9') || text::IsNumberWord(w) ||
+         OneOf(w, {"few", "several", "many"});
 }
 
 // Whether a question asking where asks where someone works ("Where does she
@@ -412,8 +412,7 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
   }
   c.set_ = std::move(made.set);
   c.terms_ = std::move(made.terms);
-  if (c.set_ == nullptr) c.occupation_ = false;
-  if (c.set_ == nullptr) c.workplace_ = false;
+  if (c.set_ == nullptr) c.occupation_ = c.workplace_ = false;
   return c;
 }
 

@@ -283,6 +283,22 @@ void ForEachToken(std::string_view text, TokenFn fn) {
   TokenizeWith(text, cur, pending, [&](std::string& token) { fn(token); });
 }
 
+bool IsNumberWord(std::string_view t) {
+  static const std::unordered_set<std::string_view> kWords = {
+      "zero",    "one",       "two",      "three",    "four",    "five",     "six",      "seven",
+      "eight",   "nine",      "ten",      "eleven",   "twelve",  "thirteen", "fourteen", "fifteen",
+      "sixteen", "seventeen", "eighteen", "nineteen", "twenty",  "thirty",   "forty",    "fifty",
+      "sixty",   "seventy",   "eighty",   "ninety",   "hundred", "thousand", "million",  "billion",
+      "dozen",   "once",      "twice",    "thrice",   "half",    "first",    "second",   "third",
+      "fourth",  "fifth",     "sixth",    "seventh",  "eighth",  "ninth",    "tenth",    "single",
+      "double",  "triple",    "both",     "couple",   "pair"};
+  if (kWords.count(t) > 0) return true;
+  // A number written with a hyphen ("fifty-five", "twenty-first"): each part one.
+  const std::size_t dash = t.find('-');
+  return dash != std::string_view::npos && dash > 0 && dash + 1 < t.size() &&
+         kWords.count(t.substr(0, dash)) > 0 && IsNumberWord(t.substr(dash + 1));
+}
+
 bool IsStopword(std::string_view token) {
   static const std::unordered_set<std::string_view> kStop = {
       "a", "about", "above", "after", "again", "against", "all", "also", "am", "an", "and", "any",

@@ -59,6 +59,11 @@ void ForEachToken(std::string_view text, TokenFn fn);
 // True for common function words (English list; short and conservative).
 bool IsStopword(std::string_view token);
 
+// True for a lower-case number word: a cardinal or ordinal ("two", "twelve",
+// "sixty", "million", "third"), a count ("dozen", "twice", "half", "couple",
+// "both"), or two of them joined by a hyphen ("fifty-five", "twenty-first").
+bool IsNumberWord(std::string_view token);
+
 // The word a short form of informal writing stands for ("fave": "favorite",
 // "bday": "birthday", "fam": "family", "convo": "conversation"); "" for any
 // other token. Only forms that stand for one word: "doc" (doctor or

@@ -53,6 +53,12 @@ const std::unordered_set<std::string>& SentenceStarters() {
   return k;
 }
 
+// WordNet's lexicographer files of groups, places and people (noun.group,
+// noun.location, noun.person).
+constexpr int kGroupFile = 14;
+constexpr int kLocationFile = 15;
+constexpr int kPersonFile = 18;
+
 // Calls fn(at, end) for each run of ASCII letters of `s`, in order.
 template <typename Fn>
 void ForEachLetterRun(std::string_view s, Fn fn) {
@@ -245,8 +251,9 @@ std::vector<std::string> QueryEntityNames(std::string_view query) {
       if (!std::islower(static_cast<unsigned char>(query[at]))) return;
       const std::string word(query.substr(at, end - at));
       const int file = wn->NounClass(word);
-      // (not WordNet's noun.group, noun.location or noun.person)
-      if (file >= 0 && file != 14 && file != 15 && file != 18) lower_things.insert(word);
+      if (file >= 0 && file != kGroupFile && file != kLocationFile && file != kPersonFile) {
+        lower_things.insert(word);
+      }
     });
   }
   auto tokens = text::Tokenize(query);
@@ -292,20 +299,6 @@ bool IsNegation(std::string_view t, std::string_view before) {
   if (kWords.count(t)) return true;
   if (t.size() > 3 && t.substr(t.size() - 3) == "n't") return true;
   return t == "t" && !before.empty() && before.back() == 'n';
-}
-
-bool IsNumberWord(std::string_view t) {
-  static const std::unordered_set<std::string_view> kWords = {
-      "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-      "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
-      "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million",
-      "billion", "dozen", "once", "twice", "thrice", "half", "first", "second", "third", "fourth", "fifth",
-      "sixth", "seventh", "eighth", "ninth", "tenth", "single", "double", "triple", "both", "couple", "pair"};
-  if (kWords.count(t) > 0) return true;
-  // A number written with a hyphen ("fifty-five", "twenty-first"): each part one.
-  const std::size_t dash = t.find('-');
-  return dash != std::string_view::npos && dash > 0 && dash + 1 < t.size() &&
-         kWords.count(t.substr(0, dash)) > 0 && IsNumberWord(t.substr(dash + 1));
 }
 
 }  // namespace
@@ -400,14 +393,12 @@ bool HoldsNumber(std::string_view text) {
   bool found = false;
   text::ForEachToken(text, [&](std::string_view t) {
     found = found || std::any_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
-            (IsNumberWord(t) && !kNotCounts.count(t)) || kCounts.count(t) > 0;
+            (text::IsNumberWord(t) && !kNotCounts.count(t)) || kCounts.count(t) > 0;
   });
   return found;
 }
 
 namespace {
-
-constexpr int kPersonFile = 18;  // WordNet's noun.person
 
 bool IsPerson(std::string_view lower, const wordnet::WordNet* wn) {
   return wn && lower != "user" && wn->NounClass(lower) == kPersonFile;
@@ -559,7 +550,8 @@ ParaphraseCheck::Claims ParaphraseCheck::ClaimsOf(std::string_view text) {
   std::string before;
   text::ForEachToken(text, [&](std::string_view t) {
     if (IsNegation(t, before)) ++out.first;
-    if (IsNumberWord(t) || std::any_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (text::IsNumberWord(t) ||
+        std::any_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; })) {
       out.second.emplace_back(t);
     }
     before.assign(t);
@@ -577,7 +569,7 @@ bool Letters(std::string_view t) {
 // A token SameInOtherWords lets be another word: of letters, not a
 // stopword, a negation or a number word.
 bool Flexible(std::string_view t) {
-  return Letters(t) && !text::IsStopword(t) && !IsNegation(t, {}) && !IsNumberWord(t);
+  return Letters(t) && !text::IsStopword(t) && !IsNegation(t, {}) && !text::IsNumberWord(t);
 }
 
 }  // namespace

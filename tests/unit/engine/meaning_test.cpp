@@ -44,6 +44,9 @@ class MeaningTest : public ::testing::Test {
     ASSERT_TRUE(r.ok()) << r.status().ToString();
     clock_.Advance(1000);
   }
+  void Add(Engine& e, const std::string& user, std::initializer_list<const char*> texts) {
+    for (const char* t : texts) Add(e, user, t);
+  }
   // The first result of a search with `explain` on; nullopt (and a failure) when there is none.
   std::optional<MemoryItem> First(Engine& e, const std::string& user, const std::string& query) {
     MemorySearchOptions so;
@@ -574,22 +577,17 @@ TEST_F(MeaningTest, AMemoryHoldingEveryWordOfTheQuestionIsNotPassedByMeaning) {
   ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
                               "(wordnet-base, installed by scripts/bootstrap)";
   auto e = Open();
-  for (const char* m :
-       {"Our team tracks tasks in Jira", "Piano lessons for Emma on Wednesdays after school",
-        "Sofia is a lawyer specialising in immigration cases", "Pierre runs a small bakery in Lyon",
-        "The user's sister works as a nurse in Toronto",
-        "Helen works remotely from home three days a week",
-        "I work as a backend engineer at a fintech startup", "Yoga class every Tuesday at 7 pm"}) {
-    Add(*e, "ann", m);
-  }
-  MemorySearchOptions so;
-  so.explain = true;
+  Add(*e, "ann",
+      {"Our team tracks tasks in Jira", "Piano lessons for Emma on Wednesdays after school",
+       "Sofia is a lawyer specialising in immigration cases", "Pierre runs a small bakery in Lyon",
+       "The user's sister works as a nurse in Toronto",
+       "Helen works remotely from home three days a week",
+       "I work as a backend engineer at a fintech startup", "Yoga class every Tuesday at 7 pm"});
   for (const char* q : {"Where do I work?", "Where does the user work?"}) {
-    auto r = e->SearchMemories(User("ann"), q, so);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    ASSERT_FALSE(r->empty()) << q;
-    EXPECT_EQ(r->front().memory, "I work as a backend engineer at a fintech startup") << q;
-    EXPECT_EQ(r->front().score_details->semantic, 1.0) << q;
+    auto first = First(*e, "ann", q);
+    ASSERT_TRUE(first) << q;
+    EXPECT_EQ(first->memory, "I work as a backend engineer at a fintech startup") << q;
+    EXPECT_EQ(first->score_details->semantic, 1.0) << q;
   }
 }
 
@@ -602,20 +600,15 @@ TEST_F(MeaningTest, AMemoryNamingWhatIsAskedAndHoldingTheOtherWordsHoldsAllOfIt)
   ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
                               "(wordnet-base, installed by scripts/bootstrap)";
   auto e = Open();
-  for (const char* m :
-       {"Lena listens to lo-fi hip hop while studying and finds lyrics distracting.",
-        "The user wants to learn Japanese before a trip to Osaka in 2026.",
-        "Grandma needs a hearing aid in her right ear but often forgets to wear it.",
-        "I'd rather watch horror movies than comedies on weekend nights."}) {
-    Add(*e, "ann", m);
-  }
-  MemorySearchOptions so;
-  so.explain = true;
-  auto r = e->SearchMemories(User("ann"), "What language does the user want to learn?", so);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_FALSE(r->empty());
-  EXPECT_EQ(r->front().memory, "The user wants to learn Japanese before a trip to Osaka in 2026.");
-  EXPECT_EQ(r->front().score_details->semantic, 1.0);
+  Add(*e, "ann",
+      {"Lena listens to lo-fi hip hop while studying and finds lyrics distracting.",
+       "The user wants to learn Japanese before a trip to Osaka in 2026.",
+       "Grandma needs a hearing aid in her right ear but often forgets to wear it.",
+       "I'd rather watch horror movies than comedies on weekend nights."});
+  auto first = First(*e, "ann", "What language does the user want to learn?");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->memory, "The user wants to learn Japanese before a trip to Osaka in 2026.");
+  EXPECT_EQ(first->score_details->semantic, 1.0);
 }
 
 // The same when the question also names someone the vectors do not know:
@@ -626,15 +619,13 @@ TEST_F(MeaningTest, ANameTheVectorsDoNotKnowLeavesTheMeaningToTheOtherWords) {
   ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
                               "(wordnet-base, installed by scripts/bootstrap)";
   auto e = Open();
-  for (const char* m :
-       {"Bongani prefers hiking trails over crowded beaches on vacation.",
-        "Bongani's grandmother raised him in Durban.", "Yuki's parents live with her in Osaka.",
-        "I can't stand cilantro; it tastes like soap to me.",
-        "I'm considering switching to an electric car next year.",
-        "Elif works night shifts every other weekend.",
-        "Elif works as a pharmacist at a hospital in Izmir."}) {
-    Add(*e, "ann", m);
-  }
+  Add(*e, "ann",
+      {"Bongani prefers hiking trails over crowded beaches on vacation.",
+       "Bongani's grandmother raised him in Durban.", "Yuki's parents live with her in Osaka.",
+       "I can't stand cilantro; it tastes like soap to me.",
+       "I'm considering switching to an electric car next year.",
+       "Elif works night shifts every other weekend.",
+       "Elif works as a pharmacist at a hospital in Izmir."});
   for (const auto& [q, want] : std::map<std::string, std::string>{
            {"Who raised Bongani?", "Bongani's grandmother raised him in Durban."},
            {"What do I think of cilantro?", "I can't stand cilantro; it tastes like soap to me."},
