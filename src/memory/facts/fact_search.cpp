@@ -168,6 +168,12 @@ bool HoldsEveryKnownWord(const std::unordered_set<long>& known_query, std::size_
   return !known_query.empty() && held >= known_query.size();
 }
 
+// A word naming the unit of a time a question asks for ("What day",
+// "Which days"; time::AsksWhen's).
+bool IsTimeUnit(std::string_view t) {
+  return t == "day" || t == "days" || t == "date" || t == "week" || t == "month" || t == "year";
+}
+
 // Text matches as (id, -bm25): higher is better.
 Scored Lexical(const std::vector<store::FactTextHit>& hits) {
   Scored out;
@@ -440,6 +446,23 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     double hit = 0, all = 0, gain = 0, rest = 0;  // rest: the score's other components
     bool whole_with_class = false;
   };
+  // The unit of a question asking for a time ("What day ...?", "Which days
+  // ...?", "What year ...?"): a memory saying a time holds it
+  // ("Physiotherapy ... is on Mondays" holds every known word of "Which
+  // days is physiotherapy?"), as the lexical time term below does.
+  std::unordered_set<long> when_unit;
+  if (!qsem.empty() && asks_when) {
+    std::vector<long> idx;
+    for (std::size_t i = 1; i < query_tokens.size(); ++i) {
+      if (IsTimeUnit(query_tokens[i]) &&
+          (query_tokens[i - 1] == "what" || query_tokens[i - 1] == "which")) {
+        words->Lookup(text::Stem(query_tokens[i]), idx);
+      }
+    }
+    for (long i : idx) {
+      if (qset.count(i)) when_unit.insert(i);
+    }
+  }
   std::vector<Scored> scored;
   scored.reserve(cand.size());
   for (auto& [id, d] : cand) {
@@ -506,7 +529,12 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       for (std::size_t i = 0; i < msem.size() && i < qsem.size(); ++i) cos += static_cast<double>(qsem[i]) * msem[i];
       cos += kExpansionWeight * words->ExpansionMatch(qidx, qidf, known.all);
       d.semantic = std::clamp((cos - kSemanticFloor) / (kSemanticCeiling - kSemanticFloor), 0.0, 1.0);
-      if (HoldsEveryKnownWord(qset, known.all.size() - known.unshared.size())) {
+      std::size_t held = known.all.size() - known.unshared.size();
+      if (!when_unit.empty() && HoldsTimeWord(m.memory)) {
+        for (long i : when_unit)
+          held += std::find(known.all.begin(), known.all.end(), i) == known.all.end();
+      }
+      if (HoldsEveryKnownWord(qset, held)) {
         d.semantic = 1.0;
       } else if (!focus_known.empty()) {
         x.whole_with_class = std::all_of(qset.begin(), qset.end(), [&](long i) {

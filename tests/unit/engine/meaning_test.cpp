@@ -611,6 +611,30 @@ TEST_F(MeaningTest, AMemoryNamingWhatIsAskedAndHoldingTheOtherWordsHoldsAllOfIt)
   EXPECT_EQ(first->score_details->semantic, 1.0);
 }
 
+// A question asking for a time by its unit ("Which days ...?", "What year
+// ...?") is answered by a memory holding its other words and saying a time:
+// "Mondays" holds the "days" asked for, as "last year" (near "days" by
+// meaning) does not hold "physiotherapy".
+TEST_F(MeaningTest, AMemorySayingATimeHoldsTheUnitAQuestionAsksFor) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
+                              "(wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "ann",
+      {"Bianca retired from the police last year", "The user works night shifts as a paramedic",
+       "Physiotherapy for the shoulder is on Mondays and Thursdays",
+       "Our backups go to an external hard drive every night",
+       "Tariq drinks green tea in the afternoon"});
+  auto first = First(*e, "ann", "Which days is physiotherapy?");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->memory, "Physiotherapy for the shoulder is on Mondays and Thursdays");
+  EXPECT_EQ(first->score_details->semantic, 1.0);
+  // Without a time said, the unit is not held: the same words and no day.
+  Add(*e, "bo", {"Physiotherapy for the shoulder helps a lot", "Bianca retired last year"});
+  first = First(*e, "bo", "Which days is physiotherapy?");
+  ASSERT_TRUE(first);
+  EXPECT_LT(first->score_details->semantic, 1.0);
+}
+
 // The same when the question also names someone the vectors do not know:
 // the name is the entity's and the words' to match, and the memory holding
 // the question's one known word means all the vectors see of it ("hiking"
