@@ -57,6 +57,13 @@ inline constexpr double kExpansionWeight = 0.6;
 // summed 6.208 / 6.226 / 6.173 / 6.131 at 0.25 / 0.5 / 0.75 / 1,
 // docs/PERFORMANCE.md).
 inline constexpr double kOccupationUnheld = 0.5;
+// What a memory saying no number keeps of its `semantic` component for a
+// question asking for one ("how many", "how much", "how old"; the ten
+// paraphrase sets' hit@3 summed 6.872 -> 6.890 at 0.75 and 0.5, no question
+// of them nor of their keyword or direct queries lost; the same factor for
+// a question asking for a time and a memory saying none cost hit@1: 5.031 ->
+// 5.004 / 4.933 at 0.75 / 0.5, docs/PERFORMANCE.md).
+inline constexpr double kNumberUnheld = 0.5;
 
 // Search (fact_search.cpp): candidates are the union of the best vector
 // matches, the FTS5 bm25 matches and the entity matches among the visible

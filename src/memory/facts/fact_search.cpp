@@ -543,6 +543,11 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
         });
       }
       unclamped[m.id] = cos;
+      // A question asking for a number is answered only by a memory saying
+      // one: any other keeps kNumberUnheld of its meaning ("Book club meets
+      // the first Sunday of each month" is near "raise" by "place", and no
+      // answer to "How much did our startup raise?").
+      if (asks_number && !HoldsNumber(m.memory)) d.semantic *= kNumberUnheld;
     }
     x.rest = kVectorWeight * std::max(d.vector, d.semantic) + kEntityWeight * d.entity;
     x.m.score = x.rest + kLexicalWeight * d.lexical;

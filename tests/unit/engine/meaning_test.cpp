@@ -635,6 +635,36 @@ TEST_F(MeaningTest, AMemorySayingATimeHoldsTheUnitAQuestionAsksFor) {
   EXPECT_LT(first->score_details->semantic, 1.0);
 }
 
+// A question asking for a number is answered by a memory saying one: "raise"
+// is near "place" and "rear" by meaning, and neither the book club nor the
+// parents answer "How much did our startup raise?".
+TEST_F(MeaningTest, AQuestionForANumberPrefersAMemorySayingOne) {
+  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
+                              "(wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  Add(*e, "ann",
+      {"Book club meets the first Sunday of each month at Clara's place.",
+       "Tomás's parents live in Guadalajara and he visits them every Christmas.",
+       "Lucía is saving up to buy her first house by 2027.",
+       "I just got promoted to senior product manager at Shopify.",
+       "Our startup just closed a $4 million seed round led by Sequoia.",
+       "Our son Eli is adopted; we brought him home from Ethiopia in 2019.",
+       "Björn is negotiating a raise and wants to ask for fifteen percent more.",
+       "Keisha quit her law firm job to become a high school teacher."});
+  MemorySearchOptions o;
+  o.top_k = 3;
+  auto r = e->SearchMemories(User("ann"), "How much did our startup raise?", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<std::string> top;
+  for (const auto& m : *r) top.push_back(m.memory);
+  EXPECT_NE(std::find(top.begin(), top.end(),
+                      "Our startup just closed a $4 million seed round led by Sequoia."),
+            top.end());
+  EXPECT_EQ(std::find(top.begin(), top.end(),
+                      "Book club meets the first Sunday of each month at Clara's place."),
+            top.end());
+}
+
 // The same when the question also names someone the vectors do not know:
 // the name is the entity's and the words' to match, and the memory holding
 // the question's one known word means all the vectors see of it ("hiking"
