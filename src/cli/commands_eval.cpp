@@ -352,6 +352,9 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
     const auto& lat = (*r)["latency_ms"];
     std::cout << "\nlatency      p50 " << lat["p50"] << " ms, p95 " << lat["p95"] << " ms (" << lat["calls"]
               << " searches)\n";
+    const auto& ctx = (*r)["context_latency_ms"];
+    std::cout << "context      p50 " << ctx["p50"] << " ms, p95 " << ctx["p95"] << " ms ("
+              << ctx["calls"] << " retrievals)\n";
   });
 }
 

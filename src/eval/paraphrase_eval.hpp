@@ -65,6 +65,7 @@ struct ParaphraseOptions {
 //                 (the vector file or null),"engram_version","top_k","max_memories",
 //                 "queries" ("questions", "keywords" or "direct"),"infer"}
 //   latency_ms   {"p50","p95","p99","mean","calls"}: one search per question
+//   context_latency_ms  the same for the context's retrieval of each question
 //   misses       [{"id","question","memory","rank","components","first",
 //                "first_components"}]: questions whose memory is not in the
 //                first three: its rank (null beyond top_k), the first result's
