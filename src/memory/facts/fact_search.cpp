@@ -471,6 +471,9 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     const FactRow& r = it->second;
     Scored x{r.item, &d};
     const MemoryItem& m = x.m;
+    // (What the memory says of a time or a number, for a question asking for one.)
+    const bool says_time = asks_when && HoldsTimeWord(m.memory);
+    const bool says_number = asks_number && HoldsNumber(m.memory);
     d.vector = r.embedding.size() == qv.size() && !qv.empty()
                    ? std::clamp<double>(Dot(r.embedding, qv), 0.0, 1.0)
                    : 0.0;
@@ -497,13 +500,13 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
         // holds one more term, of the mean weight of its others, that any
         // time word of the memory matches ("Friday", "8th", "pm", "daily").
         x.all += mean;
-        if (HoldsTimeWord(m.memory)) x.hit += mean;
+        if (says_time) x.hit += mean;
       }
       if (asks_number) {
         // So does one asking for a number ("how many", "how old"): any
         // number the memory says matches it ("two", "12", "dozen").
         x.all += mean;
-        if (HoldsNumber(m.memory)) x.hit += mean;
+        if (says_number) x.hit += mean;
       }
       if (about_user && MemorySubject(m.memory, wn) == Subject::kOther) {
         // A question about the user alone ("Where do I live?") holds one
@@ -530,7 +533,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       cos += kExpansionWeight * words->ExpansionMatch(qidx, qidf, known.all);
       d.semantic = std::clamp((cos - kSemanticFloor) / (kSemanticCeiling - kSemanticFloor), 0.0, 1.0);
       std::size_t held = known.all.size() - known.unshared.size();
-      if (!when_unit.empty() && HoldsTimeWord(m.memory)) {
+      if (!when_unit.empty() && says_time) {
         for (long i : when_unit)
           held += std::find(known.all.begin(), known.all.end(), i) == known.all.end();
       }
@@ -547,7 +550,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       // one: any other keeps kNumberUnheld of its meaning ("Book club meets
       // the first Sunday of each month" is near "raise" by "place", and no
       // answer to "How much did our startup raise?").
-      if (asks_number && !HoldsNumber(m.memory)) d.semantic *= kNumberUnheld;
+      if (asks_number && !says_number) d.semantic *= kNumberUnheld;
     }
     x.rest = kVectorWeight * std::max(d.vector, d.semantic) + kEntityWeight * d.entity;
     x.m.score = x.rest + kLexicalWeight * d.lexical;
