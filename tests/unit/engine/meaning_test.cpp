@@ -79,6 +79,9 @@ class MeaningTest : public ::testing::Test {
     return Shares(e, user, query, &MemoryScoreDetails::lexical);
   }
   static bool HaveWords() { return wordvec::WordVectors::Default() != nullptr; }
+  static constexpr const char* kNoWords =
+      "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by "
+      "scripts/bootstrap)";
   TempDir dir_;
   FakeClock clock_{MakeTimeMs(2025, 3, 1)};
 };
@@ -87,7 +90,7 @@ class MeaningTest : public ::testing::Test {
 // synonyms of the same most frequent sense) and never takes a fact that
 // differs in a word's sense, a negation or a number for a duplicate.
 TEST_F(MeaningTest, AddKnowsAFactSaidAgainInOtherWords) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   auto add = [&](const std::string& text) {
     MemoryAddOptions o;
@@ -123,7 +126,7 @@ TEST_F(MeaningTest, AddKnowsAFactSaidAgainInOtherWords) {
 }
 
 TEST_F(MeaningTest, SearchFindsMemoriesThatShareNoWordWithTheQuery) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "priya", "Priya is vegetarian");
   Add(*e, "priya", "The flight to Hanoi leaves on Saturday");
@@ -152,7 +155,7 @@ TEST_F(MeaningTest, SearchFindsMemoriesThatShareNoWordWithTheQuery) {
 // consolidated fact (drawn from pages, which the messages reach) do not by
 // meaning alone.
 TEST_F(MeaningTest, AContextHoldsTheMemoriesThatAnswerInOtherWords) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "priya", "Priya is vegetarian");
   Add(*e, "priya", "The flight to Hanoi leaves on Saturday");
@@ -204,8 +207,7 @@ TEST_F(MeaningTest, AContextHoldsTheMemoriesThatAnswerInOtherWords) {
 // near by "jazz"'s WordNet neighbourhood). Each of these questions found its
 // memory in the context with 64 re-scored and none of them with 8.
 TEST_F(MeaningTest, AContextAmongManyMemoriesHoldsTheOneThatAnswersInOtherWords) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
-                              "(wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   std::ifstream in(ENGRAM_SOURCE_DIR "/bench/data/paraphrase.jsonl");
   ASSERT_TRUE(in.good());
@@ -253,7 +255,7 @@ TEST_F(MeaningTest, AContextAmongManyMemoriesHoldsTheOneThatAnswersInOtherWords)
 // form (WordNet's exception lists), so a memory that says them is found by a
 // question in other words.
 TEST_F(MeaningTest, IrregularFormsHaveTheMeaningOfTheirBaseForm) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "kim", "Her children attend a Montessori school");
   Add(*e, "kim", "The garage door squeaks when it opens");
@@ -272,7 +274,7 @@ TEST_F(MeaningTest, IrregularFormsHaveTheMeaningOfTheirBaseForm) {
 // A hyphenated compound WordNet lacks ("short-sighted", "step-son", "e-bike")
 // has the meaning of its parts.
 TEST_F(MeaningTest, UnknownCompoundsHaveTheMeaningOfTheirParts) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "eva", "Eva became short-sighted last year");
   Add(*e, "eva", "Eva's step-son is nine");
@@ -337,7 +339,7 @@ TEST_F(MeaningTest, AWordOfLikingHoldsWhatAnotherOfTheSameStanceAsksFor) {
 }
 
 TEST_F(MeaningTest, WordsOfTheQueryStillRankFirst) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "alice", "Alice loves ramen");
   Add(*e, "alice", "Alice eats sushi on Fridays");
@@ -404,7 +406,7 @@ TEST_F(MeaningTest, AQuestionAskingHowManyPrefersAMemoryThatSaysANumber) {
 // "For a living" says a question asks for an occupation; its "living" is no
 // word a memory should match ("lives") and no meaning ("living room").
 TEST_F(MeaningTest, WhatSomeoneDoesForALivingIsAnOccupationNotWhereTheyLive) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "ines", "Ines lives in a flat in Porto");
   Add(*e, "ines", "Ines is painting the living room green");
@@ -422,7 +424,7 @@ TEST_F(MeaningTest, WhatSomeoneDoesForALivingIsAnOccupationNotWhereTheyLive) {
 // names one in its own words: the memory matches the question's noun as if it
 // held it (WordNet's is-a).
 TEST_F(MeaningTest, AQuestionForAKindOfThingFindsTheMemoryNamingOne) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "theo", "Theo's parrot can say twenty words");
   Add(*e, "theo", "Theo walks the neighbours' dog every morning");
@@ -456,7 +458,7 @@ TEST_F(MeaningTest, AQuestionForAKindOfThingFindsTheMemoryNamingOne) {
 // "What is the name of her dog?" asks about a dog, not about names: the
 // memory naming a retriever answers it, not the one naming a boat.
 TEST_F(MeaningTest, AQuestionForTheNameOfAThingAsksForTheThing) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "chloe", "Chloe adopted a golden retriever puppy named Max");
   Add(*e, "chloe", "Chloe's favourite colour is teal");
@@ -475,7 +477,7 @@ TEST_F(MeaningTest, AQuestionForTheNameOfAThingAsksForTheThing) {
 // asked for shares nothing else with the question, so no other search
 // proposes it: the full-text index finds it through the class's words.
 TEST_F(MeaningTest, AMemoryNamingWhatIsAskedIsFoundAmongHundreds) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   const char* people[] = {"Theo", "Mara", "Jonas", "Lena", "Omar", "Keiko", "Ravi", "Ines"};
   const char* things[] = {"the plants on the balcony", "the blue kettle", "a spare key", "the winter coats",
@@ -508,7 +510,7 @@ TEST_F(MeaningTest, AMemoryNamingWhatIsAskedIsFoundAmongHundreds) {
 // rare senses of the same words) leave room for the one naming a veterinarian, in a
 // store too large for every memory to be a candidate.
 TEST_F(MeaningTest, WordsOfAClassByRareSensesDoNotCrowdOutItsMembers) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   const char* people[] = {"Theo", "Mara", "Jonas", "Lena", "Omar", "Keiko", "Ravi", "Ines"};
   const char* things[] = {"the blue kettle", "a spare towel", "the winter coats", "the bike tyres",
@@ -537,7 +539,7 @@ TEST_F(MeaningTest, WordsOfAClassByRareSensesDoNotCrowdOutItsMembers) {
 }
 
 TEST_F(MeaningTest, AWordMostMemoriesShareCountsLessThanARareOne) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "eve", "The user likes green tea");
   Add(*e, "eve", "The user lives in Oslo");
@@ -564,7 +566,7 @@ TEST_F(MeaningTest, AWordMostMemoriesShareCountsLessThanARareOne) {
 }
 
 TEST_F(MeaningTest, ASharedWordDoesNotCarryTheSemanticScore) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "ann", "Priya is vegetarian");
   Add(*e, "ann", "Omar prefers tea to coffee");
@@ -598,7 +600,7 @@ TEST_F(MeaningTest, ASharedWordDoesNotCarryTheSemanticScore) {
 // all of it the vectors see; what else the question asks (a place, of the
 // user) decides.
 TEST_F(MeaningTest, AWordAMemoryHoldsIsNotCountedAgainByItsNeighbourhoods) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "ann", "We repainted the living room last weekend");
   Add(*e, "ann", "I live in a small flat in Leeds");
@@ -628,8 +630,7 @@ TEST_F(MeaningTest, AWordAMemoryHoldsIsNotCountedAgainByItsNeighbourhoods) {
 // work?" found "Our team tracks tasks in Jira" first, and the memory that
 // says where the user works not among ten.
 TEST_F(MeaningTest, AMemoryHoldingEveryWordOfTheQuestionIsNotPassedByMeaning) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
-                              "(wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "ann",
       {"Our team tracks tasks in Jira", "Piano lessons for Emma on Wednesdays after school",
@@ -651,8 +652,7 @@ TEST_F(MeaningTest, AMemoryHoldingEveryWordOfTheQuestionIsNotPassedByMeaning) {
 // learn?", above "studying" and "lyrics", near "learn" and "language" by
 // meaning.
 TEST_F(MeaningTest, AMemoryNamingWhatIsAskedAndHoldingTheOtherWordsHoldsAllOfIt) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
-                              "(wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "ann",
       {"Lena listens to lo-fi hip hop while studying and finds lyrics distracting.",
@@ -670,8 +670,7 @@ TEST_F(MeaningTest, AMemoryNamingWhatIsAskedAndHoldingTheOtherWordsHoldsAllOfIt)
 // "Mondays" holds the "days" asked for, as "last year" (near "days" by
 // meaning) does not hold "physiotherapy".
 TEST_F(MeaningTest, AMemorySayingATimeHoldsTheUnitAQuestionAsksFor) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
-                              "(wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "ann",
       {"Bianca retired from the police last year", "The user works night shifts as a paramedic",
@@ -693,8 +692,7 @@ TEST_F(MeaningTest, AMemorySayingATimeHoldsTheUnitAQuestionAsksFor) {
 // is near "place" and "rear" by meaning, and neither the book club nor the
 // parents answer "How much did our startup raise?".
 TEST_F(MeaningTest, AQuestionForANumberPrefersAMemorySayingOne) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
-                              "(wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "ann",
       {"Book club meets the first Sunday of each month at Clara's place.",
@@ -724,8 +722,7 @@ TEST_F(MeaningTest, AQuestionForANumberPrefersAMemorySayingOne) {
 // the question's one known word means all the vectors see of it ("hiking"
 // is a "raise" of prices, "considering" a kind of "thinking").
 TEST_F(MeaningTest, ANameTheVectorsDoNotKnowLeavesTheMeaningToTheOtherWords) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
-                              "(wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "ann",
       {"Bongani prefers hiking trails over crowded beaches on vacation.",
@@ -747,7 +744,7 @@ TEST_F(MeaningTest, ANameTheVectorsDoNotKnowLeavesTheMeaningToTheOtherWords) {
 // A question about the user alone prefers what is said of the user to what
 // is said of someone else in the same words.
 TEST_F(MeaningTest, AQuestionAboutTheUserPrefersWhatIsSaidOfTheUser) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "ann", "I live in a small flat in Leeds");
   Add(*e, "ann", "My sister lives in Lisbon");
@@ -769,8 +766,7 @@ TEST_F(MeaningTest, AQuestionAboutTheUserPrefersWhatIsSaidOfTheUser) {
 // The mirror: a question about someone else by a pronoun alone prefers what
 // is said of someone else to the user's own words about themselves.
 TEST_F(MeaningTest, AQuestionAboutSomeoneElsePrefersWhatIsSaidOfThem) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
-                              "(wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   const std::string mine = "My standup meeting is at 9:30 every weekday";
   const std::string theirs = "Nadia's team meeting is at 10 every Monday";
@@ -793,8 +789,7 @@ TEST_F(MeaningTest, AQuestionAboutSomeoneElsePrefersWhatIsSaidOfThem) {
 // someone, not by one near it by another meaning of its words ("draw" is
 // also "inhale").
 TEST_F(MeaningTest, AQuestionForAnOccupationIsAnsweredByOne) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet "
-                              "(wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   const std::string job = "Yuki is a freelance illustrator for children's books";
   const std::string breath = "Mateo has asthma and keeps an inhaler in his backpack";
@@ -817,7 +812,7 @@ TEST_F(MeaningTest, AQuestionForAnOccupationIsAnsweredByOne) {
 // matched "use" by meaning, and a memory using something passed the one that
 // answers ("Is the user relocating?" found Neovim first).
 TEST_F(MeaningTest, TheUserOfAQuestionIsThePersonNotAWord) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "kim", "I use Neovim for all my coding");
   Add(*e, "kim", "I'm moving to Berlin in September");
@@ -836,7 +831,7 @@ TEST_F(MeaningTest, TheUserOfAQuestionIsThePersonNotAWord) {
 // or "boss"), so a question about work does not find every such memory by
 // meaning alike ("employer" gave "User likes jazz." a semantic score of 1).
 TEST_F(MeaningTest, AMemoryWrittenUserIsAboutThePersonNotTheWord) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   for (const char* said : {"I work at Google", "I like jazz", "My dog is called Rex"}) {
     MemoryAddOptions o;  // inference on: the built-in engine rewrites them
@@ -864,7 +859,7 @@ TEST_F(MeaningTest, AMemoryWrittenUserIsAboutThePersonNotTheWord) {
 // WordNet neighbourhoods hold the query's word. Both for the rows of a loaded
 // snapshot and for those added after it.
 TEST_F(MeaningTest, AMemoryIsFoundByTheNeighbourhoodOfOneOfItsWords) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "kai", "I love sushi");
   Add(*e, "kai", "I play chess on Sundays");
@@ -887,7 +882,7 @@ TEST_F(MeaningTest, AMemoryIsFoundByTheNeighbourhoodOfOneOfItsWords) {
 // memory naming one. (A name that is an English word first, "obsidian" the
 // volcanic glass, keeps that meaning first.)
 TEST_F(MeaningTest, ANamedProductIsFoundByWhatItIs) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "ivo", "Ivo keeps every recipe he tries in Obsidian");
   Add(*e, "ivo", "Ivo bought a second-hand Tesla in March");
@@ -920,7 +915,7 @@ TEST_F(MeaningTest, ANamedProductIsFoundByWhatItIs) {
 // general word finds the memory saying the specific one, and the thing a
 // name means is not read into the name ("a dog named Rex": no king).
 TEST_F(MeaningTest, AnEverydayKindFindsWhatItIsAKindOf) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "ana", "Ana has a dog named Rex");
   Add(*e, "ana", "Ana and her husband bought a new espresso machine");
@@ -951,7 +946,7 @@ TEST_F(MeaningTest, AnEverydayKindFindsWhatItIsAKindOf) {
 // "What foods should I avoid?" asks for any food: an allergy to a nut is
 // one (WordNet's "peanuts" is first a trivial amount of money).
 TEST_F(MeaningTest, AQuestionForFoodFindsTheFoodsAMemoryNames) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "ben", "I'm allergic to peanuts");
   Add(*e, "ben", "I live in a small flat in Leeds");
@@ -963,7 +958,7 @@ TEST_F(MeaningTest, AQuestionForFoodFindsTheFoodsAMemoryNames) {
 }
 
 TEST_F(MeaningTest, MemoriesAddedLaterAreFoundByMeaning) {
-  ASSERT_TRUE(HaveWords()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
   Add(*e, "bo", "The quarterly report is due in May");
   // The first search loads the scope's snapshot; the next add extends it.
