@@ -61,6 +61,14 @@ class MeaningTest : public ::testing::Test {
     }
     return r->front();
   }
+  // That the first result of `query` is `memory`, holding all of its meaning.
+  void ExpectFirstHoldsAll(Engine& e, const std::string& user, const std::string& query,
+                           const std::string& memory) {
+    const auto first = First(e, user, query);
+    ASSERT_TRUE(first) << query;
+    EXPECT_EQ(first->memory, memory) << query;
+    EXPECT_EQ(first->score_details->semantic, 1.0) << query;
+  }
   // A component of each memory a search with `explain` on finds, by text.
   std::map<std::string, double> Shares(Engine& e, const std::string& user, const std::string& query,
                                        double MemoryScoreDetails::*component) {
@@ -639,10 +647,7 @@ TEST_F(MeaningTest, AMemoryHoldingEveryWordOfTheQuestionIsNotPassedByMeaning) {
        "Helen works remotely from home three days a week",
        "I work as a backend engineer at a fintech startup", "Yoga class every Tuesday at 7 pm"});
   for (const char* q : {"Where do I work?", "Where does the user work?"}) {
-    auto first = First(*e, "ann", q);
-    ASSERT_TRUE(first) << q;
-    EXPECT_EQ(first->memory, "I work as a backend engineer at a fintech startup") << q;
-    EXPECT_EQ(first->score_details->semantic, 1.0) << q;
+    ExpectFirstHoldsAll(*e, "ann", q, "I work as a backend engineer at a fintech startup");
   }
 }
 
@@ -659,10 +664,8 @@ TEST_F(MeaningTest, AMemoryNamingWhatIsAskedAndHoldingTheOtherWordsHoldsAllOfIt)
        "The user wants to learn Japanese before a trip to Osaka in 2026.",
        "Grandma needs a hearing aid in her right ear but often forgets to wear it.",
        "I'd rather watch horror movies than comedies on weekend nights."});
-  auto first = First(*e, "ann", "What language does the user want to learn?");
-  ASSERT_TRUE(first);
-  EXPECT_EQ(first->memory, "The user wants to learn Japanese before a trip to Osaka in 2026.");
-  EXPECT_EQ(first->score_details->semantic, 1.0);
+  ExpectFirstHoldsAll(*e, "ann", "What language does the user want to learn?",
+                      "The user wants to learn Japanese before a trip to Osaka in 2026.");
 }
 
 // A question asking for a time by its unit ("Which days ...?", "What year
@@ -677,13 +680,11 @@ TEST_F(MeaningTest, AMemorySayingATimeHoldsTheUnitAQuestionAsksFor) {
        "Physiotherapy for the shoulder is on Mondays and Thursdays",
        "Our backups go to an external hard drive every night",
        "Tariq drinks green tea in the afternoon"});
-  auto first = First(*e, "ann", "Which days is physiotherapy?");
-  ASSERT_TRUE(first);
-  EXPECT_EQ(first->memory, "Physiotherapy for the shoulder is on Mondays and Thursdays");
-  EXPECT_EQ(first->score_details->semantic, 1.0);
+  ExpectFirstHoldsAll(*e, "ann", "Which days is physiotherapy?",
+                      "Physiotherapy for the shoulder is on Mondays and Thursdays");
   // Without a time said, the unit is not held: the same words and no day.
   Add(*e, "bo", {"Physiotherapy for the shoulder helps a lot", "Bianca retired last year"});
-  first = First(*e, "bo", "Which days is physiotherapy?");
+  const auto first = First(*e, "bo", "Which days is physiotherapy?");
   ASSERT_TRUE(first);
   EXPECT_LT(first->score_details->semantic, 1.0);
 }
