@@ -69,11 +69,12 @@ inline constexpr double kNumberUnheld = 0.5;
 // matches, the FTS5 bm25 matches and the entity matches among the visible
 // memories that pass the filters (filters inside the query); each candidate gets
 // every component, the fused score, and is kept when score >= threshold; best
-// top_k, ties by the unclamped semantic cosine, then newer. Vector candidates come from `source`'s
-// snapshots (the rows then fetched with the filter; widened once, then an exact filtered scan, when
-// the filter removes too many) or, without a source, from an exact scan of the scope's embeddings
-// in the store. `query` as the caller asked it: "the user" of it is read as the person
-// (text::UserAsPronoun) and tells whom it asks about (AsksAboutUser).
+// top_k, ties by the unclamped semantic cosine, then newer (by creation, then by the row
+// written later: memories added within one millisecond keep their order). Vector candidates come
+// from `source`'s snapshots (the rows then fetched with the filter; widened once, then an exact
+// filtered scan, when the filter removes too many) or, without a source, from an exact scan of the
+// scope's embeddings in the store. `query` as the caller asked it: "the user" of it is read as the
+// person (text::UserAsPronoun) and tells whom it asks about (AsksAboutUser).
 Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& scope,
                                                const std::string& query, const Vector& query_vector,
                                                const MemorySearchOptions& options, TimeMs now,

@@ -445,6 +445,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     MemoryScoreDetails* d;
     double hit = 0, all = 0, gain = 0, rest = 0;  // rest: the score's other components
     bool whole_with_class = false;
+    std::int64_t row = 0;  // the fact row (a later row was written later)
   };
   // The unit of a question asking for a time ("What day ...?", "Which days
   // ...?", "What year ...?"): a memory saying a time holds it
@@ -470,6 +471,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     if (it == rows.end()) continue;
     const FactRow& r = it->second;
     Scored x{r.item, &d};
+    x.row = id;
     const MemoryItem& m = x.m;
     // (What the memory says of a time or a number, for a question asking for one.)
     const bool says_time = asks_when && HoldsTimeWord(m.memory);
@@ -598,25 +600,33 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       x.m.score = x.rest + kLexicalWeight * x.d->lexical;
     }
   }
-  std::vector<MemoryItem> out;
-  for (auto& x : scored) {
+  std::erase_if(scored, [&](Scored& x) {
     x.m.score = std::clamp(x.m.score, 0.0, 1.0);
-    if (x.m.score < o.threshold || x.m.score <= 0.0) continue;
-    if (o.explain) x.m.score_details = *x.d;
-    out.push_back(std::move(x.m));
-  }
+    return x.m.score < o.threshold || x.m.score <= 0.0;
+  });
   auto raw = [&](const MemoryItem& m) {
     auto it = unclamped.find(m.id);
     return it == unclamped.end() ? 0.0 : it->second;
   };
-  std::sort(out.begin(), out.end(), [&](const MemoryItem& a, const MemoryItem& b) {
+  // Equal scores by the unclamped cosine, then newer first: by creation, then
+  // by the row written later (memories added within one millisecond keep the
+  // order they were added in, not that of their random ids).
+  std::sort(scored.begin(), scored.end(), [&](const Scored& x, const Scored& y) {
+    const MemoryItem &a = x.m, &b = y.m;
     if (a.score != b.score) return a.score > b.score;
     if (const double ra = raw(a), rb = raw(b); ra != rb) return ra > rb;
     if (a.created_at != b.created_at) return a.created_at > b.created_at;
-    return a.id > b.id;
+    return x.row > y.row;
   });
-  if (out.size() > static_cast<std::size_t>(o.top_k)) out.resize(static_cast<std::size_t>(o.top_k));
- 
+  if (scored.size() > static_cast<std::size_t>(o.top_k))
+    scored.resize(static_cast<std::size_t>(o.top_k));
+  std::vector<MemoryItem> out;
+  out.reserve(scored.size());
+  for (auto& x : scored) {
+    if (o.explain) x.m.score_details = *x.d;
+    out.push_back(std::move(x.m));
+  }
+
   return out;
 }
 

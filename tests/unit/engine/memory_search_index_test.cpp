@@ -228,5 +228,28 @@ TEST_F(MemorySearchIndexTest, DialogueRetrievalHidesExpiredFacts) {
   for (const auto& item : r2->items) EXPECT_EQ(item.text.find("barometers"), std::string::npos);
 }
 
+// Memories that score alike and were added within one millisecond come back
+// in one order, the one they were added in (newest first), whatever their
+// random ids: a search is repeatable.
+TEST_F(MemorySearchIndexTest, EqualScoresKeepTheOrderOfAdding) {
+  const std::vector<std::string> said = {"Zorblat likes tea", "Quixa likes tea", "Vemlo likes tea",
+                                         "Drusk likes tea"};
+  for (int run = 0; run < 3; ++run) {
+    const std::string user = "tie" + std::to_string(run);
+    auto e = Open();
+    MemoryAddOptions raw;
+    raw.infer = false;
+    for (const auto& text : said)
+      ASSERT_TRUE(e->AddMemoryText(User(user), text, raw).ok());  // one ms
+    auto r = e->SearchMemories(User(user), "tea", {});
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_EQ(r->size(), said.size());
+    for (std::size_t i = 0; i < said.size(); ++i) {
+      EXPECT_EQ((*r)[i].memory, said[said.size() - 1 - i]) << run;
+      EXPECT_EQ((*r)[i].score, r->front().score) << (*r)[i].memory;  // they do tie
+    }
+  }
+}
+
 }  // namespace
 }  // namespace engram
