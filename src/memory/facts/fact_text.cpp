@@ -316,7 +316,9 @@ namespace {
 // "come" of "where does it come from" (an origin or a cause, said in any
 // words: "back pain from an old skiing injury"), and the "called" or "named"
 // that ends "what are my cats called?" (a name, which a memory says without
-// the word: "two cats, Miso and Pepper").
+// the word: "two cats, Miso and Pepper"), and the "go" of "go bouldering" or
+// "went fishing" (the activity is what is asked: "Loves bouldering at indoor
+// climbing walls" holds all of "Where does the user go bouldering?").
 bool FrameWord(const std::string& w, const std::string& before2, const std::string& before1,
                const std::string& after) {
   if (w == "living") return before2 == "for" && before1 == "a";
@@ -330,6 +332,9 @@ bool FrameWord(const std::string& w, const std::string& before2, const std::stri
     return after == "of" || after == "about" || (after == "on" && w.starts_with("opinion"));
   }
   if (w == "come" || w == "comes" || w == "came") return after == "from";
+  if (w == "go" || w == "goes" || w == "went" || w == "going") {
+    return after.size() > 5 && after.ends_with("ing");
+  }
   if (w == "called" || w == "named") return after.empty();
   return false;
 }

@@ -76,9 +76,11 @@ class ParaphraseCheck {
 // in Porto" nor "the living room" answers it), the "time" of "what time" or
 // "which time", the "often", "long" or "soon" of "how often", "how long"
 // and "how soon" (a time is matched as one, not by the meaning of "time";
-// the "old" of "how old" stays: it means an age), and the "kind", "type" or
+// the "old" of "how old" stays: it means an age), the "kind", "type" or
 // "sort" before "of" ("What kind of work ...?" is about work, not about a
-// type); the question itself otherwise.
+// type), and the others fact_text.cpp's FrameWord lists ("think of", "come
+// from", a closing "called", the "go" of "go bouldering"); the question
+// itself otherwise.
 std::string QuestionMeant(std::string_view question);
 // The question for its words (LexicalTerms): without the same framing words,
 // except the "living" of "for a living" (which only a memory naming an
