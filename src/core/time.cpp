@@ -81,9 +81,19 @@ int MonthFromWord(std::string_view w) {
 }
 
 bool AsksWhen(std::span<const std::string> tokens) {
+  static const std::unordered_set<std::string_view> kAuxiliaries = {
+      "is",     "are",    "was",      "were",  "do",       "does",     "did",   "will",
+      "would",  "should", "shall",    "can",   "could",    "may",      "might", "must",
+      "has",    "have",   "had",      "am",    "isn't",    "aren't",   "don't", "doesn't",
+      "didn't", "won't",  "wouldn't", "can't", "couldn't", "shouldn't"};
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const std::string& t = tokens[i];
-    if (t == "when") return true;
+    // "when" asks for a time where it opens the question, or where a verb
+    // follows it as in a question ("..., and when is it?"); "Where does she
+    // sit when traveling?" and "What breaks out when I'm stressed?" ask no time.
+    if (t == "when" && (i == 0 || (i + 1 < tokens.size() && kAuxiliaries.count(tokens[i + 1])))) {
+      return true;
+    }
     if (i + 1 >= tokens.size()) continue;
     const std::string& n = tokens[i + 1];
     if ((t == "what" || t == "which") &&
@@ -115,9 +125,13 @@ bool IsTimeWord(std::string_view t) {
 
 bool IsScheduleWord(std::string_view t) {
   static const std::unordered_set<std::string_view> kWords = {
-      "am", "pm", "daily", "weekly", "biweekly", "fortnightly", "monthly", "yearly", "annually", "weekends",
-      "mornings", "evenings", "afternoons", "nights", "christmas", "easter", "thanksgiving", "halloween",
-      "a.m", "p.m", "noon", "midnight", "o'clock", "hourly"};
+      "am", "pm", "daily", "weekly", "biweekly", "fortnightly", "monthly", "yearly", "annually",
+      "weekends", "mornings", "evenings", "afternoons", "nights", "christmas", "easter",
+      "thanksgiving", "halloween", "a.m", "p.m", "noon", "midnight", "o'clock", "hourly", "day",
+      "hour", "hours", "quarter", "quarterly", "semester", "fortnight", "decade",
+      // A time said by an event ("split up when I was twelve", "on leave
+      // until March", "retire after the kids finish school").
+      "when", "until", "till", "after", "before", "during"};
   if (IsTimeWord(t) || kWords.count(t)) return true;
   // A date in figures kept whole by the tokenizer: "2025-03-14".
   if (t.size() == 10 && FiguresFrom(t, 0) == 4 && t[4] == '-' && FiguresFrom(t, 5) == 2 && t[7] == '-' &&

@@ -43,8 +43,10 @@ int DaysInMonth(int year, int month);
 bool IsLeapYear(int year);
 
 // Time in words (tokens as text::Tokenize makes them: lower-cased).
-// Whether a question asks for a time: "when", "what/which" + "day(s)", "date",
-// "time", "week", "month", "year", "how long", "how often".
+// Whether a question asks for a time: "when" opening it or followed by a verb
+// as in a question ("..., and when is it?"; not "Where does she sit when
+// traveling?"), "what/which" + "day(s)", "date", "time", "week", "month",
+// "year", "how long", "how often".
 bool AsksWhen(std::span<const std::string> tokens);
 // Whether a token names or implies a time, as dialogue says it: relative
 // days and periods ("yesterday", "tonight", "next", "weeks", "weekend"),
@@ -53,9 +55,11 @@ bool AsksWhen(std::span<const std::string> tokens);
 bool IsTimeWord(std::string_view token);
 // IsTimeWord, or a word of schedules: "am"/"pm", "a.m", "4pm", "7.40pm",
 // "noon", "midnight", "o'clock", frequencies ("daily", "biweekly",
-// "hourly"), parts of the day and weekends in the plural, holidays
-// ("christmas"), days of the month ("8th", "21st") and dates in figures
-// ("2025-03-14"). (Dialogue retrieval keeps to IsTimeWord: on LoCoMo the
+// "hourly", "quarterly"), units ("day", "hours", "quarter", "semester"),
+// parts of the day and weekends in the plural, holidays ("christmas"),
+// days of the month ("8th", "21st"), dates in figures ("2025-03-14"), and
+// the words that say a time by an event ("when", "until", "after",
+// "before", "during"). (Dialogue retrieval keeps to IsTimeWord: on LoCoMo the
 // first of these words moved recall@10 on conversations 0-4 from 0.785 to
 // 0.784.)
 bool IsScheduleWord(std::string_view token);

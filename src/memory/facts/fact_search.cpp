@@ -553,6 +553,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       // the first Sunday of each month" is near "raise" by "place", and no
       // answer to "How much did our startup raise?").
       if (asks_number && !says_number) d.semantic *= kNumberUnheld;
+      if (asks_when && !says_time) d.semantic *= kTimeUnheld;  // (likewise for a time)
     }
     x.rest = kVectorWeight * std::max(d.vector, d.semantic) + kEntityWeight * d.entity;
     x.m.score = x.rest + kLexicalWeight * d.lexical;

@@ -142,6 +142,13 @@ TEST(TimeWordsTest, QuestionsThatAskForATime) {
   EXPECT_FALSE(asks({"how", "does", "she", "swim"}));
   EXPECT_FALSE(asks({"what"}));
   EXPECT_FALSE(asks({}));
+  // "when" asks where it opens the question or a verb follows it as in one;
+  // a "when" of a clause ("when traveling", "when I'm stressed") does not.
+  EXPECT_TRUE(asks({"and", "when", "is", "the", "party"}));
+  EXPECT_TRUE(asks({"remind", "me", "when", "does", "the", "gym", "open"}));
+  EXPECT_FALSE(asks({"where", "does", "she", "sit", "when", "traveling", "by", "plane"}));
+  EXPECT_FALSE(asks({"what", "breaks", "out", "when", "i'm", "under", "pressure"}));
+  EXPECT_FALSE(asks({"what", "did", "he", "say", "when", "she", "left"}));
 }
 
 TEST(TimeWordsTest, TimeAndScheduleWords) {
@@ -149,8 +156,11 @@ TEST(TimeWordsTest, TimeAndScheduleWords) {
     EXPECT_TRUE(IsTimeWord(w)) << w;
     EXPECT_TRUE(IsScheduleWord(w)) << w;
   }
-  for (const char* w : {"pm", "4pm", "10am", "8th", "21st", "daily", "biweekly", "mornings", "christmas", "a.m",
-                        "noon", "midnight", "o'clock", "hourly", "7.40pm", "11:15am", "2025-03-14"}) {
+  for (const char* w : {"pm",       "4pm",      "10am",      "8th",      "21st",       "daily",
+                        "biweekly", "mornings", "christmas", "a.m",      "noon",       "midnight",
+                        "o'clock",  "hourly",   "7.40pm",    "11:15am",  "2025-03-14", "day",
+                        "hours",    "quarter",  "quarterly", "semester", "fortnight",  "decade",
+                        "when",     "until",    "after",     "before",   "during"}) {
     EXPECT_FALSE(IsTimeWord(w)) << w;  // dialogue keeps to the words above
     EXPECT_TRUE(IsScheduleWord(w)) << w;
   }

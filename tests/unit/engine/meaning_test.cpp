@@ -689,6 +689,32 @@ TEST_F(MeaningTest, AMemorySayingATimeHoldsTheUnitAQuestionAsksFor) {
   EXPECT_LT(first->score_details->semantic, 1.0);
 }
 
+// A question asking for a time is answered by a memory saying one, also by
+// an event ("when I was twelve"): a memory saying none keeps less of its
+// meaning ("lives in a retirement home" is near "mom and dad" by meaning).
+TEST_F(MeaningTest, AQuestionForATimePrefersAMemorySayingOne) {
+  ASSERT_TRUE(HaveWords()) << kNoWords;
+  auto e = Open();
+  Add(*e, "ann",
+      {"I work as an air traffic controller at Schiphol Airport.",
+       "The farmers market in our town runs Saturdays from 8 to noon.",
+       "Callum owns a landscaping business with three employees.",
+       "My parents split up when I was twelve.",
+       "My grandmother Edith lives in a retirement home in Brighton."});
+  MemorySearchOptions o;
+  o.top_k = 5;
+  auto r = e->SearchMemories(User("ann"), "When did mom and dad divorce?", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto rank = [&](const std::string& memory) {
+    for (std::size_t i = 0; i < r->size(); ++i) {
+      if ((*r)[i].memory == memory) return i;
+    }
+    return r->size();
+  };
+  EXPECT_LT(rank("My parents split up when I was twelve."),
+            rank("My grandmother Edith lives in a retirement home in Brighton."));
+}
+
 // A question asking for a number is answered by a memory saying one: "raise"
 // is near "place" and "rear" by meaning, and neither the book club nor the
 // parents answer "How much did our startup raise?".
