@@ -168,6 +168,16 @@ bool HoldsEveryKnownWord(const std::unordered_set<long>& known_query, std::size_
   return !known_query.empty() && held >= known_query.size();
 }
 
+// Whether a memory holds each of `terms` (DistinctTerms of a question; "the
+// user" of the memory as the person, as the question reads it).
+bool HoldsTerms(const std::vector<std::string>& terms, std::string_view memory) {
+  if (terms.empty()) return true;
+  const auto mine = DistinctTerms(text::UserAsPronoun(memory));
+  return std::all_of(terms.begin(), terms.end(), [&](const std::string& t) {
+    return std::binary_search(mine.begin(), mine.end(), t);
+  });
+}
+
 // A word naming the unit of a time a question asks for ("What day",
 // "Which days"; time::AsksWhen's).
 bool IsTimeUnit(std::string_view t) {
@@ -261,13 +271,17 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   std::vector<long>& qidx = expansion.terms;
   std::vector<double>& qidf = expansion.weights;
   std::unordered_set<long> qset;
+  std::vector<std::string> unknown_terms;  // the query's terms the vectors do not know
   if (!qsem.empty()) {
     std::vector<long> known;
     for (const auto& t : DistinctTerms(meant)) {
       known.clear();
       words->Lookup(t, known);
       const double w = idf ? idf(t) : 1.0;
-      if (known.empty()) known.push_back(-1);
+      if (known.empty()) {
+        unknown_terms.push_back(t);
+        known.push_back(-1);
+      }
       for (long i : known) {
         qidx.push_back(i);
         qidf.push_back(w / static_cast<double>(known.size()));
@@ -539,13 +553,20 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
         for (long i : when_unit)
           held += std::find(known.all.begin(), known.all.end(), i) == known.all.end();
       }
-      if (HoldsEveryKnownWord(qset, held)) {
+      // (Holding every word the vectors know is all of the question only
+      // with the words they do not know held too: "Uses a wheelchair ..."
+      // holds the "use" of "What multimeter does the user use?", and the
+      // memory naming the multimeter is the one meant.)
+      if (HoldsEveryKnownWord(qset, held) && HoldsTerms(unknown_terms, m.memory)) {
         d.semantic = 1.0;
       } else if (!focus_known.empty()) {
-        x.whole_with_class = std::all_of(qset.begin(), qset.end(), [&](long i) {
-          return focus_known.count(i) > 0 ||
-                 std::find(known.all.begin(), known.all.end(), i) != known.all.end();
-        });
+        x.whole_with_class = std::all_of(qset.begin(), qset.end(),
+                                         [&](long i) {
+                                           return focus_known.count(i) > 0 ||
+                                                  std::find(known.all.begin(), known.all.end(),
+                                                            i) != known.all.end();
+                                         }) &&
+                             HoldsTerms(unknown_terms, m.memory);
       }
       unclamped[m.id] = cos;
       // A question asking for a number is answered only by a memory saying

@@ -668,6 +668,35 @@ TEST_F(MeaningTest, AMemoryNamingWhatIsAskedAndHoldingTheOtherWordsHoldsAllOfIt)
                       "The user wants to learn Japanese before a trip to Osaka in 2026.");
 }
 
+// Holding every word of the question the vectors know is holding all of it
+// only with the words they do not know held too: "Uses a wheelchair" holds
+// the "use" of "What multimeter does the user use?" (WordNet has no
+// "multimeter"), and "Tom works at a bank" the "work" of "Where does Elif
+// work?"; neither is the memory meant.
+TEST_F(MeaningTest, WordsTheVectorsDoNotKnowMustBeHeldToo) {
+  ASSERT_TRUE(HaveWords()) << kNoWords;
+  auto e = Open();
+  Add(*e, "ann",
+      {"Uses a wheelchair and needs step-free access everywhere",
+       "The user is an electrician who tests circuits with a Fluke multimeter.",
+       "Tom works at a bank in Leeds", "Elif works night shifts at the hospital",
+       "Our rabbit Clover needs her teeth filed by the vet"});
+  auto first = First(*e, "ann", "What multimeter does the user use?");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->memory,
+            "The user is an electrician who tests circuits with a Fluke multimeter.");
+  EXPECT_LT(
+      Shares(
+          *e, "ann", "What multimeter does the user use?",
+          &MemoryScoreDetails::semantic)["Uses a wheelchair and needs step-free access everywhere"],
+      1.0);
+  ExpectFirstHoldsAll(*e, "ann", "Where does Elif work?",
+                      "Elif works night shifts at the hospital");
+  EXPECT_LT(Shares(*e, "ann", "Where does Elif work?",
+                   &MemoryScoreDetails::semantic)["Tom works at a bank in Leeds"],
+            1.0);
+}
+
 // A question asking for a time by its unit ("Which days ...?", "What year
 // ...?") is answered by a memory holding its other words and saying a time:
 // "Mondays" holds the "days" asked for, as "last year" (near "days" by
