@@ -162,12 +162,13 @@ TEST(FactText, TheFrameOfAQuestionIsNotMeant) {
   EXPECT_EQ(QuestionMeant("What is the dog named"), "What is the dog ");
   EXPECT_EQ(QuestionMeant("Who called me yesterday?"), "Who called me yesterday?");
   // Nor the "go" of "go bouldering", "went fishing": the activity is what is asked.
-  EXPECT_EQ(QuestionMeant("Where does the user go bouldering?"),
-            "Where does the user  bouldering?");
-  EXPECT_EQ(QuestionMeant("Who went fishing with him?"), "Who  fishing with him?");
-  EXPECT_EQ(QuestionMeant("Where did she go?"), "Where did she go?");
-  EXPECT_EQ(QuestionMeant("Is it going well?"), "Is it going well?");
-  EXPECT_EQ(QuestionMeant("What is going on?"), "What is going on?");
+  const std::pair<const char*, const char*> going[] = {
+      {"Where does the user go bouldering?", "Where does the user  bouldering?"},
+      {"Who went fishing with him?", "Who  fishing with him?"},
+      {"Where did she go?", "Where did she go?"},
+      {"Is it going well?", "Is it going well?"},
+      {"What is going on?", "What is going on?"}};
+  for (const auto& [question, meant] : going) EXPECT_EQ(QuestionMeant(question), meant);
   // For its words the same, but "for a living" keeps its "living" (an
   // occupation matches it), and a question of frame words alone stays.
   EXPECT_EQ(QuestionWords("What kind of work do I do?"), "What  of work do I do?");
