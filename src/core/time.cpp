@@ -80,6 +80,11 @@ int MonthFromWord(std::string_view w) {
   return 0;
 }
 
+bool IsTimeUnit(std::string_view t) {
+  return t == "year" || t == "month" || t == "week" || t == "day" || t == "days" || t == "date" ||
+         t == "time";
+}
+
 bool AsksWhen(std::span<const std::string> tokens) {
   static const std::unordered_set<std::string_view> kAuxiliaries = {
       "is",     "are",    "was",      "were",  "do",       "does",     "did",   "will",
@@ -96,9 +101,7 @@ bool AsksWhen(std::span<const std::string> tokens) {
     }
     if (i + 1 >= tokens.size()) continue;
     const std::string& n = tokens[i + 1];
-    if ((t == "what" || t == "which") &&
-        (n == "year" || n == "month" || n == "day" || n == "days" || n == "date" || n == "time" || n == "week"))
-      return true;
+    if ((t == "what" || t == "which") && IsTimeUnit(n)) return true;
     if (t == "how" && (n == "long" || n == "often")) return true;
   }
   return false;

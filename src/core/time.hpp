@@ -48,6 +48,9 @@ bool IsLeapYear(int year);
 // traveling?"), "what/which" + "day(s)", "date", "time", "week", "month",
 // "year", "how long", "how often".
 bool AsksWhen(std::span<const std::string> tokens);
+// Whether a lower-case word is a unit a question asks a time in after "what"
+// or "which" ("year", "month", "week", "day", "days", "date", "time").
+bool IsTimeUnit(std::string_view token);
 // Whether a token names or implies a time, as dialogue says it: relative
 // days and periods ("yesterday", "tonight", "next", "weeks", "weekend"),
 // parts of the day, seasons, weekdays (also in the plural: "fridays"), months

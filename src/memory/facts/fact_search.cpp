@@ -123,6 +123,7 @@ Result<Scored> ScanVectors(sql::Db* db, const store::FactSelector& sel, const Ve
 // in the order of DistinctTerms): all of them, and those the query does not
 // contain. Looked up once per candidate for both uses below.
 struct KnownWords {
+  std::vector<std::string> terms;  // the memory's distinct terms (sorted)
   std::vector<long> all, unshared;
 };
 
@@ -130,7 +131,8 @@ KnownWords KnownWordsOf(const wordvec::WordVectors& words, std::string_view memo
                         const std::unordered_set<long>& query_words) {
   KnownWords out;
   // ("children" and "child" are one word; "User likes jazz" holds no word "user")
-  out.all = words.KnownWords(DistinctTerms(text::UserAsPronoun(memory)));
+  out.terms = DistinctTerms(text::UserAsPronoun(memory));
+  out.all = words.KnownWords(out.terms);
   for (long i : out.all) {
     if (!query_words.count(i)) out.unshared.push_back(i);
   }
@@ -168,20 +170,11 @@ bool HoldsEveryKnownWord(const std::unordered_set<long>& known_query, std::size_
   return !known_query.empty() && held >= known_query.size();
 }
 
-// Whether a memory holds each of `terms` (DistinctTerms of a question; "the
-// user" of the memory as the person, as the question reads it).
-bool HoldsTerms(const std::vector<std::string>& terms, std::string_view memory) {
-  if (terms.empty()) return true;
-  const auto mine = DistinctTerms(text::UserAsPronoun(memory));
+// Whether a memory's terms (KnownWords::terms, sorted) hold each of `terms`.
+bool HoldsTerms(const std::vector<std::string>& terms, const std::vector<std::string>& mine) {
   return std::all_of(terms.begin(), terms.end(), [&](const std::string& t) {
     return std::binary_search(mine.begin(), mine.end(), t);
   });
-}
-
-// A word naming the unit of a time a question asks for ("What day",
-// "Which days"; time::AsksWhen's).
-bool IsTimeUnit(std::string_view t) {
-  return t == "day" || t == "days" || t == "date" || t == "week" || t == "month" || t == "year";
 }
 
 // Text matches as (id, -bm25): higher is better.
@@ -414,9 +407,6 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   if (idf) {
     for (std::size_t k = 0; k < qterms.size(); ++k) qweight[k] = idf(qterms[k]);
   }
-  // The semantic cosine before clamping, by memory id: it orders memories
-  // whose scores tie because both semantic components were clamped to 1.
-  std::unordered_map<std::string, double> unclamped;
   const std::vector<std::string> query_tokens = text::Tokenize(query);
   const bool asks_when = AsksWhen(query_tokens);
   const bool asks_number = AsksHowMany(query_tokens);
@@ -459,6 +449,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     MemoryScoreDetails* d;
     double hit = 0, all = 0, gain = 0, rest = 0;  // rest: the score's other components
     bool whole_with_class = false;
+    double cos = 0;        // the semantic cosine before clamping: it orders equal scores
     std::int64_t row = 0;  // the fact row (a later row was written later)
   };
   // The unit of a question asking for a time ("What day ...?", "Which days
@@ -557,7 +548,7 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       // with the words they do not know held too: "Uses a wheelchair ..."
       // holds the "use" of "What multimeter does the user use?", and the
       // memory naming the multimeter is the one meant.)
-      if (HoldsEveryKnownWord(qset, held) && HoldsTerms(unknown_terms, m.memory)) {
+      if (HoldsEveryKnownWord(qset, held) && HoldsTerms(unknown_terms, known.terms)) {
         d.semantic = 1.0;
       } else if (!focus_known.empty()) {
         x.whole_with_class = std::all_of(qset.begin(), qset.end(),
@@ -566,9 +557,9 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
                                                   std::find(known.all.begin(), known.all.end(),
                                                             i) != known.all.end();
                                          }) &&
-                             HoldsTerms(unknown_terms, m.memory);
+                             HoldsTerms(unknown_terms, known.terms);
       }
-      unclamped[m.id] = cos;
+      x.cos = cos;
       // A question asking for a number is answered only by a memory saying
       // one: any other keeps kNumberUnheld of its meaning ("Book club meets
       // the first Sunday of each month" is near "raise" by "place", and no
@@ -626,17 +617,13 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
     x.m.score = std::clamp(x.m.score, 0.0, 1.0);
     return x.m.score < o.threshold || x.m.score <= 0.0;
   });
-  auto raw = [&](const MemoryItem& m) {
-    auto it = unclamped.find(m.id);
-    return it == unclamped.end() ? 0.0 : it->second;
-  };
   // Equal scores by the unclamped cosine, then newer first: by creation, then
   // by the row written later (memories added within one millisecond keep the
   // order they were added in, not that of their random ids).
   std::sort(scored.begin(), scored.end(), [&](const Scored& x, const Scored& y) {
     const MemoryItem &a = x.m, &b = y.m;
     if (a.score != b.score) return a.score > b.score;
-    if (const double ra = raw(a), rb = raw(b); ra != rb) return ra > rb;
+    if (x.cos != y.cos) return x.cos > y.cos;
     if (a.created_at != b.created_at) return a.created_at > b.created_at;
     return x.row > y.row;
   });
