@@ -349,31 +349,36 @@ RetrievalResult AssembleContext(ContextInput in) {
   //    max_facts each, in one share.
   Section user_facts{kUserFactsTitle, facts_cap}, assistant_facts{kAssistantFactsTitle, facts_cap};
   std::vector<const FactCandidate*> facts[2];
-  // The normalised texts of the messages chosen so far and of the recent
-  // turns, one per line, appended to `out`.
-  auto append_said = [&](std::string& out) {
+  // The normalised texts of the chosen messages and of the recent turns, one
+  // per line (their order does not matter: a search never crosses a line),
+  // each appended once by catch_up when first needed; the summaries below add
+  // theirs.
+  std::string said;
+  std::vector<bool> ranked_said(in.ranked.size(), false);
+  std::vector<bool> recent_said(in.recent.size(), false);
+  auto catch_up = [&] {
     for (std::size_t k : chosen) {
-      AppendNormalised(in.ranked[k].text, out);
-      out += '\n';
+      if (ranked_said[k]) continue;
+      ranked_said[k] = true;
+      AppendNormalised(in.ranked[k].text, said);
+      said += '\n';
     }
     for (const auto* it : recent_items) {
-      AppendNormalised(it->text, out);
-      out += '\n';
+      const auto r = static_cast<std::size_t>(it - in.recent.data());
+      if (recent_said[r]) continue;
+      recent_said[r] = true;
+      AppendNormalised(it->text, said);
+      said += '\n';
     }
   };
-  std::string messages_said;  // append_said's, made when first needed
-  bool messages_said_made = false;
   std::string body;
   auto said_already = [&](std::string_view fact) {
     body.clear();
     AppendNormalised(fact, body);
     // (A fact of one or two words is no repetition: "vegan" is in many texts.)
     if (std::count(body.begin(), body.end(), ' ') < 2) return false;
-    if (!messages_said_made) {
-      append_said(messages_said);
-      messages_said_made = true;
-    }
-    return memmem(messages_said.data(), messages_said.size(), body.data(), body.size()) != nullptr;
+    catch_up();
+    return memmem(said.data(), said.size(), body.data(), body.size()) != nullptr;
   };
   std::size_t n = std::max(in.user_facts.size(), in.assistant_facts.size());
   for (std::size_t i = 0; i < n; ++i) {
@@ -417,8 +422,6 @@ RetrievalResult AssembleContext(ContextInput in) {
   // extractive summary is made of the chain's own messages).
   std::vector<std::string> summary(in.ranked.size());
   KeySet summarised;
-  std::string said;  // normalised texts of the chosen messages and summaries (made when first needed)
-  bool said_made = false;
   Searched searched;
   std::vector<std::vector<SummarySentence>> split_here;  // of summaries that arrive unsplit
   const Size shortest = Measure("  (context: x.)") + Size{0, 1};
@@ -438,10 +441,7 @@ RetrievalResult AssembleContext(ContextInput in) {
       least.bytes = std::min<std::size_t>(least.bytes, ss.body_len);
     }
     if (chain.sentences.empty() || Tokens(pack.used + Size{1, 14} + least) > budget) continue;
-    if (!said_made) {
-      append_said(said);
-      said_made = true;
-    }
+    catch_up();
     const std::string news = Unsaid(chain, said, searched);
     if (news.empty()) continue;
     std::string s = "  (context: " + news + ")";
