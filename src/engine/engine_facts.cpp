@@ -246,7 +246,7 @@ Result<MemoryAddResult> EngineImpl::AddMemory(const MemoryScope& scope, const st
       }
       ENGRAM_ASSIGN_OR_RETURN(inf, facts::InferWithLlm(*options_.llm, messages, recent, known, observed, o.procedural));
     } else {
-      inf = facts::InferBuiltin(messages);
+      inf = facts::InferBuiltin(messages, observed);
     }
     out.model_calls = inf.model_calls;
     out.degraded = inf.degraded;

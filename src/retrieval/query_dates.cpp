@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/relative_time.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
 
@@ -60,27 +61,6 @@ TimeWindow Widen(TimeMs from, TimeMs to, int slack_days) {
 
 TimeWindow Days(std::int64_t from, std::int64_t to) { return {from * kDayMs, to * kDayMs}; }
 
-int Weekday(const std::string& t) {
-  static constexpr std::string_view kNames[] = {"monday", "tuesday", "wednesday", "thursday",
-                                                "friday", "saturday", "sunday"};
-  for (int d = 0; d < 7; ++d) {
-    if (t == kNames[d]) return d;
-  }
-  return -1;
-}
-
-// "two", "a", "couple" ... before a unit of "ago": how many; 0 when not a count.
-int Count(const std::string& t) {
-  static constexpr std::pair<std::string_view, int> kWords[] = {
-      {"a", 1},    {"an", 1},    {"one", 1},   {"two", 2},   {"three", 3}, {"four", 4},
-      {"five", 5}, {"six", 6},   {"seven", 7}, {"eight", 8}, {"nine", 9},  {"ten", 10},
-      {"couple", 2}, {"few", 3}};
-  for (const auto& [w, n] : kWords) {
-    if (t == w) return n;
-  }
-  return Number(t, 1, 99);
-}
-
 }  // namespace
 
 DayWindow DayWindow::Of(const TimeWindow& w) {
@@ -93,49 +73,25 @@ bool DayWindow::Meets(const TimeWindow& w) const {
 }
 
 TimeWindow SaidWindow(const std::vector<std::string>& tokens, TimeMs said_at) {
-  const std::int64_t today = DayOf(said_at);
-  const std::int64_t weekday = ((today + 3) % 7 + 7) % 7;  // 0 Monday: 1 January 1970 was a Thursday
-  const std::int64_t monday = today - weekday;
-  auto month = [&](int delta) {
-    const TimeMs from = MakeTimeMs(YearOf(said_at), MonthOf(said_at) + delta, 1);
-    return TimeWindow{from, MakeTimeMs(YearOf(said_at), MonthOf(said_at) + delta + 1, 1)};
-  };
-  const std::string none;
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const std::string& t = tokens[i];
-    const std::string& prev = i > 0 ? tokens[i - 1] : none;
-    const std::string& next = i + 1 < tokens.size() ? tokens[i + 1] : none;
-    // ("the day before yesterday", "the day after tomorrow")
-    const int beyond = i >= 2 && tokens[i - 2] == "day" && (prev == "before" || prev == "after") ? 1 : 0;
-    if (t == "yesterday") return Days(today - 1 - beyond, today - beyond);
-    if (t == "today" || t == "tonight") return Days(today, today + 1);
-    if (t == "tomorrow") return Days(today + 1 + beyond, today + 2 + beyond);
-    if (t == "this" && (next == "morning" || next == "afternoon" || next == "evening")) {
-      return Days(today, today + 1);
-    }
-    if (t == "last" && next == "night") return Days(today - 1, today + 1);
-    if (t == "last" || t == "this" || t == "next") {
-      const int step = t == "last" ? -1 : t == "this" ? 0 : 1;
-      if (next == "week") return Days(monday + 7 * step, monday + 7 * step + 7);
-      if (next == "weekend") return Days(monday + 7 * step + 5, monday + 7 * step + 7);
-      if (next == "month") return month(step);
-      if (const int wd = Weekday(next); wd >= 0 && step != 0) {
-        // "last Friday": the latest Friday before today; "next Friday": the first after it.
-        const std::int64_t back = (weekday - wd + 7) % 7, ahead = (wd - weekday + 7) % 7;
-        const std::int64_t day = step < 0 ? today - (back == 0 ? 7 : back) : today + (ahead == 0 ? 7 : ahead);
-        return Days(day, day + 1);
+  using Unit = RelativeTime::Unit;
+  for (const RelativeTime& r : FindRelativeTimes(tokens, said_at)) {
+    switch (r.unit) {
+      case Unit::kDay:
+        // "two days ago" is loose by a day either way; a night runs into the next day.
+        if (r.ago > 0) return Days(r.day - 1, r.day + 2);
+        return Days(r.day, r.day + (r.part == RelativeTime::Part::kNight ? 2 : 1));
+      case Unit::kWeek:
+        if (r.ago > 0)
+          return Days(r.day - 3, r.day + 4);  // "two weeks ago": half a week either way
+        return Days(r.day, r.day + 7);
+      case Unit::kWeekend:
+        return Days(r.day, r.day + 2);
+      case Unit::kMonth: {
+        const TimeMs from = r.day * kDayMs;
+        return {from, MakeTimeMs(YearOf(from), MonthOf(from) + 1, 1)};
       }
-    }
-    if (t == "ago" && i >= 2) {
-      std::string unit = prev;
-      if (!unit.empty() && unit.back() == 's') unit.pop_back();
-      // "two days ago", "a couple of days ago", "a few weeks ago"
-      const std::string& before = tokens[i - 2];
-      const int n = before == "of" && i >= 3 ? Count(tokens[i - 3]) : Count(before);
-      if (n == 0) continue;
-      if (unit == "day") return Days(today - n - 1, today - n + 2);
-      if (unit == "week") return Days(today - 7 * n - 3, today - 7 * n + 4);
-      if (unit == "month") return month(-n);
+      case Unit::kYear:
+        break;  // too wide to point at a day
     }
   }
   return {};

@@ -4,6 +4,7 @@
 #include <array>
 #include <set>
 
+#include "core/relative_time.hpp"
 #include "core/text.hpp"
 #include "core/time.hpp"
 #include "models/builtin/english.hpp"
@@ -176,7 +177,7 @@ bool IsFailureReport(std::string_view sentence) {
 
 }  // namespace
 
-Inference InferBuiltin(const std::vector<MemoryMessage>& messages) {
+Inference InferBuiltin(const std::vector<MemoryMessage>& messages, TimeMs observed) {
   Inference out;
   out.degraded = true;
   std::set<std::string> seen;
@@ -209,6 +210,7 @@ Inference InferBuiltin(const std::vector<MemoryMessage>& messages) {
           ++empty;
           continue;
         }
+        said = WithAbsoluteTimes(said, observed);
         if (!seen.insert(text::NormalizeForHash(said)).second) continue;
         out.facts.push_back({said, m.role, "ADD", "", {}});
         ++verbatim;
@@ -218,6 +220,7 @@ Inference InferBuiltin(const std::vector<MemoryMessage>& messages) {
         ++skipped;
         continue;
       }
+      f = WithAbsoluteTimes(f, observed);
       if (!seen.insert(text::NormalizeForHash(f)).second) continue;
       out.facts.push_back({f, m.role, "ADD", "", {}});
     }

@@ -50,8 +50,11 @@ struct KnownMemory {
 // as third-person facts (models/builtin/fact_rules.hpp); a user's statement
 // the rules cannot rewrite (third person, instructions, schedules) is kept as
 // said; questions and contentless sentences are not stored. `note` says what
-// was kept as said, or why nothing was. Never fails.
-Inference InferBuiltin(const std::vector<MemoryMessage>& messages);
+// was kept as said, or why nothing was. A time said relative to the moment
+// of saying is written as its date, against `observed` ("I went to the
+// dentist yesterday" -> "User went to the dentist on 5 December 2026";
+// core/relative_time.hpp). Never fails.
+Inference InferBuiltin(const std::vector<MemoryMessage>& messages, TimeMs observed);
 
 // One model call (plus at most two retries for invalid replies). `recent` are
 // earlier messages of the scope ("Name: text", oldest first), `known` the

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "core/relative_time.hpp"
 #include "core/text.hpp"
 #include "models/builtin/english.hpp"
 #include "models/builtin/extractive_text.hpp"
@@ -151,6 +152,8 @@ std::string BuildSegmentSummary(const SegmentInput& seg, const std::vector<std::
 void AddFact(std::vector<ExtractedFact>& facts, std::unordered_map<std::string, std::size_t>& seen,
              std::string text, const ConsolidationPage& page) {
   if (text.empty()) return;
+  // The fact is read later than it was said: its "yesterday" is a date.
+  if (page.event_time != 0) text = WithAbsoluteTimes(text, page.event_time);
   const std::string key = text::NormalizeForHash(text);
   auto it = seen.find(key);
   if (it != seen.end()) {

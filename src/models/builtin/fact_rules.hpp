@@ -30,7 +30,8 @@ enum class Role { kUser, kAssistant };
 // Teacher'" keeps the title). Leading interjections ("Oh, ", "And yes, ") and
 // markdown's bold markers ("**") are dropped, the first
 // letter is capitalised and the fact ends with a period. Relative dates are
-// kept as they are. At most 300 bytes.
+// kept as they are here (the callers, which know when the sentence was said,
+// write them as dates: WithAbsoluteTimes). At most 300 bytes.
 std::string ExtractFact(std::string_view sentence, Role role, const std::string& speaker,
                         const std::string& listener);
 

@@ -444,6 +444,34 @@ TEST_F(MemoryApiTest, BuiltinInferenceIsDegradedAndVerbatimKeepsRoles) {
   EXPECT_NE(thanks->note.find("nothing stored"), std::string::npos) << thanks->note;
 }
 
+// The built-in inference writes a time said relative to the moment of saying
+// as its date, against the memory's event time (now when none is given): a
+// memory read a month later is still true of its day.
+TEST_F(MemoryApiTest, BuiltinInferenceWritesRelativeTimesAsDates) {
+  auto e = Open();  // the clock: Saturday 1 March 2025
+  auto now = e->AddMemoryText(User("dana"),
+                              "I went to the dentist yesterday. I move to Oslo next month.", {});
+  ASSERT_TRUE(now.ok()) << now.status().ToString();
+  std::set<std::string> texts;
+  for (const auto& m : now->results) texts.insert(m.memory);
+  EXPECT_TRUE(texts.count("User went to the dentist on 28 February 2025."))
+      << ::testing::PrintToString(texts);
+  EXPECT_TRUE(texts.count("User moves to Oslo in April 2025.")) << ::testing::PrintToString(texts);
+  // A statement kept as said is dated too, against the event time given.
+  MemoryAddOptions o;
+  o.event_time = MakeTimeMs(2024, 6, 10, 18);
+  auto then = e->AddMemoryText(User("dana"), "Bob's birthday party is tomorrow evening", o);
+  ASSERT_TRUE(then.ok()) << then.status().ToString();
+  ASSERT_EQ(then->results.size(), 1u);
+  EXPECT_EQ(then->results[0].memory, "Bob's birthday party is on the evening of 11 June 2024");
+  // What a caller writes without inference is stored as written.
+  MemoryAddOptions raw;
+  raw.infer = false;
+  auto verbatim = e->AddMemoryText(User("dana"), "I start the new job next week", raw);
+  ASSERT_TRUE(verbatim.ok());
+  EXPECT_EQ(verbatim->results[0].memory, "I start the new job next week");
+}
+
 TEST_F(MemoryApiTest, ConsolidatedFactsAreTheSameStore) {
   EngineOptions o;
   o.heat_threshold = 0.5;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/time.hpp"
 #include "models/builtin/extractive_maintainer.hpp"
 #include "models/builtin/hash_embedder.hpp"
 
@@ -210,24 +211,42 @@ TEST(ExtractiveMaintainer, SummarizeSegmentWithoutNewPagesKeepsIt) {
 
 TEST(ExtractiveMaintainer, ConsolidateExtractsFactsAndSlots) {
   ExtractiveMaintainer m;
-  ConsolidationPage p1{11, "Hey Mel! I went to a support group yesterday. How are you?",
-                       "I'm good! I recommend trying the new trail by the lake.", "Caroline", "Melanie",
-                       1000};
-  ConsolidationPage p2{12, "My name is Caroline and I live in Portland. I love hiking and jazz.",
-                       "Nice. I'll send you my favourite jazz playlist.", "Caroline", "Melanie", 2000};
-  ConsolidationPage p3{13, "I went to a support group yesterday.", "Good to hear.", "Caroline", "Melanie", 3000};
+  ConsolidationPage p1{11,
+                       "Hey Mel! I went to a support group yesterday. How are you?",
+                       "I'm good! I recommend trying the new trail by the lake.",
+                       "Caroline",
+                       "Melanie",
+                       MakeTimeMs(2023, 5, 8, 10)};
+  ConsolidationPage p2{12,
+                       "My name is Caroline and I live in Portland. I love hiking and jazz.",
+                       "Nice. I'll send you my favourite jazz playlist.",
+                       "Caroline",
+                       "Melanie",
+                       MakeTimeMs(2023, 5, 8, 11)};
+  ConsolidationPage p3{13,
+                       "I went to a support group yesterday.",
+                       "Good to hear.",
+                       "Caroline",
+                       "Melanie",
+                       MakeTimeMs(2023, 5, 8, 12)};
+  // The same words a day later are another day's fact.
+  ConsolidationPage p4{14,        "I went to a support group yesterday.",
+                       "",        "Caroline",
+                       "Melanie", MakeTimeMs(2023, 5, 9, 12)};
   std::vector<ProfileSlot> profile = {{"interests", "painting", {5}, 0}};
-  auto r = m.Consolidate(profile, {p1, p2, p3});
+  auto r = m.Consolidate(profile, {p1, p2, p3, p4});
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_TRUE(r->degraded);
   EXPECT_EQ(r->model_calls, 0);
-  ASSERT_GE(r->user_facts.size(), 3u);
+  ASSERT_GE(r->user_facts.size(), 4u);
+  // A time said relative to the page's is written as its date (core/relative_time.hpp).
   const ExtractedFact& f = r->user_facts[0];
-  EXPECT_EQ(f.text, "Caroline went to a support group yesterday.");
-  EXPECT_EQ(f.event_time, 1000);
+  EXPECT_EQ(f.text, "Caroline went to a support group on 7 May 2023.");
+  EXPECT_EQ(f.event_time, MakeTimeMs(2023, 5, 8, 10));
   EXPECT_THAT(f.source_pages, ElementsAre(11, 13));  // identical fact on page 13 merged
   std::vector<std::string> texts;
   for (const auto& x : r->user_facts) texts.push_back(x.text);
+  EXPECT_THAT(texts, Contains("Caroline went to a support group on 8 May 2023."));
   EXPECT_THAT(texts, Contains("Caroline loves hiking and jazz."));
   EXPECT_THAT(texts, Contains("Caroline lives in Portland."));
   for (const std::string& t : texts) EXPECT_THAT(t, Not(HasSubstr("?")));  // no questions
