@@ -482,6 +482,13 @@ std::string ExtractFact(std::string_view sentence, Role role, const std::string&
     }
   }
   if (!durable) return {};
+  // A fact opens with what it says, not with the link to what was said
+  // before it: "So I went to the tattoo parlor" -> "Audrey went to ...".
+  if (OneOf(c.at(start), {"and", "but", "so", "well"}) && !BoundaryAfter(sentence, words, start) &&
+      OneOf(c.at(start + 1), {"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll",
+                              "we'd", "my", "our"})) {
+    ++start;
+  }
   std::string fact = Rewrite(c, start, speaker, listener);
   if (SplitWords(fact).size() < kMinFactWords) return {};
   return fact;

@@ -176,6 +176,20 @@ TEST(FactRules, ARunOfFillersIsDroppedWhole) {
   EXPECT_EQ(UserFact("Yeah well, I moved to Denver."), "Caroline moved to Denver.");
 }
 
+// A fact opens with what it says: a word that linked the sentence to the one
+// before goes ("So I went ...", "But I made it ..."); a word it needs stays.
+TEST(FactRules, ALinkToWhatWasSaidBeforeIsDropped) {
+  EXPECT_EQ(UserFact("So I went to the tattoo parlor and got more drawings."),
+            "Caroline went to the tattoo parlor and got more drawings.");
+  EXPECT_EQ(UserFact("But I made it with the support of my friends."),
+            "Caroline made it with the support of Caroline's friends.");
+  EXPECT_EQ(UserFact("And we adopted a second cat."), "Caroline and others adopted a second cat.");
+  EXPECT_EQ(UserFact("Well I moved to Denver last spring."),
+            "Caroline moved to Denver last spring.");
+  EXPECT_EQ(UserFact("Sometimes I bake bread for my neighbours."),
+            "Sometimes Caroline bakes bread for Caroline's neighbours.");
+}
+
 TEST(FactRules, AssistantCommitmentsAndSelfStatements) {
   EXPECT_EQ(AssistantFact("I recommend trying the pasta at Luigi's."),
             "Mel recommends trying the pasta at Luigi's.");
