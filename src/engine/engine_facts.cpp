@@ -35,7 +35,7 @@ using nlohmann::json;
 namespace facts = memory::facts;
 
 constexpr std::size_t kMaxMessages = 1000;
-constexpr std::size_t kMaxTextBytes = 64 * 1024;
+constexpr std::size_t kMaxTextBytes = facts::kMaxMemoryTextBytes;
 constexpr std::size_t kMaxKeyBytes = 256;
 constexpr int kContextMessages = 10;
 constexpr int kContextMemories = 10;

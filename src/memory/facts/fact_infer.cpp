@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <utility>
 
 #include "core/relative_time.hpp"
 #include "core/text.hpp"
@@ -210,7 +211,11 @@ Inference InferBuiltin(const std::vector<MemoryMessage>& messages, TimeMs observ
           ++empty;
           continue;
         }
-        said = WithAbsoluteTimes(said, observed);
+        // (Dates are longer than "tonight": a statement near the limit stays as said.)
+        if (std::string dated = WithAbsoluteTimes(said, observed);
+            dated.size() <= kMaxMemoryTextBytes) {
+          said = std::move(dated);
+        }
         if (!seen.insert(text::NormalizeForHash(said)).second) continue;
         out.facts.push_back({said, m.role, "ADD", "", {}});
         ++verbatim;

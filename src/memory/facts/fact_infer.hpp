@@ -13,6 +13,9 @@
 
 namespace engram::memory::facts {
 
+// The longest text a memory or a message's content may have (bytes).
+inline constexpr std::size_t kMaxMemoryTextBytes = 64 * 1024;
+
 struct InferredFact {
   std::string text;
   std::string attributed_to;  // "user", "assistant" or ""

@@ -464,6 +464,13 @@ TEST_F(MemoryApiTest, BuiltinInferenceWritesRelativeTimesAsDates) {
   ASSERT_TRUE(then.ok()) << then.status().ToString();
   ASSERT_EQ(then->results.size(), 1u);
   EXPECT_EQ(then->results[0].memory, "Bob's birthday party is on the evening of 11 June 2024");
+  // A statement near the size limit that its dates would take past it stays as said.
+  std::string long_text = "Bob works late";
+  while (long_text.size() < 60 * 1024) long_text += " tonight";
+  auto kept = e->AddMemoryText(User("dana"), long_text, {});
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  ASSERT_EQ(kept->results.size(), 1u);
+  EXPECT_EQ(kept->results[0].memory, long_text);
   // What a caller writes without inference is stored as written.
   MemoryAddOptions raw;
   raw.infer = false;
