@@ -84,6 +84,15 @@ int Count(std::string_view t) {
   return Figures(t);
 }
 
+// The first month of a season of the northern hemisphere ("summer": 6), 0
+// for any other word.
+int SeasonStart(std::string_view t) {
+  if (t == "spring") return 3;
+  if (t == "summer") return 6;
+  if (t == "autumn" || t == "fall") return 9;
+  return 0;
+}
+
 RelativeTime::Part PartOf(std::string_view t) {
   if (t == "morning") return RelativeTime::Part::kMorning;
   if (t == "afternoon") return RelativeTime::Part::kAfternoon;
@@ -157,6 +166,28 @@ std::optional<RelativeTime> At(std::span<const std::string> tokens, std::size_t 
     if (next == "year") {
       r.unit = RelativeTime::Unit::kYear;
       r.day = DayOf(MakeTimeMs(YearOf(said_at) + step, 1, 1));
+      return r;
+    }
+    // "last May": the latest May before the month said; "next March": the first after it.
+    if (const int m = next.size() > 3 || next == "may" ? MonthFromWord(next) : 0;
+        m > 0 && step != 0) {
+      const int now = MonthOf(said_at);
+      int year = YearOf(said_at);
+      if (step < 0 && m >= now) --year;
+      if (step > 0 && m <= now) ++year;
+      r.unit = RelativeTime::Unit::kMonth;
+      r.day = DayOf(MakeTimeMs(year, m, 1));
+      return r;
+    }
+    // "last summer": the latest one that ended before the month said; "next
+    // spring": the first that begins after it. (Not winter: which year's?)
+    if (const int first = SeasonStart(next); first > 0 && step != 0) {
+      const int now = MonthOf(said_at);
+      int year = YearOf(said_at);
+      if (step < 0 && first + 2 >= now) --year;
+      if (step > 0 && first <= now) ++year;
+      r.unit = RelativeTime::Unit::kSeason;
+      r.day = DayOf(MakeTimeMs(year, first, 1));
       return r;
     }
     if (const int wd = Weekday(next); wd >= 0 && step != 0) {
@@ -317,6 +348,12 @@ std::string WithAbsoluteTimes(std::string_view text, TimeMs said_at) {
       phrase = bare ? "the " : r.unit == Unit::kWeek ? "in the " : "on the ";
       phrase += r.unit == Unit::kWeek ? "week of " : "weekend of ";
       phrase += DayText(r.day, false);
+    } else if (r.unit == Unit::kSeason) {
+      // "in the summer of 2022", with the season's word as said ("fall", "autumn")
+      phrase = bare ? "the " : "in the ";
+      phrase += lower[last];
+      phrase += " of ";
+      phrase += std::to_string(YearOf(r.day * kDayMs));
     } else {
       if (!bare) phrase = "in ";
       phrase += r.unit == Unit::kMonth ? MonthText(r.day) : std::to_string(YearOf(r.day * kDayMs));

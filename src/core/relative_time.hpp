@@ -17,14 +17,15 @@
 namespace engram {
 
 struct RelativeTime {
-  enum class Unit { kDay, kWeek, kWeekend, kMonth, kYear };
+  enum class Unit { kDay, kWeek, kWeekend, kMonth, kSeason, kYear };
   enum class Part { kNone, kMorning, kAfternoon, kEvening, kNight };
   std::size_t first = 0;  // its first token
   std::size_t count = 0;  // its tokens
   Unit unit = Unit::kDay;
   Part part = Part::kNone;  // a day's part ("this morning", "last night", "tomorrow evening")
   // The first day it points to (whole UTC days since the epoch): a week's
-  // Monday, a weekend's Saturday, a month's or a year's first day; for "<n>
+  // Monday, a weekend's Saturday, a month's, a season's or a year's first
+  // day; for "<n>
   // days/weeks ago" the day n days or weeks before the day it was said.
   std::int64_t day = 0;
   bool weekday = false;  // it names a weekday ("last Friday", "next Tues")
@@ -42,11 +43,15 @@ struct RelativeTime {
 //   week runs Monday to Sunday; "last weekend" is the Saturday and Sunday
 //   before the week of `said_at`); "last" or "next" + a weekday or its
 //   short form ("last Friday": the latest Friday before the day said;
-//   "next Tues": the first Tuesday after it);
+//   "next Tues": the first Tuesday after it), a month's name ("last May":
+//   the latest May before the month said) or a season but winter ("last
+//   summer": the latest summer that ended before the month said; spring
+//   is March to May, summer June to August, autumn or fall September to
+//   November);
 // - "<count> days/weeks/months/years ago", the count a number ("3",
 //   "two") or "a", "an", "a few", "a couple of".
-// Not: "recently", seasons, a weekday alone or after "this" (past or to
-// come?), "the other day".
+// Not: "recently", a season or a month alone or after "this", a weekday
+// alone or after "this" (past or to come?), "the other day".
 std::vector<RelativeTime> FindRelativeTimes(std::span<const std::string> tokens, TimeMs said_at);
 
 // `text` with each relative time written as the date it points to, against

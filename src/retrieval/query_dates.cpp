@@ -90,6 +90,7 @@ TimeWindow SaidWindow(const std::vector<std::string>& tokens, TimeMs said_at) {
         const TimeMs from = r.day * kDayMs;
         return {from, MakeTimeMs(YearOf(from), MonthOf(from) + 1, 1)};
       }
+      case Unit::kSeason:
       case Unit::kYear:
         break;  // too wide to point at a day
     }

@@ -54,6 +54,16 @@ TEST(RelativeTime, WeekdaysWeeksMonthsAndYears) {
   EXPECT_EQ(Dated("User started transitioning three years ago."),
             "User started transitioning in 2020.");
   EXPECT_EQ(Dated("User adopted a pup 3 months ago."), "User adopted a pup in February 2023.");
+  EXPECT_EQ(Dated("User visited Rome last May."), "User visited Rome in May 2022.");  // said in May
+  EXPECT_EQ(Dated("User visited Rome last April."), "User visited Rome in April 2023.");
+  EXPECT_EQ(Dated("Emma starts school next September."), "Emma starts school in September 2023.");
+  EXPECT_EQ(Dated("The wedding is next March."), "The wedding is in March 2024.");
+  EXPECT_EQ(Dated("User went to Crete last summer."), "User went to Crete in the summer of 2022.");
+  EXPECT_EQ(Dated("User moves next fall."), "User moves in the fall of 2023.");
+  EXPECT_EQ(Dated("User went to Crete last summer.", MakeTimeMs(2023, 10, 2)),
+            "User went to Crete in the summer of 2023.");
+  EXPECT_EQ(Dated("User took a course last spring.", MakeTimeMs(2023, 5, 20)),
+            "User took a course in the spring of 2022.");  // this one has not ended
   // A loose count, or weeks: as many before the day said.
   EXPECT_EQ(Dated("A couple of weeks ago User joined a club."),
             "A couple of weeks before 8 May 2023 User joined a club.");
@@ -68,13 +78,26 @@ TEST(RelativeTime, WeekdaysWeeksMonthsAndYears) {
 }
 
 TEST(RelativeTime, WhatIsNoDateIsLeftAsWritten) {
-  for (const char* text :
-       {"Over the last week User was sick.", "User is away for the next month.",
-        "Last week's game was great.", "User watches films on Friday.", "This Friday User plays.",
-        "Recently User started painting.", "User loves summer.", "It was a long time ago.",
-        "User went there many days ago.", "See you Sun.", "User was the last one to leave.",
-        "Next time User brings snacks.", "Two weekends ago User went camping.",
-        "Die Tagung ist gestern gewesen.", ""}) {
+  for (const char* text : {"Over the last week User was sick.",
+                           "User is away for the next month.",
+                           "Last week's game was great.",
+                           "User watches films on Friday.",
+                           "This Friday User plays.",
+                           "Recently User started painting.",
+                           "User loves summer.",
+                           "It was a long time ago.",
+                           "User went there many days ago.",
+                           "See you Sun.",
+                           "User was the last one to leave.",
+                           "Next time User brings snacks.",
+                           "Two weekends ago User went camping.",
+                           "User skis every winter.",
+                           "Last winter was cold.",
+                           "This summer User works.",
+                           "User may come next.",
+                           "The last March User joined was in Paris.",
+                           "Die Tagung ist gestern gewesen.",
+                           ""}) {
     EXPECT_EQ(Dated(text), text);
   }
 }
