@@ -247,13 +247,20 @@ bool IsPossessiveTopic(std::string_view w) {
       "name", "job", "work", "favorite", "favourite", "hobby", "hobbies", "passion", "home",
       "house", "apartment", "car", "birthday", "goal", "dream", "company", "team", "boss",
       "business", "major", "degree", "school", "band", "project", "garden", "wife", "husband",
-      "partner", "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee", "spouse", "kids",
-      "kid", "children", "child", "son", "sons", "daughter", "daughters", "mom", "mother", "mum",
-      "dad", "father", "parents", "brother", "brothers", "sister", "sisters", "siblings",
-      "grandma", "grandmother", "grandpa", "grandfather", "grandparents", "aunt", "uncle",
-      "cousin", "niece", "nephew", "baby", "twins", "family", "dog", "dogs", "cat", "cats",
-      "puppy", "kitten", "pet", "pets", "parrot", "rabbit", "hamster", "horse", "bird",
-      "turtle", "best", "hometown", "neighborhood", "neighbourhood", "city", "town"};
+      "partner", "boyfriend", "girlfriend", "fiance", "fiancé", "fiancee", "spouse", "kids", "kid",
+      "children", "child", "son", "sons", "daughter", "daughters", "mom", "mother", "mum", "dad",
+      "father", "parents", "brother", "brothers", "sister", "sisters", "siblings", "grandma",
+      "grandmother", "grandpa", "grandfather", "grandparents", "aunt", "uncle", "cousin", "niece",
+      "nephew", "baby", "twins", "family", "dog", "dogs", "cat", "cats", "puppy", "kitten", "pet",
+      "pets", "parrot", "rabbit", "hamster", "horse", "bird", "turtle", "best", "hometown",
+      "neighborhood", "neighbourhood", "city", "town",
+      // the people of work, home and care, and what an assistant keeps track of
+      "manager", "supervisor", "coworker", "coworkers", "colleague", "colleagues", "roommate",
+      "roommates", "flatmate", "landlord", "neighbor", "neighbors", "neighbour", "neighbours",
+      "mentor", "coach", "teacher", "doctor", "dentist", "therapist", "office", "shift", "commute",
+      "salary", "rent", "flight", "appointment", "allergy", "allergies", "diet", "medication",
+      "wedding", "anniversary", "deadline", "exam", "thesis", "surgery", "gym", "bike", "laptop",
+      "phone"};
   return kTopics.count(w) > 0;
 }
 

@@ -79,6 +79,13 @@ TEST(FactRules, RewritesFirstPersonToThirdPersonKeepingWording) {
   EXPECT_EQ(UserFact("I'm allergic to peanuts, so I need to be careful."),
             "Caroline is allergic to peanuts, so Caroline needs to be careful.");
   EXPECT_EQ(UserFact("My sister Anna just had a baby."), "Caroline's sister Anna just had a baby.");
+  // The people of work and care, and what an assistant keeps track of.
+  EXPECT_EQ(UserFact("My manager is Priya and she prefers Slack over email."),
+            "Caroline's manager is Priya and she prefers Slack over email.");
+  EXPECT_EQ(UserFact("My dentist appointment is on Tuesday at 3pm."),
+            "Caroline's dentist appointment is on Tuesday at 3pm.");
+  EXPECT_EQ(UserFact("My flight to Oslo leaves at 6pm."),
+            "Caroline's flight to Oslo leaves at 6pm.");
   EXPECT_EQ(UserFact("We adopted a puppy last month."), "Caroline and others adopted a puppy last month.");
   EXPECT_EQ(UserFact("We love our new house."), "Caroline and others love their new house.");
   EXPECT_EQ(UserFact("Mel and I love going to the beach."), "Mel and Caroline love going to the beach.");
