@@ -19,6 +19,16 @@ namespace engram::wordvec {
 
 namespace {
 
+// A number written in figures, or an ordinal ("42", "2027", "40th", "1st"):
+// no word of meaning (Lookup).
+bool IsFigure(std::string_view t) {
+  std::size_t n = 0;
+  while (n < t.size() && t[n] >= '0' && t[n] <= '9') ++n;
+  if (n == 0) return false;
+  const std::string_view rest = t.substr(n);
+  return rest.empty() || rest == "st" || rest == "nd" || rest == "rd" || rest == "th";
+}
+
 constexpr char kMagic[8] = {'E', 'N', 'G', 'W', 'V', 'E', 'C', '2'};
 constexpr std::size_t kHeader = 8 + 24;
 
@@ -190,6 +200,7 @@ long WordVectors::Find(std::string_view term) const {
 }
 
 void WordVectors::Lookup(std::string_view term, std::vector<long>& out) const {
+  if (IsFigure(term)) return;
   const long i = Find(term);
   if (i >= 0) {
     out.push_back(i);
@@ -199,6 +210,7 @@ void WordVectors::Lookup(std::string_view term, std::vector<long>& out) const {
   std::string parts(term);
   std::replace(parts.begin(), parts.end(), '-', ' ');
   for (const auto& t : text::Terms(parts)) {
+    if (IsFigure(t)) continue;  // "42-kilometre": the kilometre
     const long p = Find(t);
     if (p >= 0) out.push_back(p);
   }

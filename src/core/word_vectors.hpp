@@ -65,7 +65,11 @@ class WordVectors {
   long Find(std::string_view term) const;
   // The indexes an index term stands for, appended to `out`: Find's, or for a
   // hyphenated compound the vectors do not know, each known part's ("low-carb"
-  // -> low, carb; "e-readers" -> reader); none when nothing is known.
+  // -> low, carb; "e-readers" -> reader); none when nothing is known. A
+  // number in figures ("42", "2027", "40th", the "42" of "42-kilometre";
+  // not a name such as "1password") stands for none: every number is near
+  // every other in the vectors, so a question's "42" would be near any
+  // memory that says a number ("50 mg"); figures are matched as written.
   void Lookup(std::string_view term, std::vector<long>& out) const;
   // The term's weight (generic words with many senses count less), in (0, 1].
   float Weight(long index) const;

@@ -157,6 +157,27 @@ TEST(WordVectors, UnknownCompoundsStandForTheirParts) {
   EXPECT_TRUE(lookup("qwzx").empty());
 }
 
+// A number in figures has no meaning here: numbers lie near one another, so
+// "42" would be near any text saying a number. A name that starts with one
+// keeps its vector.
+TEST(WordVectors, FiguresStandForNoWord) {
+  ASSERT_TRUE(Words()) << "no built-in word vectors: the build makes them from WordNet "
+                          "(wordnet-base, installed by scripts/bootstrap)";
+  const WordVectors& w = *Words();
+  auto lookup = [&](const std::string& word) {
+    std::vector<long> out;
+    w.Lookup(text::Terms(word).at(0), out);
+    return out;
+  };
+  for (const char* figure : {"42", "2027", "40th", "1st", "50"})
+    EXPECT_TRUE(lookup(figure).empty()) << figure;
+  EXPECT_EQ(lookup("42-kilometre"), std::vector<long>{w.Find(text::Terms("kilometre").at(0))});
+  EXPECT_FLOAT_EQ(w.Similarity("42", "50"), 0.0f);
+  EXPECT_TRUE(w.TextVector("18 90 2027").empty());
+  EXPECT_FALSE(lookup("forty").empty());      // a number's word is a word
+  EXPECT_FALSE(lookup("1password").empty());  // a name (names.tsv)
+}
+
 TEST(WordVectors, WordsWithDiacriticsAreTheWordsWithout) {
   ASSERT_TRUE(Words()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
   const WordVectors& w = *Words();
