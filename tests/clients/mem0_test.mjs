@@ -47,6 +47,13 @@ try {
     user_id: "alice",
     metadata: { category: "work" },
   });
+  // The client's timestamp is when it was said: a relative time is written as its date.
+  const dated = await acme.add([{ role: "user", content: "I went to the dentist yesterday" }], {
+    user_id: "alice",
+    timestamp: Date.UTC(2025, 5, 10, 12) / 1000,
+  });
+  check(dated.length === 1 && dated[0].memory === "User went to the dentist on 9 June 2025.",
+        `a relative time is dated by the timestamp: ${JSON.stringify(dated)}`);
   await acme.add([{ role: "user", content: "Booked a flight to Tokyo for March" }], {
     user_id: "alice",
     agent_id: "travel-bot",
