@@ -229,9 +229,10 @@ std::optional<RelativeTime> At(std::span<const std::string> tokens, std::size_t 
   return r;
 }
 
-// A word of a text with where it lies: the runs Tokenize makes of ASCII
-// letters and digits (and of bytes from 0x80, which no expression holds),
-// with a single inner '-', '.', '_' or '\'' kept; lower-cased.
+// Where a word of a text lies: the runs Tokenize makes of ASCII letters and
+// digits (and of bytes from 0x80, which no expression holds), with a single
+// inner '-', '.', '_' or '\'' kept ("last week's", "today-only": one word
+// each, and no time). Words() gives each one's lower-cased text beside it.
 struct Word {
   std::size_t begin = 0, end = 0;
 };
@@ -319,8 +320,7 @@ std::string WithAbsoluteTimes(std::string_view text, TimeMs said_at) {
         r.unit != RelativeTime::Unit::kDay) {
       continue;
     }
-    // A possessive or a compound ("last week's game", "today-only") is left whole:
-    // the word's own bytes end where its token does.
+    // A word a closing quote mark ends ("the weeks' plans") is no time either.
     const std::size_t end = words[last].end;
     if (end < text.size() && (text[end] == '\'' || text.substr(end).starts_with("\xE2\x80\x99")))
       continue;

@@ -48,15 +48,15 @@ TimeWindow QueryDateWindow(const std::vector<std::string>& tokens, int slack_day
                            std::optional<TimeMs> latest = std::nullopt);
 
 // The days a message's own time expression points to, from `said_at` (when
-// it was said): "yesterday", "today", "tonight", "tomorrow", "last night",
-// "this morning"; "last week", "this week", "next week" and the weekends
-// ("last weekend": the Saturday and Sunday before the week of `said_at`);
-// "last month", "this month", "next month"; "last Friday", "next Friday";
-// "two days ago", "a few days ago", "a couple of weeks ago", "3 months
-// ago" (widened by a day, half a week or nothing: "ago" is loose). Whole
-// days (UTC), the first expression of the message; empty when it has none
-// of these ("last year", "recently" and weekdays alone are too wide or
-// ambiguous to point at a day). Tokens as text::Tokenize makes them.
+// it was said): the first of the expressions core's FindRelativeTimes finds
+// ("yesterday", "tonight", "last night", "last week", "last weekend", "last
+// month", "last May", "last Friday", "next Fri", "two days ago", "a couple of
+// weeks ago", "3 months ago") that points at days: a day (a night runs into
+// the next one), a week, a weekend or a month, "<n> days ago" widened by a
+// day and "<n> weeks ago" by half a week ("ago" is loose). Whole days (UTC);
+// empty when the message has none ("last year", "last summer", "recently"
+// and weekdays alone are too wide or ambiguous to point at a day). Tokens as
+// text::Tokenize makes them.
 TimeWindow SaidWindow(const std::vector<std::string>& tokens, TimeMs said_at);
 
 }  // namespace engram::retrieval
