@@ -187,6 +187,8 @@ struct RankingOptions {
   double expansion_max_df_share = 0.01;
   // Shares of the budget [0, 1] that recent STM turns, the profile and the
   // facts may take at most (their sum at most 1); the rest goes to messages.
+  // (What the messages and the older recent turns leave, the facts may take
+  // as well.)
   double stm_share = 0.1;
   double profile_share = 0.05;
   double facts_share = 0.05;

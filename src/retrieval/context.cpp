@@ -381,22 +381,34 @@ RetrievalResult AssembleContext(ContextInput in) {
     catch_up();
     return memmem(said.data(), said.size(), body.data(), body.size()) != nullptr;
   };
-  std::size_t n = std::max(in.user_facts.size(), in.assistant_facts.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    for (int k = 0; k < 2; ++k) {
-      const auto& src = k == 0 ? in.user_facts : in.assistant_facts;
-      if (i >= src.size() || static_cast<int>(facts[k].size()) >= in.options.max_facts) continue;
-      const auto& pages = src[i].pages;
-      if (!pages.empty() && std::all_of(pages.begin(), pages.end(),
-                                        [&](std::int64_t p) { return pages_in.contains(p); })) {
-        continue;
+  std::vector<bool> fact_taken[2] = {std::vector<bool>(in.user_facts.size(), false),
+                                     std::vector<bool>(in.assistant_facts.size(), false)};
+  // The facts of both kinds, by rank, up to `cap` tokens for both.
+  auto pack_facts = [&](int cap) {
+    const std::size_t n = std::max(in.user_facts.size(), in.assistant_facts.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int k = 0; k < 2; ++k) {
+        const auto& src = k == 0 ? in.user_facts : in.assistant_facts;
+        if (i >= src.size() || fact_taken[k][i] ||
+            static_cast<int>(facts[k].size()) >= in.options.max_facts) {
+          continue;
+        }
+        const auto& pages = src[i].pages;
+        if (!pages.empty() && std::all_of(pages.begin(), pages.end(),
+                                          [&](std::int64_t p) { return pages_in.contains(p); })) {
+          continue;
+        }
+        if (!src[i].body.empty() && said_already(src[i].body)) continue;
+        Section& sec = k == 0 ? user_facts : assistant_facts;
+        sec.cap = cap - (k == 0 ? assistant_facts.spent : user_facts.spent);
+        if (sec.Take(pack, SizeOf(src[i]))) {
+          facts[k].push_back(&src[i]);
+          fact_taken[k][i] = true;
+        }
       }
-      if (!src[i].body.empty() && said_already(src[i].body)) continue;
-      Section& sec = k == 0 ? user_facts : assistant_facts;
-      sec.cap = facts_cap - (k == 0 ? assistant_facts.spent : user_facts.spent);
-      if (sec.Take(pack, SizeOf(src[i]))) facts[k].push_back(&src[i]);
     }
-  }
+  };
+  pack_facts(facts_cap);
   // 5. More messages in what is left.
   pack_messages(budget);
   // 6. Older recent turns in what is still left (nothing ranked claims it:
@@ -416,6 +428,10 @@ RetrievalResult AssembleContext(ContextInput in) {
     }
     recent_items.insert(recent_items.begin(), older.rbegin(), older.rend());
   }
+  // 7. More facts in what is left after that: the facts' share is what they
+  //    take before the messages, not all they may have (the memories of a
+  //    user who has said little in this dialogue fill its context).
+  pack_facts(budget);
   std::sort(chosen.begin(), chosen.end());
   // Chain summaries where budget remains, best messages first, once per page,
   // with only what the context does not already say: a summary's sentences

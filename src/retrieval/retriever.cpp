@@ -90,7 +90,10 @@ double RrfTerm(std::size_t r) {
 }
 
 // Reciprocal-rank fusion of two rankings (weight 1 each), best first (ties:
-// smaller id first): an id's score is the sum of its terms in both. Each
+// an id of the first ranking before one of the second only, which the
+// callers give their lexical ranking, the words a question and a text share
+// being the surer evidence; else the smaller id first): an id's score is the
+// sum of its terms in both. Each
 // ranking holds an id at most once. Without a sort of all ids: the ids of
 // only one ranking are already in score order (1 / (61 + rank)), those of
 // both (found through a small open-addressing table of the first ranking's
@@ -142,7 +145,9 @@ std::vector<std::pair<std::int64_t, double>> FusedRrf(const std::vector<std::int
   std::sort(both.begin(), both.end(), better);
   std::vector<Scored> ab, out;
   ab.reserve(only_a.size() + only_b.size());
-  std::merge(only_a.begin(), only_a.end(), only_b.begin(), only_b.end(), std::back_inserter(ab), better);
+  // (std::merge takes from the first range on a tie: `a`'s ids first.)
+  std::merge(only_a.begin(), only_a.end(), only_b.begin(), only_b.end(), std::back_inserter(ab),
+             [](const Scored& x, const Scored& y) { return x.second > y.second; });
   out.reserve(ab.size() + both.size());
   std::merge(both.begin(), both.end(), ab.begin(), ab.end(), std::back_inserter(out), better);
   return out;

@@ -705,6 +705,51 @@ TEST_F(MemoryApiTest, ADialogueNotYetStartedHasTheUsersMemories) {
   EXPECT_EQ(none->context, "");
 }
 
+// A user's long memories and no dialogue yet: the facts' share of the budget
+// is what they take before the messages, not all they may have; and where
+// only one fits, the one holding the question's words comes before one near
+// it in meaning alone (an equal place in the two rankings).
+TEST_F(MemoryApiTest, AContextsFactsFillWhatTheMessagesLeave) {
+  auto e = Open();
+  MemoryAddOptions raw;
+  raw.infer = false;
+  const MemoryScope user{"default", "erin", "", "", false};
+  const std::vector<std::string> notes = {
+      "Marcus is my oldest pal from university, and we still meet for a curry every month.",
+      "I have keratoconus in both eyes and wear rigid gas-permeable lenses, with glasses at night "
+      "when my eyes are "
+      "tired. My optometrist is Dr Okafor.",
+      "The user's daughter Junie started Year 3 at Oakfield Primary this September. Her teacher is "
+      "Miss "
+      "Greenhalgh, and her best friend there is a girl called Tamsin.",
+      "Our cat Pretzel is a fourteen-year-old ginger tom with arthritis in his hips. He gets a "
+      "painkiller hidden in "
+      "cheese every morning and goes to the Whiskers cattery when we travel.",
+      "Junie goes to swimming lessons on Saturday mornings at the leisure centre, and her friend "
+      "Tamsin joins her "
+      "there most weeks.",
+      "My partner Torin's parents live in Leeds and visit us every Easter. His mother is "
+      "vegetarian and his father "
+      "cannot eat shellfish."};
+  for (const auto& n : notes) ASSERT_TRUE(e->AddMemoryText(user, n, raw).ok());
+  const Scope dialogue{"default", "erin", "assistant"};
+  RetrieveOptions o;
+  auto r = e->Retrieve(dialogue, "Who is Junie's best friend?", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // 5% of 2,000 tokens holds one of these; the budget, unused, holds both about Junie.
+  EXPECT_NE(r->context.find("her best friend there is a girl called Tamsin"), std::string::npos)
+      << r->context;
+  EXPECT_NE(r->context.find("swimming lessons on Saturday"), std::string::npos) << r->context;
+  EXPECT_LE(r->context_tokens, o.budget_tokens);
+  o.budget_tokens = 80;
+  auto one = e->Retrieve(dialogue, "Who is Junie's best friend?", o);
+  ASSERT_TRUE(one.ok());
+  const auto junie = one->context.find("her best friend there is a girl called Tamsin");
+  EXPECT_NE(junie, std::string::npos) << one->context;
+  EXPECT_LT(junie, one->context.find("Marcus")) << one->context;  // (npos when left out)
+  EXPECT_EQ(one->context.find("keratoconus"), std::string::npos) << one->context;
+}
+
 // "-" is the id of no user or agent in the scope rows of the fact API: a
 // caller cannot name it, so no dialogue reads or writes an agent's own
 // memories, and forgetting "-" cannot erase every agent's memories.
@@ -788,7 +833,10 @@ std::vector<std::string> ContextFacts(Engine& e) {
   EXPECT_TRUE(first.ok());
   if (!first.ok()) return {};
   std::set<TimeMs> present;
-  for (const auto& item : first->items) present.insert(item.event_time);
+  for (const auto& item : first->items) {
+    if (item.kind == ItemKind::kPage || item.kind == ItemKind::kStmTurn)
+      present.insert(item.event_time);
+  }
   MemoryScope same{"default", "alice", "assistant", "", false};
   MemoryListOptions lo;
   lo.limit = 1000;
