@@ -83,6 +83,12 @@ struct Section {
     open = true;
     return true;
   }
+  // Whether Take would take it (nothing changes).
+  bool Fits(const Packer& pack, Size s) const {
+    s.bytes += 1;
+    const Size add = open ? s : s + HeadingSize(title);
+    return spent + Tokens(s) <= cap && Tokens(pack.used + add) <= pack.budget;
+  }
 };
 
 // Two items of one turn (user then assistant) as one item of part "both".
@@ -398,9 +404,15 @@ RetrievalResult AssembleContext(ContextInput in) {
                                           [&](std::int64_t p) { return pages_in.contains(p); })) {
           continue;
         }
-        if (!src[i].body.empty() && said_already(src[i].body)) continue;
         Section& sec = k == 0 ? user_facts : assistant_facts;
         sec.cap = cap - (k == 0 ? assistant_facts.spent : user_facts.spent);
+        // (What cannot fit is not searched for in what is said: once the
+        // messages fill the budget, no fact is.)
+        if (!sec.Fits(pack, SizeOf(src[i]))) {
+          pack.truncated = true;
+          continue;
+        }
+        if (!src[i].body.empty() && said_already(src[i].body)) continue;
         if (sec.Take(pack, SizeOf(src[i]))) {
           facts[k].push_back(&src[i]);
           fact_taken[k][i] = true;
