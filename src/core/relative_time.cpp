@@ -283,11 +283,6 @@ std::string DayText(std::int64_t day, bool weekday) {
   return s;
 }
 
-std::string MonthText(std::int64_t day) {
-  const std::string d = FormatHumanDate(day * kDayMs);  // "1 April 2023"
-  return d.substr(d.find(' ') + 1);
-}
-
 }  // namespace
 
 std::vector<RelativeTime> FindRelativeTimes(std::span<const std::string> tokens, TimeMs said_at) {
@@ -356,7 +351,8 @@ std::string WithAbsoluteTimes(std::string_view text, TimeMs said_at) {
       phrase += std::to_string(YearOf(r.day * kDayMs));
     } else {
       if (!bare) phrase = "in ";
-      phrase += r.unit == Unit::kMonth ? MonthText(r.day) : std::to_string(YearOf(r.day * kDayMs));
+      phrase += r.unit == Unit::kMonth ? FormatHumanMonth(r.day * kDayMs)
+                                       : std::to_string(YearOf(r.day * kDayMs));
     }
     const std::size_t begin = words[r.first].begin;
     // "Yesterday I ..." -> "On 7 May 2023 I ..."

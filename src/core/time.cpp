@@ -459,6 +459,10 @@ std::string FormatHumanDate(TimeMs t) {
   return std::to_string(c.day) + " " + kMonthTitle[c.month - 1] + " " + std::to_string(c.year);
 }
 
+std::string FormatHumanMonth(TimeMs t) {
+  return std::string(kMonthTitle[MonthOf(t) - 1]) + " " + std::to_string(YearOf(t));
+}
+
 std::string FormatHumanDateTime(TimeMs t) {
   Civil c{};
   std::int64_t ms = 0;

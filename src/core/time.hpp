@@ -33,6 +33,8 @@ std::string FormatIso8601(TimeMs t);
 // Human date for contexts: "1 June 2025"; with time: "1 June 2025, 10:00".
 std::string FormatHumanDate(TimeMs t);
 std::string FormatHumanDateTime(TimeMs t);
+// Its month: "June 2025".
+std::string FormatHumanMonth(TimeMs t);
 
 // 1..12 for a lower-case month name or its three-letter abbreviation
 // ("may", "sep"), 0 otherwise.

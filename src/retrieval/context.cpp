@@ -71,19 +71,18 @@ struct Section {
   bool open = false;
   bool Take(Packer& pack, std::string_view line) { return Take(pack, Measure(line)); }
   bool Take(Packer& pack, Size s) {
-    s.bytes += 1;  // its newline
-    const int t = Tokens(s);
-    if (spent + t > cap) {
+    if (!Fits(pack, s)) {
       pack.truncated = true;
       return false;
     }
-    Size add = open ? s : s + HeadingSize(title);
-    if (!pack.Take(add, pack.budget)) return false;
-    spent += t;
+    s.bytes += 1;  // its newline
+    pack.used = pack.used + (open ? s : s + HeadingSize(title));
+    spent += Tokens(s);
     open = true;
     return true;
   }
-  // Whether Take would take it (nothing changes).
+  // Whether Take would take it (nothing changes): within the section's cap
+  // and, with the heading when it opens the section, within the budget.
   bool Fits(const Packer& pack, Size s) const {
     s.bytes += 1;
     const Size add = open ? s : s + HeadingSize(title);
