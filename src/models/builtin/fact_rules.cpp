@@ -346,6 +346,86 @@ std::vector<bool> QuotedWords(std::string_view s, const std::vector<Word>& words
   return out;
 }
 
+// True when the sentence's subject at `start` is a pronoun pointing back to
+// what was said before it ("It reminds me ...", "That's why ...", "They
+// always ...", "This is where ..."): the fact cannot say what it stands for.
+// A demonstrative before a noun names its thing ("This book I read ...").
+bool DanglingSubject(const Ctx& c, std::size_t start) {
+  const std::string& x = c.at(start);
+  if (OneOf(x, {"it", "it's", "its", "they", "they're", "they've", "she", "she's", "he", "he's",
+                "there", "there's", "that's", "this's"}))
+    return true;
+  if (x != "this" && x != "that") return false;
+  const std::string& next = c.at(start + 1);
+  return OneOf(
+      next, {"is",    "was",   "has",   "had",   "made",   "makes", "reminds", "reminded",  "gets",
+             "got",   "means", "meant", "helps", "helped", "gives", "gave",    "keeps",     "kept",
+             "takes", "took",  "feels", "felt",  "really", "just",  "always",  "definitely"});
+}
+
+// True when words [from, end) point back to something the sentence named
+// before `from` ("... and Evan got it as a gift", "Tim loves their work"):
+// a fact starting at `from` would lose what they stand for.
+bool PointsBack(const Ctx& c, std::size_t from) {
+  for (std::size_t k = from; k < c.n(); ++k) {
+    const std::string& x = c.at(k);
+    if (OneOf(x, {"it", "them", "their", "theirs", "her", "him", "these", "those", "there"}))
+      return true;
+    if ((x == "that" || x == "this") &&
+        (BoundaryAfter(c.s, c.w, k) || OneOf(c.at(k + 1), {"happen", "happens", "happened"})))
+      return true;  // "... help make that happen"
+    if (x == "one" && k > from &&
+        OneOf(c.at(k - 1), {"get", "got", "have", "had", "buy", "bought", "want", "need", "take",
+                            "took", "find", "found", "adopt", "adopted", "pick", "picked"}))
+      return true;  // "... I'll definitely get one someday"
+  }
+  return false;
+}
+
+// How many words of [from, to) carry content (not stopwords, weak words or adverbs).
+std::size_t ContentWords(const Ctx& c, std::size_t from, std::size_t to) {
+  std::size_t n = 0;
+  for (std::size_t k = from; k < to && k < c.n(); ++k) {
+    const std::string& x = c.at(k);
+    n += !text::IsStopword(x) && !IsWeakWord(x) && !IsAdverb(x) ? 1 : 0;
+  }
+  return n;
+}
+
+// Where the fact of a sentence with a dangling subject starts: at the first
+// clause whose subject is the speaker and that states something durable,
+// when a link or a mark opens it ("It reminds me why I love being a mom":
+// "I love being a mom"; "It was a setback, but I'm trying to stay
+// positive"). The sentence stays whole without such a clause, and when the
+// clause points back to what the sentence named before it or says less
+// than the words before it. Not a clause of
+// time or condition ("... even when I make mistakes"), of purpose ("... so I
+// can write better"), of "since" ("It's been forever since I've been in
+// nature"), a relative clause ("a painting that I finished", "a world where
+// I'm ..."), nor the speaker as part of a plural subject ("She and I").
+std::size_t OwnClause(const Ctx& c, std::size_t start) {
+  if (!DanglingSubject(c, start)) return start;
+  for (std::size_t k = start + 2; k < c.n(); ++k) {
+    if (!OneOf(c.at(k),
+               {"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll", "we'd"}))
+      continue;
+    const std::string& before = c.at(k - 1);
+    const bool opens = BoundaryAfter(c.s, c.w, k - 1) ||
+                       OneOf(before, {"and", "but", "so", "why", "because", "plus", "though",
+                                      "although", "cause", "cuz"}) ||
+                       (before == "that" && c.at(k - 2) == "now") ||
+                       (before == "where" &&
+                        OneOf(c.at(k - 2), {"is", "was", "it's", "that's", "this's", "there's"}));
+    const bool plural = before == "and" && k == start + 2;
+    const bool purpose = before == "so" && OneOf(c.at(k + 1), {"can", "could"});
+    if (!opens || plural || purpose || !DurableAfterSubject(c, k)) continue;
+    // The clause says more than what it would leave out ("It was close until the final buzzer but
+    // we got the win" stays whole), and names what it speaks of.
+    return ContentWords(c, k, c.n()) > ContentWords(c, start, k) && !PointsBack(c, k) ? k : start;
+  }
+  return start;
+}
+
 // The text without markdown's bold markers ("**bold**"), which a chat
 // client's messages carry and a fact does not need. Underscores stay:
 // "__init__.py" is a file name more often than emphasis.
@@ -489,6 +569,7 @@ std::string ExtractFact(std::string_view sentence, Role role, const std::string&
     }
   }
   if (!durable) return {};
+  start = OwnClause(c, start);
   // A fact opens with what it says, not with the link to what was said
   // before it: "So I went to the tattoo parlor" -> "Audrey went to ...".
   if (OneOf(c.at(start), {"and", "but", "so", "well"}) && !BoundaryAfter(sentence, words, start) &&

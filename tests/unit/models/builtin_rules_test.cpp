@@ -197,6 +197,40 @@ TEST(FactRules, ALinkToWhatWasSaidBeforeIsDropped) {
             "Sometimes Caroline bakes bread for Caroline's neighbours.");
 }
 
+// A sentence whose subject points back ("It", "That's why", "They") states its
+// fact in the speaker's own clause, when a link opens it and it names what it
+// speaks of; otherwise the sentence stays whole.
+TEST(FactRules, ADanglingSubjectLeavesTheSpeakersOwnClause) {
+  EXPECT_EQ(UserFact("It reminds me why I love being a mom."), "Caroline loves being a mom.");
+  EXPECT_EQ(UserFact("It was a setback, but I'm trying to stay positive."),
+            "Caroline is trying to stay positive.");
+  EXPECT_EQ(UserFact("That's why I love volunteering at the shelter."),
+            "Caroline loves volunteering at the shelter.");
+  EXPECT_EQ(UserFact("This is where I spend most of my time, teaching yoga."),
+            "Caroline spends most of Caroline's time, teaching yoga.");
+  EXPECT_EQ(UserFact("It paid off now that I'm an assistant manager at the bank."),
+            "Caroline is an assistant manager at the bank.");
+  // The clause would lose what it speaks of, or says less than the rest.
+  EXPECT_EQ(UserFact("It's a 1968 vintage guitar and I got it as a gift from a close friend."),
+            "It's a 1968 vintage guitar and Caroline got it as a gift from a close friend.");
+  EXPECT_EQ(UserFact("They created the props for the films, and I love their work."),
+            "They created the props for the films, and Caroline loves their work.");
+  EXPECT_EQ(UserFact("It was close until the final buzzer but we got the win."),
+            "It was close until the final buzzer but Caroline and others got the win.");
+  // Clauses that are no statement of their own.
+  EXPECT_EQ(UserFact("It's been forever since I've been in nature."),
+            "It's been forever since Caroline has been in nature.");
+  EXPECT_EQ(UserFact("They always support me, even when I make mistakes at work."),
+            "They always support Caroline, even when Caroline makes mistakes at work.");
+  EXPECT_EQ(UserFact("She and I have so much in common with our hiking club."),
+            "She and Caroline have so much in common with Caroline's hiking club.");
+  EXPECT_EQ(UserFact("This is a painting that I finished a few days ago in my studio."),
+            "This is a painting that Caroline finished a few days ago in Caroline's studio.");
+  // A demonstrative before a noun names its thing.
+  EXPECT_EQ(UserFact("This book I read last year reminds me to pursue my dreams."),
+            "This book Caroline read last year reminds Caroline to pursue Caroline's dreams.");
+}
+
 TEST(FactRules, AssistantCommitmentsAndSelfStatements) {
   EXPECT_EQ(AssistantFact("I recommend trying the pasta at Luigi's."),
             "Mel recommends trying the pasta at Luigi's.");
