@@ -157,9 +157,25 @@ bool BoundaryOrDashAfter(std::string_view s, const std::vector<Word>& words, std
 std::size_t SkipLeadingFillers(std::string_view s, const std::vector<Word>& words, std::string_view vocative) {
   // Phrases that say nothing of their own before what is said.
   static const std::vector<std::vector<std::string_view>> kPhrases = {
-      {"you", "know"}, {"thank", "you"}, {"guess", "what"}, {"fun", "fact"}, {"by", "the", "way"},
-      {"you", "know", "what"}, {"you", "won't", "believe", "it"}, {"you", "won't", "believe", "this"},
-      {"believe", "it", "or", "not"}, {"to", "be", "honest"}};
+      {"you", "know"},
+      {"thank", "you"},
+      {"guess", "what"},
+      {"fun", "fact"},
+      {"by", "the", "way"},
+      {"you", "know", "what"},
+      {"you", "won't", "believe", "it"},
+      {"you", "won't", "believe", "this"},
+      {"believe", "it", "or", "not"},
+      {"to", "be", "honest"},
+      {"as", "you", "know"},
+      {"so", "you", "know"},
+      {"just", "so", "you", "know"},
+      {"funny", "you", "mention", "that"},
+      {"funny", "you", "mention", "it"},
+      {"funny", "you", "should", "mention", "that"},
+      {"speaking", "of", "which"},
+      {"you", "see"},
+      {"to", "be", "fair"}};
   static const std::vector<std::string_view> kFillers = {
       "oh", "yeah", "yes", "yep", "well", "so", "wow", "haha", "hahaha", "lol", "hey", "hi",
       "hello", "thanks", "ok", "okay", "ah", "aw", "aww", "um", "uh", "honestly", "actually",

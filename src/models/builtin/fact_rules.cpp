@@ -266,10 +266,13 @@ bool IsPossessiveTopic(std::string_view w) {
 
 bool IsObjectContext(std::string_view prev) {
   static const std::vector<std::string_view> kObjectContext = {
-      "to", "for", "with", "at", "from", "about", "tell", "told", "send", "sent", "give", "gave",
-      "show", "showed", "help", "helped", "recommend", "ask", "asked", "call", "remind", "meet",
-      "met", "visit", "see", "saw", "join", "invite", "invited", "thank", "teach", "taught",
-      "bring", "introduce", "let", "support", "guide", "update", "inform", "keep"};
+      "to",        "for",       "with",  "at",      "from",    "about",  "tell",   "told",
+      "send",      "sent",      "give",  "gave",    "show",    "showed", "help",   "helped",
+      "recommend", "ask",       "asked", "call",    "remind",  "meet",   "met",    "visit",
+      "see",       "saw",       "join",  "invite",  "invited", "thank",  "teach",  "taught",
+      "bring",     "introduce", "let",   "support", "guide",   "update", "inform", "keep",
+      "have",      "has",       "had",   "behind",  "in",      "on",     "cheer",  "treat",
+      "wish",      "wishing",   "take",  "taking"};
   return OneOf(prev, kObjectContext);
 }
 
@@ -454,6 +457,7 @@ std::string Rewrite(const Ctx& c, std::size_t start, const std::string& name,
                     const std::string& listener) {
   std::string out;
   bool conjugate = false;
+  std::string next_as;  // what the next word becomes ("you are" -> "<listener> is")
   bool we_seen = false;
   const std::string others = name + " and others";
   const std::vector<bool> quoted = QuotedWords(c.s, c.w);
@@ -464,6 +468,12 @@ std::string Rewrite(const Ctx& c, std::size_t start, const std::string& name,
     if (quoted[k]) {
       out += c.w[k].text;
       conjugate = false;
+      next_as.clear();
+      continue;
+    }
+    if (!next_as.empty()) {
+      out += next_as;
+      next_as.clear();
       continue;
     }
     const std::string& x = c.at(k);
@@ -513,9 +523,14 @@ std::string Rewrite(const Ctx& c, std::size_t start, const std::string& name,
       if (x == "you'll") out += " will";
       if (x == "you'd") out += participle_next ? " had" : " would";
     } else if (!listener.empty() && x == "you" && !BoundaryAfter(c.s, c.w, k) &&
-               ((next.size() > 3 && next.compare(next.size() - 2, 2, "ed") == 0 && IsPastForm(next)) ||
-                OneOf(next, {"said", "told", "sent", "gave", "wrote", "made", "taught", "found", "brought",
-                             "got", "knew", "thought", "showed", "shared"})))
+               (next == "are" || next == "were")) {
+      out += listener;  // as "you're" ("just like you are doing", "while you were winning")
+      next_as = next == "are" ? "is" : "was";
+    } else if (!listener.empty() && x == "you" && !BoundaryAfter(c.s, c.w, k) &&
+               ((next.size() > 3 && next.compare(next.size() - 2, 2, "ed") == 0 &&
+                 IsPastForm(next)) ||
+                OneOf(next, {"said", "told", "sent", "gave", "wrote", "made", "taught", "found",
+                             "brought", "got", "knew", "thought", "showed", "shared"})))
       out += listener;
     else out += c.w[k].text;
   }

@@ -25,12 +25,14 @@ enum class Role { kUser, kAssistant };
 // The rewrite replaces I/me/my/mine/I'm/I've/I'll/I'd with `speaker` forms
 // (with verb agreement: "I love" -> "Caroline loves"), "we/us/our" with
 // "<speaker> and others"/"their", and "your", object "you", "you're" & co.
-// and "you" before a past ("as you suggested") with `listener` (when not
-// empty), except inside a closed quotation ("I watched 'My Octopus
-// Teacher'" keeps the title). Leading interjections ("Oh, ", "And yes, ") and
-// markdown's bold markers ("**") are dropped, the first
-// letter is capitalised and the fact ends with a period. Relative dates are
-// kept as they are here (the callers, which know when the sentence was said,
+// and "you" before a past or "are"/"were" ("as you suggested", "while you
+// were racing") with `listener` (when not empty), except inside a closed quotation ("I watched 'My
+// Octopus Teacher'" keeps the title). Leading interjections ("Oh, ", "And yes, ") and markdown's
+// bold markers ("**") are dropped, the first letter is capitalised and the fact ends with a period.
+// A sentence whose subject points back to what was said before it ("It reminds me why I love being
+// a mom") gives the speaker's own clause ("Caroline loves being a mom") when a link opens it, it
+// names what it speaks of and it says more than the words it leaves; otherwise it stays whole.
+// Relative dates are kept as they are here (the callers, which know when the sentence was said,
 // write them as dates: WithAbsoluteTimes). At most 300 bytes.
 std::string ExtractFact(std::string_view sentence, Role role, const std::string& speaker,
                         const std::string& listener);

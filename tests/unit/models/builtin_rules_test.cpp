@@ -118,8 +118,7 @@ TEST(FactRules, QuotationsMarkupAndTheListener) {
        "This Saturday, Caroline is planning a new riverside route, about 15km."},
       {"I'm trying to be consistent, **aiming for 15 minutes every evening.**",
        "Caroline is trying to be consistent, aiming for 15 minutes every evening."},
-      {"And yes, I put together a lo-fi playlist.",
-       "Caroline put together a lo-fi playlist."},
+      {"And yes, I put together a lo-fi playlist.", "Caroline put together a lo-fi playlist."},
       {"Mel, you won't believe it - I got mentored by an amazing business owner yesterday.",
        "Caroline got mentored by an amazing business owner yesterday."},
       {"I wanna start a dance studio so I can teach others.",
@@ -130,14 +129,30 @@ TEST(FactRules, QuotationsMarkupAndTheListener) {
        "Paris, the city of light, is where Caroline lived for years."},
       {"I chose Spanish to start, as you suggested it might be easier.",
        "Caroline chose Spanish to start, as Mel suggested it might be easier."},
-      {"I bought the book you told me about.",
-       "Caroline bought the book Mel told Caroline about."},
+      {"I bought the book you told me about.", "Caroline bought the book Mel told Caroline about."},
       {"I moved to Lisbon, and you know how it is.",
        "Caroline moved to Lisbon, and you know how it is."},
       {"I'll update you once I finish my thesis.",
        "Caroline will update Mel once Caroline finishes Caroline's thesis."},
       {"I always use __init__.py files in my packages.",
        "Caroline always uses __init__.py files in Caroline's packages."},
+      // The listener after "have", "in", "behind", "take" ..., and as the subject of "are" and
+      // "were".
+      {"I still have you in my corner at every race.",
+       "Caroline still has Mel in Caroline's corner at every race."},
+      {"I'll definitely take you up on that hiking offer.",
+       "Caroline will definitely take Mel up on that hiking offer."},
+      {"I read that book in 2022, just like you are doing now.",
+       "Caroline read that book in 2022, just like Mel is doing now."},
+      {"I took a road trip to Utah while you were racing.",
+       "Caroline took a road trip to Utah while Mel was racing."},
+      // Phrases that say nothing of their own.
+      {"Just so you know, I've been working on a big pottery project.",
+       "Caroline has been working on a big pottery project."},
+      {"As you know, I had an amazing time touring with the band.",
+       "Caroline had an amazing time touring with the band."},
+      {"Speaking of which, I adopted another pup from the shelter.",
+       "Caroline adopted another pup from the shelter."},
   };
   for (const auto& [said, fact] : cases) EXPECT_EQ(UserFact(said), fact) << said;
 }
