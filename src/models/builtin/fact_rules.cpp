@@ -429,6 +429,33 @@ std::size_t OwnClause(const Ctx& c, std::size_t start) {
   return start;
 }
 
+// The first word after "I (just) wanted to tell you (that)", "I have to let
+// you know", "I gotta tell ya" when a first-person clause follows; `start`
+// otherwise.
+std::size_t AfterTellingYou(const Ctx& c, std::size_t start) {
+  std::size_t j = start;
+  if (c.at(j) != "i") return start;
+  j = SkipAdverbs(c, j + 1, false);
+  if (OneOf(c.at(j), {"wanted", "want", "have", "had", "got", "need", "needed"}) &&
+      c.at(j + 1) == "to") {
+    j += 2;
+  } else if (OneOf(c.at(j), {"gotta", "must"})) {
+    ++j;
+  } else {
+    return start;
+  }
+  if (!OneOf(c.at(j), {"tell", "let"}) || !OneOf(c.at(j + 1), {"you", "ya", "y'all"})) return start;
+  j += 2;
+  if (c.at(j) == "know") ++j;
+  if (c.at(j) == "that") ++j;
+  if (j < c.n() &&
+      OneOf(c.at(j),
+            {"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll", "we'd"}) &&
+      DurableAfterSubject(c, j))
+    return j;
+  return start;
+}
+
 // The text without markdown's bold markers ("**bold**"), which a chat
 // client's messages carry and a fact does not need. Underscores stay:
 // "__init__.py" is a file name more often than emphasis.
@@ -453,7 +480,7 @@ std::string WithoutEmphasis(std::string_view s) {
   return tidy;
 }
 
-std::string Rewrite(const Ctx& c, std::size_t start, const std::string& name,
+std::string Rewrite(const Ctx& c, std::size_t start, std::size_t end, const std::string& name,
                     const std::string& listener) {
   std::string out;
   bool conjugate = false;
@@ -462,7 +489,7 @@ std::string Rewrite(const Ctx& c, std::size_t start, const std::string& name,
   const std::string others = name + " and others";
   const std::vector<bool> quoted = QuotedWords(c.s, c.w);
   std::size_t pos = c.w[start].begin;
-  for (std::size_t k = start; k < c.n(); ++k) {
+  for (std::size_t k = start; k < end; ++k) {
     out.append(c.s.substr(pos, c.w[k].begin - pos));
     pos = c.w[k].end;
     if (quoted[k]) {
@@ -534,7 +561,7 @@ std::string Rewrite(const Ctx& c, std::size_t start, const std::string& name,
       out += listener;
     else out += c.w[k].text;
   }
-  out.append(c.s.substr(pos));
+  if (end == c.n()) out.append(c.s.substr(pos));
   out = WithoutEmphasis(out);
   // Tidy: trim, capitalise, end with one period.
   while (!out.empty() && (out.back() == ' ' || out.back() == '\t')) out.pop_back();
@@ -592,7 +619,16 @@ std::string ExtractFact(std::string_view sentence, Role role, const std::string&
                               "we'd", "my", "our"})) {
     ++start;
   }
-  std::string fact = Rewrite(c, start, speaker, listener);
+  // The speaker telling the listener what follows: "I wanted to tell you I just joined a writers
+  // group".
+  start = AfterTellingYou(c, start);
+  // A closing vocative goes: "I've had some tough times with my business, Jon."
+  std::size_t end = c.n();
+  const std::string vocative = FirstNameLower(listener);
+  if (!vocative.empty() && end > start + 2 && c.at(end - 1) == vocative &&
+      BoundaryAfter(sentence, words, end - 2))
+    --end;
+  std::string fact = Rewrite(c, start, end, speaker, listener);
   if (SplitWords(fact).size() < kMinFactWords) return {};
   return fact;
 }

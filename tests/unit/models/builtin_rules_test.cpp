@@ -210,6 +210,14 @@ TEST(FactRules, ALinkToWhatWasSaidBeforeIsDropped) {
             "Caroline moved to Denver last spring.");
   EXPECT_EQ(UserFact("Sometimes I bake bread for my neighbours."),
             "Sometimes Caroline bakes bread for Caroline's neighbours.");
+  // Telling the listener, and a closing vocative.
+  EXPECT_EQ(UserFact("I wanted to tell ya I just joined a writers group."),
+            "Caroline just joined a writers group.");
+  EXPECT_EQ(UserFact("I have to let you know that I moved to Denver."),
+            "Caroline moved to Denver.");
+  EXPECT_EQ(UserFact("I've had some tough times with my bakery, Mel."),
+            "Caroline has had some tough times with Caroline's bakery.");
+  EXPECT_EQ(UserFact("I wanted to tell you about my trip to Peru."), "");  // telling alone
 }
 
 // A sentence whose subject points back ("It", "That's why", "They") states its
