@@ -202,7 +202,7 @@ Inference InferBuiltin(const std::vector<MemoryMessage>& messages, TimeMs observ
         // Not a first-person statement ("Bob's birthday is on 4 July", an
         // instruction, a schedule): a user's statement with some content is
         // kept as said rather than dropped; questions and bare words are not.
-        std::string said(Trim(s));
+        std::string said(builtin::WithoutQuestionTag(Trim(s)));  // "..., right?" states
         if (builtin::IsQuestion(said)) {
           ++questions;
           continue;

@@ -137,6 +137,63 @@ bool IsQuestion(std::string_view s) {
   return !s.empty() && s.back() == '?';
 }
 
+std::string_view WithoutQuestionTag(std::string_view sentence) {
+  if (!IsQuestion(sentence)) return sentence;
+  const std::size_t comma = sentence.rfind(',');
+  if (comma == std::string_view::npos || comma == 0) return sentence;
+  std::string tag;
+  for (char ch : sentence.substr(comma + 1)) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (std::isalpha(u) || ch == '\'' || (ch == ' ' && !tag.empty() && tag.back() != ' '))
+      tag += static_cast<char>(std::tolower(u));
+  }
+  while (!tag.empty() && tag.back() == ' ') tag.pop_back();
+  static const std::vector<std::string_view> kTags = {"right",
+                                                      "you know",
+                                                      "remember",
+                                                      "ok",
+                                                      "okay",
+                                                      "yeah",
+                                                      "yes",
+                                                      "huh",
+                                                      "eh",
+                                                      "no",
+                                                      "correct",
+                                                      "isn't it",
+                                                      "wasn't it",
+                                                      "aren't i",
+                                                      "don't i",
+                                                      "didn't i",
+                                                      "haven't i",
+                                                      "don't you think",
+                                                      "don't you remember",
+                                                      "you remember",
+                                                      "remember that",
+                                                      "as you know",
+                                                      "am i right",
+                                                      "right remember"};
+  if (!OneOf(tag, kTags)) return sentence;
+  // A question before its tag stays one: "Did I tell you I moved, right?"
+  static const std::vector<std::string_view> kAsking = {
+      "did",   "do",    "does",   "is",    "are",    "was",     "were",  "have",  "has",
+      "had",   "can",   "could",  "would", "will",   "should",  "shall", "may",   "might",
+      "am",    "what",  "who",    "whom",  "whose",  "where",   "when",  "why",   "how",
+      "which", "isn't", "aren't", "don't", "didn't", "doesn't", "won't", "can't", "wasn't"};
+  std::string first;
+  for (char ch : sentence) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (std::isalpha(u) || ch == '\'') {
+      first += static_cast<char>(std::tolower(u));
+    } else if (!first.empty()) {
+      break;
+    }
+  }
+  if (OneOf(first, kAsking)) return sentence;
+  std::string_view out = sentence.substr(0, comma);
+  while (!out.empty() && out.back() == ' ') out.remove_suffix(1);
+  return out.empty() || IsQuestion(out) ? sentence : out;
+}
+
 std::string FirstNameLower(std::string_view name) {
   std::string out;
   for (char ch : name.substr(0, name.find(' '))) out += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));

@@ -36,6 +36,13 @@ std::string Slice(std::string_view sentence, const std::vector<Word>& words, std
 // True when the sentence ends with '?' (ignoring closing quotes/brackets/spaces).
 bool IsQuestion(std::string_view sentence);
 
+// A statement closed by a question tag, without the tag: "You know I hate
+// cilantro, right?" -> "You know I hate cilantro" (also "..., you know?",
+// "..., remember?", "..., isn't it?", "..., don't you think?", "..., ok?").
+// Any other sentence, and a question before its tag ("Did I ..., right?"),
+// is returned as it is.
+std::string_view WithoutQuestionTag(std::string_view sentence);
+
 // Index of the first word after leading interjections and greetings that are
 // followed by a comma or '!' ("Oh, ", "Yeah, ", "Hey Mel, ", "You know, ",
 // "You won't believe it - "), and the name `vocative` (lower-case; the person

@@ -399,11 +399,10 @@ std::size_t ContentWords(const Ctx& c, std::size_t from, std::size_t to) {
 // clause whose subject is the speaker and that states something durable,
 // when a link or a mark opens it ("It reminds me why I love being a mom":
 // "I love being a mom"; "It was a setback, but I'm trying to stay
-// positive"). The sentence stays whole without such a clause, and when the
-// clause points back to what the sentence named before it or says less
-// than the words before it. Not a clause of
-// time or condition ("... even when I make mistakes"), of purpose ("... so I
-// can write better"), of "since" ("It's been forever since I've been in
+// positive"; "It turns out I have a gluten intolerance"). The sentence stays whole without such a
+// clause, and when the clause points back to what the sentence named before it or says less than
+// the words before it. Not a clause of time or condition ("... even when I make mistakes"), of
+// purpose ("... so I can write better"), of "since" ("It's been forever since I've been in
 // nature"), a relative clause ("a painting that I finished", "a world where
 // I'm ..."), nor the speaker as part of a plural subject ("She and I").
 std::size_t OwnClause(const Ctx& c, std::size_t start) {
@@ -416,7 +415,8 @@ std::size_t OwnClause(const Ctx& c, std::size_t start) {
     const bool opens = BoundaryAfter(c.s, c.w, k - 1) ||
                        OneOf(before, {"and", "but", "so", "why", "because", "plus", "though",
                                       "although", "cause", "cuz"}) ||
-                       (before == "that" && c.at(k - 2) == "now") ||
+                       (before == "that" && OneOf(c.at(k - 2), {"now", "out"})) ||
+                       (before == "out" && OneOf(c.at(k - 2), {"turns", "turned"})) ||
                        (before == "where" &&
                         OneOf(c.at(k - 2), {"is", "was", "it's", "that's", "this's", "there's"}));
     const bool plural = before == "and" && k == start + 2;
@@ -430,23 +430,30 @@ std::size_t OwnClause(const Ctx& c, std::size_t start) {
 }
 
 // The first word after "I (just) wanted to tell you (that)", "I have to let
-// you know", "I gotta tell ya" when a first-person clause follows; `start`
-// otherwise.
+// you know", "I gotta tell ya", "(As) you know (that)" when a first-person
+// clause follows; `start` otherwise.
 std::size_t AfterTellingYou(const Ctx& c, std::size_t start) {
   std::size_t j = start;
-  if (c.at(j) != "i") return start;
-  j = SkipAdverbs(c, j + 1, false);
-  if (OneOf(c.at(j), {"wanted", "want", "have", "had", "got", "need", "needed"}) &&
-      c.at(j + 1) == "to") {
+  if (c.at(j) == "as") ++j;
+  if (c.at(j) == "you" && c.at(j + 1) == "know") {
+    j += 2;  // "You know I hate cilantro", "As you know I ..."
+  } else if (c.at(j) == "i") {
+    j = SkipAdverbs(c, j + 1, false);
+    if (OneOf(c.at(j), {"wanted", "want", "have", "had", "got", "need", "needed"}) &&
+        c.at(j + 1) == "to") {
+      j += 2;
+    } else if (OneOf(c.at(j), {"gotta", "must"})) {
+      ++j;
+    } else {
+      return start;
+    }
+    if (!OneOf(c.at(j), {"tell", "let"}) || !OneOf(c.at(j + 1), {"you", "ya", "y'all"}))
+      return start;
     j += 2;
-  } else if (OneOf(c.at(j), {"gotta", "must"})) {
-    ++j;
+    if (c.at(j) == "know") ++j;
   } else {
     return start;
   }
-  if (!OneOf(c.at(j), {"tell", "let"}) || !OneOf(c.at(j + 1), {"you", "ya", "y'all"})) return start;
-  j += 2;
-  if (c.at(j) == "know") ++j;
   if (c.at(j) == "that") ++j;
   if (j < c.n() &&
       OneOf(c.at(j),
@@ -577,6 +584,7 @@ std::string Rewrite(const Ctx& c, std::size_t start, std::size_t end, const std:
 
 std::string ExtractFact(std::string_view sentence, Role role, const std::string& speaker,
                         const std::string& listener) {
+  sentence = WithoutQuestionTag(sentence);
   if (speaker.empty() || IsQuestion(sentence)) return {};
   const std::vector<Word> words = SplitWords(sentence);
   std::size_t start = SkipLeadingFillers(sentence, words, FirstNameLower(listener));

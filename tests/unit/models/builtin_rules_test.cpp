@@ -218,6 +218,11 @@ TEST(FactRules, ALinkToWhatWasSaidBeforeIsDropped) {
   EXPECT_EQ(UserFact("I've had some tough times with my bakery, Mel."),
             "Caroline has had some tough times with Caroline's bakery.");
   EXPECT_EQ(UserFact("I wanted to tell you about my trip to Peru."), "");  // telling alone
+  // A statement closed by a question tag is a statement.
+  EXPECT_EQ(UserFact("You know I hate cilantro, right?"), "Caroline hates cilantro.");
+  EXPECT_EQ(UserFact("I moved to Denver in May, remember?"), "Caroline moved to Denver in May.");
+  EXPECT_EQ(UserFact("I love hiking, don't you think?"), "Caroline loves hiking.");
+  EXPECT_EQ(UserFact("Did I tell you I moved to Denver, right?"), "");  // a question before its tag
 }
 
 // A sentence whose subject points back ("It", "That's why", "They") states its
@@ -227,6 +232,8 @@ TEST(FactRules, ADanglingSubjectLeavesTheSpeakersOwnClause) {
   EXPECT_EQ(UserFact("It reminds me why I love being a mom."), "Caroline loves being a mom.");
   EXPECT_EQ(UserFact("It was a setback, but I'm trying to stay positive."),
             "Caroline is trying to stay positive.");
+  EXPECT_EQ(UserFact("It turns out I have a gluten intolerance."),
+            "Caroline has a gluten intolerance.");
   EXPECT_EQ(UserFact("That's why I love volunteering at the shelter."),
             "Caroline loves volunteering at the shelter.");
   EXPECT_EQ(UserFact("This is where I spend most of my time, teaching yoga."),
