@@ -438,6 +438,15 @@ TEST_F(MemoryApiTest, BuiltinInferenceIsDegradedAndVerbatimKeepsRoles) {
   ASSERT_TRUE(failed.ok()) << failed.status().ToString();
   EXPECT_TRUE(failed->results.empty()) << failed->results.front().memory;
   EXPECT_NE(failed->note.find("apology or error report"), std::string::npos) << failed->note;
+  // A statement closed by a question tag is a statement; a question is not stored.
+  auto tagged = e->AddMemoryText(User("mei"), "Bob's birthday is on 4 July, remember?", {});
+  ASSERT_TRUE(tagged.ok()) << tagged.status().ToString();
+  ASSERT_EQ(tagged->results.size(), 1u) << tagged->note;
+  EXPECT_EQ(tagged->results[0].memory, "Bob's birthday is on 4 July");
+  auto asked = e->AddMemoryText(User("mei"), "Is Bob's birthday on 4 July, right?", {});
+  ASSERT_TRUE(asked.ok()) << asked.status().ToString();
+  EXPECT_TRUE(asked->results.empty());
+  EXPECT_NE(asked->note.find("questions are not stored"), std::string::npos) << asked->note;
   auto thanks = e->AddMemoryText(User("mei"), "谢谢", {});
   ASSERT_TRUE(thanks.ok());
   EXPECT_TRUE(thanks->results.empty());
