@@ -301,6 +301,17 @@ std::vector<RelativeTime> FindRelativeTimes(std::span<const std::string> tokens,
 std::string WithAbsoluteTimes(std::string_view text, TimeMs said_at) {
   std::vector<std::string> lower;
   const std::vector<Word> words = Words(text, lower);
+  // A possessive's word without its "'s" ("yesterday's" -> "yesterday"), marked.
+  std::vector<bool> possessive(lower.size(), false);
+  for (std::size_t k = 0; k < lower.size(); ++k) {
+    for (std::string_view mark : {std::string_view("'s"), std::string_view("\xE2\x80\x99s")}) {
+      if (lower[k].size() > mark.size() && lower[k].ends_with(mark)) {
+        lower[k].resize(lower[k].size() - mark.size());
+        possessive[k] = true;
+        break;
+      }
+    }
+  }
   const std::vector<RelativeTime> found = FindRelativeTimes(lower, said_at);
   if (found.empty()) return std::string(text);
   std::string out;
@@ -319,11 +330,31 @@ std::string WithAbsoluteTimes(std::string_view text, TimeMs said_at) {
     const std::size_t end = words[last].end;
     if (end < text.size() && (text[end] == '\'' || text.substr(end).starts_with("\xE2\x80\x99")))
       continue;
+    bool inner_possessive = false;
+    for (std::size_t k = r.first; k < last; ++k)
+      inner_possessive = inner_possessive || possessive[k];
+    if (inner_possessive) continue;
     const bool bare = IsPreposition(prev) || after == "is" || after == "was";
     std::string phrase;
     using Unit = RelativeTime::Unit;
     using Part = RelativeTime::Part;
-    if (r.ago > 0 && (r.loose || r.unit == Unit::kWeek)) {
+    if (possessive[last]) {
+      // A possessive names its thing by the date, before it: "yesterday's class" -> "the 7 May
+      // 2023 class", "last month's trip" -> "the April 2023 trip", "last year's" -> "the 2022".
+      // A week, a weekend or a count ago has no such form: as written.
+      if (r.ago > 0 || r.unit == Unit::kWeek || r.unit == Unit::kWeekend) continue;
+      phrase = "the ";
+      if (r.unit == Unit::kDay) {
+        phrase += DayText(r.day, r.weekday);
+      } else if (r.unit == Unit::kSeason) {
+        phrase += lower[last];
+        phrase += ' ';
+        phrase += std::to_string(YearOf(r.day * kDayMs));
+      } else {
+        phrase += r.unit == Unit::kMonth ? FormatHumanMonth(r.day * kDayMs)
+                                         : std::to_string(YearOf(r.day * kDayMs));
+      }
+    } else if (r.ago > 0 && (r.loose || r.unit == Unit::kWeek)) {
       // "a few days before 8 May 2023", "two weeks before 8 May 2023": the count as said.
       phrase = std::string(
           text.substr(words[r.first].begin, words[last - 1].end - words[r.first].begin));

@@ -61,8 +61,11 @@ std::vector<RelativeTime> FindRelativeTimes(std::span<const std::string> tokens,
 // "in 2021", "a few days ago" -> "a few days before 8 May 2023"; after a
 // preposition without its own ("since yesterday" -> "since 7 May 2023"),
 // and as a subject ("Today is my birthday" -> "8 May 2023 is my
-// birthday"). Left as written: a duration ("over the last week", "for the
-// next month"), a possessive ("last week's game"), and every other word.
+// birthday"), and a possessive as the date before its thing
+// ("yesterday's class" -> "the 7 May 2023 class", "last month's trip" ->
+// "the April 2023 trip"). Left as written: a duration ("over the last
+// week", "for the next month"), a week's, a weekend's or a count ago's
+// possessive ("last week's game"), and every other word.
 std::string WithAbsoluteTimes(std::string_view text, TimeMs said_at);
 
 }  // namespace engram

@@ -77,6 +77,21 @@ TEST(RelativeTime, WeekdaysWeeksMonthsAndYears) {
             "User came home on 31 December 2023.");
 }
 
+// A possessive names its thing by the date before it; a week's, a weekend's
+// and a count ago's are left as written.
+TEST(RelativeTime, PossessivesNameTheirThingByTheDate) {
+  EXPECT_EQ(Dated("User loved yesterday's pottery class."),
+            "User loved the 7 May 2023 pottery class.");
+  EXPECT_EQ(Dated("Tomorrow's appointment is at 3pm."), "The 9 May 2023 appointment is at 3pm.");
+  EXPECT_EQ(Dated("User missed tonight\xE2\x80\x99s game."), "User missed the 8 May 2023 game.");
+  EXPECT_EQ(Dated("Last Friday's party ran late."), "The Friday 5 May 2023 party ran late.");
+  EXPECT_EQ(Dated("User booked next month's flights."), "User booked the June 2023 flights.");
+  EXPECT_EQ(Dated("Last year's trip to Crete was the best."),
+            "The 2022 trip to Crete was the best.");
+  EXPECT_EQ(Dated("Last summer's trip was long."), "The summer 2022 trip was long.");
+  EXPECT_EQ(Dated("Yesterday I read today's paper."), "On 7 May 2023 I read the 8 May 2023 paper.");
+}
+
 TEST(RelativeTime, WhatIsNoDateIsLeftAsWritten) {
   for (const char* text : {"Over the last week User was sick.",
                            "User is away for the next month.",
