@@ -177,14 +177,22 @@ std::size_t NameEnd(const Ctx& c, std::size_t from, std::size_t max) {
 // A value in the third person: a profile line is read by a model as said of
 // the user, so "running my own studio" is "running their own studio". ""
 // for a value that speaks to someone ("show you a photo"): no trait of the
-// speaker.
+// speaker; nor one whose pronoun points back to what was said before it
+// ("doing it"): a profile line cannot say what it stands for. A
+// demonstrative becomes "the" ("this amazing raspberry tart": the one a
+// photo showed).
 std::string ThirdPersonValue(const std::string& value) {
   std::string out;
   std::size_t pos = 0;
   for (const Word& w : SplitWords(value)) {
-    if (OneOf(w.lower, {"you", "your", "yours", "yourself", "you're", "you've", "you'll", "you'd"})) return {};
+    if (OneOf(w.lower, {"you", "your", "yours", "yourself", "you're", "you've", "you'll", "you'd",
+                        "it", "them"}))
+      return {};
     const char* with = nullptr;
-    if (w.lower == "my" || w.lower == "our") with = "their";
+    if (OneOf(w.lower, {"this", "these", "those"}))
+      with = "the";
+    else if (w.lower == "my" || w.lower == "our")
+      with = "their";
     else if (w.lower == "mine" || w.lower == "ours") with = "theirs";
     else if (w.lower == "me" || w.lower == "us") with = "them";
     else if (w.lower == "myself" || w.lower == "ourselves") with = "themselves";

@@ -340,7 +340,8 @@ TEST(ProfileRules, NoClauseOrBareVerbBecomesAValue) {
   EXPECT_THAT(Slots("I'm passionate about dancing and it'd be great to share it.", "interests"),
               ElementsAre("dancing"));
   EXPECT_THAT(Slots("I love going on road trips with friends.", "interests"), ElementsAre("going on road trips"));
-  EXPECT_THAT(Slots("I like to come to this spot by the water.", "interests"), ElementsAre("come to this spot"));
+  EXPECT_THAT(Slots("I like to come to this spot by the water.", "interests"),
+              ElementsAre("come to the spot"));
   EXPECT_THAT(Slots("I love making him happy.", "interests"), IsEmpty());
   EXPECT_THAT(Slots("I love working with kids.", "interests"), ElementsAre("working with kids"));
   EXPECT_THAT(Slots("I love working.", "interests"), IsEmpty());
@@ -350,7 +351,9 @@ TEST(ProfileRules, NoClauseOrBareVerbBecomesAValue) {
   EXPECT_THAT(Slots("I'd rather stay home tonight.", "preferences"), ElementsAre("stay home"));
   EXPECT_THAT(Slots("I love the color and texture.", "interests"), IsEmpty());
   EXPECT_THAT(Slots("I love the connection to nature.", "interests"), ElementsAre("connection to nature"));
-  EXPECT_THAT(Slots("I love going to this park near my house.", "interests"), ElementsAre("going to this park"));
+  EXPECT_THAT(Slots("I love going to this park near my house.", "interests"),
+              ElementsAre("going to the park"));
+  EXPECT_THAT(Slots("I love doing it every weekend.", "interests"), IsEmpty());
   EXPECT_THAT(Slots("I hope to work in the future.", "occupation"), IsEmpty());
   EXPECT_THAT(Slots("I'd love to work as a nurse.", "occupation"), IsEmpty());
   EXPECT_THAT(Slots("I enjoy curling up with a good book, escaping reality.", "interests"),
