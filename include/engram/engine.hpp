@@ -93,6 +93,12 @@ class Engine {
                                               int limit) = 0;
   // Statistics of one scope, or of the whole store when scope == nullptr.
   virtual Result<Stats> GetStats(const Scope* scope) = 0;
+  // Statistics of a tenant's scopes together, of one user's when `user` is
+  // not empty and of one assistant's when `assistant` is not empty; `scopes`
+  // (when not null) is set to how many scopes that is. One read, however
+  // many scopes.
+  virtual Result<Stats> GetScopeSetStats(const std::string& tenant, const std::string& user,
+                                         const std::string& assistant, std::int64_t* scopes) = 0;
   // All scopes in the store.
   virtual Result<std::vector<Scope>> ListScopes() = 0;
   // What `tenant` holds now (turns, memories, text bytes). Read-only; one

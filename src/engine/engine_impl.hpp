@@ -45,6 +45,8 @@ class EngineImpl final : public Engine {
   Result<std::vector<Fact>> ListFacts(const Scope& scope, const std::string& kind) override;
   Result<std::vector<Turn>> ListTurns(const Scope& scope, std::int64_t after_seq, int limit) override;
   Result<Stats> GetStats(const Scope* scope) override;
+  Result<Stats> GetScopeSetStats(const std::string& tenant, const std::string& user,
+                                 const std::string& assistant, std::int64_t* scopes) override;
   Result<std::vector<Scope>> ListScopes() override;
   Result<TenantUsage> GetTenantUsage(const std::string& tenant) override;
   SnapshotCacheStats GetSnapshotCacheStats() override;

@@ -84,6 +84,25 @@ Result<TenantUsage> EngineImpl::GetTenantUsage(const std::string& tenant) {
   return store::CountTenantUsage(lease->db(), tenant);
 }
 
+namespace {
+
+Stats StatsOf(const store::ContentCounts& c) {
+  Stats s;
+  s.turns_admitted = c.turns;
+  s.stm_turns = c.stm_turns;
+  s.mtm_pages = c.mtm_pages;
+  s.archived_pages = c.archived_pages;
+  s.mtm_segments = c.mtm_segments;
+  s.archived_segments = c.archived_segments;
+  s.user_facts = c.user_facts;
+  s.assistant_facts = c.assistant_facts;
+  s.profile_slots = c.profile_slots;
+  s.degraded_items = c.degraded_items;
+  return s;
+}
+
+}  // namespace
+
 Result<Stats> EngineImpl::GetStats(const Scope* scope) {
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
   sql::Db* db = lease->db();
@@ -96,19 +115,25 @@ Result<Stats> EngineImpl::GetStats(const Scope* scope) {
   }
   ENGRAM_ASSIGN_OR_RETURN(auto snapshot, sql::ReadTxn::Begin(db));  // one consistent view
   ENGRAM_ASSIGN_OR_RETURN(store::ContentCounts c, store::CountContents(db, sid));
-  Stats s;
-  s.turns_admitted = c.turns;
-  s.stm_turns = c.stm_turns;
-  s.mtm_pages = c.mtm_pages;
-  s.archived_pages = c.archived_pages;
-  s.mtm_segments = c.mtm_segments;
-  s.archived_segments = c.archived_segments;
-  s.user_facts = c.user_facts;
-  s.assistant_facts = c.assistant_facts;
-  s.profile_slots = c.profile_slots;
+  Stats s = StatsOf(c);
   ENGRAM_ASSIGN_OR_RETURN(s.pending_jobs, store::CountJobs(db, false, sid));  // pending or leased
   ENGRAM_ASSIGN_OR_RETURN(s.failed_jobs, store::CountJobs(db, true, sid));
-  s.degraded_items = c.degraded_items;
+  return s;
+}
+
+Result<Stats> EngineImpl::GetScopeSetStats(const std::string& tenant, const std::string& user,
+                                           const std::string& assistant, std::int64_t* scopes) {
+  // (The identifiers that are given are checked as a scope's would be.)
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(
+      Scope{tenant, user.empty() ? "u" : user, assistant.empty() ? "a" : assistant}));
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  sql::Db* db = lease->db();
+  ENGRAM_ASSIGN_OR_RETURN(store::ScopeSetCounts c,
+                          store::CountScopeSet(db, tenant, user, assistant));
+  Stats s = StatsOf(c.contents);
+  s.pending_jobs = c.pending_jobs;
+  s.failed_jobs = c.failed_jobs;
+  if (scopes) *scopes = c.scopes;
   return s;
 }
 

@@ -189,6 +189,11 @@ class Api {
   // The scopes of the caller's tenant that it may see (all users, or `user`
   // only when not empty), from the engine.
   std::vector<Scope> VisibleScopes(const Call& c, const std::string& user);
+  // The statistics of those scopes together (of `assistant`'s only when not
+  // empty), and how many scopes that is: one read for a key that sees every
+  // user, one per user for a key limited to some.
+  engram::Stats VisibleStats(const Call& c, const std::string& user, const std::string& assistant,
+                             std::int64_t* scopes);
 
   ApiOptions options_;
   Metrics& metrics_;

@@ -9,7 +9,7 @@ using nlohmann::json;
 
 namespace {
 
-void Accumulate(engram::Stats& t, const engram::Stats& s) {
+void AddStats(engram::Stats& t, const engram::Stats& s) {
   t.stm_turns += s.stm_turns;
   t.mtm_pages += s.mtm_pages;
   t.mtm_segments += s.mtm_segments;
@@ -59,19 +59,29 @@ HttpResponse Api::Profile(Call& c) {
   return Json(200, wire::ProfileJson(scope, profile, facts));
 }
 
+engram::Stats Api::VisibleStats(const Call& c, const std::string& user,
+                                const std::string& assistant, std::int64_t* scopes) {
+  if (scopes) *scopes = 0;
+  if (!user.empty() && !c.who.AllowsUser(user)) return {};
+  if (!user.empty() || c.who.AllUsers())
+    return Check(engine().GetScopeSetStats(c.who.tenant, user, assistant, scopes));
+  engram::Stats total;
+  for (const auto& allowed : c.who.users) {
+    std::int64_t n = 0;
+    AddStats(total, Check(engine().GetScopeSetStats(c.who.tenant, allowed, assistant, &n)));
+    if (scopes) *scopes += n;
+  }
+  return total;
+}
+
 HttpResponse Api::Stats(Call& c) {
   wire::Args a(c.body, "parameter");
   a.Only({"user", "assistant"});
   const std::string user = a.Str("user", false), assistant = a.Str("assistant", false);
   CheckArgs(a);
   if (!user.empty()) RequireUser(c, user);
-  engram::Stats total;
-  int scopes = 0;
-  for (const auto& s : VisibleScopes(c, user)) {
-    if (!assistant.empty() && s.assistant != assistant) continue;
-    Accumulate(total, Check(engine().GetStats(&s)));
-    ++scopes;
-  }
+  std::int64_t scopes = 0;
+  const engram::Stats total = VisibleStats(c, user, assistant, &scopes);
   json j = wire::ToJson(total);
   j["scopes"] = scopes;
   j["tenant"] = c.who.tenant;
@@ -137,7 +147,7 @@ HttpResponse Api::MetricsText(Call& c) {
   if (store_wide) {
     s = Check(engine().GetStats(nullptr));  // counts, no content
   } else {
-    for (const auto& scope : VisibleScopes(c, "")) Accumulate(s, Check(engine().GetStats(&scope)));
+    s = VisibleStats(c, "", "", nullptr);
   }
   const std::string own = store_wide ? std::string() : "tenant=\"" + LabelValue(c.who.tenant) + "\"";
   auto with = [&own](const std::string& labels) {

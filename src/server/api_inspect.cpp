@@ -91,22 +91,9 @@ HttpResponse Api::Users(Call& c) {
       more = true;
       continue;
     }
-    engram::Stats total;
+    const engram::Stats total = Check(engine().GetScopeSetStats(c.who.tenant, user, "", nullptr));
     json assistants = json::array();
     for (const auto& sc : scopes) {
-      const engram::Stats st = Check(engine().GetStats(&sc));
-      total.stm_turns += st.stm_turns;
-      total.mtm_pages += st.mtm_pages;
-      total.mtm_segments += st.mtm_segments;
-      total.archived_pages += st.archived_pages;
-      total.archived_segments += st.archived_segments;
-      total.user_facts += st.user_facts;
-      total.assistant_facts += st.assistant_facts;
-      total.profile_slots += st.profile_slots;
-      total.pending_jobs += st.pending_jobs;
-      total.failed_jobs += st.failed_jobs;
-      total.turns_admitted += st.turns_admitted;
-      total.degraded_items += st.degraded_items;
       if (sc.assistant != kNoScopeId) assistants.push_back(sc.assistant);
     }
     json j = StatsPart(total);

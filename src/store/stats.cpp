@@ -2,45 +2,105 @@
 
 namespace engram::store {
 
+namespace {
+
+// The scalar subqueries of ContentCounts, in its order, with `in(column)` the
+// predicate that keeps the rows of the scopes counted.
+std::string ContentColumns(const std::function<std::string(const char*)>& in) {
+  return "(SELECT count(*) FROM turns WHERE " + in("scope_id") +
+         "), "
+         "(SELECT count(*) FROM turns WHERE page_id IS NULL AND " +
+         in("scope_id") +
+         "), "
+         "(SELECT count(*) FROM pages p JOIN segments g ON g.id = p.segment_id AND g.tenant = "
+         "p.tenant "
+         " WHERE g.archived_at IS NULL AND " +
+         in("p.scope_id") +
+         "), "
+         "(SELECT count(*) FROM pages p JOIN segments g ON g.id = p.segment_id AND g.tenant = "
+         "p.tenant "
+         " WHERE g.archived_at IS NOT NULL AND " +
+         in("p.scope_id") +
+         "), "
+         "(SELECT count(*) FROM segments WHERE archived_at IS NULL AND " +
+         in("scope_id") +
+         "), "
+         "(SELECT count(*) FROM segments WHERE archived_at IS NOT NULL AND " +
+         in("scope_id") +
+         "), "
+         "(SELECT count(*) FROM facts WHERE kind = 'user' AND status = 'live' AND " +
+         in("scope_id") +
+         "), "
+         "(SELECT count(*) FROM facts WHERE kind = 'assistant' AND status = 'live' AND " +
+         in("scope_id") +
+         "), "
+         "(SELECT count(*) FROM profile_slots WHERE " +
+         in("scope_id") +
+         "), "
+         "(SELECT count(*) FROM pages WHERE degraded = 1 AND " +
+         in("scope_id") +
+         ") + "
+         "(SELECT count(*) FROM facts WHERE degraded = 1 AND status = 'live' AND " +
+         in("scope_id") +
+         ") + "
+         "(SELECT count(*) FROM profile_slots WHERE degraded = 1 AND " +
+         in("scope_id") + ")";
+}
+
+ContentCounts ReadContents(sql::Stmt* st) {
+  ContentCounts c;
+  c.turns = st->Int(0);
+  c.stm_turns = st->Int(1);
+  c.mtm_pages = st->Int(2);
+  c.archived_pages = st->Int(3);
+  c.mtm_segments = st->Int(4);
+  c.archived_segments = st->Int(5);
+  c.user_facts = st->Int(6);
+  c.assistant_facts = st->Int(7);
+  c.profile_slots = st->Int(8);
+  c.degraded_items = st->Int(9);
+  return c;
+}
+
+}  // namespace
+
 Result<ContentCounts> CountContents(sql::Db* db, std::int64_t scope_id) {
   // One statement of scalar subqueries; ?1 = 0 selects every scope.
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare(
-          "SELECT "
-          "(SELECT count(*) FROM turns WHERE ?1 = 0 OR scope_id = ?1), "
-          "(SELECT count(*) FROM turns WHERE page_id IS NULL AND (?1 = 0 OR scope_id = ?1)), "
-          "(SELECT count(*) FROM pages p JOIN segments g ON g.id = p.segment_id AND g.tenant = p.tenant "
-          " WHERE g.archived_at IS NULL AND (?1 = 0 OR p.scope_id = ?1)), "
-          "(SELECT count(*) FROM pages p JOIN segments g ON g.id = p.segment_id AND g.tenant = p.tenant "
-          " WHERE g.archived_at IS NOT NULL AND (?1 = 0 OR p.scope_id = ?1)), "
-          "(SELECT count(*) FROM segments "
-          " WHERE archived_at IS NULL AND (?1 = 0 OR scope_id = ?1)), "
-          "(SELECT count(*) FROM segments "
-          " WHERE archived_at IS NOT NULL AND (?1 = 0 OR scope_id = ?1)), "
-          "(SELECT count(*) FROM facts "
-          " WHERE kind = 'user' AND status = 'live' AND (?1 = 0 OR scope_id = ?1)), "
-          "(SELECT count(*) FROM facts "
-          " WHERE kind = 'assistant' AND status = 'live' AND (?1 = 0 OR scope_id = ?1)), "
-          "(SELECT count(*) FROM profile_slots WHERE ?1 = 0 OR scope_id = ?1), "
-          "(SELECT count(*) FROM pages WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?1)) + "
-          "(SELECT count(*) FROM facts "
-          " WHERE degraded = 1 AND status = 'live' AND (?1 = 0 OR scope_id = ?1)) + "
-          "(SELECT count(*) FROM profile_slots WHERE degraded = 1 AND (?1 = 0 OR scope_id = ?1))"));
+  static const std::string kSql = "SELECT " + ContentColumns([](const char* col) {
+                                    return std::string("(?1 = 0 OR ") + col + " = ?1)";
+                                  });
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(kSql));
   st->Bind(1, scope_id);
   ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
   ContentCounts c;
+  if (row) c = ReadContents(st);
+  st->Reset();
+  return c;
+}
+
+Result<ScopeSetCounts> CountScopeSet(sql::Db* db, const std::string& tenant,
+                                     const std::string& user, const std::string& assistant) {
+  // The set's scope rows once (by the unique index on tenant, user, assistant),
+  // then each table by its per-scope index: one statement, whatever the number of scopes.
+  static const std::string kSql =
+      "WITH s AS (SELECT id FROM scopes WHERE tenant = ?1 AND (user_id = ?2 OR ?2 = '') "
+      "AND (assistant_id = ?3 OR ?3 = '')) SELECT " +
+      ContentColumns([](const char* col) { return std::string(col) + " IN (SELECT id FROM s)"; }) +
+      ", (SELECT count(*) FROM s), "
+      "(SELECT count(*) FROM jobs WHERE status IN ('pending', 'leased') AND scope_id IN (SELECT id "
+      "FROM s)), "
+      "(SELECT count(*) FROM jobs WHERE status = 'failed' AND scope_id IN (SELECT id FROM s))";
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(kSql));
+  st->Bind(1, tenant);
+  st->Bind(2, user);
+  st->Bind(3, assistant);
+  ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+  ScopeSetCounts c;
   if (row) {
-    c.turns = st->Int(0);
-    c.stm_turns = st->Int(1);
-    c.mtm_pages = st->Int(2);
-    c.archived_pages = st->Int(3);
-    c.mtm_segments = st->Int(4);
-    c.archived_segments = st->Int(5);
-    c.user_facts = st->Int(6);
-    c.assistant_facts = st->Int(7);
-    c.profile_slots = st->Int(8);
-    c.degraded_items = st->Int(9);
+    c.contents = ReadContents(st);
+    c.scopes = st->Int(10);
+    c.pending_jobs = st->Int(11);
+    c.failed_jobs = st->Int(12);
   }
   st->Reset();
   return c;

@@ -34,6 +34,19 @@ struct ContentCounts {
 // The counts of one scope row, or of every scope when scope_id == 0.
 Result<ContentCounts> CountContents(sql::Db* db, std::int64_t scope_id);
 
+// The counts of a tenant's scopes, of one user's when `user` is not empty
+// and of one assistant's when `assistant` is not empty, with how many scopes
+// that is and their open and failed jobs: one statement, however many scopes
+// (Engine::GetScopeSetStats).
+struct ScopeSetCounts {
+  ContentCounts contents;
+  std::int64_t scopes = 0;
+  std::int64_t pending_jobs = 0;  // pending or leased
+  std::int64_t failed_jobs = 0;
+};
+Result<ScopeSetCounts> CountScopeSet(sql::Db* db, const std::string& tenant,
+                                     const std::string& user, const std::string& assistant);
+
 // What `tenant` holds (Engine::GetTenantUsage): turns, live memories of
 // kinds memory/procedural, and the bytes of their texts. Goes through the
 // tenant's scope rows, so it uses the per-scope indexes of both backends.

@@ -253,6 +253,58 @@ TEST_F(EngineTest, InvalidInputIsRejectedWithTheField) {
   EXPECT_EQ(st->turns_admitted, 0);
 }
 
+// The statistics of a set of scopes (a tenant's, a user's, an assistant's)
+// are those of its scopes added up, read at once, and no other tenant's.
+TEST_F(EngineTest, ScopeSetStatsAddUpTheSetsScopes) {
+  auto e = Open();
+  const Scope a = UserScope("alice"), a2 = UserScope("alice", "coder"),
+              b = UserScope("bob", "coder");
+  Scope other = UserScope("alice");
+  other.tenant = "acme";
+  ASSERT_TRUE(e->AddTurns(a, SyntheticDialogue(14)).ok());
+  ASSERT_TRUE(e->AddTurns(a2, SyntheticDialogue(3)).ok());
+  ASSERT_TRUE(e->AddTurns(b, SyntheticDialogue(5)).ok());
+  ASSERT_TRUE(e->AddTurns(other, SyntheticDialogue(7)).ok());
+  ASSERT_TRUE(e->Maintain(nullptr).ok());
+  auto sum = [&](std::initializer_list<Scope> scopes) {
+    Stats t;
+    for (const Scope& sc : scopes) {
+      auto st = e->GetStats(&sc);
+      EXPECT_TRUE(st.ok());
+      t.turns_admitted += st->turns_admitted;
+      t.stm_turns += st->stm_turns;
+      t.mtm_pages += st->mtm_pages;
+      t.mtm_segments += st->mtm_segments;
+      t.pending_jobs += st->pending_jobs;
+    }
+    return t;
+  };
+  struct Case {
+    std::string tenant, user, assistant;
+    Stats want;
+    std::int64_t scopes;
+  };
+  const Case cases[] = {
+      {"default", "", "", sum({a, a2, b}), 3},   {"default", "alice", "", sum({a, a2}), 2},
+      {"default", "", "coder", sum({a2, b}), 2}, {"default", "bob", "coder", sum({b}), 1},
+      {"default", "carol", "", Stats{}, 0},      {"acme", "", "", sum({other}), 1}};
+  for (const Case& c : cases) {
+    std::int64_t scopes = -1;
+    auto st = e->GetScopeSetStats(c.tenant, c.user, c.assistant, &scopes);
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    EXPECT_EQ(scopes, c.scopes) << c.tenant << "/" << c.user << "/" << c.assistant;
+    EXPECT_EQ(st->turns_admitted, c.want.turns_admitted) << c.user << "/" << c.assistant;
+    EXPECT_EQ(st->stm_turns, c.want.stm_turns) << c.user << "/" << c.assistant;
+    EXPECT_EQ(st->mtm_pages, c.want.mtm_pages) << c.user << "/" << c.assistant;
+    EXPECT_EQ(st->mtm_segments, c.want.mtm_segments) << c.user << "/" << c.assistant;
+    EXPECT_EQ(st->pending_jobs, c.want.pending_jobs) << c.user << "/" << c.assistant;
+  }
+  EXPECT_GT(sum({a, a2, b}).mtm_pages, 0);  // the counts compared are not all zero
+  auto bad = e->GetScopeSetStats("default", std::string("\xff"), "", nullptr);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST_F(EngineTest, ForgetUserErasesContentEverywhere) {
   const std::string marker = "zanzibarquokka";
   {
