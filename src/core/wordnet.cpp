@@ -104,11 +104,11 @@ const std::vector<Rule> kRules[3] = {
     {{"s", ""}, {"ies", "y"}, {"es", "e"}, {"es", ""}, {"ed", "e"}, {"ed", ""}, {"ing", "e"}, {"ing", ""}},
     {{"er", ""}, {"est", ""}, {"er", "e"}, {"est", "e"}}};
 
-
-constexpr char kMagic[8] = {'E', 'N', 'G', 'W', 'N', 'E', 'T', '3'};
-constexpr std::size_t kHeaderWords = 17;  // u32 counts after the magic
+constexpr char kMagic[8] = {'E', 'N', 'G', 'W', 'N', 'E', 'T', '4'};
+constexpr std::size_t kHeaderWords = 19;  // u32 counts after the magic
 constexpr std::uint8_t kNoTerm = 255;     // a word without one index term (a collocation, a stopword)
 constexpr std::uint64_t kLexFiles = 45;   // lexicographer files of WordNet 3.0 (0-44)
+constexpr std::uint8_t kLocationFile = 15;  // noun.location
 
 // The database as parsed, before it becomes an image.
 struct Parsed {
@@ -116,6 +116,8 @@ struct Parsed {
     std::vector<std::uint32_t> words;
     std::vector<std::uint32_t> hyponyms;     // synset indexes
     std::vector<std::uint32_t> derivations;  // word ids
+    std::vector<std::uint32_t>
+        parts;  // synset indexes: part meronyms of a named thing ("France": "Paris")
     std::uint8_t pos = 0;
     std::uint8_t lex = 0;  // lexicographer file (lexnames: 4 noun.act, 15 noun.location ...)
   };
@@ -126,6 +128,7 @@ struct Parsed {
   std::unordered_map<std::uint64_t, std::uint32_t> by_offset;  // pos << 32 | offset
   std::vector<std::vector<std::uint64_t>> pending_hyponyms;
   std::vector<std::vector<std::pair<std::uint64_t, int>>> pending_derivations;
+  std::vector<std::vector<std::uint64_t>> pending_parts;
   std::vector<std::pair<std::string, std::vector<std::string>>> exceptions[3];  // in file order
   std::unordered_map<std::string, std::size_t> exception_at[3];
 
@@ -156,6 +159,8 @@ struct Parsed {
       for (std::size_t w = 0; w < wcnt; ++w) syn.words.push_back(WordId(Normalise(f[4 + 2 * w])));
       std::vector<std::uint64_t> hypo;
       std::vector<std::pair<std::uint64_t, int>> deriv;
+      std::vector<std::uint64_t> part;
+      bool instance = false;  // an "@i" pointer: a named thing ("Portugal"), not a kind ("city")
       ++i;
       for (std::uint64_t p = 0; p < pcnt && i + 3 < f.size(); ++p, i += 4) {
         const std::string_view sym = f[i];
@@ -166,12 +171,20 @@ struct Parsed {
           if (tpos == pos) hypo.push_back(Key(tpos, target));
         } else if (sym == "+") {
           deriv.emplace_back(Key(tpos, target), static_cast<int>(st & 0xff));
+        } else if (sym == "%p") {
+          if (tpos == 0 && pos == 0) part.push_back(Key(tpos, target));
+        } else if (sym == "@i") {
+          instance = true;
         }
       }
       by_offset[Key(pos, offset)] = index;
       synsets.push_back(std::move(syn));
       pending_hyponyms.push_back(std::move(hypo));
       pending_derivations.push_back(std::move(deriv));
+      // The parts of a named place only: those of a kind ("a city": its
+      // "downtown") name no place of their own.
+      if (!instance) part.clear();
+      pending_parts.push_back(std::move(part));
     });
   }
 
@@ -320,6 +333,10 @@ struct Parsed {
         auto it = by_offset.find(k);
         if (it != by_offset.end()) synsets[s].hyponyms.push_back(it->second);
       }
+      for (std::uint64_t k : pending_parts[s]) {
+        auto it = by_offset.find(k);
+        if (it != by_offset.end()) synsets[s].parts.push_back(it->second);
+      }
       for (const auto& [k, word] : pending_derivations[s]) {
         auto it = by_offset.find(k);
         if (it == by_offset.end()) continue;
@@ -404,12 +421,17 @@ std::vector<std::uint8_t> MakeImage(const Parsed& p) {
   };
   std::vector<std::vector<std::uint32_t>> word_synsets(order.size());
   for (std::uint32_t i = 0; i < order.size(); ++i) word_synsets[i] = p.word_synsets[order[i]];
-  std::vector<std::vector<std::uint32_t>> syn_words, syn_hypo, syn_deriv;
+  std::vector<std::vector<std::uint32_t>> syn_words, syn_hypo, syn_deriv, syn_parts;
+  std::vector<std::uint32_t> parted;  // the synsets with parts, ascending (few: kept apart)
   std::string pos, lex;
   for (const auto& s : p.synsets) {
     syn_words.push_back(remap(s.words));
     syn_hypo.push_back(s.hyponyms);
     syn_deriv.push_back(remap(s.derivations));
+    if (!s.parts.empty()) {
+      parted.push_back(static_cast<std::uint32_t>(syn_words.size() - 1));
+      syn_parts.push_back(s.parts);
+    }
     pos.push_back(static_cast<char>(s.pos));
     lex.push_back(static_cast<char>(s.lex));
   }
@@ -452,13 +474,25 @@ std::vector<std::uint8_t> MakeImage(const Parsed& p) {
   }
   ImageWriter w;
   w.Bytes(kMagic, sizeof kMagic);
-  const std::uint32_t head[kHeaderWords] = {
-      static_cast<std::uint32_t>(words.size()), CharBytes(words), Total(word_synsets),
-      static_cast<std::uint32_t>(p.synsets.size()), Total(syn_words), Total(syn_hypo), Total(syn_deriv),
-      static_cast<std::uint32_t>(exc_keys[0].size()), CharBytes(exc_keys[0]), Total(exc_bases[0]),
-      static_cast<std::uint32_t>(exc_keys[1].size()), CharBytes(exc_keys[1]), Total(exc_bases[1]),
-      static_cast<std::uint32_t>(exc_keys[2].size()), CharBytes(exc_keys[2]), Total(exc_bases[2]),
-      CharBytes(tails)};
+  const std::uint32_t head[kHeaderWords] = {static_cast<std::uint32_t>(words.size()),
+                                            CharBytes(words),
+                                            Total(word_synsets),
+                                            static_cast<std::uint32_t>(p.synsets.size()),
+                                            Total(syn_words),
+                                            Total(syn_hypo),
+                                            Total(syn_deriv),
+                                            static_cast<std::uint32_t>(exc_keys[0].size()),
+                                            CharBytes(exc_keys[0]),
+                                            Total(exc_bases[0]),
+                                            static_cast<std::uint32_t>(exc_keys[1].size()),
+                                            CharBytes(exc_keys[1]),
+                                            Total(exc_bases[1]),
+                                            static_cast<std::uint32_t>(exc_keys[2].size()),
+                                            CharBytes(exc_keys[2]),
+                                            Total(exc_bases[2]),
+                                            CharBytes(tails),
+                                            static_cast<std::uint32_t>(parted.size()),
+                                            Total(syn_parts)};
   for (auto h : head) w.U32(h);
   PutStrings(w, words);
   PutLists(w, word_synsets);
@@ -467,6 +501,8 @@ std::vector<std::uint8_t> MakeImage(const Parsed& p) {
   PutLists(w, syn_words);
   PutLists(w, syn_hypo);
   PutLists(w, syn_deriv);
+  w.U32s(parted);
+  PutLists(w, syn_parts);
   for (int x = 0; x < 3; ++x) {
     PutStrings(w, exc_keys[x]);
     PutLists(w, exc_bases[x]);
@@ -573,6 +609,10 @@ bool WordNet::Attach(const std::uint8_t* base, std::size_t size) {
     syn[k]->off = r.U32s(std::size_t{n_synsets_} + 1);
     syn[k]->data = r.U32s(h[4 + k]);
   }
+  n_parted_ = h[17];
+  parted_ = r.U32s(n_parted_);
+  synset_parts_.off = r.U32s(std::size_t{n_parted_} + 1);
+  synset_parts_.data = r.U32s(h[18]);
   for (int x = 0; x < 3; ++x) {
     exception_keys_[x].n = h[7 + 3 * x];
     exception_keys_[x].off = r.U32s(std::size_t{exception_keys_[x].n} + 1);
@@ -590,10 +630,14 @@ bool WordNet::Attach(const std::uint8_t* base, std::size_t size) {
       !ValidLists(word_synsets_.off, n_words, word_synsets_.data, h[2], n_synsets_) ||
       !ValidLists(synset_words_.off, n_synsets_, synset_words_.data, h[4], n_words) ||
       !ValidLists(synset_hyponyms_.off, n_synsets_, synset_hyponyms_.data, h[5], n_synsets_) ||
-      !ValidLists(synset_derivations_.off, n_synsets_, synset_derivations_.data, h[6], n_words)) {
+      !ValidLists(synset_derivations_.off, n_synsets_, synset_derivations_.data, h[6], n_words) ||
+      !ValidLists(synset_parts_.off, n_parted_, synset_parts_.data, h[18], n_synsets_)) {
     return false;
   }
   if (!ValidStrings(term_tails_.off, n_words, h[16])) return false;
+  for (std::uint32_t k = 0; k < n_parted_; ++k) {
+    if (parted_[k] >= n_synsets_ || (k > 0 && parted_[k] <= parted_[k - 1])) return false;
+  }
   for (std::uint32_t s = 0; s < n_synsets_; ++s) {
     if (synset_lex_[s] >= kLexFiles) return false;
   }
@@ -916,7 +960,42 @@ std::vector<WordNet::Related> WordNet::ExpandIds(std::string_view word, const Ex
     }
     level = std::move(next);
   }
+  // The places within a place: the part meronyms of its location senses
+  // ("Portugal": "Lisbon", "Porto"; "France": "Paris", "Normandy"), nearest
+  // first, at most opt.max_parts, apart from max_words.
+  if (opt.part_depth > 0 && opt.max_parts > 0) {
+    std::size_t parts = 0;
+    std::vector<std::uint32_t> places;
+    for (std::uint32_t s : roots) {
+      if (synset_pos_[s] == 0 && synset_lex_[s] == kLocationFile) places.push_back(s);
+    }
+    std::unordered_set<std::uint32_t> seen_places(places.begin(), places.end());
+    for (int depth = 1; depth <= opt.part_depth && !places.empty() && parts < opt.max_parts;
+         ++depth) {
+      std::vector<std::uint32_t> next;
+      for (std::uint32_t s : places) {
+        for (std::uint32_t part : PartsOf(s)) {
+          if (seen_places.insert(part).second) next.push_back(part);
+        }
+      }
+      for (std::uint32_t s : next) {
+        for (std::uint32_t w : synset_words_.at(s)) {
+          if (parts >= opt.max_parts || !seen_words.insert(w).second) continue;
+          out.push_back({w, Relation::kPart, depth});
+          ++parts;
+        }
+      }
+      places = std::move(next);
+    }
+  }
   return out;
+}
+
+WordNet::Ids WordNet::PartsOf(std::uint32_t synset) const {
+  const std::uint32_t* end = parted_ + n_parted_;
+  const std::uint32_t* at = std::lower_bound(parted_, end, synset);
+  if (at == end || *at != synset) return {nullptr, nullptr};
+  return synset_parts_.at(static_cast<std::uint32_t>(at - parted_));
 }
 
 std::vector<RelatedWord> WordNet::Expand(std::string_view word, const ExpandOptions& opt) const {

@@ -5,7 +5,8 @@
 // Two ways in, one form: Load() parses data.noun, data.verb, data.adj, the
 // index files and the *.exc morphology exceptions into a compact image (flat
 // arrays of 32-bit ids and sorted string tables, with each word's index term:
-// about 7.4 MB for WordNet 3.0);
+// about 8.1 MB for WordNet 3.0, with its names and the parts of named
+// places);
 // Open() memory-maps an image that WriteImage() saved (made at build time by
 // tools/wordnet, `engram-wordnet.bin` beside the binary): no parsing, no
 // allocation, and the pages are shared by every process on the machine. Both
@@ -25,12 +26,12 @@
 namespace engram::wordnet {
 
 // How a related word relates to the query word.
-enum class Relation : std::uint8_t { kSynonym, kDerivation, kHyponym };
+enum class Relation : std::uint8_t { kSynonym, kDerivation, kHyponym, kPart };
 
 struct RelatedWord {
   std::string word;  // lower-case; words of a collocation joined by ' '
   Relation relation = Relation::kSynonym;
-  int depth = 0;     // hyponyms: 1 = direct hyponym; otherwise 0
+  int depth = 0;  // hyponyms and parts: 1 = direct; otherwise 0
 };
 
 struct ExpandOptions {
@@ -38,6 +39,12 @@ struct ExpandOptions {
   std::size_t max_words = 400;  // at most this many related words (shallow first)
   int max_senses = 2;            // the most frequent senses of each part of speech
   bool nouns = true, verbs = false, adjectives = false;
+  // The places within a place (kPart): the part meronyms of the word's
+  // location senses that name one place (WordNet's instances: "Portugal",
+  // not "city") to this depth ("Portugal": "Lisbon" at 1), at most
+  // max_parts words besides max_words. 0: none.
+  int part_depth = 0;
+  std::size_t max_parts = 0;
 };
 
 class WordNet {
@@ -91,7 +98,8 @@ class WordNet {
   bool IsVerb(std::string_view word) const;
 
   // Words related to every sense of the word's base forms: synonyms,
-  // derivations, then hyponyms by depth (transitive, instances included).
+  // derivations, then hyponyms by depth (transitive, instances included),
+  // then, when asked for, the places within its location senses by depth.
   // Deterministic order; the word itself and duplicates are left out.
   std::vector<RelatedWord> Expand(std::string_view word, const ExpandOptions& opt = {}) const;
   // The same related words as their index terms (text::Terms of the word,
@@ -185,6 +193,8 @@ class WordNet {
     Relation relation;
     int depth;
   };
+  // The part meronyms of a synset (none for most).
+  Ids PartsOf(std::uint32_t synset) const;
   // Expand's traversal, as word ids.
   std::vector<Related> ExpandIds(std::string_view word, const ExpandOptions& opt) const;
   // Points the views at an image; false when it is not a valid one.
@@ -210,6 +220,11 @@ class WordNet {
   const std::uint8_t* synset_pos_ = nullptr;  // 0 noun, 1 verb, 2 adjective
   const std::uint8_t* synset_lex_ = nullptr;  // lexicographer file, 0-44
   Lists synset_words_, synset_hyponyms_, synset_derivations_;
+  // The part meronyms of the few synsets that have some (PartsOf): those
+  // synsets ascending, and a list for each.
+  std::uint32_t n_parted_ = 0;
+  const std::uint32_t* parted_ = nullptr;
+  Lists synset_parts_;
   Strings exception_keys_[3];  // inflected forms per part of speech
   Lists exception_bases_[3];   // their base forms (word ids)
   const std::uint8_t* term_keep_ = nullptr;  // per word: bytes of it its index term keeps (255: none)

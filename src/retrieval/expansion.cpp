@@ -24,6 +24,8 @@ std::vector<Candidate> Compute(const wordnet::WordNet& wn, const std::string& wo
   opt.hyponym_depth = p.hyponym_depth;
   opt.max_words = p.max_candidates;
   opt.max_senses = p.senses;
+  opt.part_depth = p.part_depth;
+  opt.max_parts = p.max_parts;
   std::vector<Candidate> out;
   // (Index terms made with the image; words that are not one term, such as
   // collocations, whose words alone say something else, are left out.)
@@ -33,6 +35,10 @@ std::vector<Candidate> Compute(const wordnet::WordNet& wn, const std::string& wo
     if (r.relation == wordnet::Relation::kHyponym) {
       w = p.hyponym;
       for (int d = 1; d < r.depth; ++d) w *= p.hyponym_decay;
+    }
+    if (r.relation == wordnet::Relation::kPart) {
+      w = p.part;
+      for (int d = 1; d < r.depth; ++d) w *= p.part_decay;
     }
     auto same = std::find_if(out.begin(), out.end(), [&](const Candidate& c) { return c.term == r.word; });
     if (same == out.end()) {
@@ -72,7 +78,7 @@ const ExpansionParams& DefaultExpansionParams() {
 
 ExpansionParams ExpansionParamsFrom(const RankingOptions& o) {
   ExpansionParams p = DefaultExpansionParams();
-  p.synonym = p.derivation = p.hyponym = o.expansion;
+  p.synonym = p.derivation = p.hyponym = p.part = o.expansion;
   p.max_df_share = o.expansion_max_df_share;
   return p;
 }

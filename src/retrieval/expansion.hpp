@@ -32,6 +32,12 @@ struct ExpansionParams {
   double hyponym_decay = 0.6;   // per further level
   int hyponym_depth = 2;
   int senses = 2;               // the most frequent senses of a word
+  // The places within a place the question names ("Portugal": "Lisbon",
+  // "Porto"), to this depth, at most max_parts of them looked at per word.
+  double part = 0.25;       // ... of a place within it
+  double part_decay = 0.6;  // per further level
+  int part_depth = 2;
+  std::size_t max_parts = 512;
   std::size_t max_per_word = 24;    // expansions kept per query word (accepted ones)
   std::size_t max_candidates = 64;  // WordNet words looked at per query word (nearest first)
   // Callers accept only terms held by at most this share of the messages:

@@ -36,6 +36,10 @@ constexpr int kVectorCandidates = 200;
 // re-scoring 8 / 32 / 64 / 128; at 686 memories 64 cost 0.05 ms a retrieval).
 constexpr std::size_t kMeaningRescored = 64;
 constexpr std::size_t kMeaningFacts = 3;
+// The fewest messages an expansion term may be held by and still count as
+// rare (ExpansionParams::max_df_share of a scope of under 200 messages is
+// less).
+constexpr double kMinExpansionDf = 2.0;
 // What a fact naming a thing of the kind the question asks for
 // (answer::AnswerClass: "parrot" for "What bird ...?") adds to that score.
 constexpr double kFactClass = 0.1;
@@ -504,8 +508,11 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   // The query's terms, then WordNet expansions that the scope's messages hold
   // and that are rare enough to discriminate (see retrieval/expansion.hpp).
   const ExpansionParams expansion = ExpansionParamsFrom(opt.ranking);
+  // (At least kMinExpansionDf messages: in a scope of a few dozen messages,
+  // a word two of them hold is still rare, and a share alone would take none.)
   const double expansion_df_cap =
-      expansion.max_df_share * static_cast<double>(idx.messages.size() + stm.index.size());
+      std::max(kMinExpansionDf, expansion.max_df_share *
+                                    static_cast<double>(idx.messages.size() + stm.index.size()));
   // The question's tokens, made once for its terms, expansions, time cue and dates.
   const std::vector<std::string> tokens = text::Tokenize(in.query);
   rq.terms = QueryTerms(tokens, [&](const std::string& t) { return idx.messages.Df(t) + stm.index.Df(t); });

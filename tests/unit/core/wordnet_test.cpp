@@ -139,6 +139,8 @@ std::string Answers(const WordNet& wn, const std::vector<std::string>& words) {
   ExpandOptions all;
   all.verbs = all.adjectives = true;
   all.hyponym_depth = 3;
+  all.part_depth = 2;
+  all.max_parts = 100;
   for (const auto& w : words) {
     out += w + ":";
     for (const auto& b : wn.BaseForms(w)) out += " " + b;
@@ -179,6 +181,63 @@ std::string TermsOfExpand(const WordNet& wn, const std::string& w) {
     if (terms.size() == 1) out += terms[0] + "/" + std::to_string(r.depth) + " ";
   }
   return out;
+}
+
+// The places within a named place (its part meronyms, to a depth), when
+// asked for; a kind of place ("country") names none of its own.
+TEST_F(TinyWordNet, ThePlacesWithinANamedPlace) {
+  const std::string header = "  1 This software and database is being provided\n";
+  Write(
+      "data.noun",
+      header +
+          "00000001 15 n 01 country 0 001 %p 00000005 n 0000 | a nation\n"
+          "00000002 15 n 02 Portugal 0 Portuguese_Republic 0 003 @i 00000001 n 0000 %p 00000003 n "
+          "0000 "
+          "%p 00000004 n 0000 | a republic\n"
+          "00000003 15 n 02 Lisbon 0 Lisboa 0 003 @i 00000006 n 0000 #p 00000002 n 0000 %p "
+          "00000007 n 0000 | a capital\n"
+          "00000004 15 n 01 Porto 0 002 @i 00000006 n 0000 #p 00000002 n 0000 | a port city\n"
+          "00000005 15 n 01 province 0 001 #p 00000001 n 0000 | a part of a country\n"
+          "00000006 15 n 01 city 0 000 | a town\n"
+          "00000007 15 n 01 Alfama 0 002 @i 00000006 n 0000 #p 00000003 n 0000 | an old quarter\n");
+  Write("index.noun", header +
+                          "alfama n 1 2 @ #p 1 0 00000007\n"
+                          "city n 1 0 1 0 00000006\n"
+                          "country n 1 1 %p 1 0 00000001\n"
+                          "lisbon n 1 3 @ #p %p 1 0 00000003\n"
+                          "lisboa n 1 3 @ #p %p 1 0 00000003\n"
+                          "portugal n 1 2 @ %p 1 0 00000002\n"
+                          "porto n 1 2 @ #p 1 0 00000004\n"
+                          "portuguese_republic n 1 2 @ %p 1 0 00000002\n"
+                          "province n 1 1 #p 1 0 00000005\n");
+  auto wn = WordNet::Load(dir_);
+  ASSERT_NE(wn, nullptr);
+  const auto plain = wn->Expand("portugal");  // places not asked for
+  EXPECT_TRUE(Has(plain, "portuguese republic", Relation::kSynonym, 0));
+  EXPECT_TRUE(std::none_of(plain.begin(), plain.end(),
+                           [](const RelatedWord& r) { return r.relation == Relation::kPart; }));
+  ExpandOptions places;
+  places.part_depth = 2;
+  places.max_parts = 10;
+  auto words = wn->Expand("Portugal", places);
+  EXPECT_TRUE(Has(words, "lisbon", Relation::kPart, 1));
+  EXPECT_TRUE(Has(words, "lisboa", Relation::kPart, 1));
+  EXPECT_TRUE(Has(words, "porto", Relation::kPart, 1));
+  EXPECT_TRUE(Has(words, "alfama", Relation::kPart, 2));
+  EXPECT_TRUE(
+      wn->Expand("country", places).empty());  // a kind: its "province" is no place of its own
+  EXPECT_TRUE(wn->Expand("porto", places).empty());
+  places.part_depth = 1;
+  EXPECT_FALSE(Has(wn->Expand("portugal", places), "alfama", Relation::kPart, 2));
+  places.max_parts = 1;
+  EXPECT_EQ(wn->Expand("portugal", places).size(), 2u);  // its synonym, and one place
+  // The image answers alike.
+  ASSERT_TRUE(wn->WriteImage(dir_ + "/wordnet.bin"));
+  auto mapped = WordNet::Open(dir_ + "/wordnet.bin");
+  ASSERT_NE(mapped, nullptr);
+  const std::vector<std::string> all = {"portugal", "lisbon", "country",
+                                        "porto",    "alfama", "province"};
+  EXPECT_EQ(Answers(*mapped, all), Answers(*wn, all));
 }
 
 TEST_F(TinyWordNet, RelatedWordsAsIndexTerms) {

@@ -13,6 +13,7 @@
 #include "core/clock.hpp"
 #include "core/time.hpp"
 #include "core/word_vectors.hpp"
+#include "core/wordnet.hpp"
 #include "engram/engine.hpp"
 #include "testing/fakes.hpp"
 #include "testing/temp_dir.hpp"
@@ -206,6 +207,43 @@ TEST_F(MeaningTest, AContextHoldsTheMemoriesThatAnswerInOtherWords) {
   const std::string work = facts_of("What does she do for a living?");
   EXPECT_NE(work.find("pediatric nurse"), std::string::npos) << work;
   EXPECT_EQ(work.find("living room"), std::string::npos) << work;
+}
+
+// A question naming a place finds the turn naming a place within it (WordNet's
+// parts of a named place: Lisbon is in Portugal), also in a scope of a few
+// dozen messages, where a word two of them hold is still rare; the turn
+// naming the place itself still comes first.
+TEST_F(MeaningTest, AQuestionNamingAPlaceFindsTheTurnNamingAPlaceWithinIt) {
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr)
+      << "no WordNet image: the build makes it (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  const Scope dialogue{"default", "ines", "assistant"};
+  std::vector<TurnInput> turns;
+  for (int i = 0; i < 30; ++i) {
+    TurnInput t;
+    t.user_text = "Work was busy again today, meeting number " + std::to_string(i) + " ran late.";
+    t.assistant_text = "That sounds tiring.";
+    turns.push_back(t);
+    if (i == 7) {
+      t.user_text = "We spent five days in Lisbon and then took the train north.";
+      t.assistant_text = "That sounds lovely.";
+      turns.push_back(t);
+    }
+  }
+  ASSERT_TRUE(e->AddTurns(dialogue, turns).ok());
+  ASSERT_TRUE(e->Maintain(nullptr).ok());
+  auto first = [&](const std::string& q) {
+    auto r = e->Retrieve(dialogue, q, {});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() && !r->ranked.empty() ? r->ranked.front().text : std::string();
+  };
+  EXPECT_NE(first("Did I ever go to Portugal?").find("Lisbon"), std::string::npos);
+  EXPECT_EQ(first("Did I ever go to Spain?").find("Lisbon"), std::string::npos);  // not in Spain
+  TurnInput named;
+  named.user_text = "Portugal was my favourite trip, I want to go back someday.";
+  named.assistant_text = "Maybe next year!";
+  ASSERT_TRUE(e->AddTurns(dialogue, {named}).ok());
+  EXPECT_NE(first("Did I ever go to Portugal?").find("favourite trip"), std::string::npos);
 }
 
 // Among many memories (the main paraphrase set's 114), the one that answers
