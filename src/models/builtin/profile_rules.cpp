@@ -184,14 +184,19 @@ std::size_t NameEnd(const Ctx& c, std::size_t from, std::size_t max) {
 std::string ThirdPersonValue(const std::string& value) {
   std::string out;
   std::size_t pos = 0;
-  for (const Word& w : SplitWords(value)) {
+  const std::vector<Word> words = SplitWords(value);
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    const Word& w = words[k];
     if (OneOf(w.lower, {"you", "your", "yours", "yourself", "you're", "you've", "you'll", "you'd",
                         "it", "them"}))
       return {};
     const char* with = nullptr;
-    if (OneOf(w.lower, {"this", "these", "those"}))
+    // ("those" stays: "helping those in need" names no thing shown.)
+    if (w.lower == "this" || w.lower == "these") {
+      // A pronoun ("doing this", "doing this every day") points back; a determiner names its thing.
+      if (k + 1 == words.size() || text::IsStopword(words[k + 1].lower)) return {};
       with = "the";
-    else if (w.lower == "my" || w.lower == "our")
+    } else if (w.lower == "my" || w.lower == "our")
       with = "their";
     else if (w.lower == "mine" || w.lower == "ours") with = "theirs";
     else if (w.lower == "me" || w.lower == "us") with = "them";

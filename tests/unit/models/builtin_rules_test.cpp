@@ -354,6 +354,9 @@ TEST(ProfileRules, NoClauseOrBareVerbBecomesAValue) {
   EXPECT_THAT(Slots("I love going to this park near my house.", "interests"),
               ElementsAre("going to the park"));
   EXPECT_THAT(Slots("I love doing it every weekend.", "interests"), IsEmpty());
+  EXPECT_THAT(Slots("I love helping those in need.", "interests"),
+              ElementsAre("helping those in need"));
+  EXPECT_THAT(Slots("I love doing this every day.", "interests"), IsEmpty());
   EXPECT_THAT(Slots("I hope to work in the future.", "occupation"), IsEmpty());
   EXPECT_THAT(Slots("I'd love to work as a nurse.", "occupation"), IsEmpty());
   EXPECT_THAT(Slots("I enjoy curling up with a good book, escaping reality.", "interests"),
