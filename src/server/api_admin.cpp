@@ -1,5 +1,7 @@
 // Routes for inspection and operations: profile, stats, health (lineage),
 // jobs, and the Prometheus metrics.
+#include <set>
+
 #include "server/api.hpp"
 #include "wire/json.hpp"
 
@@ -66,7 +68,8 @@ engram::Stats Api::VisibleStats(const Call& c, const std::string& user,
   if (!user.empty() || c.who.AllUsers())
     return Check(engine().GetScopeSetStats(c.who.tenant, user, assistant, scopes));
   engram::Stats total;
-  for (const auto& allowed : c.who.users) {
+  // (Each user once: a key made before its users were kept distinct may list one twice.)
+  for (const auto& allowed : std::set<std::string>(c.who.users.begin(), c.who.users.end())) {
     std::int64_t n = 0;
     AddStats(total, Check(engine().GetScopeSetStats(c.who.tenant, allowed, assistant, &n)));
     if (scopes) *scopes += n;

@@ -103,9 +103,11 @@ Result<std::pair<ApiKeyInfo, std::string>> ApiKeys::Create(const std::string& te
   if (tenant.empty()) return Status::InvalidArgument("tenant: must not be empty");
   if (expires_at && *expires_at <= now) return Status::InvalidArgument("expires_at: must be in the future");
   ENGRAM_RETURN_IF_ERROR(Engine::ValidateScope(Scope{tenant, "u", "a"}));
+  std::vector<std::string> distinct;  // each user once, in the order given ("a,b,a": a, b)
   for (const auto& u : users) {
     Status st = Engine::ValidateScope(Scope{tenant, u, "a"});
     if (!st.ok()) return Status::InvalidArgument("users: " + st.message());
+    if (std::find(distinct.begin(), distinct.end(), u) == distinct.end()) distinct.push_back(u);
   }
   if (name.size() > 200) return Status::InvalidArgument("name: at most 200 bytes");
   unsigned char id_bytes[kIdBytes], secret[kSecretBytes];
@@ -117,7 +119,7 @@ Result<std::pair<ApiKeyInfo, std::string>> ApiKeys::Create(const std::string& te
   ApiKeyInfo info;
   info.id = Hex(id_bytes, sizeof id_bytes);
   info.tenant = tenant;
-  info.users = users;
+  info.users = distinct;
   info.role = role;
   info.name = name;
   info.created_at = now;
@@ -127,7 +129,7 @@ Result<std::pair<ApiKeyInfo, std::string>> ApiKeys::Create(const std::string& te
   store::ApiKeyRow row;
   row.id = info.id;
   row.tenant = tenant;
-  row.users = users;
+  row.users = distinct;
   row.role = RoleName(role);
   row.name = name;
   row.hash = HashKey(key_text);

@@ -27,8 +27,9 @@ class ApiKeysTest : public ::testing::Test {
 };
 
 TEST_F(ApiKeysTest, CreatedKeyAuthenticatesWithItsRightsAndIsStoredOnlyAsAHash) {
-  auto created = keys_->Create("acme", {"alice", "bob"}, Role::kWrite, "ci", 1000);
+  auto created = keys_->Create("acme", {"alice", "bob", "alice"}, Role::kWrite, "ci", 1000);
   ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->first.users, (std::vector<std::string>{"alice", "bob"}));  // each user once
   const std::string key = created->second;
   EXPECT_EQ(key.rfind("egk_" + created->first.id + "_", 0), 0u);
   auto who = keys_->Authenticate(key, 1500);
@@ -38,6 +39,7 @@ TEST_F(ApiKeysTest, CreatedKeyAuthenticatesWithItsRightsAndIsStoredOnlyAsAHash) 
   EXPECT_EQ((*who)->role, Role::kWrite);
   EXPECT_TRUE((*who)->AllowsUser("alice"));
   EXPECT_FALSE((*who)->AllowsUser("carol"));
+  EXPECT_EQ((*who)->users, (std::vector<std::string>{"alice", "bob"}));
   EXPECT_TRUE((*who)->Can(Role::kRead));
   EXPECT_FALSE((*who)->Can(Role::kAdmin));
   // The secret part is nowhere in the store (its files, or any PostgreSQL table).
