@@ -101,6 +101,10 @@ class Engine {
                                          const std::string& assistant, std::int64_t* scopes) = 0;
   // All scopes in the store.
   virtual Result<std::vector<Scope>> ListScopes() = 0;
+  // A tenant's scopes (one user's when `user` is not empty), in the order
+  // they were made: a read of those scopes' rows only.
+  virtual Result<std::vector<Scope>> ListTenantScopes(const std::string& tenant,
+                                                      const std::string& user) = 0;
   // What `tenant` holds now (turns, memories, text bytes). Read-only; one
   // pass over the tenant's turns and memories.
   virtual Result<TenantUsage> GetTenantUsage(const std::string& tenant) = 0;

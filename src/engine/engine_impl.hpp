@@ -48,6 +48,8 @@ class EngineImpl final : public Engine {
   Result<Stats> GetScopeSetStats(const std::string& tenant, const std::string& user,
                                  const std::string& assistant, std::int64_t* scopes) override;
   Result<std::vector<Scope>> ListScopes() override;
+  Result<std::vector<Scope>> ListTenantScopes(const std::string& tenant,
+                                              const std::string& user) override;
   Result<TenantUsage> GetTenantUsage(const std::string& tenant) override;
   SnapshotCacheStats GetSnapshotCacheStats() override;
   Status Export(const Scope* scope, const std::function<void(const std::string&)>& sink) override;

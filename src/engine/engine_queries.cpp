@@ -78,6 +78,16 @@ Result<std::vector<Scope>> EngineImpl::ListScopes() {
   return out;
 }
 
+Result<std::vector<Scope>> EngineImpl::ListTenantScopes(const std::string& tenant,
+                                                        const std::string& user) {
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(Scope{tenant, user.empty() ? "u" : user, "a"}));
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  ENGRAM_ASSIGN_OR_RETURN(auto rows, memory::ListTenantScopes(lease->db(), tenant, user));
+  std::vector<Scope> out;
+  for (auto& r : rows) out.push_back(std::move(r.scope));
+  return out;
+}
+
 Result<TenantUsage> EngineImpl::GetTenantUsage(const std::string& tenant) {
   ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(Scope{tenant, "u", "a"}));
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());

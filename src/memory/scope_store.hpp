@@ -37,6 +37,7 @@ using store::BumpDataVersion;
 using store::EnsureScope;
 using store::FindScope;
 using store::ListScopes;
+using store::ListTenantScopes;
 using store::LoadScope;
 
 // The full-text index documents (store/fulltext.hpp).

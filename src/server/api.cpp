@@ -507,9 +507,8 @@ void Api::Register(HttpServer& s) {
 
 std::vector<Scope> Api::VisibleScopes(const Call& c, const std::string& user) {
   std::vector<Scope> out;
-  for (auto& sc : Check(engine().ListScopes())) {
-    if (sc.tenant != c.who.tenant || !c.who.AllowsUser(sc.user)) continue;
-    if (!user.empty() && sc.user != user) continue;
+  for (auto& sc : Check(engine().ListTenantScopes(c.who.tenant, user))) {
+    if (!c.who.AllowsUser(sc.user)) continue;
     out.push_back(std::move(sc));
   }
   return out;

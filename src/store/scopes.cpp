@@ -110,16 +110,40 @@ Result<ScopeRow> LoadScope(sql::Db* db, std::int64_t scope_id) {
   return r;
 }
 
-Result<std::vector<ScopeRow>> ListScopes(sql::Db* db) {
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * q, db->Prepare(std::string(kScopeCols) + "ORDER BY id"));
+namespace {
+
+// Every row a prepared scope query gives (its parameters bound).
+Result<std::vector<ScopeRow>> AllRows(sql::Stmt* q) {
   std::vector<ScopeRow> out;
   for (;;) {
-    ENGRAM_ASSIGN_OR_RETURN(bool row, q->Step());
-    if (!row) break;
+    auto row = q->Step();
+    if (!row.ok()) {
+      q->Reset();
+      return row.status();
+    }
+    if (!*row) break;
     out.push_back(RowFrom(q));
   }
   q->Reset();
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<ScopeRow>> ListScopes(sql::Db* db) {
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * q, db->Prepare(std::string(kScopeCols) + "ORDER BY id"));
+  return AllRows(q);
+}
+
+Result<std::vector<ScopeRow>> ListTenantScopes(sql::Db* db, const std::string& tenant,
+                                               const std::string& user) {
+  // (By the unique index on tenant, user, assistant.)
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * q, db->Prepare(std::string(kScopeCols) +
+                                 "WHERE tenant = ?1 AND (user_id = ?2 OR ?2 = '') ORDER BY id"));
+  q->Bind(1, tenant);
+  q->Bind(2, user);
+  return AllRows(q);
 }
 
 Status BumpDataVersion(sql::Db* db, std::int64_t scope_id) {

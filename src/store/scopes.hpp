@@ -36,6 +36,9 @@ Result<std::optional<ScopeRow>> FindScope(sql::Db* db, const Scope& scope);
 // NotFound when there is no such row.
 Result<ScopeRow> LoadScope(sql::Db* db, std::int64_t scope_id);
 Result<std::vector<ScopeRow>> ListScopes(sql::Db* db);
+// The rows of a tenant's scopes (of one user's when `user` is not empty), by id.
+Result<std::vector<ScopeRow>> ListTenantScopes(sql::Db* db, const std::string& tenant,
+                                               const std::string& user);
 // Marks the scope's indexes as changed (readers reload their caches).
 Status BumpDataVersion(sql::Db* db, std::int64_t scope_id);
 // Every scope's generation and data_version (after a re-embedding changed

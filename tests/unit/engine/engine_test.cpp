@@ -300,6 +300,22 @@ TEST_F(EngineTest, ScopeSetStatsAddUpTheSetsScopes) {
     EXPECT_EQ(st->pending_jobs, c.want.pending_jobs) << c.user << "/" << c.assistant;
   }
   EXPECT_GT(sum({a, a2, b}).mtm_pages, 0);  // the counts compared are not all zero
+  // The same sets' scopes, listed.
+  auto names = [&](const std::string& tenant, const std::string& user) {
+    std::vector<std::string> out;
+    auto listed = e->ListTenantScopes(tenant, user);
+    EXPECT_TRUE(listed.ok()) << listed.status().ToString();
+    for (const Scope& sc : listed.ok() ? *listed : std::vector<Scope>{})
+      out.push_back(sc.tenant + "/" + sc.user + "/" + sc.assistant);
+    return out;
+  };
+  EXPECT_EQ(names("default", ""),
+            (std::vector<std::string>{"default/alice/assistant", "default/alice/coder",
+                                      "default/bob/coder"}));
+  EXPECT_EQ(names("default", "alice"),
+            (std::vector<std::string>{"default/alice/assistant", "default/alice/coder"}));
+  EXPECT_EQ(names("acme", ""), (std::vector<std::string>{"acme/alice/assistant"}));
+  EXPECT_TRUE(names("default", "carol").empty());
   auto bad = e->GetScopeSetStats("default", std::string("\xff"), "", nullptr);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
