@@ -170,8 +170,7 @@ std::string_view WithoutQuestionTag(std::string_view sentence) {
                                                       "you remember",
                                                       "remember that",
                                                       "as you know",
-                                                      "am i right",
-                                                      "right remember"};
+                                                      "am i right"};
   if (!OneOf(tag, kTags)) return sentence;
   // A question before its tag stays one: "Did I tell you I moved, right?"
   static const std::vector<std::string_view> kAsking = {

@@ -218,6 +218,11 @@ bool CanOk(const Ctx& c, std::size_t j) {
          HasContent(c, j + 1);
 }
 
+// "I", "we" and their contractions: the speaker as a subject.
+bool IsFirstPersonSubject(std::string_view x) {
+  return OneOf(x, {"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll", "we'd"});
+}
+
 // Checks the pattern after a first-person subject at words[k].
 bool DurableAfterSubject(const Ctx& c, std::size_t k) {
   const std::string& subj = c.at(k);
@@ -408,9 +413,7 @@ std::size_t ContentWords(const Ctx& c, std::size_t from, std::size_t to) {
 std::size_t OwnClause(const Ctx& c, std::size_t start) {
   if (!DanglingSubject(c, start)) return start;
   for (std::size_t k = start + 2; k < c.n(); ++k) {
-    if (!OneOf(c.at(k),
-               {"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll", "we'd"}))
-      continue;
+    if (!IsFirstPersonSubject(c.at(k))) continue;
     const std::string& before = c.at(k - 1);
     const bool opens = BoundaryAfter(c.s, c.w, k - 1) ||
                        OneOf(before, {"and", "but", "so", "why", "because", "plus", "though",
@@ -455,11 +458,7 @@ std::size_t AfterTellingYou(const Ctx& c, std::size_t start) {
     return start;
   }
   if (c.at(j) == "that") ++j;
-  if (j < c.n() &&
-      OneOf(c.at(j),
-            {"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll", "we'd"}) &&
-      DurableAfterSubject(c, j))
-    return j;
+  if (j < c.n() && IsFirstPersonSubject(c.at(j)) && DurableAfterSubject(c, j)) return j;
   return start;
 }
 
@@ -608,7 +607,7 @@ std::string ExtractFact(std::string_view sentence, Role role, const std::string&
   bool durable = false;
   for (std::size_t k = start; k < c.n() && !durable; ++k) {
     const std::string& x = c.at(k);
-    if (OneOf(x, {"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll", "we'd"})) {
+    if (IsFirstPersonSubject(x)) {
       durable = DurableAfterSubject(c, k);
     } else if ((x == "my" || x == "our") &&
                (k == start || BoundaryAfter(sentence, words, k - 1) ||
@@ -623,8 +622,7 @@ std::string ExtractFact(std::string_view sentence, Role role, const std::string&
   // A fact opens with what it says, not with the link to what was said
   // before it: "So I went to the tattoo parlor" -> "Audrey went to ...".
   if (OneOf(c.at(start), {"and", "but", "so", "well"}) && !BoundaryAfter(sentence, words, start) &&
-      OneOf(c.at(start + 1), {"i", "i'm", "i've", "i'll", "i'd", "we", "we're", "we've", "we'll",
-                              "we'd", "my", "our"})) {
+      (IsFirstPersonSubject(c.at(start + 1)) || OneOf(c.at(start + 1), {"my", "our"}))) {
     ++start;
   }
   // The speaker telling the listener what follows: "I wanted to tell you I just joined a writers
