@@ -41,7 +41,7 @@ class TermMaker {
   void Ids(std::string_view text, std::vector<int>& ids, bool* dated, MessageCues* cues = nullptr) {
     ids.clear();
     bool time = false;
-    int person[3] = {0, 0, 0};
+    int person[4] = {0, 0, 0, 0};
     std::uint32_t kinds = 0;
     text::ForEachToken(text, [&](std::string_view token) {
       const Slot& w = Find(token);
@@ -55,6 +55,7 @@ class TermMaker {
     if (cues) {
       cues->first_person = person[1];
       cues->second_person = person[2];
+      cues->third_person = person[3];
       cues->kinds = kinds;
     }
   }
@@ -146,9 +147,13 @@ int PersonOf(std::string_view token) {
       "we", "we're", "we've", "we'll", "we'd", "us", "our", "ours", "ourselves"};
   static const std::unordered_set<std::string_view> kSecond = {
       "you", "you're", "you've", "you'll", "you'd", "youre", "your", "yours", "yourself", "yourselves", "ya"};
+  static const std::unordered_set<std::string_view> kThird = {
+      "he",  "he's",  "he'd",  "he'll",  "him", "his",  "himself",
+      "she", "she's", "she'd", "she'll", "her", "hers", "herself"};
   if (token.size() > 10) return 0;
   if (kFirst.count(token)) return 1;
   if (kSecond.count(token)) return 2;
+  if (kThird.count(token)) return 3;
   return 0;
 }
 
@@ -177,20 +182,36 @@ void ForEachNamedWord(std::string_view text, const std::function<bool(std::strin
   }
 }
 
+namespace {
+// True when `word` is the first word of one of the `speakers`' names.
+bool IsSpeakerWord(std::string_view word, std::span<const std::string_view> speakers) {
+  for (const std::string_view name : speakers) {
+    std::size_t len = 0;
+    while (len < name.size() && IsAsciiLetter(name[len])) ++len;
+    if (len > 0 && word == name.substr(0, len)) return true;
+  }
+  return false;
+}
+}  // namespace
+
 int NamedWords(std::string_view text, std::span<const std::string_view> speakers, int cap) {
   int n = 0;
   if (cap <= 0) return 0;
   ForEachNamedWord(text, [&](std::string_view word) {
-    bool speaker = false;
-    for (const std::string_view name : speakers) {
-      std::size_t len = 0;
-      while (len < name.size() && IsAsciiLetter(name[len])) ++len;
-      speaker = speaker || (len > 0 && word == name.substr(0, len));
-    }
-    if (!speaker) ++n;
+    if (!IsSpeakerWord(word, speakers)) ++n;
     return n < cap;
   });
   return n;
+}
+
+const std::string* PreviousMessage(const TurnEntry& entry, int side, const TurnEntry* before) {
+  auto said = [](const std::string& text) {
+    return text.find_first_not_of(" \t\r\n") != std::string::npos;
+  };
+  if (side == 1 && said(entry.texts[0])) return &entry.texts[0];
+  if (before == nullptr || entry.event_time - before->event_time > kSessionGapMs) return nullptr;
+  if (said(before->texts[1])) return &before->texts[1];
+  return said(before->texts[0]) ? &before->texts[0] : nullptr;
 }
 
 namespace {
@@ -296,6 +317,24 @@ void TurnIdSet::insert(std::int64_t turn_id) {
 
 namespace {
 
+// Appends to `ids` the terms of the people a message about "him" or "her"
+// may mean: the named words of the message before it (`previous`), at most
+// kMaxReferents, the speakers' names and time words ("Monday", "May")
+// aside.
+void AddReferents(TermMaker& maker, std::string_view previous,
+                  std::span<const std::string_view> speakers, std::vector<int>& ids) {
+  thread_local std::vector<int> word_ids;
+  int taken = 0;
+  ForEachNamedWord(previous, [&](std::string_view word) {
+    if (IsSpeakerWord(word, speakers)) return true;
+    bool time = false;
+    maker.Ids(word, word_ids, &time);
+    if (time || word_ids.empty()) return true;
+    ids.insert(ids.end(), word_ids.begin(), word_ids.end());
+    return ++taken < kMaxReferents;
+  });
+}
+
 template <typename Entries, typename Docs>
 void IndexMessagesOf(Entries& entries, MessageIndex& index, Docs& docs, std::size_t first) {
   TermMaker maker(index);
@@ -336,15 +375,20 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, Docs& docs, std::siz
       // (Only a message with a time word can say one: the others are not tokenised again.)
       t.said[side] = dated ? DayWindow::Of(SaidWindow(text::Tokenize(t.texts[side]), t.event_time)) : DayWindow{};
       t.docs[side] = static_cast<int>(index.size());
-      index.AddIds(text_ids, n.ids, cues.kinds);
       const std::string_view speakers[2] = {SpeakerName(t, 0), SpeakerName(t, 1)};
+      const int named_words = NamedWords(t.texts[side], speakers);
+      if (cues.third_person > 0 && named_words == 0) {
+        const std::string* previous = PreviousMessage(t, side, e > 0 ? &entries[e - 1] : nullptr);
+        if (previous != nullptr) AddReferents(maker, *previous, speakers, text_ids);
+      }
+      index.AddIds(text_ids, n.ids, cues.kinds);
       MessageDoc doc;
       doc.entry = static_cast<std::uint32_t>(e);
       doc.speaker = n.speaker;
       doc.side = side & 1;
       doc.dated = t.dated[side] ? 1 : 0;
       doc.asks = t.texts[side].find('?') != std::string::npos ? 1 : 0;
-      doc.names = static_cast<std::uint8_t>(NamedWords(t.texts[side], speakers));
+      doc.names = static_cast<std::uint8_t>(named_words);
       doc.person = cues.Person();
       doc.time = t.event_time;
       doc.said = t.said[side].empty() ? 0 : 1;

@@ -151,13 +151,15 @@ inline constexpr TimeMs kSessionGapMs = 60 * 60 * 1000;
 // them with its term look-ups).
 struct MessageCues {
   int first_person = 0, second_person = 0;
+  int third_person = 0;     // "he", "she", "him", "her" ... (PersonOf 3)
   std::uint32_t kinds = 0;  // the kinds of things it names (NounKindOf of its words, or'ed)
   // Their balance x 100, in [-100, 100] (0 when it has none).
   std::int8_t Person() const;
 };
 // 1 for a first-person word ("i", "my", "we", "us", "i'm" ...), 2 for a
-// second-person one ("you", "your", "you're" ...), 0 otherwise (lower-cased
-// tokens, as text::Tokenize gives).
+// second-person one ("you", "your", "you're" ...), 3 for a third-person
+// singular one ("he", "she", "him", "her", "his" ...), 0 otherwise
+// (lower-cased tokens, as text::Tokenize gives).
 int PersonOf(std::string_view token);
 // Calls fn(word) for each capitalised word of `text` that does not start a
 // sentence (a run of ASCII letters starting with a capital, not glued to a
@@ -168,6 +170,18 @@ void ForEachNamedWord(std::string_view text, const std::function<bool(std::strin
 // a word equal to the first word of one of the `speakers` aside), at most
 // `cap`.
 int NamedWords(std::string_view text, std::span<const std::string_view> speakers, int cap = kMaxNamedWords);
+
+// The people a message may mean by "he" or "she" when it names nobody
+// itself: a message's document also holds the terms of the named words
+// (NamedWords) of the message before it in the same session (the other
+// side of its exchange, or the last message of the exchange before within
+// kSessionGapMs), at most kMaxReferents of them ("Poor Claire. Is she
+// feeling okay?" - "She's back at the middle school library": the reply is
+// also about Claire).
+inline constexpr int kMaxReferents = 3;
+// That message before: null when there is none in the session. `before`:
+// the entry before `entry` (null for the first).
+const std::string* PreviousMessage(const TurnEntry& entry, int side, const TurnEntry* before);
 
 // The index terms a token stands for besides its own stem: its hyphenated
 // parts' (text::ForEachHyphenPart: "gluten-free" -> "gluten", "free"), the

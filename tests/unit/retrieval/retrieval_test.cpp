@@ -540,6 +540,9 @@ TEST(MessageCues, PersonAndNamedWords) {
   EXPECT_EQ(PersonOf("our"), 1);
   EXPECT_EQ(PersonOf("you're"), 2);
   EXPECT_EQ(PersonOf("your"), 2);
+  EXPECT_EQ(PersonOf("she's"), 3);
+  EXPECT_EQ(PersonOf("him"), 3);
+  EXPECT_EQ(PersonOf("they"), 0);  // a group or a thing as often as a person
   EXPECT_EQ(PersonOf("the"), 0);
   EXPECT_EQ(PersonOf("pottery"), 0);
   EXPECT_EQ((MessageCues{3, 1}).Person(), 50);
@@ -619,6 +622,46 @@ TEST(Ranking, WhatAMessageSaysAndOfWhomCounts) {
 
 namespace engram::retrieval {
 namespace {
+
+// A message about "her" that names nobody is also about the people the
+// message before it names: "Where does Claire work?" finds the reply about
+// the library.
+TEST(Ranking, AReplyAboutHerIsAboutThePersonTheMessageBeforeNamed) {
+  constexpr TimeMs kMinute = 60000;
+  ScopeIndex idx = Snapshot({
+      Entry(1, "Poor Claire. Is she feeling better?",
+            "She's back at the school library and busy as ever.", 0),
+      Entry(2, "Did Tom like Boston on Monday?", "", kMinute),
+      Entry(3, "He loved the library too.", "", 2 * kMinute),
+      Entry(4, "And the library?", "It is busy at work.", 3 * kMinute),
+      Entry(5, "Claire called.", "", 10 * kDay),
+      Entry(6, "She works at the library.", "",
+            20 * kDay),  // over an hour after: no message before
+  });
+  auto holds = [&](std::int64_t turn, int side, std::string_view term) {
+    const int id = idx.messages.TermId(text::Stem(term));
+    if (id < 0) return false;
+    const int doc = idx.entries[static_cast<std::size_t>(turn - 1)].docs[side];
+    for (const auto& post : idx.messages.Postings(id)) {
+      if (static_cast<int>(post.doc) == doc) return post.tf > 0;
+    }
+    return false;
+  };
+  EXPECT_TRUE(holds(1, 1, "claire"));    // the other side of its exchange named her
+  EXPECT_TRUE(holds(3, 0, "tom"));       // the exchange before
+  EXPECT_TRUE(holds(3, 0, "boston"));    // (a place as well: named words only)
+  EXPECT_FALSE(holds(3, 0, "monday"));   // no time word
+  EXPECT_FALSE(holds(4, 1, "claire"));   // "it" is no person, and "And the library?" named nobody
+  EXPECT_FALSE(holds(6, 0, "claire"));   // a session of its own
+  EXPECT_FALSE(holds(2, 0, "library"));  // names herself: nothing added
+  StmMessages stm;
+  RankQuery q;
+  q.terms = QueryTerms("Was Claire at the library?");
+  const auto ranked = RankMessages(idx, stm, q, DefaultRankParams(), 3);
+  ASSERT_FALSE(ranked.empty());
+  EXPECT_EQ(ranked[0].entry->turn_id, 1);
+  EXPECT_EQ(ranked[0].side, 1);
+}
 
 TEST(Ranking, QuestionsNamingOneSpeakerFavourTheirMessages) {
   ScopeIndex idx = Snapshot({Entry(1, "Ben, how was the hiking trip to the lake?", "", 0),
