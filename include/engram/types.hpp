@@ -147,6 +147,11 @@ struct RankingOptions {
   // reaches speaker_keep [0, 1] of the best one.
   double speaker = 1.0;
   double speaker_keep = 0.9;
+  // A question that may name the wrong person: when another speaker's best
+  // lexical score beats the named speaker's best (s < o), the named
+  // speaker's `speaker` counts 1 - speaker_rival [0, 1] x (1 - s / o) of
+  // itself (at 1, s / o of itself).
+  double speaker_rival = 1.0;
   // What a message says of whom: with a named speaker, that speaker's factor
   // is 1 + speaker x (1 + self_reference [0, 1] x b), b in [-1, 1] the
   // balance of the message's first-person words ("I", "my", "we") over its

@@ -27,6 +27,7 @@ RankParams RankParamsFrom(const RankingOptions& o) {
   p.temporal = o.temporal;
   p.speaker = o.speaker;
   p.speaker_keep = o.speaker_keep;
+  p.speaker_rival = o.speaker_rival;
   p.coverage = o.coverage;
   p.date = o.date;
   p.said_date = o.said_date;
@@ -52,6 +53,7 @@ const std::vector<RankingField>& RankingFields() {
       {"temporal", &R::temporal, 0, 10, false},
       {"speaker", &R::speaker, 0, 10, false},
       {"speaker_keep", &R::speaker_keep, 0, 1, false},
+      {"speaker_rival", &R::speaker_rival, 0, 1, false},
       {"coverage", &R::coverage, 0, 10, false},
       {"date", &R::date, 0, 10, false},
       {"date_slack_days", &R::date_slack_days, 0, 366, false},
@@ -542,9 +544,14 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   }
 
   std::vector<bool> by_speaker = p.speaker > 0 ? NamedSpeakerMessages(c) : std::vector<bool>{};
+  double speaker = p.speaker;
   if (!by_speaker.empty()) {
-    double max_lex = 0.0;  // lexical scores are not negative; zero outside `touched`
-    for (const std::uint32_t d : scratch.touched) max_lex = std::max(max_lex, lex[d]);
+    // Lexical scores are not negative, and zero outside `touched`.
+    double named = 0.0, other = 0.0;  // the best of the named speaker's messages and of the others'
+    for (const std::uint32_t d : scratch.touched)
+      (by_speaker[d] ? named : other) = std::max(by_speaker[d] ? named : other, lex[d]);
+    const double max_lex = std::max(named, other);
+    if (other > named) speaker *= 1.0 - p.speaker_rival * (1.0 - named / other);
     for (const std::uint32_t d : scratch.touched) {
       if (lex[d] > 0 && lex[d] >= p.speaker_keep * max_lex) by_speaker[d] = true;
     }
@@ -569,7 +576,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     double s = max_nb > 0 ? nb[i] / max_nb : 0.0;
     if (have_vec) s += p.vector * cos[d];
     if (!by_speaker.empty() && by_speaker[d]) {
-      s *= 1.0 + p.speaker * (1.0 + p.self_reference * c.Doc(d).person / 100.0);
+      s *= 1.0 + speaker * (1.0 + p.self_reference * c.Doc(d).person / 100.0);
     }
     if (says_date(d)) s *= 1.0 + p.said_date;
     if (of_answer_type(d)) s *= 1.0 + p.answer_type;

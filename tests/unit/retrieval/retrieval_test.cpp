@@ -663,6 +663,42 @@ TEST(Ranking, AReplyAboutHerIsAboutThePersonTheMessageBeforeNamed) {
   EXPECT_EQ(ranked[0].side, 1);
 }
 
+// A question naming the wrong person ("What class did Ben sign up for?" of
+// Ana's class): another speaker's messages match its words better than any
+// of the named speaker's, so the named speaker's factor shrinks by the
+// ratio of the two best lexical scores, and Ana's messages beat Ben's
+// chatter about his class.
+TEST(Ranking, AQuestionNamingTheWrongPersonStillFindsWhatWasSaid) {
+  ScopeIndex idx = Snapshot({
+      Entry(1, "I'm thinking about a night woodworking class at the community college.",
+            "You'd be great at it.", 0),
+      Entry(2, "How is school?", "My class of sophomores is so loud.", 5 * kDay),
+      Entry(3, "Any news?", "Not much, work is busy.", 9 * kDay),
+      Entry(4, "Did you see the game?", "I did, what a finish.", 12 * kDay),
+      Entry(5, "I signed up for the woodworking class!", "Nice.", 20 * kDay),
+  });
+  StmMessages stm;
+  // Ana's sign-up is the best match and keeps the factor whoever wrote it
+  // (speaker_keep); her first message about the class is below it.
+  auto ahead = [&](const RankParams& p) {  // Ana's first message ranks above Ben's class
+    RankQuery q;
+    q.terms = QueryTerms("What evening class did Ben sign up for at the college?");
+    int ana = -1, ben = -1, i = 0;
+    for (const auto& m : RankMessages(idx, stm, q, p, 10)) {
+      if (m.entry->turn_id == 1 && m.side == 0) ana = i;
+      if (m.entry->turn_id == 2 && m.side == 1) ben = i;
+      ++i;
+    }
+    EXPECT_GE(ana, 0);
+    EXPECT_GE(ben, 0);
+    return ana < ben;
+  };
+  RankParams no_rival = DefaultRankParams();
+  no_rival.speaker_rival = 0;
+  EXPECT_FALSE(ahead(no_rival));
+  EXPECT_TRUE(ahead(DefaultRankParams()));
+}
+
 TEST(Ranking, QuestionsNamingOneSpeakerFavourTheirMessages) {
   ScopeIndex idx = Snapshot({Entry(1, "Ben, how was the hiking trip to the lake?", "", 0),
                              Entry(2, "Ben, hiking again?", "Hours of hiking, my legs hurt so much", 5 * kDay),
