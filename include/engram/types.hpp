@@ -23,6 +23,18 @@ struct Scope {
   std::string assistant = "assistant";
 };
 
+// A user of a tenant with the assistants of their dialogues
+// (Engine::ListTenantUsers), and one page of them.
+struct TenantUser {
+  std::string user;
+  std::vector<std::string> assistants;  // in the order their scopes were made
+};
+struct TenantUserPage {
+  std::vector<TenantUser> users;
+  std::int64_t matched = 0;  // users matching the filter, on every page
+  bool more = false;         // users follow the page's last one
+};
+
 // The user or assistant id of the scopes that hold the fact API's memories of
 // no user (an agent's own) or of no agent (a user's own): ListScopes returns
 // them beside the dialogues, and no caller may name a dialogue with it.

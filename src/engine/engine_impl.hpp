@@ -50,6 +50,8 @@ class EngineImpl final : public Engine {
   Result<std::vector<Scope>> ListScopes() override;
   Result<std::vector<Scope>> ListTenantScopes(const std::string& tenant,
                                               const std::string& user) override;
+  Result<TenantUserPage> ListTenantUsers(const std::string& tenant, const std::string& contains,
+                                         const std::string& after, int limit) override;
   Result<TenantUsage> GetTenantUsage(const std::string& tenant) override;
   SnapshotCacheStats GetSnapshotCacheStats() override;
   Status Export(const Scope* scope, const std::function<void(const std::string&)>& sink) override;

@@ -88,6 +88,22 @@ Result<std::vector<Scope>> EngineImpl::ListTenantScopes(const std::string& tenan
   return out;
 }
 
+Result<TenantUserPage> EngineImpl::ListTenantUsers(const std::string& tenant,
+                                                   const std::string& contains,
+                                                   const std::string& after, int limit) {
+  ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(Scope{tenant, "u", "a"}));
+  if (limit < 1 || limit > 1000) return Status::InvalidArgument("limit: must be 1 to 1000");
+  ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  ENGRAM_ASSIGN_OR_RETURN(auto rows,
+                          memory::ListTenantUsers(lease->db(), tenant, contains, after, limit));
+  TenantUserPage page;
+  page.matched = rows.matched;
+  page.more = rows.more;
+  for (auto& [user, assistants] : rows.users)
+    page.users.push_back({std::move(user), std::move(assistants)});
+  return page;
+}
+
 Result<TenantUsage> EngineImpl::GetTenantUsage(const std::string& tenant) {
   ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(Scope{tenant, "u", "a"}));
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());

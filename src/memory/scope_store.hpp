@@ -38,6 +38,7 @@ using store::EnsureScope;
 using store::FindScope;
 using store::ListScopes;
 using store::ListTenantScopes;
+using store::ListTenantUsers;
 using store::LoadScope;
 
 // The full-text index documents (store/fulltext.hpp).

@@ -73,36 +73,40 @@ HttpResponse Api::Users(Call& c) {
   const std::string cursor = a.Str("cursor", false, false);
   const int limit = static_cast<int>(a.Int("limit", 1, 200).value_or(50));
   CheckArgs(a);
-  std::map<std::string, std::vector<Scope>> by_user;  // sorted by user id
-  for (auto& sc : VisibleScopes(c, "")) {
-    // An agent's own memories are no user's; a user's own are no dialogue's
-    // (their counts join the user's, their "-" is no assistant to open).
-    if (sc.user != kNoScopeId) by_user[sc.user].push_back(std::move(sc));
+  TenantUserPage page;
+  if (c.who.AllUsers()) {
+    // Paged by the store: a tenant of many users is not read whole.
+    page = Check(engine().ListTenantUsers(c.who.tenant, q, cursor, limit));
+  } else {
+    // A key limited to some users (a few, named when it was made): their scopes.
+    std::map<std::string, std::vector<std::string>> by_user;  // in byte order, as the store's
+    for (auto& sc : VisibleScopes(c, "")) {
+      // An agent's own memories are no user's; a user's own are no dialogue's
+      // (their counts join the user's, their "-" is no assistant to open).
+      if (sc.user == kNoScopeId || (!q.empty() && Lower(sc.user).find(q) == std::string::npos))
+        continue;
+      auto& assistants = by_user[sc.user];
+      if (sc.assistant != kNoScopeId) assistants.push_back(std::move(sc.assistant));
+    }
+    page.matched = static_cast<std::int64_t>(by_user.size());
+    for (auto& [user, assistants] : by_user) {
+      if (!cursor.empty() && user <= cursor) continue;
+      if (static_cast<int>(page.users.size()) == limit) {
+        page.more = true;
+        break;
+      }
+      page.users.push_back({user, std::move(assistants)});
+    }
   }
   json users = json::array();
-  std::int64_t matched = 0;
-  std::string last;
-  bool more = false;
-  for (const auto& [user, scopes] : by_user) {
-    if (!q.empty() && Lower(user).find(q) == std::string::npos) continue;
-    ++matched;
-    if (!cursor.empty() && user <= cursor) continue;
-    if (static_cast<int>(users.size()) == limit) {
-      more = true;
-      continue;
-    }
-    const engram::Stats total = Check(engine().GetScopeSetStats(c.who.tenant, user, "", nullptr));
-    json assistants = json::array();
-    for (const auto& sc : scopes) {
-      if (sc.assistant != kNoScopeId) assistants.push_back(sc.assistant);
-    }
-    json j = StatsPart(total);
-    j["user"] = user;
-    j["assistants"] = assistants;
+  for (const auto& u : page.users) {
+    json j = StatsPart(Check(engine().GetScopeSetStats(c.who.tenant, u.user, "", nullptr)));
+    j["user"] = u.user;
+    j["assistants"] = u.assistants;
     users.push_back(std::move(j));
-    last = user;
   }
-  return Json(200, {{"users", users}, {"matched", matched}, {"next_cursor", more ? json(last) : json(nullptr)}});
+  const json next = page.more && !page.users.empty() ? json(page.users.back().user) : json(nullptr);
+  return Json(200, {{"users", users}, {"matched", page.matched}, {"next_cursor", next}});
 }
 
 HttpResponse Api::Segments(Call& c) {

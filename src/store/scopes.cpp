@@ -137,13 +137,71 @@ Result<std::vector<ScopeRow>> ListScopes(sql::Db* db) {
 
 Result<std::vector<ScopeRow>> ListTenantScopes(sql::Db* db, const std::string& tenant,
                                                const std::string& user) {
-  // (By the unique index on tenant, user, assistant.)
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * q, db->Prepare(std::string(kScopeCols) +
-                                 "WHERE tenant = ?1 AND (user_id = ?2 OR ?2 = '') ORDER BY id"));
+  // (By the unique index on tenant, user, assistant: a statement for one
+  // user's scopes, as "user_id = ? OR ? = ''" is no index look-up.)
+  static const std::string kTenant = std::string(kScopeCols) + "WHERE tenant = ? ORDER BY id";
+  static const std::string kUser =
+      std::string(kScopeCols) + "WHERE tenant = ? AND user_id = ? ORDER BY id";
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * q, db->Prepare(user.empty() ? kTenant : kUser));
   q->Bind(1, tenant);
-  q->Bind(2, user);
+  if (!user.empty()) q->Bind(2, user);
   return AllRows(q);
+}
+
+Result<TenantUserRows> ListTenantUsers(sql::Db* db, const std::string& tenant,
+                                       const std::string& contains, const std::string& after,
+                                       int limit) {
+  const bool pg = db->dialect() == sql::Dialect::kPostgres;
+  // Ids compared byte by byte ("C" collation; SQLite's BINARY), names folded
+  // to ASCII lower case (SQLite's lower() without ICU).
+  const std::string id = pg ? "user_id COLLATE \"C\"" : "user_id";
+  const std::string match =
+      pg ? "(?2 = '' OR strpos(translate(user_id, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', "
+           "'abcdefghijklmnopqrstuvwxyz'), ?2) > 0)"
+         : "(?2 = '' OR instr(lower(user_id), ?2) > 0)";
+  const std::string users =
+      "SELECT user_id FROM scopes WHERE tenant = ?1 AND user_id <> '-' AND " + match;
+  TenantUserRows out;
+  {
+    ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                            db->Prepare("SELECT count(*) FROM (" + users + " GROUP BY user_id) u"));
+    st->Bind(1, tenant);
+    st->Bind(2, contains);
+    ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
+    if (row) out.matched = st->Int(0);
+    st->Reset();
+  }
+  // One user more than the page: whether more follow. (Grouped, not
+  // DISTINCT: the page's users are then read in the index's order, up to
+  // the limit, instead of every user after the cursor sorted.)
+  ENGRAM_ASSIGN_OR_RETURN(
+      sql::Stmt * st,
+      db->Prepare("SELECT user_id, assistant_id FROM scopes WHERE tenant = ?1 AND user_id IN (" +
+                  users + " AND " + id + " > ?3 GROUP BY user_id ORDER BY " + id +
+                  " LIMIT ?4) ORDER BY " + id + ", id"));
+  st->Bind(1, tenant);
+  st->Bind(2, contains);
+  st->Bind(3, after);
+  st->Bind(4, static_cast<std::int64_t>(limit) + 1);
+  for (;;) {
+    auto row = st->Step();
+    if (!row.ok()) {
+      st->Reset();
+      return row.status();
+    }
+    if (!*row) break;
+    std::string user = st->Text(0), assistant = st->Text(1);
+    if (out.users.empty() || out.users.back().first != user) {
+      if (static_cast<int>(out.users.size()) == limit) {
+        out.more = true;
+        break;
+      }
+      out.users.emplace_back(std::move(user), std::vector<std::string>{});
+    }
+    if (assistant != kNoScopeId) out.users.back().second.push_back(std::move(assistant));
+  }
+  st->Reset();
+  return out;
 }
 
 Status BumpDataVersion(sql::Db* db, std::int64_t scope_id) {

@@ -39,6 +39,23 @@ Result<std::vector<ScopeRow>> ListScopes(sql::Db* db);
 // The rows of a tenant's scopes (of one user's when `user` is not empty), by id.
 Result<std::vector<ScopeRow>> ListTenantScopes(sql::Db* db, const std::string& tenant,
                                                const std::string& user);
+// One page of a tenant's users (ListTenantUsers).
+struct TenantUserRows {
+  std::vector<std::pair<std::string, std::vector<std::string>>> users;  // user, its assistants
+  std::int64_t matched = 0;
+  bool more = false;
+};
+// The tenant's users after `after` (ids in byte order, whatever the
+// database's collation), "-" (no user: an agent's own memories) aside,
+// whose id folded to ASCII lower case contains `contains` (lower case; ""
+// for all), at most `limit`, each with its assistants in the order their
+// scopes were made ("-", a user's own memories, aside); `matched`: how many
+// users contain `contains`, before `after` too; `more`: more follow. Two
+// statements by the unique index on tenant, user, assistant; the page's
+// rows only are read into memory.
+Result<TenantUserRows> ListTenantUsers(sql::Db* db, const std::string& tenant,
+                                       const std::string& contains, const std::string& after,
+                                       int limit);
 // Marks the scope's indexes as changed (readers reload their caches).
 Status BumpDataVersion(sql::Db* db, std::int64_t scope_id);
 // Every scope's generation and data_version (after a re-embedding changed

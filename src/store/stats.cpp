@@ -82,18 +82,28 @@ Result<ScopeSetCounts> CountScopeSet(sql::Db* db, const std::string& tenant,
                                      const std::string& user, const std::string& assistant) {
   // The set's scope rows once (by the unique index on tenant, user, assistant),
   // then each table by its per-scope index: one statement, whatever the number of scopes.
-  static const std::string kSql =
-      "WITH s AS (SELECT id FROM scopes WHERE tenant = ?1 AND (user_id = ?2 OR ?2 = '') "
-      "AND (assistant_id = ?3 OR ?3 = '')) SELECT " +
-      ContentColumns([](const char* col) { return std::string(col) + " IN (SELECT id FROM s)"; }) +
-      ", (SELECT count(*) FROM s), "
-      "(SELECT count(*) FROM jobs WHERE status IN ('pending', 'leased') AND scope_id IN (SELECT id "
-      "FROM s)), "
-      "(SELECT count(*) FROM jobs WHERE status = 'failed' AND scope_id IN (SELECT id FROM s))";
-  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(kSql));
-  st->Bind(1, tenant);
-  st->Bind(2, user);
-  st->Bind(3, assistant);
+  // (A statement per set of filters: "user_id = ? OR ? = ''" is no index
+  // look-up, and counting one user's scopes read every scope of the tenant.)
+  auto sql_of = [](bool by_user, bool by_assistant) {
+    return "WITH s AS (SELECT id FROM scopes WHERE tenant = ?" +
+           std::string(by_user ? " AND user_id = ?" : "") +
+           (by_assistant ? " AND assistant_id = ?" : "") + ") SELECT " +
+           ContentColumns(
+               [](const char* col) { return std::string(col) + " IN (SELECT id FROM s)"; }) +
+           ", (SELECT count(*) FROM s), "
+           "(SELECT count(*) FROM jobs WHERE status IN ('pending', 'leased') AND scope_id IN "
+           "(SELECT id "
+           "FROM s)), "
+           "(SELECT count(*) FROM jobs WHERE status = 'failed' AND scope_id IN (SELECT id FROM s))";
+  };
+  static const std::string kSql[2][2] = {{sql_of(false, false), sql_of(false, true)},
+                                         {sql_of(true, false), sql_of(true, true)}};
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st,
+                          db->Prepare(kSql[user.empty() ? 0 : 1][assistant.empty() ? 0 : 1]));
+  int param = 1;
+  st->Bind(param++, tenant);
+  if (!user.empty()) st->Bind(param++, user);
+  if (!assistant.empty()) st->Bind(param++, assistant);
   ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
   ScopeSetCounts c;
   if (row) {

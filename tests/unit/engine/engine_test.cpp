@@ -255,6 +255,55 @@ TEST_F(EngineTest, InvalidInputIsRejectedWithTheField) {
 
 // The statistics of a set of scopes (a tenant's, a user's, an assistant's)
 // are those of its scopes added up, read at once, and no other tenant's.
+// A tenant's users, paged by the store in byte order of their ids: "-" (an
+// agent's own memories) is no user and a user's own memories no assistant;
+// the filter folds ASCII case; `matched` counts every page's users.
+TEST_F(EngineTest, TenantUsersArePagedByTheStore) {
+  auto e = Open();
+  for (const char* user : {"bob", "Bobby", "alice", "carol", "dave", "zoe"}) {
+    ASSERT_TRUE(e->AddTurns(UserScope(user), SyntheticDialogue(1)).ok()) << user;
+  }
+  ASSERT_TRUE(e->AddTurns(UserScope("alice", "coder"), SyntheticDialogue(1)).ok());
+  Scope elsewhere = UserScope("mallory");
+  elsewhere.tenant = "acme";
+  ASSERT_TRUE(e->AddTurns(elsewhere, SyntheticDialogue(1)).ok());
+  MemoryAddOptions raw;
+  raw.infer = false;
+  MemoryScope agent_own;
+  agent_own.agent = "bot";
+  ASSERT_TRUE(e->AddMemoryText(agent_own, "Deploys run on Mondays", raw).ok());
+  MemoryScope carol_own;
+  carol_own.user = "carol";
+  ASSERT_TRUE(e->AddMemoryText(carol_own, "Carol drinks tea", raw).ok());
+
+  auto page = [&](const std::string& contains, const std::string& after, int limit) {
+    auto p = e->ListTenantUsers("default", contains, after, limit);
+    EXPECT_TRUE(p.ok()) << p.status().ToString();
+    std::string out;
+    for (const TenantUser& u : p.ok() ? p->users : std::vector<TenantUser>{}) {
+      out += u.user + "[";
+      for (const auto& a : u.assistants) out += a + ",";
+      out += "] ";
+    }
+    if (p.ok()) out += std::to_string(p->matched) + (p->more ? " more" : " end");
+    return out;
+  };
+  // Byte order: capitals first.
+  EXPECT_EQ(page("", "", 3), "Bobby[assistant,] alice[assistant,coder,] bob[assistant,] 6 more");
+  EXPECT_EQ(page("", "bob", 3), "carol[assistant,] dave[assistant,] zoe[assistant,] 6 end");
+  EXPECT_EQ(page("", "dave", 3), "zoe[assistant,] 6 end");
+  EXPECT_EQ(page("", "zoe", 3), "6 end");
+  EXPECT_EQ(page("bob", "", 1), "Bobby[assistant,] 2 more");
+  EXPECT_EQ(page("bob", "Bobby", 1), "bob[assistant,] 2 end");
+  EXPECT_EQ(page("nobody", "", 5), "0 end");
+  auto acme = e->ListTenantUsers("acme", "", "", 10);
+  ASSERT_TRUE(acme.ok());
+  ASSERT_EQ(acme->users.size(), 1u);
+  EXPECT_EQ(acme->users[0].user, "mallory");
+  EXPECT_FALSE(e->ListTenantUsers("default", "", "", 0).ok());
+  EXPECT_FALSE(e->ListTenantUsers("", "", "", 10).ok());
+}
+
 TEST_F(EngineTest, ScopeSetStatsAddUpTheSetsScopes) {
   auto e = Open();
   const Scope a = UserScope("alice"), a2 = UserScope("alice", "coder"),
