@@ -108,15 +108,27 @@ Result<std::vector<ReceiptRow>> ReadReceipts(sql::Db* db, const ReceiptFilter& f
   // No LIMIT clause for "no limit": PostgreSQL refuses a negative LIMIT and
   // SQLite a NULL one.
   const bool limited = f.limit >= 0;
+  // Only the filters given, each "column = ?": "(? = '' OR tenant = ?)" is
+  // no index look-up, and one user's receipts were read from every tenant's.
+  const std::pair<const char*, const std::string*> filters[] = {{"tenant", &f.tenant},
+                                                                {"user_scope", &f.user},
+                                                                {"assistant_scope", &f.assistant},
+                                                                {"run_id", &f.run_id},
+                                                                {"memory_kind", &f.memory_kind}};
+  std::string where;
+  for (const auto& [column, value] : filters) {
+    if (value->empty()) continue;
+    where += where.empty() ? " WHERE " : " AND ";
+    where += std::string(column) + " = ?";
+  }
   ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare(std::string("SELECT ") + kReceiptCols +
-                  " FROM receipts WHERE (?1 = '' OR tenant = ?1) AND "
-                  "(?2 = '' OR user_scope = ?2) AND (?3 = '' OR assistant_scope = ?3) AND "
-                  "(?4 = '' OR run_id = ?4) AND (?5 = '' OR memory_kind = ?5) ORDER BY id" +
-                  (limited ? " LIMIT ?6" : "")));
-  st->Bind(1, f.tenant).Bind(2, f.user).Bind(3, f.assistant).Bind(4, f.run_id).Bind(5, f.memory_kind);
-  if (limited) st->Bind(6, f.limit);
+      sql::Stmt * st, db->Prepare(std::string("SELECT ") + kReceiptCols + " FROM receipts" + where +
+                                  " ORDER BY id" + (limited ? " LIMIT ?" : "")));
+  int param = 1;
+  for (const auto& [column, value] : filters) {
+    if (!value->empty()) st->Bind(param++, *value);
+  }
+  if (limited) st->Bind(param, f.limit);
   std::vector<ReceiptRow> out;
   ENGRAM_RETURN_IF_ERROR(ForEachRow(st, [&](sql::Stmt* s) { out.push_back(ReceiptFrom(s)); }));
   return out;
@@ -124,21 +136,35 @@ Result<std::vector<ReceiptRow>> ReadReceipts(sql::Db* db, const ReceiptFilter& f
 
 Result<std::vector<ReceiptDayRow>> CountReceiptsByDay(sql::Db* db, const std::string& tenant, const std::string& user,
                                                       std::int64_t limit) {
-  ENGRAM_ASSIGN_OR_RETURN(
-      sql::Stmt * st,
-      db->Prepare("SELECT day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status, created, "
-                  "compacted, CAST(SUM(n) AS BIGINT) FROM ("
-                  "SELECT at_utc / 86400000 AS day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, "
-                  "status, CASE WHEN memory_kind = 'segment' AND outcome_receipt LIKE 'segment.create%' THEN 1 "
-                  "ELSE 0 END AS created, 0 AS compacted, CAST(1 AS BIGINT) AS n FROM receipts "
-                  "WHERE tenant = ?1 AND (?2 = '' OR user_scope = ?2) "
-                  "UNION ALL SELECT day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status, 0, 1, "
-                  "receipts FROM receipt_days WHERE tenant = ?1 AND (?2 = '' OR user_scope = ?2)) t "
-                  "GROUP BY day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status, created, "
-                  "compacted ORDER BY day, compacted DESC LIMIT ?3"));
+  // (A statement with the user and one without: "(? = '' OR user_scope = ?)"
+  // is no index look-up, and one user's days read the whole tenant's.)
+  auto sql_of = [](const char* scope, const char* limit) {
+    return std::string(
+               "SELECT day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status, "
+               "created, "
+               "compacted, CAST(SUM(n) AS BIGINT) FROM ("
+               "SELECT at_utc / 86400000 AS day, user_scope, assistant_scope, memory_kind, "
+               "from_tier, to_tier, "
+               "status, CASE WHEN memory_kind = 'segment' AND outcome_receipt LIKE "
+               "'segment.create%' THEN 1 "
+               "ELSE 0 END AS created, 0 AS compacted, CAST(1 AS BIGINT) AS n FROM receipts "
+               "WHERE ") +
+           scope +
+           " UNION ALL SELECT day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, "
+           "status, 0, 1, "
+           "receipts FROM receipt_days WHERE " +
+           scope +
+           ") t GROUP BY day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, "
+           "status, created, "
+           "compacted ORDER BY day, compacted DESC LIMIT " +
+           limit;
+  };
+  static const std::string kTenant = sql_of("tenant = ?1", "?2"),
+                           kUser = sql_of("tenant = ?1 AND user_scope = ?2", "?3");
+  ENGRAM_ASSIGN_OR_RETURN(sql::Stmt * st, db->Prepare(user.empty() ? kTenant : kUser));
   st->Bind(1, tenant);
-  st->Bind(2, user);
-  st->Bind(3, limit);
+  if (!user.empty()) st->Bind(2, user);
+  st->Bind(user.empty() ? 2 : 3, limit);
   std::vector<ReceiptDayRow> out;
   for (;;) {
     ENGRAM_ASSIGN_OR_RETURN(bool more, st->Step());
