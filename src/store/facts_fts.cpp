@@ -28,10 +28,20 @@ Result<std::vector<FactTextHit>> FindFactText(sql::Db* db, const std::vector<std
                                             "WHERE facts_fts MATCH ? ORDER BY s LIMIT ?"));
     st->Bind(1, Fts5MatchText(scope_token, terms)).Bind(2, static_cast<std::int64_t>(limit));
   } else {
+    // (The scope as "x.scope = ?" only when given: "(? = '' OR x.scope = ?)"
+    // keeps a generic plan from the scope's index.)
+    const bool scoped = !scope_token.empty();
     ENGRAM_ASSIGN_OR_RETURN(
-        st, db->Prepare("SELECT x.rowid, -ts_rank(x.tsv, q) AS s FROM facts_fts x, to_tsquery('simple', ?1) q "
-                        "WHERE x.tsv @@ q AND (?2 = '' OR x.scope = ?2) ORDER BY s, x.rowid LIMIT ?3"));
-    st->Bind(1, TsQueryText(terms)).Bind(2, scope_token).Bind(3, static_cast<std::int64_t>(limit));
+        st,
+        db->Prepare(
+            std::string(
+                "SELECT x.rowid, -ts_rank(x.tsv, q) AS s FROM facts_fts x, to_tsquery('simple', "
+                "?1) q WHERE x.tsv @@ q ") +
+            (scoped ? "AND x.scope = ?2 ORDER BY s, x.rowid LIMIT ?3"
+                    : "ORDER BY s, x.rowid LIMIT ?2")));
+    st->Bind(1, TsQueryText(terms));
+    if (scoped) st->Bind(2, scope_token);
+    st->Bind(scoped ? 3 : 2, static_cast<std::int64_t>(limit));
   }
   return Collect(st);
 }
@@ -53,12 +63,17 @@ Result<std::vector<FactTextHit>> FindFactTextWhere(sql::Db* db, const std::vecto
     st->Bind(1, Fts5MatchText(scope_token, terms));
     next = 2;
   } else {
+    const bool scoped = !scope_token.empty();
     ENGRAM_ASSIGN_OR_RETURN(
-        st, db->Prepare("SELECT f.id, -ts_rank(x.tsv, q) AS s FROM facts_fts x CROSS JOIN to_tsquery('simple', ?) q "
-                        "JOIN facts f ON f.id = x.rowid AND f.tenant = x.tenant WHERE x.tsv @@ q AND (? = '' OR x.scope = ?) AND " +
-                        c.sql + " ORDER BY s, f.id LIMIT ?"));
-    st->Bind(1, TsQueryText(terms)).Bind(2, scope_token).Bind(3, scope_token);
-    next = 4;
+        st,
+        db->Prepare("SELECT f.id, -ts_rank(x.tsv, q) AS s FROM facts_fts x CROSS JOIN "
+                    "to_tsquery('simple', ?) q "
+                    "JOIN facts f ON f.id = x.rowid AND f.tenant = x.tenant WHERE x.tsv @@ q AND " +
+                    std::string(scoped ? "x.scope = ? AND " : "") + c.sql +
+                    " ORDER BY s, f.id LIMIT ?"));
+    st->Bind(1, TsQueryText(terms));
+    if (scoped) st->Bind(2, scope_token);
+    next = scoped ? 3 : 2;
   }
   BindArgs(st, c.args, next);
   st->Bind(static_cast<int>(c.args.size()) + next, static_cast<std::int64_t>(limit));

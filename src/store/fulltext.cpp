@@ -102,11 +102,16 @@ Result<std::vector<TextHit>> SearchText(sql::Db* db, FullText table, const std::
                                             " WHERE " + t + " MATCH ?1 ORDER BY s DESC LIMIT ?2"));
     st->Bind(1, Fts5MatchImpl(scope_token, terms)).Bind(2, std::int64_t{limit});
   } else {
+    // (The scope as "scope = ?" only when given: "(? = '' OR scope = ?)"
+    // keeps a generic plan from the scope's index.)
+    const bool scoped = !scope_token.empty();
     ENGRAM_ASSIGN_OR_RETURN(
         st, db->Prepare("SELECT rowid, ts_rank(tsv, q) AS s FROM " + t +
-                        ", to_tsquery('simple', ?1) q WHERE (?2 = '' OR scope = ?2) AND tsv @@ q "
-                        "ORDER BY s DESC, rowid LIMIT ?3"));
-    st->Bind(1, TsQueryImpl(terms)).Bind(2, scope_token).Bind(3, std::int64_t{limit});
+                        ", to_tsquery('simple', ?1) q WHERE " + (scoped ? "scope = ?2 AND " : "") +
+                        "tsv @@ q ORDER BY s DESC, rowid LIMIT " + (scoped ? "?3" : "?2")));
+    st->Bind(1, TsQueryImpl(terms));
+    if (scoped) st->Bind(2, scope_token);
+    st->Bind(scoped ? 3 : 2, std::int64_t{limit});
   }
   for (;;) {
     ENGRAM_ASSIGN_OR_RETURN(bool row, st->Step());
