@@ -106,11 +106,10 @@ class Engine {
   virtual Result<std::vector<Scope>> ListTenantScopes(const std::string& tenant,
                                                       const std::string& user) = 0;
   // One page of a tenant's users, in byte order of their ids, after `after`
-  // ("": from the first) and at most `limit` [1, 1000]: those whose id,
-  // folded to ASCII lower case, contains `contains` (lower case ASCII
-  // folding of what a caller typed; "": every user). A read of the page's
-  // scope rows and a count of the matching users: a tenant of 100,000 users
-  // is paged without reading them all.
+  // ("": from the first) and at most `limit` [1, 1000]: those whose id
+  // contains `contains`, both folded to ASCII lower case ("": every user).
+  // A read of the page's scope rows and a count of the matching users: a
+  // tenant of 100,000 users is paged without reading them all.
   virtual Result<TenantUserPage> ListTenantUsers(const std::string& tenant,
                                                  const std::string& contains,
                                                  const std::string& after, int limit) = 0;

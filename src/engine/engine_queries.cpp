@@ -94,8 +94,10 @@ Result<TenantUserPage> EngineImpl::ListTenantUsers(const std::string& tenant,
   ENGRAM_RETURN_IF_ERROR(memory::ValidateScope(Scope{tenant, "u", "a"}));
   if (limit < 1 || limit > 1000) return Status::InvalidArgument("limit: must be 1 to 1000");
   ENGRAM_ASSIGN_OR_RETURN(auto lease, AcquireReader());
+  std::string folded = contains;  // (what the store compares: ids folded to ASCII lower case)
+  for (char& ch : folded) ch = ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch + ('a' - 'A')) : ch;
   ENGRAM_ASSIGN_OR_RETURN(auto rows,
-                          memory::ListTenantUsers(lease->db(), tenant, contains, after, limit));
+                          memory::ListTenantUsers(lease->db(), tenant, folded, after, limit));
   TenantUserPage page;
   page.matched = rows.matched;
   page.more = rows.more;

@@ -59,7 +59,7 @@ struct RankParams {
   // s_named / s_other)) instead (RankingOptions::speaker_rival). Measured
   // on LoCoMo 0-4 (2026-12-06): adversarial recall@10 0.852 -> 0.869,
   // categories 1-4 0.8130 -> 0.8117 (four multi-hop list questions lose an
-  // answer at rank 9-10 to the other speaker's messages).
+  // answer at rank 7-10 to the other speaker's messages).
   double speaker_rival = 1.0;
   // Query coverage: a message's lexical score is multiplied by 1 + coverage
   // x the idf share of the question's own words it holds (BM25 alone lets

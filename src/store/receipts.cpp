@@ -139,24 +139,19 @@ Result<std::vector<ReceiptDayRow>> CountReceiptsByDay(sql::Db* db, const std::st
   // (A statement with the user and one without: "(? = '' OR user_scope = ?)"
   // is no index look-up, and one user's days read the whole tenant's.)
   auto sql_of = [](const char* scope, const char* limit) {
-    return std::string(
-               "SELECT day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status, "
-               "created, "
-               "compacted, CAST(SUM(n) AS BIGINT) FROM ("
-               "SELECT at_utc / 86400000 AS day, user_scope, assistant_scope, memory_kind, "
-               "from_tier, to_tier, "
-               "status, CASE WHEN memory_kind = 'segment' AND outcome_receipt LIKE "
-               "'segment.create%' THEN 1 "
-               "ELSE 0 END AS created, 0 AS compacted, CAST(1 AS BIGINT) AS n FROM receipts "
-               "WHERE ") +
-           scope +
+    const std::string where = std::string(" WHERE ") + scope;
+    return "SELECT day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, status, "
+           "created, compacted, CAST(SUM(n) AS BIGINT) FROM ("
+           "SELECT at_utc / 86400000 AS day, user_scope, assistant_scope, memory_kind, from_tier, "
+           "to_tier, status, CASE WHEN memory_kind = 'segment' AND outcome_receipt LIKE "
+           "'segment.create%' THEN 1 ELSE 0 END AS created, 0 AS compacted, "
+           "CAST(1 AS BIGINT) AS n FROM receipts" +
+           where +
            " UNION ALL SELECT day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, "
-           "status, 0, 1, "
-           "receipts FROM receipt_days WHERE " +
-           scope +
+           "status, 0, 1, receipts FROM receipt_days" +
+           where +
            ") t GROUP BY day, user_scope, assistant_scope, memory_kind, from_tier, to_tier, "
-           "status, created, "
-           "compacted ORDER BY day, compacted DESC LIMIT " +
+           "status, created, compacted ORDER BY day, compacted DESC LIMIT " +
            limit;
   };
   static const std::string kTenant = sql_of("tenant = ?1", "?2"),

@@ -295,6 +295,7 @@ TEST_F(EngineTest, TenantUsersArePagedByTheStore) {
   EXPECT_EQ(page("", "zoe", 3), "6 end");
   EXPECT_EQ(page("bob", "", 1), "Bobby[assistant,] 2 more");
   EXPECT_EQ(page("bob", "Bobby", 1), "bob[assistant,] 2 end");
+  EXPECT_EQ(page("BoB", "", 5), "Bobby[assistant,] bob[assistant,] 2 end");  // folded alike
   EXPECT_EQ(page("nobody", "", 5), "0 end");
   auto acme = e->ListTenantUsers("acme", "", "", 10);
   ASSERT_TRUE(acme.ok());
