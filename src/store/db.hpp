@@ -132,4 +132,21 @@ class ReadTxn {
   Db* db_;
 };
 
+// Steps the prepared, bound `st` to its last row, calling fn(st) for each,
+// and resets it (also when a step fails: that step's status is returned).
+template <typename Fn>
+Status ForEachRow(Stmt* st, Fn&& fn) {
+  for (;;) {
+    auto row = st->Step();
+    if (!row.ok()) {
+      st->Reset();
+      return row.status();
+    }
+    if (!*row) break;
+    fn(st);
+  }
+  st->Reset();
+  return Status::Ok();
+}
+
 }  // namespace engram::sql

@@ -4,21 +4,7 @@ namespace engram::store {
 
 namespace {
 
-// Runs the prepared `st` (bound) and calls fn(st) per row.
-template <typename Fn>
-Status ForEachRow(sql::Stmt* st, Fn fn) {
-  for (;;) {
-    auto row = st->Step();
-    if (!row.ok()) {
-      st->Reset();
-      return row.status();
-    }
-    if (!*row) break;
-    fn(st);
-  }
-  st->Reset();
-  return Status::Ok();
-}
+using sql::ForEachRow;
 
 // Prepares `sql` (no parameters) and calls fn(st) per row.
 template <typename Fn>

@@ -115,16 +115,7 @@ namespace {
 // Every row a prepared scope query gives (its parameters bound).
 Result<std::vector<ScopeRow>> AllRows(sql::Stmt* q) {
   std::vector<ScopeRow> out;
-  for (;;) {
-    auto row = q->Step();
-    if (!row.ok()) {
-      q->Reset();
-      return row.status();
-    }
-    if (!*row) break;
-    out.push_back(RowFrom(q));
-  }
-  q->Reset();
+  ENGRAM_RETURN_IF_ERROR(sql::ForEachRow(q, [&](sql::Stmt* row) { out.push_back(RowFrom(row)); }));
   return out;
 }
 
@@ -183,24 +174,20 @@ Result<TenantUserRows> ListTenantUsers(sql::Db* db, const std::string& tenant,
   st->Bind(2, contains);
   st->Bind(3, after);
   st->Bind(4, static_cast<std::int64_t>(limit) + 1);
-  for (;;) {
-    auto row = st->Step();
-    if (!row.ok()) {
-      st->Reset();
-      return row.status();
-    }
-    if (!*row) break;
-    std::string user = st->Text(0), assistant = st->Text(1);
+  // (The user beyond the page only says that more follow: its few scopes
+  // are read and passed over.)
+  ENGRAM_RETURN_IF_ERROR(sql::ForEachRow(st, [&](sql::Stmt* row) {
+    std::string user = row->Text(0), assistant = row->Text(1);
+    if (out.more) return;
     if (out.users.empty() || out.users.back().first != user) {
       if (static_cast<int>(out.users.size()) == limit) {
         out.more = true;
-        break;
+        return;
       }
       out.users.emplace_back(std::move(user), std::vector<std::string>{});
     }
     if (assistant != kNoScopeId) out.users.back().second.push_back(std::move(assistant));
-  }
-  st->Reset();
+  }));
   return out;
 }
 
