@@ -548,8 +548,10 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   if (!by_speaker.empty()) {
     // Lexical scores are not negative, and zero outside `touched`.
     double named = 0.0, other = 0.0;  // the best of the named speaker's messages and of the others'
-    for (const std::uint32_t d : scratch.touched)
-      (by_speaker[d] ? named : other) = std::max(by_speaker[d] ? named : other, lex[d]);
+    for (const std::uint32_t d : scratch.touched) {
+      double& best = by_speaker[d] ? named : other;
+      best = std::max(best, lex[d]);
+    }
     const double max_lex = std::max(named, other);
     if (other > named) speaker *= 1.0 - p.speaker_rival * (1.0 - named / other);
     for (const std::uint32_t d : scratch.touched) {

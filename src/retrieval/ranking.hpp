@@ -58,7 +58,7 @@ struct RankParams {
   // the named speaker's factor is 1 + speaker x (1 - speaker_rival x (1 -
   // s_named / s_other)) instead (RankingOptions::speaker_rival). Measured
   // on LoCoMo 0-4 (2026-12-06): adversarial recall@10 0.852 -> 0.869,
-  // categories 1-4 0.8130 -> 0.8117 (four multi-hop list questions lose an
+  // categories 1-4 0.8130 -> 0.8117 (two multi-hop list questions lose an
   // answer at rank 7-10 to the other speaker's messages).
   double speaker_rival = 1.0;
   // Query coverage: a message's lexical score is multiplied by 1 + coverage

@@ -183,6 +183,12 @@ void ForEachNamedWord(std::string_view text, const std::function<bool(std::strin
 }
 
 namespace {
+// True when a message's text says something (not only blanks): an empty
+// side of an exchange is no message.
+bool Said(const std::string& text) {
+  return text.find_first_not_of(" \t\r\n") != std::string::npos;
+}
+
 // True when `word` is the first word of one of the `speakers`' names.
 bool IsSpeakerWord(std::string_view word, std::span<const std::string_view> speakers) {
   for (const std::string_view name : speakers) {
@@ -202,16 +208,6 @@ int NamedWords(std::string_view text, std::span<const std::string_view> speakers
     return n < cap;
   });
   return n;
-}
-
-const std::string* PreviousMessage(const TurnEntry& entry, int side, const TurnEntry* before) {
-  auto said = [](const std::string& text) {
-    return text.find_first_not_of(" \t\r\n") != std::string::npos;
-  };
-  if (side == 1 && said(entry.texts[0])) return &entry.texts[0];
-  if (before == nullptr || entry.event_time - before->event_time > kSessionGapMs) return nullptr;
-  if (said(before->texts[1])) return &before->texts[1];
-  return said(before->texts[0]) ? &before->texts[0] : nullptr;
 }
 
 namespace {
@@ -247,7 +243,7 @@ void RenderLine(std::string& out, const std::string& name, const std::string& te
 }  // namespace
 
 std::string MessageLine(const TurnEntry& e, int side) {
-  if (e.texts[side].find_first_not_of(" \t\r\n") == std::string::npos) return {};
+  if (!Said(e.texts[side])) return {};
   std::string line;
   RenderLine(line, SpeakerName(e, side), e.texts[side]);
   return line;
@@ -317,6 +313,16 @@ void TurnIdSet::insert(std::int64_t turn_id) {
 
 namespace {
 
+// The message before a side of `entry` in its session: the other side of
+// its exchange, or the last message of the exchange before (`before`, null
+// for the first) within kSessionGapMs; null when there is none.
+const std::string* PreviousMessage(const TurnEntry& entry, int side, const TurnEntry* before) {
+  if (side == 1 && Said(entry.texts[0])) return &entry.texts[0];
+  if (before == nullptr || entry.event_time - before->event_time > kSessionGapMs) return nullptr;
+  if (Said(before->texts[1])) return &before->texts[1];
+  return Said(before->texts[0]) ? &before->texts[0] : nullptr;
+}
+
 // Appends to `ids` the terms of the people a message about "him" or "her"
 // may mean: the named words of the message before it (`previous`), at most
 // kMaxReferents, the speakers' names and time words ("Monday", "May")
@@ -351,7 +357,7 @@ void IndexMessagesOf(Entries& entries, MessageIndex& index, Docs& docs, std::siz
   for (std::size_t e = first; e < entries.size(); ++e) {
     TurnEntry& t = entries[e];
     for (int side = 0; side < 2; ++side) {
-      if (t.texts[side].find_first_not_of(" \t\r\n") == std::string::npos) continue;
+      if (!Said(t.texts[side])) continue;
       bool dated = false;
       MessageCues cues;
       maker.Ids(t.texts[side], text_ids, &dated, &cues);

@@ -179,9 +179,6 @@ int NamedWords(std::string_view text, std::span<const std::string_view> speakers
 // feeling okay?" - "She's back at the middle school library": the reply is
 // also about Claire).
 inline constexpr int kMaxReferents = 3;
-// That message before: null when there is none in the session. `before`:
-// the entry before `entry` (null for the first).
-const std::string* PreviousMessage(const TurnEntry& entry, int side, const TurnEntry* before);
 
 // The index terms a token stands for besides its own stem: its hyphenated
 // parts' (text::ForEachHyphenPart: "gluten-free" -> "gluten", "free"), the

@@ -177,8 +177,8 @@ Result<TenantUserRows> ListTenantUsers(sql::Db* db, const std::string& tenant,
   // (The user beyond the page only says that more follow: its few scopes
   // are read and passed over.)
   ENGRAM_RETURN_IF_ERROR(sql::ForEachRow(st, [&](sql::Stmt* row) {
-    std::string user = row->Text(0), assistant = row->Text(1);
     if (out.more) return;
+    std::string user = row->Text(0), assistant = row->Text(1);
     if (out.users.empty() || out.users.back().first != user) {
       if (static_cast<int>(out.users.size()) == limit) {
         out.more = true;
