@@ -883,6 +883,12 @@ bool WordNet::IsVerb(std::string_view word) const {
   return found;
 }
 
+unsigned WordNet::LemmaPos(std::string_view word) const {
+  const int id = FindWord(Normalise(word));
+  return (HasPos(id, 0) ? kLemmaNoun : 0u) | (HasPos(id, 1) ? kLemmaVerb : 0u) |
+         (HasPos(id, 2) ? kLemmaAdjective : 0u);
+}
+
 std::vector<std::string> WordNet::BaseForms(std::string_view word) const {
   const std::string w = Normalise(word);
   std::vector<std::string> out;

@@ -96,6 +96,12 @@ class WordNet {
   // Whether some base form of a lower-case word is a verb WordNet knows
   // ("lives", "wants", "went"; not "appointment").
   bool IsVerb(std::string_view word) const;
+  // The parts of speech of a lower-case word as written (no base form
+  // taken): kLemmaNoun, kLemmaVerb and kLemmaAdjective or'ed; 0 when WordNet
+  // does not know it ("meditate": a verb; "dog": a noun and a verb;
+  // "swimming": a noun and an adjective, its verb being "swim").
+  static constexpr unsigned kLemmaNoun = 1, kLemmaVerb = 2, kLemmaAdjective = 4;
+  unsigned LemmaPos(std::string_view word) const;
 
   // Words related to every sense of the word's base forms: synonyms,
   // derivations, then hyponyms by depth (transitive, instances included),

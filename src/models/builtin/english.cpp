@@ -5,6 +5,9 @@
 #include <cctype>
 #include <unordered_set>
 
+#include "core/text.hpp"
+#include "core/wordnet.hpp"
+
 namespace engram::builtin {
 namespace {
 
@@ -295,6 +298,27 @@ bool IsAdverb(std::string_view w) {
       "genuinely", "especially", "newly", "first", "only", "rarely", "seldom", "hardly", "barely",
       "frequently", "constantly", "strictly", "exclusively", "primarily", "largely", "nearly", "almost"};
   return kAdverbs.count(w) > 0;
+}
+
+bool IsLyAdverb(std::string_view w) {
+  if (w.size() < 4 || w.substr(w.size() - 2) != "ly" || !IsAlphaWord(w)) return false;
+  if (OneOf(w, {"apply", "reply", "rely", "supply", "comply", "imply", "multiply", "ally", "rally",
+                "tally", "bully", "sully", "dally"}))
+    return false;
+  const wordnet::WordNet* wn = wordnet::WordNet::Default();
+  return wn == nullptr || (wn->LemmaPos(w) & wordnet::WordNet::kLemmaVerb) == 0;
+}
+
+bool IsCoordinatedVerb(std::string_view w, bool object_follows) {
+  // (A word as written: "swimming" and "dogs" are no verb's base form; "sing" and "discuss" are.)
+  if (w.size() < 3 || !IsAlphaWord(w) || text::IsStopword(w) || IsModal(w) || IsPastForm(w))
+    return false;
+  const wordnet::WordNet* wn = wordnet::WordNet::Default();
+  if (wn == nullptr) return false;
+  const unsigned pos = wn->LemmaPos(w);
+  if ((pos & wordnet::WordNet::kLemmaVerb) == 0) return false;
+  return object_follows ||
+         (pos & (wordnet::WordNet::kLemmaNoun | wordnet::WordNet::kLemmaAdjective)) == 0;
 }
 
 bool IsPastForm(std::string_view w) {

@@ -61,6 +61,15 @@ bool IsCapitalised(const Word& word);
 // Degree/time adverbs that may sit between a subject and its verb
 // ("I really love", "I've always wanted").
 bool IsAdverb(std::string_view lower);
+// An adverb by its "-ly" ("I completely agree", "I deeply regret"): a word of
+// four letters or more ending in "ly" that is no verb ("apply", "rely",
+// "fly"). Only where a verb is expected: "family" and "July" end alike.
+bool IsLyAdverb(std::string_view lower);
+// A verb's base form that may follow "and" in a second predicate of the
+// same subject ("I practice yoga and meditate"): a verb WordNet knows as
+// written and no noun or adjective ("meditate", "compete"), or a verb
+// that is also a noun when `object_follows` ("and feed the cat").
+bool IsCoordinatedVerb(std::string_view lower, bool object_follows);
 
 // Past forms: "-ed" endings and common irregular pasts ("went", "bought").
 bool IsPastForm(std::string_view lower);

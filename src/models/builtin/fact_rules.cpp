@@ -486,11 +486,37 @@ std::string WithoutEmphasis(std::string_view s) {
   return tidy;
 }
 
+// Whether only a comma (and spaces) separates word i from the next.
+bool CommaAfter(const Ctx& c, std::size_t i) {
+  if (i + 1 >= c.n()) return false;
+  const std::string_view gap = c.s.substr(c.w[i].end, c.w[i + 1].begin - c.w[i].end);
+  return gap.find_first_not_of(" ,") == std::string_view::npos &&
+         gap.find(',') != std::string_view::npos;
+}
+
+// A determiner or possessive before a noun ("the", "my", "this").
+bool IsDeterminer(std::string_view x) {
+  return OneOf(x, {"a", "an", "the", "my", "his", "her", "their", "our", "your", "this", "that",
+                   "these", "those", "some"});
+}
+
+// A word that opens a clause of its own subject ("... when you cook and
+// clean", "... that they love and share", "they're a great escape and get
+// ..."), contracted or not.
+bool IsClauseOpener(std::string_view x) {
+  x = x.substr(0, x.find('\''));
+  return OneOf(x, {"you",      "he",    "she",  "they", "we",      "it",     "i",      "who",
+                   "that",     "which", "when", "if",   "because", "while",  "where",  "since",
+                   "whenever", "what",  "how",  "so",   "until",   "unless", "though", "although"});
+}
+
 std::string Rewrite(const Ctx& c, std::size_t start, std::size_t end, const std::string& name,
                     const std::string& listener) {
   std::string out;
   bool conjugate = false;
   std::string next_as;  // what the next word becomes ("you are" -> "<listener> is")
+  bool second_predicate = false;  // after the speaker's conjugated verb, in its clause
+  std::size_t agree_at = end;     // a verb of a second predicate ("and meditate")
   bool we_seen = false;
   const std::string others = name + " and others";
   const std::vector<bool> quoted = QuotedWords(c.s, c.w);
@@ -513,12 +539,40 @@ std::string Rewrite(const Ctx& c, std::size_t start, std::size_t end, const std:
     const std::string& next = c.at(k + 1);
     const bool participle_next = next == "been" || IsPastForm(next);
     if (conjugate) {
-      if (IsAdverb(x) || (x == "no" && next == "longer") || (x == "longer" && k > 0 && c.at(k - 1) == "no")) {
+      if (IsAdverb(x) || IsLyAdverb(x) || (x == "no" && next == "longer") ||
+          (x == "longer" && k > 0 && c.at(k - 1) == "no")) {
         out += c.w[k].text;
         continue;
       }
-      out += Conjugate(c.w[k]);
+      const std::string said = Conjugate(c.w[k]);
+      // A second predicate of the same subject agrees too ("practices yoga
+      // and meditates"); not after a verb that keeps its form ("will cook
+      // and clean", "doesn't smoke or drink") or takes a bare infinitive.
+      second_predicate = said != c.w[k].text && !OneOf(x, {"don't", "haven't", "help", "let",
+                                                           "make", "watch", "see", "hear"});
+      out += said;
       conjugate = false;
+      continue;
+    }
+    if (second_predicate) {
+      if (OneOf(x, {"and", "or", "but"}) && k > start &&
+          (!BoundaryAfter(c.s, c.w, k - 1) || CommaAfter(c, k - 1))) {
+        std::size_t j = k + 1;
+        while (j < end && (IsAdverb(c.at(j)) || IsLyAdverb(c.at(j)) || c.at(j) == "then")) ++j;
+        const bool object_follows =
+            j + 1 < end && !BoundaryAfter(c.s, c.w, j) &&
+            (IsDeterminer(c.at(j + 1)) || OneOf(c.at(j + 1), {"it", "him", "them"}));
+        if (j < end && !quoted[j] && !IsCapitalised(c.w[j]) &&
+            IsCoordinatedVerb(c.at(j), object_follows))
+          agree_at = j;
+      } else if (IsClauseOpener(x) || (BoundaryAfter(c.s, c.w, k) && !CommaAfter(c, k)) ||
+                 (x == "to" && k + 1 < end && !IsCapitalised(c.w[k + 1]) && !IsDeterminer(next))) {
+        second_predicate =
+            false;  // a new clause or an infinitive ("love to cook and bake"; not "to Berlin")
+      }
+    }
+    if (k == agree_at) {
+      out += ThirdPersonSingular(x);
       continue;
     }
     if (x == "i") {

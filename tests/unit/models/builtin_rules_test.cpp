@@ -99,6 +99,32 @@ TEST(FactRules, RewritesFirstPersonToThirdPersonKeepingWording) {
             "Caroline just got promoted to senior designer.");
 }
 
+// The verb agrees past an adverb of any kind, and a second predicate of the
+// same subject agrees too; a word that may be a noun stays as it is unless
+// an object follows it, and nothing changes after a modal, a negation, an
+// infinitive or a new subject.
+TEST(FactRules, EveryVerbOfTheSpeakerAgrees) {
+  EXPECT_EQ(UserFact("I completely agree with Tom about the budget."),
+            "Caroline completely agrees with Tom about the budget.");
+  EXPECT_EQ(UserFact("I apply for jobs every week."), "Caroline applies for jobs every week.");
+  EXPECT_EQ(UserFact("I practice yoga and meditate every morning."),
+            "Caroline practices yoga and meditates every morning.");
+  EXPECT_EQ(UserFact("I play guitar and sing in a band."),
+            "Caroline plays guitar and sings in a band.");
+  EXPECT_EQ(UserFact("I fly to Berlin and rent a car every March."),
+            "Caroline flies to Berlin and rents a car every March.");
+  EXPECT_EQ(UserFact("I swim and then usually meditate."),
+            "Caroline swims and then usually meditates.");
+  // A noun, and verbs that keep their form.
+  EXPECT_EQ(UserFact("I have a cat and dog."), "Caroline has a cat and dog.");
+  EXPECT_EQ(UserFact("I love hiking and swimming."), "Caroline loves hiking and swimming.");
+  EXPECT_EQ(UserFact("I love to cook and bake."), "Caroline loves to cook and bake.");
+  EXPECT_EQ(UserFact("I will cook and clean."), "Caroline will cook and clean.");
+  EXPECT_EQ(UserFact("I love it when you cook and clean."),
+            "Caroline loves it when you cook and clean.");
+  EXPECT_EQ(UserFact("I love sci-fi movies, they're a great escape and get me going."),
+            "Caroline loves sci-fi movies, they're a great escape and get Caroline going.");
+}
 // What a chat says around a statement: quotations keep their words, markdown's
 // bold and phrases that say nothing go, the listener is named where "you" can
 // be no one else.
