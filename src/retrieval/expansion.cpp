@@ -27,6 +27,7 @@ std::vector<Candidate> Compute(const wordnet::WordNet& wn, const std::string& wo
   opt.part_depth = p.part_depth;
   opt.max_parts = p.max_parts;
   std::vector<Candidate> out;
+  std::unordered_map<std::string, std::size_t> at;  // index in `out` by term
   // (Index terms made with the image; words that are not one term, such as
   // collocations, whose words alone say something else, are left out.)
   for (auto& r : wn.ExpandTerms(word, opt)) {
@@ -40,11 +41,11 @@ std::vector<Candidate> Compute(const wordnet::WordNet& wn, const std::string& wo
       w = p.part;
       for (int d = 1; d < r.depth; ++d) w *= p.part_decay;
     }
-    auto same = std::find_if(out.begin(), out.end(), [&](const Candidate& c) { return c.term == r.word; });
-    if (same == out.end()) {
+    auto [same, fresh] = at.try_emplace(r.word, out.size());
+    if (fresh) {
       out.push_back({std::move(r.word), w});
     } else {
-      same->weight = std::max(same->weight, w);
+      out[same->second].weight = std::max(out[same->second].weight, w);
     }
   }
   return out;
@@ -106,13 +107,16 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
     const Candidates candidates = WordExpansions(*wn, word, p);
     for (const auto& c : *candidates) {
       if (kept >= p.max_per_word) break;
+      // (Most candidates are words the scope does not hold: the look-up
+      // comes first. A term `accept` refuses is in `out` only as a query
+      // term, which keeps its own weight anyway.)
+      if (!accept(c.term)) continue;
       auto have = std::find_if(out.begin(), out.end(), [&](const QueryTerm& q) { return q.term == c.term; });
       if (have != out.end()) {
         // A query term keeps its own weight; an expansion its best one.
         if (have - out.begin() >= static_cast<std::ptrdiff_t>(base.size())) have->weight = std::max(have->weight, c.weight);
         continue;
       }
-      if (!accept(c.term)) continue;
       out.push_back({c.term, c.weight});
       ++kept;
     }

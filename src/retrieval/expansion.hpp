@@ -30,7 +30,7 @@ struct ExpansionParams {
   double derivation = 0.25;     // ... of a derivationally related word
   double hyponym = 0.25;        // ... of a direct hyponym
   double hyponym_decay = 0.6;   // per further level
-  int hyponym_depth = 2;
+  int hyponym_depth = 4;
   int senses = 2;               // the most frequent senses of a word
   // The places within a place the question names ("Portugal": "Lisbon",
   // "Porto"), to this depth, at most max_parts of them looked at per word.
@@ -39,7 +39,7 @@ struct ExpansionParams {
   int part_depth = 2;
   std::size_t max_parts = 512;
   std::size_t max_per_word = 24;    // expansions kept per query word (accepted ones)
-  std::size_t max_candidates = 64;  // WordNet words looked at per query word (nearest first)
+  std::size_t max_candidates = 1024;  // WordNet words looked at per query word (nearest first)
   // Callers accept only terms held by at most this share of the messages:
   // common ones add little evidence and cost time.
   double max_df_share = 0.01;

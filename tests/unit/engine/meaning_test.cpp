@@ -246,6 +246,43 @@ TEST_F(MeaningTest, AQuestionNamingAPlaceFindsTheTurnNamingAPlaceWithinIt) {
   EXPECT_NE(first("Did I ever go to Portugal?").find("favourite trip"), std::string::npos);
 }
 
+// A question naming a kind of thing finds the turn naming a kind of it
+// several levels below in WordNet: a laptop is a portable computer, a
+// personal computer, a digital computer, a computer (four levels);
+// badminton a court game, an athletic game, a sport (three).
+TEST_F(MeaningTest, AQuestionNamingAKindFindsTheTurnNamingAKindFarBelowIt) {
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr)
+      << "no WordNet image: the build makes it (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  const Scope dialogue{"default", "omar", "assistant"};
+  std::vector<TurnInput> turns;
+  for (int i = 0; i < 30; ++i) {
+    TurnInput t;
+    t.user_text = "Work was busy again today, meeting number " + std::to_string(i) + " ran late.";
+    t.assistant_text = "That sounds tiring.";
+    turns.push_back(t);
+    if (i == 5) {
+      t.user_text = "Our cat knocked my laptop off the table and the screen cracked.";
+      t.assistant_text = "Oh no! Is it still under warranty?";
+      turns.push_back(t);
+    }
+    if (i == 20) {
+      t.user_text = "I played badminton with my coworkers on Saturday.";
+      t.assistant_text = "Great, have fun!";
+      turns.push_back(t);
+    }
+  }
+  ASSERT_TRUE(e->AddTurns(dialogue, turns).ok());
+  ASSERT_TRUE(e->Maintain(nullptr).ok());
+  auto first = [&](const std::string& q) {
+    auto r = e->Retrieve(dialogue, q, {});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() && !r->ranked.empty() ? r->ranked.front().text : std::string();
+  };
+  EXPECT_NE(first("What happened to my computer?").find("laptop"), std::string::npos);
+  EXPECT_NE(first("Which sport did I try?").find("badminton"), std::string::npos);
+}
+
 // Among many memories (the main paraphrase set's 114), the one that answers
 // in other words is in the context too, not only first in fact search: the
 // memories re-scored by meaning are not only the few nearest by the mean of
