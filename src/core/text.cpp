@@ -403,6 +403,11 @@ std::string UserAsPronoun(std::string_view in) {
 }
 
 std::string_view FullForm(std::string_view token) {
+  // "lgbtq+", "disney+": the word without its plus ("c++" keeps both, "a+" is a grade).
+  if (token.size() >= 3 && token.back() == '+' && token[token.size() - 2] >= 'a' &&
+      token[token.size() - 2] <= 'z') {
+    return token.substr(0, token.size() - 1);
+  }
   static const std::unordered_map<std::string_view, std::string_view> kFull = {
       {"fam", "family"},      {"edu", "education"},     {"bday", "birthday"},     {"b-day", "birthday"},
       {"convo", "conversation"}, {"convos", "conversation"}, {"vid", "video"},     {"vids", "video"},

@@ -68,7 +68,9 @@ bool IsNumberWord(std::string_view token);
 // "bday": "birthday", "fam": "family", "convo": "conversation"); "" for any
 // other token. Only forms that stand for one word: "doc" (doctor or
 // document), "app", "vet" and "bio" are not among them, nor "pic", which a
-// chat says of every photo it shares.
+// chat says of every photo it shares. And a word written with one plus
+// after its letters ("LGBTQ+", "Disney+"; the tokenizer keeps the sign, as
+// for "C++"): the word itself ("lgbtq"), a view of `token`.
 std::string_view FullForm(std::string_view token);
 
 // A question to a memory store, or a memory, with "the user" said as a

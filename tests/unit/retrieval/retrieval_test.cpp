@@ -851,6 +851,26 @@ TEST(Ranking, AShortFormOfChatAndItsFullWordFindEachOther) {
   EXPECT_EQ(terms[0].term, text::Stem("birthday"));
 }
 
+// "LGBTQ+" is "LGBTQ" with its plus (the tokenizer keeps the sign, as for
+// "C++"): either finds the other.
+TEST(Ranking, AWordWithAPlusAndTheWordFindEachOther) {
+  ScopeIndex idx = Snapshot({Entry(1, "I went to an LGBTQ support group yesterday", "", 0),
+                             Entry(2, "The support was amazing", "", kDay),
+                             Entry(3, "We watched it on Disney+ last night", "", 2 * kDay),
+                             Entry(4, "Movie night again", "", 3 * kDay)});
+  StmMessages stm;
+  auto held = [&](const std::string& t) { return idx.messages.Df(t); };
+  auto first = [&](const std::string& question) {
+    RankQuery q;
+    q.terms = QueryTerms(text::Tokenize(question), held);
+    auto ranked = RankMessages(idx, stm, q, DefaultRankParams(), 10);
+    return ranked.empty() ? -1 : ranked[0].entry->turn_id;
+  };
+  EXPECT_EQ(first("What LGBTQ+ events did I go to?"), 1);
+  EXPECT_EQ(first("What did we watch on Disney?"), 3);
+  EXPECT_EQ(text::FullForm("c++"), "");  // a language's name keeps its signs
+}
+
 TEST(AnswerTypes, WhatKindOfThingAQuestionAsksFor) {
   // (WordNet's lexicographer files: the image beside the test binaries.)
   ASSERT_NE(wordnet::WordNet::Default(), nullptr);
