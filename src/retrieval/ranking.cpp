@@ -142,6 +142,13 @@ std::string NearestHeld(const std::string& term, const std::function<std::size_t
   return best;
 }
 
+// The particles of phrasal verbs that English also writes joined to the verb
+// as a noun ("workout", "setup", "signup", "checkin", "hangout").
+bool IsParticle(std::string_view w) {
+  return w == "up" || w == "out" || w == "in" || w == "off" || w == "on" || w == "down" ||
+         w == "over" || w == "back" || w == "away";
+}
+
 }  // namespace
 
 std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
@@ -197,8 +204,11 @@ std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
         if (!near.empty()) add(std::move(near), kMisspeltWeight);
       }
     }
-    // Two words the messages also write as one ("ice cream" for "icecream").
-    if (i + 1 < tokens.size() && plain(token) && plain(tokens[i + 1]) && !text::IsStopword(tokens[i + 1])) {
+    // Two words the messages also write as one ("ice cream" for "icecream"),
+    // a verb and its particle too ("work out" for "workout", "sign up" for
+    // "signup").
+    if (i + 1 < tokens.size() && plain(token) && plain(tokens[i + 1]) &&
+        (!text::IsStopword(tokens[i + 1]) || IsParticle(tokens[i + 1]))) {
       std::string joined = text::Stem(token + tokens[i + 1]);
       if (held(joined)) add(std::move(joined));
     }

@@ -731,13 +731,16 @@ TEST(Ranking, QuestionsNamingOneSpeakerFavourTheirMessages) {
 }
 
 TEST(Ranking, WordsWrittenHyphenatedJoinedOrApartMatch) {
-  ScopeIndex idx = Snapshot({Entry(1, "I switched to a gluten-free diet in spring", "Good for you", 0),
-                             Entry(2, "My sister opened a dairy free bakery", "Lovely", kDay),
-                             Entry(3, "Free tickets for the concert!", "Nice", 2 * kDay),
-                             Entry(4, "The kids loved the self-care day", "", 3 * kDay),
-                             Entry(5, "We made coconut icecream", "", 4 * kDay),
-                             Entry(6, "The road trip to the coast was long", "", 5 * kDay),
-                             Entry(7, "Snow on the road, coffee in the cup", "", 6 * kDay)});
+  ScopeIndex idx =
+      Snapshot({Entry(1, "I switched to a gluten-free diet in spring", "Good for you", 0),
+                Entry(2, "My sister opened a dairy free bakery", "Lovely", kDay),
+                Entry(3, "Free tickets for the concert!", "Nice", 2 * kDay),
+                Entry(4, "The kids loved the self-care day", "", 3 * kDay),
+                Entry(5, "We made coconut icecream", "", 4 * kDay),
+                Entry(6, "The road trip to the coast was long", "", 5 * kDay),
+                Entry(7, "Snow on the road, coffee in the cup", "", 6 * kDay),
+                Entry(8, "How often do you all workout together?", "Three times a week", 7 * kDay),
+                Entry(9, "Work was long and I was out late", "", 8 * kDay)});
   StmMessages stm;
   auto held = [&](const std::string& t) { return idx.messages.Df(t); };
   auto first = [&](const std::string& question) {
@@ -747,6 +750,8 @@ TEST(Ranking, WordsWrittenHyphenatedJoinedOrApartMatch) {
     return ranked.empty() ? std::pair<std::int64_t, int>{-1, -1}
                           : std::pair<std::int64_t, int>{ranked[0].entry->turn_id, ranked[0].side};
   };
+  // A verb and its particle written as one ("work out": "workout").
+  EXPECT_EQ(first("How often do they work out?").first, 8);
   const std::pair<std::int64_t, int> gluten{1, 0}, dairy{2, 0}, care{4, 0};
   EXPECT_EQ(first("Does she eat gluten?"), gluten);           // a part of a written word
   EXPECT_EQ(first("Is her diet gluten free?"), gluten);       // the parts apart
