@@ -932,15 +932,26 @@ std::vector<WordNet::Related> WordNet::ExpandIds(std::string_view word, const Ex
   std::vector<std::uint32_t> roots;
   for (const auto& b : BaseForms(word)) {
     const int id = FindWord(b);
-    if (id < 0) continue;
-    seen_words.insert(static_cast<std::uint32_t>(id));
-    int rank[3] = {0, 0, 0};
-    for (std::uint32_t s : word_synsets_.at(static_cast<std::uint32_t>(id))) {
-      const std::uint8_t pos = synset_pos_[s];
-      if ((pos == 0 && !opt.nouns) || (pos == 1 && !opt.verbs) || (pos == 2 && !opt.adjectives)) continue;
-      if (++rank[pos] > opt.max_senses) continue;
-      if (std::find(roots.begin(), roots.end(), s) == roots.end()) roots.push_back(s);
-    }
+    if (id >= 0) seen_words.insert(static_cast<std::uint32_t>(id));
+  }
+  // The senses of a part of speech come from the base forms of that part of
+  // speech only: "studying" is the verb "study", and brings no noun "study"
+  // (a room, a branch of knowledge) with it; "went" brings no game of go.
+  const std::string w = Normalise(word);
+  for (std::uint8_t pos = 0; pos < 3; ++pos) {
+    if ((pos == 0 && !opt.nouns) || (pos == 1 && !opt.verbs) || (pos == 2 && !opt.adjectives))
+      continue;
+    ForEachCandidate(w, pos, [&](const std::string& b) {
+      const int id = FindWord(b);
+      if (!HasPos(id, pos)) return true;
+      int rank = 0;
+      for (std::uint32_t s : word_synsets_.at(static_cast<std::uint32_t>(id))) {
+        if (synset_pos_[s] != pos) continue;
+        if (++rank > opt.max_senses) break;
+        if (std::find(roots.begin(), roots.end(), s) == roots.end()) roots.push_back(s);
+      }
+      return true;
+    });
   }
   auto emit = [&](std::uint32_t w, Relation rel, int depth) {
     if (out.size() >= opt.max_words || !seen_words.insert(w).second) return;

@@ -42,8 +42,10 @@ class TinyWordNet : public ::testing::Test {
           "stradivarius n 1 1 @ 1 0 00000004\n"
           "violin n 1 2 @ ~ 1 0 00000002\n");
     Write("noun.exc", "children child\n");
-    Write("data.verb", header + "00000001 29 v 01 play 0 000 | to play\n");
-    Write("index.verb", header + "play v 1 0 1 0 00000001\n");
+    Write("data.verb", header +
+                           "00000001 29 v 01 play 0 000 | to play\n"
+                           "00000002 30 v 01 instrument 0 000 | to equip with instruments\n");
+    Write("index.verb", header + "instrument v 1 0 1 0 00000002\nplay v 1 0 1 0 00000001\n");
     Write("data.adj", header);
     Write("index.adj", header);
   }
@@ -69,7 +71,7 @@ TEST_F(TinyWordNet, MissingDirectoryGivesNull) {
 TEST_F(TinyWordNet, BaseFormsUseRulesAndExceptions) {
   auto wn = WordNet::Load(dir_);
   ASSERT_NE(wn, nullptr);
-  EXPECT_EQ(wn->synsets(), 8u);
+  EXPECT_EQ(wn->synsets(), 9u);
   auto bases = wn->BaseForms("instruments");
   EXPECT_NE(std::find(bases.begin(), bases.end(), "instrument"), bases.end());
   bases = wn->BaseForms("children");
@@ -108,6 +110,10 @@ TEST_F(TinyWordNet, ExpandsToSynonymsDerivationsAndHyponyms) {
   verbs.verbs = true;
   EXPECT_TRUE(wn->Expand("play", verbs).empty());  // no relations, no self
   EXPECT_TRUE(wn->Expand("zebra").empty());
+  // A verb's form brings no noun senses: "instrumenting" is the verb
+  // "instrument" alone, whose noun is another word's business.
+  EXPECT_FALSE(wn->Expand("instruments").empty());
+  EXPECT_TRUE(wn->Expand("instrumenting").empty());
 }
 
 TEST_F(TinyWordNet, WordsShareTheirFirstSense) {
@@ -313,7 +319,7 @@ TEST_F(TinyWordNet, NameSensesAreNounsUnderTheirKind) {
   std::string error;
   auto wn = WordNet::Load(dir_, names, &error);
   ASSERT_NE(wn, nullptr) << error;
-  EXPECT_EQ(wn->synsets(), 12u);
+  EXPECT_EQ(wn->synsets(), 13u);
   EXPECT_EQ(wn->NounClass("theremin"), 6);  // noun.artifact, the instrument's file
   EXPECT_EQ(wn->NounClass("busker"), 18);   // the main kind's file
   const WordNet::SynsetSet instruments = wn->NounsUnder({"instrument"}, 1, -1, 1000);
