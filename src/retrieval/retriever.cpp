@@ -517,8 +517,16 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   const std::vector<std::string> tokens = text::Tokenize(in.query);
   rq.terms = QueryTerms(tokens, [&](const std::string& t) { return idx.messages.Df(t) + stm.index.Df(t); });
   if (expansion.synonym > 0 && expansion.max_df_share > 0) {
+    // (A speaker's name is no common noun to expand: "John" is no toilet,
+    // "Mark" no grade. Replaced by a stopword, it joins no pair either.)
+    std::vector<std::string> words = tokens;
+    for (std::string& w : words) {
+      const std::string t = text::Stem(w);
+      if (idx.messages.InNames(idx.messages.TermId(t)) || stm.index.InNames(stm.index.TermId(t)))
+        w = "the";
+    }
     rq.terms = ExpandQueryTerms(
-        tokens, rq.terms,
+        words, rq.terms,
         [&](const std::string& t) {
           const std::size_t df = idx.messages.Df(t) + stm.index.Df(t);
           return df > 0 && static_cast<double>(df) <= expansion_df_cap;

@@ -283,6 +283,43 @@ TEST_F(MeaningTest, AQuestionNamingAKindFindsTheTurnNamingAKindFarBelowIt) {
   EXPECT_NE(first("Which sport did I try?").find("badminton"), std::string::npos);
 }
 
+// A speaker's name is no common noun to expand: "Bill" is no invoice, and
+// the other speaker's message about an invoice holds no term of a question
+// about Bill.
+TEST_F(MeaningTest, ASpeakersNameIsNotExpandedAsAWord) {
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr)
+      << "no WordNet image: the build makes it (wordnet-base, installed by scripts/bootstrap)";
+  auto e = Open();
+  const Scope dialogue{"default", "bill", "assistant"};
+  std::vector<TurnInput> turns;
+  for (int i = 0; i < 30; ++i) {
+    TurnInput t;
+    t.user_name = "Bill";
+    t.assistant_name = "Ada";
+    t.user_text = "Work was busy again today, meeting number " + std::to_string(i) + " ran late.";
+    t.assistant_text = "That sounds tiring.";
+    if (i == 3) t.assistant_text = "The invoice from the plumber came today.";
+    if (i == 20) t.user_text = "I finally fixed the garden gate.";
+    turns.push_back(t);
+  }
+  ASSERT_TRUE(e->AddTurns(dialogue, turns).ok());
+  ASSERT_TRUE(e->Maintain(nullptr).ok());
+  RetrieveOptions o;
+  o.explain = true;
+  auto r = e->Retrieve(dialogue, "What did Bill fix?", o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(r->ranked.empty());
+  EXPECT_NE(r->ranked.front().text.find("garden gate"), std::string::npos)
+      << r->ranked.front().text;
+  bool seen = false;
+  for (const auto& item : r->ranked) {
+    if (item.text.find("invoice") == std::string::npos) continue;
+    seen = true;
+    EXPECT_TRUE(item.why.matched_terms.empty()) << item.why.matched_terms.front().first;
+  }
+  EXPECT_TRUE(seen);  // (ranked by its neighbours alone)
+}
+
 // Among many memories (the main paraphrase set's 114), the one that answers
 // in other words is in the context too, not only first in fact search: the
 // memories re-scored by meaning are not only the few nearest by the mean of
