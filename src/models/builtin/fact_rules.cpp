@@ -567,8 +567,8 @@ std::string Rewrite(const Ctx& c, std::size_t start, std::size_t end, const std:
           agree_at = j;
       } else if (IsClauseOpener(x) || (BoundaryAfter(c.s, c.w, k) && !CommaAfter(c, k)) ||
                  (x == "to" && k + 1 < end && !IsCapitalised(c.w[k + 1]) && !IsDeterminer(next))) {
-        second_predicate =
-            false;  // a new clause or an infinitive ("love to cook and bake"; not "to Berlin")
+        // A new clause, or an infinitive ("loves to cook and bake"; not "to Berlin").
+        second_predicate = false;
       }
     }
     if (k == agree_at) {

@@ -87,7 +87,40 @@ class MeaningTest : public ::testing::Test {
                                               const std::string& query) {
     return Shares(e, user, query, &MemoryScoreDetails::lexical);
   }
+  // A dialogue of thirty busy days at work, with `special` turns after the
+  // turn of their index, admitted and maintained.
+  void AddBusyDialogue(Engine& e, const Scope& dialogue, const std::map<int, TurnInput>& special,
+                       const std::string& user_name = "", const std::string& assistant_name = "") {
+    std::vector<TurnInput> turns;
+    for (int i = 0; i < 30; ++i) {
+      TurnInput t;
+      t.user_text = "Work was busy again today, meeting number " + std::to_string(i) + " ran late.";
+      t.assistant_text = "That sounds tiring.";
+      turns.push_back(t);
+      if (auto it = special.find(i); it != special.end()) turns.push_back(it->second);
+    }
+    for (TurnInput& t : turns) {
+      t.user_name = user_name;
+      t.assistant_name = assistant_name;
+    }
+    ASSERT_TRUE(e.AddTurns(dialogue, turns).ok());
+    ASSERT_TRUE(e.Maintain(nullptr).ok());
+  }
+  static TurnInput Said(const std::string& user_text, const std::string& assistant_text) {
+    TurnInput t;
+    t.user_text = user_text;
+    t.assistant_text = assistant_text;
+    return t;
+  }
+  // The text of the first ranked message of a retrieval ("" when none).
+  static std::string FirstRanked(Engine& e, const Scope& dialogue, const std::string& q) {
+    auto r = e.Retrieve(dialogue, q, {});
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return r.ok() && !r->ranked.empty() ? r->ranked.front().text : std::string();
+  }
   static bool HaveWords() { return wordvec::WordVectors::Default() != nullptr; }
+  static constexpr const char* kNoWordNet =
+      "no WordNet image: the build makes it (wordnet-base, installed by scripts/bootstrap)";
   static constexpr const char* kNoWords =
       "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by "
       "scripts/bootstrap)";
@@ -214,35 +247,19 @@ TEST_F(MeaningTest, AContextHoldsTheMemoriesThatAnswerInOtherWords) {
 // dozen messages, where a word two of them hold is still rare; the turn
 // naming the place itself still comes first.
 TEST_F(MeaningTest, AQuestionNamingAPlaceFindsTheTurnNamingAPlaceWithinIt) {
-  ASSERT_NE(wordnet::WordNet::Default(), nullptr)
-      << "no WordNet image: the build makes it (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr) << kNoWordNet;
   auto e = Open();
   const Scope dialogue{"default", "ines", "assistant"};
-  std::vector<TurnInput> turns;
-  for (int i = 0; i < 30; ++i) {
-    TurnInput t;
-    t.user_text = "Work was busy again today, meeting number " + std::to_string(i) + " ran late.";
-    t.assistant_text = "That sounds tiring.";
-    turns.push_back(t);
-    if (i == 7) {
-      t.user_text = "We spent five days in Lisbon and then took the train north.";
-      t.assistant_text = "That sounds lovely.";
-      turns.push_back(t);
-    }
-  }
-  ASSERT_TRUE(e->AddTurns(dialogue, turns).ok());
-  ASSERT_TRUE(e->Maintain(nullptr).ok());
-  auto first = [&](const std::string& q) {
-    auto r = e->Retrieve(dialogue, q, {});
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return r.ok() && !r->ranked.empty() ? r->ranked.front().text : std::string();
-  };
+  AddBusyDialogue(*e, dialogue,
+                  {{7, Said("We spent five days in Lisbon and then took the train north.",
+                            "That sounds lovely.")}});
+  auto first = [&](const std::string& q) { return FirstRanked(*e, dialogue, q); };
   EXPECT_NE(first("Did I ever go to Portugal?").find("Lisbon"), std::string::npos);
   EXPECT_EQ(first("Did I ever go to Spain?").find("Lisbon"), std::string::npos);  // not in Spain
-  TurnInput named;
-  named.user_text = "Portugal was my favourite trip, I want to go back someday.";
-  named.assistant_text = "Maybe next year!";
-  ASSERT_TRUE(e->AddTurns(dialogue, {named}).ok());
+  ASSERT_TRUE(
+      e->AddTurns(dialogue, {Said("Portugal was my favourite trip, I want to go back someday.",
+                                  "Maybe next year!")})
+          .ok());
   EXPECT_NE(first("Did I ever go to Portugal?").find("favourite trip"), std::string::npos);
 }
 
@@ -251,59 +268,32 @@ TEST_F(MeaningTest, AQuestionNamingAPlaceFindsTheTurnNamingAPlaceWithinIt) {
 // personal computer, a digital computer, a computer (four levels);
 // badminton a court game, an athletic game, a sport (three).
 TEST_F(MeaningTest, AQuestionNamingAKindFindsTheTurnNamingAKindFarBelowIt) {
-  ASSERT_NE(wordnet::WordNet::Default(), nullptr)
-      << "no WordNet image: the build makes it (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr) << kNoWordNet;
   auto e = Open();
   const Scope dialogue{"default", "omar", "assistant"};
-  std::vector<TurnInput> turns;
-  for (int i = 0; i < 30; ++i) {
-    TurnInput t;
-    t.user_text = "Work was busy again today, meeting number " + std::to_string(i) + " ran late.";
-    t.assistant_text = "That sounds tiring.";
-    turns.push_back(t);
-    if (i == 5) {
-      t.user_text = "Our cat knocked my laptop off the table and the screen cracked.";
-      t.assistant_text = "Oh no! Is it still under warranty?";
-      turns.push_back(t);
-    }
-    if (i == 20) {
-      t.user_text = "I played badminton with my coworkers on Saturday.";
-      t.assistant_text = "Great, have fun!";
-      turns.push_back(t);
-    }
-  }
-  ASSERT_TRUE(e->AddTurns(dialogue, turns).ok());
-  ASSERT_TRUE(e->Maintain(nullptr).ok());
-  auto first = [&](const std::string& q) {
-    auto r = e->Retrieve(dialogue, q, {});
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return r.ok() && !r->ranked.empty() ? r->ranked.front().text : std::string();
-  };
-  EXPECT_NE(first("What happened to my computer?").find("laptop"), std::string::npos);
-  EXPECT_NE(first("Which sport did I try?").find("badminton"), std::string::npos);
+  AddBusyDialogue(
+      *e, dialogue,
+      {{5, Said("Our cat knocked my laptop off the table and the screen cracked.",
+                "Oh no! Is it still under warranty?")},
+       {20, Said("I played badminton with my coworkers on Saturday.", "Great, have fun!")}});
+  EXPECT_NE(FirstRanked(*e, dialogue, "What happened to my computer?").find("laptop"),
+            std::string::npos);
+  EXPECT_NE(FirstRanked(*e, dialogue, "Which sport did I try?").find("badminton"),
+            std::string::npos);
 }
 
 // A speaker's name is no common noun to expand: "Bill" is no invoice, and
 // the other speaker's message about an invoice holds no term of a question
 // about Bill.
 TEST_F(MeaningTest, ASpeakersNameIsNotExpandedAsAWord) {
-  ASSERT_NE(wordnet::WordNet::Default(), nullptr)
-      << "no WordNet image: the build makes it (wordnet-base, installed by scripts/bootstrap)";
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr) << kNoWordNet;
   auto e = Open();
   const Scope dialogue{"default", "bill", "assistant"};
-  std::vector<TurnInput> turns;
-  for (int i = 0; i < 30; ++i) {
-    TurnInput t;
-    t.user_name = "Bill";
-    t.assistant_name = "Ada";
-    t.user_text = "Work was busy again today, meeting number " + std::to_string(i) + " ran late.";
-    t.assistant_text = "That sounds tiring.";
-    if (i == 3) t.assistant_text = "The invoice from the plumber came today.";
-    if (i == 20) t.user_text = "I finally fixed the garden gate.";
-    turns.push_back(t);
-  }
-  ASSERT_TRUE(e->AddTurns(dialogue, turns).ok());
-  ASSERT_TRUE(e->Maintain(nullptr).ok());
+  AddBusyDialogue(
+      *e, dialogue,
+      {{3, Said("Any news from the plumber?", "The invoice from the plumber came today.")},
+       {20, Said("I finally fixed the garden gate.", "Well done!")}},
+      "Bill", "Ada");
   RetrieveOptions o;
   o.explain = true;
   auto r = e->Retrieve(dialogue, "What did Bill fix?", o);
