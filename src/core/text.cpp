@@ -409,15 +409,47 @@ std::string_view FullForm(std::string_view token) {
     return token.substr(0, token.size() - 1);
   }
   static const std::unordered_map<std::string_view, std::string_view> kFull = {
-      {"fam", "family"},      {"edu", "education"},     {"bday", "birthday"},     {"b-day", "birthday"},
-      {"convo", "conversation"}, {"convos", "conversation"}, {"vid", "video"},     {"vids", "video"},
-      {"vacay", "vacation"},  {"fav", "favorite"},      {"fave", "favorite"},     {"faves", "favorite"},
-      {"favs", "favorite"},   {"bro", "brother"},       {"sis", "sister"},        {"hubby", "husband"},
-      {"kiddo", "kid"},       {"kiddos", "kid"},        {"grandma", "grandmother"}, {"grandpa", "grandfather"},
-      {"gf", "girlfriend"},   {"bf", "boyfriend"},      {"bff", "friend"},        {"info", "information"},
-      {"mins", "minute"},     {"hrs", "hour"},          {"uni", "university"},    {"grad", "graduate"},
-      {"grads", "graduate"},  {"yr", "year"},           {"yrs", "year"}};
-  if (token.size() < 2 || token.size() > 7) return {};  // ("grandma": the longest)
+      {"fam", "family"},
+      {"edu", "education"},
+      {"bday", "birthday"},
+      {"b-day", "birthday"},
+      {"convo", "conversation"},
+      {"convos", "conversation"},
+      {"vid", "video"},
+      {"vids", "video"},
+      {"vacay", "vacation"},
+      {"fav", "favorite"},
+      {"fave", "favorite"},
+      {"faves", "favorite"},
+      {"favs", "favorite"},
+      {"bro", "brother"},
+      {"sis", "sister"},
+      {"hubby", "husband"},
+      {"kiddo", "kid"},
+      {"kiddos", "kid"},
+      {"grandma", "grandmother"},
+      {"grandpa", "grandfather"},
+      {"gf", "girlfriend"},
+      {"bf", "boyfriend"},
+      {"bff", "friend"},
+      {"info", "information"},
+      {"mins", "minute"},
+      {"hrs", "hour"},
+      {"uni", "university"},
+      {"grad", "graduate"},
+      {"grads", "graduate"},
+      {"yr", "year"},
+      {"yrs", "year"},
+      {"fest", "festival"},
+      {"fests", "festival"},
+      {"tourney", "tournament"},
+      {"tourneys", "tournament"},
+      {"ppl", "people"},
+      {"roomie", "roommate"},
+      {"roomies", "roommate"},
+      {"champ", "champion"},
+      {"prof", "professor"}};
+  if (token.size() < 2 || token.size() > 8) return {};  // ("tourneys": the longest)
   const auto it = kFull.find(token);
   return it == kFull.end() ? std::string_view{} : it->second;
 }

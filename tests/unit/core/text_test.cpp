@@ -204,6 +204,8 @@ TEST(FullForm, ShortFormsOfChatStandForOneWord) {
   EXPECT_EQ(FullForm("doc"), "");  // a doctor or a document
   EXPECT_EQ(FullForm("pic"), "");  // said of every photo a chat shares
   EXPECT_EQ(FullForm(""), "");
+  EXPECT_EQ(FullForm("fest"), "festival");
+  EXPECT_EQ(FullForm("tourneys"), "tournament");
   EXPECT_EQ(FullForm("lgbtq+"), "lgbtq");  // a word with a plus
   EXPECT_EQ(FullForm("disney+"), "disney");
   EXPECT_EQ(FullForm("c++"), "");
