@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-extern char** environ;
+#include "testing/exec_args.hpp"
 
 namespace engram::testing {
 
@@ -23,31 +23,11 @@ namespace engram::testing {
 class Background {
  public:
   Background(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
-    // Everything the child needs is built before fork (no allocation after it).
-    std::vector<std::string> env_strings;
-    for (char** e = environ; e && *e; ++e) {
-      std::string kv = *e;
-      const std::string name = kv.substr(0, kv.find('='));
-      bool overridden = false;
-      for (const auto& o : env) overridden |= o.substr(0, o.find('=')) == name;
-      if (!overridden) env_strings.push_back(std::move(kv));
-    }
-    env_strings.insert(env_strings.end(), env.begin(), env.end());
-    std::vector<std::string> args_strings = argv;
-    std::vector<char*> envp, args;
-    for (auto& s : env_strings) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    for (auto& s : args_strings) args.push_back(s.data());
-    args.push_back(nullptr);
+    const ExecArgs exec(argv, env);
     int out[2];
     if (pipe2(out, O_CLOEXEC) != 0) return;
     pid_ = fork();
-    if (pid_ == 0) {
-      dup2(out[1], 1);
-      dup2(out[1], 2);
-      execve(args[0], args.data(), envp.data());
-      _exit(127);
-    }
+    if (pid_ == 0) exec.Exec(out[1]);
     close(out[1]);
     fd_ = out[0];
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <httplib.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -17,8 +18,7 @@
 #include <string>
 #include <vector>
 
-#include <httplib.h>
-
+#include "testing/exec_args.hpp"
 #include "testing/temp_dir.hpp"
 
 namespace engram::testing {
@@ -37,20 +37,13 @@ class ServerProcess {
                 const std::vector<std::string>& env = {}) {
     std::vector<std::string> argv = {binary, "--home", home, "serve", "--listen", "127.0.0.1:0"};
     argv.insert(argv.end(), extra.begin(), extra.end());
+    // (Built before fork: a test's own threads, a fake model server's, may
+    // hold a lock the child would wait on forever; ExecArgs.)
+    const ExecArgs exec(argv, env);
     int out[2];
     if (pipe2(out, O_CLOEXEC) != 0) return;
-    std::vector<std::string> env_copy = env;
     pid_ = fork();
-    if (pid_ == 0) {
-      dup2(out[1], 1);
-      dup2(out[1], 2);
-      for (auto& e : env_copy) putenv(e.data());
-      std::vector<char*> args;
-      for (auto& a : argv) args.push_back(a.data());
-      args.push_back(nullptr);
-      execv(args[0], args.data());
-      _exit(127);
-    }
+    if (pid_ == 0) exec.Exec(out[1]);
     close(out[1]);
     fd_ = out[0];
     home_ = home;

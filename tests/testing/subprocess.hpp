@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-extern char** environ;
+#include "testing/exec_args.hpp"
 
 namespace engram::testing {
 
@@ -36,22 +36,7 @@ inline ProcessResult RunProcess(const std::vector<std::string>& argv, const std:
   ProcessResult res;
   if (argv.empty()) return res;
 
-  // Everything the child needs is built before fork (no allocation after it).
-  std::vector<std::string> env_strings;
-  for (char** e = environ; e && *e; ++e) {
-    std::string kv = *e;
-    std::string name = kv.substr(0, kv.find('='));
-    bool overridden = false;
-    for (const auto& o : env) overridden |= o.substr(0, o.find('=')) == name;
-    if (!overridden) env_strings.push_back(std::move(kv));
-  }
-  env_strings.insert(env_strings.end(), env.begin(), env.end());
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  for (auto& s : argv_copy) args.push_back(s.data());
-  args.push_back(nullptr);
+  const ExecArgs exec(argv, env);  // (built before fork: nothing is allocated after it)
 
   int in[2], out[2], err[2];
   if (pipe2(in, O_CLOEXEC) != 0) return res;
@@ -74,7 +59,7 @@ inline ProcessResult RunProcess(const std::vector<std::string>& argv, const std:
     dup2(in[0], 0);
     dup2(out[1], 1);
     dup2(err[1], 2);
-    execve(args[0], args.data(), envp.data());
+    execve(exec.argv()[0], exec.argv(), exec.envp());
     const char msg[] = "RunProcess: execve failed\n";
     ssize_t ignored = write(2, msg, sizeof msg - 1);
     (void)ignored;
