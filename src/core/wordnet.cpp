@@ -930,20 +930,19 @@ std::vector<WordNet::Related> WordNet::ExpandIds(std::string_view word, const Ex
   std::vector<Related> out;
   std::unordered_set<std::uint32_t> seen_words;
   std::vector<std::uint32_t> roots;
-  for (const auto& b : BaseForms(word)) {
-    const int id = FindWord(b);
-    if (id >= 0) seen_words.insert(static_cast<std::uint32_t>(id));
-  }
-  // The senses of a part of speech come from the base forms of that part of
+  // Every base form of the word (BaseForms') is no expansion of it; the
+  // senses of a part of speech come from the base forms of that part of
   // speech only: "studying" is the verb "study", and brings no noun "study"
   // (a room, a branch of knowledge) with it; "went" brings no game of go.
   const std::string w = Normalise(word);
   for (std::uint8_t pos = 0; pos < 3; ++pos) {
-    if ((pos == 0 && !opt.nouns) || (pos == 1 && !opt.verbs) || (pos == 2 && !opt.adjectives))
-      continue;
+    const bool wanted =
+        (pos == 0 && opt.nouns) || (pos == 1 && opt.verbs) || (pos == 2 && opt.adjectives);
     ForEachCandidate(w, pos, [&](const std::string& b) {
       const int id = FindWord(b);
       if (!HasPos(id, pos)) return true;
+      seen_words.insert(static_cast<std::uint32_t>(id));
+      if (!wanted) return true;
       int rank = 0;
       for (std::uint32_t s : word_synsets_.at(static_cast<std::uint32_t>(id))) {
         if (synset_pos_[s] != pos) continue;

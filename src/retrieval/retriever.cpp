@@ -302,6 +302,12 @@ bool AsksAbout(std::string_view token) {
   return std::find(kWords.begin(), kWords.end(), token) != kWords.end();
 }
 
+// Whether `term` (a stem) is a term of a speaker's name in one of `indexes`.
+bool InNames(const std::vector<const MessageIndex*>& indexes, const std::string& term) {
+  return std::any_of(indexes.begin(), indexes.end(),
+                     [&](const MessageIndex* ix) { return ix->InNames(ix->TermId(term)); });
+}
+
 // The terms a fact must share with the query to enter its context: the
 // query's terms (store::QueryTerms) but those of the speakers' names, which
 // most facts of a speaker hold ("Evan will keep you posted" is not about
@@ -315,14 +321,8 @@ std::vector<std::string> FactTerms(const std::vector<std::string>& tokens, const
   for (const auto& token : tokens) {
     if (text::IsStopword(token)) continue;
     const std::string t = text::Stem(token);  // a term of text::Terms
-    bool name = false;
-    for (const MessageIndex* ix : indexes) {
-      if (ix->InNames(ix->TermId(t))) {
-        names.push_back(text::FtsTerm(t));
-        name = true;
-        break;
-      }
-    }
+    const bool name = InNames(indexes, t);
+    if (name) names.push_back(text::FtsTerm(t));
     if (!name && !AsksAbout(token)) other = true;
   }
   if (names.empty() || !other) return fts_terms;
@@ -346,9 +346,7 @@ void AddStopwordNames(std::string_view query, const std::vector<const MessageInd
     for (char& c : lower) c = c <= 'Z' ? static_cast<char>(c + 32) : c;
     if (!text::IsStopword(lower) || lower == "a" || lower == "an" || lower == "the") return true;
     const std::string t = text::Stem(lower);
-    const bool named = std::any_of(indexes.begin(), indexes.end(),
-                                   [&](const MessageIndex* ix) { return ix->InNames(ix->TermId(t)); });
-    if (named && std::find(added.begin(), added.end(), t) == added.end()) {
+    if (InNames(indexes, t) && std::find(added.begin(), added.end(), t) == added.end()) {
       added.push_back(t);
       terms.push_back({t, 1.0});
     }
@@ -519,11 +517,10 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   if (expansion.synonym > 0 && expansion.max_df_share > 0) {
     // (A speaker's name is no common noun to expand: "John" is no toilet,
     // "Mark" no grade. Replaced by a stopword, it joins no pair either.)
+    const std::vector<const MessageIndex*> indexes = {&idx.messages, &stm.index};
     std::vector<std::string> words = tokens;
     for (std::string& w : words) {
-      const std::string t = text::Stem(w);
-      if (idx.messages.InNames(idx.messages.TermId(t)) || stm.index.InNames(stm.index.TermId(t)))
-        w = "the";
+      if (InNames(indexes, text::Stem(w))) w = "the";
     }
     rq.terms = ExpandQueryTerms(
         words, rq.terms,

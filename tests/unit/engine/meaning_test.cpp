@@ -265,8 +265,9 @@ TEST_F(MeaningTest, AQuestionNamingAPlaceFindsTheTurnNamingAPlaceWithinIt) {
 
 // A question naming a kind of thing finds the turn naming a kind of it
 // several levels below in WordNet: a laptop is a portable computer, a
-// personal computer, a digital computer, a computer (four levels);
-// badminton a court game, an athletic game, a sport (three).
+// personal computer, a digital computer, a computer (four levels: with two
+// the laptop is not found); badminton a court game, an athletic game, a
+// sport (three; found with two levels as well, by other means).
 TEST_F(MeaningTest, AQuestionNamingAKindFindsTheTurnNamingAKindFarBelowIt) {
   ASSERT_NE(wordnet::WordNet::Default(), nullptr) << kNoWordNet;
   auto e = Open();
