@@ -578,9 +578,13 @@ std::string Rewrite(const Ctx& c, std::size_t start, std::size_t end, const std:
     if (x == "i") {
       out += name;  // no agreement for "Mel and I love ..." (plural subject)
       conjugate = !BoundaryAfter(c.s, c.w, k) && !PluralSubject(c, k, start);
-    } else if (x == "i'm") out += name + " is";
-    else if (x == "i've") out += name + " has";
-    else if (x == "i'll") out += name + " will";
+    } else if (x == "i'm" || x == "i've") {
+      // ("I'm vegan and cook ...", "I've cut down on meat and mostly eat
+      // fish": a later predicate of the speaker agrees as after "I".)
+      out += name + (x == "i'm" ? " is" : " has");
+      second_predicate = true;
+    } else if (x == "i'll")
+      out += name + " will";
     else if (x == "i'd") out += name + (participle_next ? " had" : " would");
     else if (x == "me") out += name;
     else if (x == "my" || x == "mine") out += name + "'s";

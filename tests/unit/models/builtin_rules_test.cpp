@@ -115,11 +115,19 @@ TEST(FactRules, EveryVerbOfTheSpeakerAgrees) {
             "Caroline flies to Berlin and rents a car every March.");
   EXPECT_EQ(UserFact("I swim and then usually meditate."),
             "Caroline swims and then usually meditates.");
+  EXPECT_EQ(UserFact("I've cut down on red meat and mostly eat fish now."),
+            "Caroline has cut down on red meat and mostly eats fish now.");
+  EXPECT_EQ(UserFact("I'm a nurse and enjoy the night shifts."),
+            "Caroline is a nurse and enjoys the night shifts.");
+  EXPECT_EQ(UserFact("I'm a writer and editor."), "Caroline is a writer and editor.");
   // A noun, and verbs that keep their form.
   EXPECT_EQ(UserFact("I have a cat and dog."), "Caroline has a cat and dog.");
   EXPECT_EQ(UserFact("I love hiking and swimming."), "Caroline loves hiking and swimming.");
   EXPECT_EQ(UserFact("I love to cook and bake."), "Caroline loves to cook and bake.");
   EXPECT_EQ(UserFact("I will cook and clean."), "Caroline will cook and clean.");
+  EXPECT_EQ(UserFact("I'm going to cook and bake."), "Caroline is going to cook and bake.");
+  EXPECT_EQ(UserFact("I've been hiking and camping a lot."),
+            "Caroline has been hiking and camping a lot.");
   EXPECT_EQ(UserFact("I love it when you cook and clean."),
             "Caroline loves it when you cook and clean.");
   EXPECT_EQ(UserFact("I love sci-fi movies, they're a great escape and get me going."),
