@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/text.hpp"
+#include "core/time.hpp"
 #include "models/builtin/english.hpp"
 
 namespace engram::builtin {
@@ -400,6 +401,65 @@ std::size_t ContentWords(const Ctx& c, std::size_t from, std::size_t to) {
   return n;
 }
 
+// True when a mark that parts clauses or phrases (a comma, a dash, a semicolon,
+// a colon, a bracket) or a sentence's end lies between words i and i + 1.
+bool PartedAfter(const Ctx& c, std::size_t i) {
+  if (i + 1 >= c.n()) return true;
+  if (BoundaryAfter(c.s, c.w, i)) return true;
+  const std::string_view gap = c.s.substr(c.w[i].end, c.w[i + 1].begin - c.w[i].end);
+  return gap.find_first_of(",;:-()") != std::string_view::npos ||
+         gap.find("\xE2\x80\x93") != std::string_view::npos ||  // en dash
+         gap.find("\xE2\x80\x94") != std::string_view::npos;    // em dash
+}
+
+// True when the clause of the speaker's subject at `k` says nothing but what
+// a bare pronoun as its object stands for ("I first watched it around 2019",
+// "I'm going to check it out", "I never want to go through this again",
+// "I've been waiting for this for a long time"): at most two words (its
+// verbs) between the subject and the pronoun, and after the pronoun, up to
+// the clause's end, nothing of content but numbers and time words. A
+// demonstrative before a noun names its thing ("I made this bowl", "this
+// month"), "like this" compares ("photos like this"), and "that" inside a
+// clause is as often a relative pronoun; a clause of "when" or "because" says more ("I love it when
+// you cook"); a pronoun after a mark or a link is another clause's subject
+// ("... to the museum - it was so cool"); and words before the subject
+// (from `start`) may name what it stands for ("The car project is doing
+// well - I just finished restoring it").
+bool DanglingObject(const Ctx& c, std::size_t start, std::size_t k) {
+  if (ContentWords(c, start, k) >= 2) return false;
+  std::size_t before = 0;
+  std::size_t j = k + 1;
+  for (; j < c.n(); ++j) {
+    const std::string& x = c.at(j);
+    if (OneOf(x, {"and", "but", "so", "because", "cause"})) return false;
+    if (OneOf(x, {"it", "them", "this", "that", "these", "those"}) && c.at(j - 1) != "like") {
+      // ("that" is as often a relative pronoun: "a movie that was awesome")
+      const std::string& next = c.at(j + 1);
+      if (x != "it" && x != "them" && !PartedAfter(c, j) &&
+          (x == "that" || (!text::IsStopword(next) && !IsAdverb(next))))
+        return false;  // "this bowl"
+      break;
+    }
+    // (An assistant's offer is its fact: "I'm happy to help you with that.")
+    if (c.role == Role::kAssistant && OneOf(x, {"help", "assist", "explain", "support", "answer"}))
+      return false;
+    if (!text::IsStopword(x) && !IsWeakWord(x) && !IsAdverb(x) && ++before > 2) return false;
+    if (PartedAfter(c, j)) return false;
+  }
+  if (j >= c.n()) return false;
+  for (bool parted = PartedAfter(c, j++); !parted && j < c.n(); parted = PartedAfter(c, j++)) {
+    const std::string& x = c.at(j);
+    if (OneOf(x, {"and", "but", "so"})) break;
+    // (Particles, durations and the nouns of "give it a try")
+    if (OneOf(x, {"around", "out", "up", "down", "off", "over", "away", "again", "through", "long",
+                  "while", "try", "shot", "go", "whirl"}))
+      continue;
+    if (!text::IsStopword(x) && !IsWeakWord(x) && !IsAdverb(x) && !IsNumber(x) && !IsTimeWord(x))
+      return false;
+  }
+  return true;
+}
+
 // Where the fact of a sentence with a dangling subject starts: at the first
 // clause whose subject is the speaker and that states something durable,
 // when a link or a mark opens it ("It reminds me why I love being a mom":
@@ -666,7 +726,7 @@ std::string ExtractFact(std::string_view sentence, Role role, const std::string&
   for (std::size_t k = start; k < c.n() && !durable; ++k) {
     const std::string& x = c.at(k);
     if (IsFirstPersonSubject(x)) {
-      durable = DurableAfterSubject(c, k);
+      durable = DurableAfterSubject(c, k) && !DanglingObject(c, start, k);
     } else if ((x == "my" || x == "our") &&
                (k == start || BoundaryAfter(sentence, words, k - 1) ||
                 OneOf(c.at(k - 1), {"and", "but", "so", "because", "also"}))) {

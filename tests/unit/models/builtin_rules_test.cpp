@@ -262,6 +262,36 @@ TEST(FactRules, ALinkToWhatWasSaidBeforeIsDropped) {
 // A sentence whose subject points back ("It", "That's why", "They") states its
 // fact in the speaker's own clause, when a link opens it and it names what it
 // speaks of; otherwise the sentence stays whole.
+// A clause whose object is only a pronoun for something said before it
+// ("it", "this", "them") says nothing a reader of the fact alone could use;
+// a pronoun with more said of it, after "like", before a noun, or for a thing
+// the sentence named before the speaker stays.
+TEST(FactRules, AnObjectThatIsOnlyAPronounMakesNoFact) {
+  for (const char* said :
+       {"I first watched it around 3 years ago.", "I'm definitely going to check it out!",
+        "I never want to go through this again.", "I've been waiting for this for a long time.",
+        "I will give it a try.", "I've had them for 3 years now and they bring me joy.",
+        "I'll make sure to find time for that."}) {
+    EXPECT_EQ(UserFact(said), "") << said;
+  }
+  EXPECT_EQ(UserFact("I made this bowl in pottery class."),
+            "Caroline made this bowl in pottery class.");
+  EXPECT_EQ(UserFact("I painted it after I visited the beach."),
+            "Caroline painted it after Caroline visited the beach.");
+  EXPECT_EQ(UserFact("I love it when you cook dinner."), "Caroline loves it when you cook dinner.");
+  EXPECT_EQ(UserFact("I'm going to a conference this month."),
+            "Caroline is going to a conference this month.");
+  EXPECT_EQ(UserFact("I take photos like this every weekend."),
+            "Caroline takes photos like this every weekend.");
+  EXPECT_EQ(UserFact("I watched a movie that was awesome."),
+            "Caroline watched a movie that was awesome.");
+  EXPECT_EQ(UserFact("The car project is going well - I just finished restoring it."),
+            "The car project is going well - Caroline just finished restoring it.");
+  EXPECT_EQ(UserFact("I went to the museum - it was so cool."),
+            "Caroline went to the museum - it was so cool.");
+  EXPECT_NE(AssistantFact("I'm happy to help you with that."), "");
+}
+
 TEST(FactRules, ADanglingSubjectLeavesTheSpeakersOwnClause) {
   EXPECT_EQ(UserFact("It reminds me why I love being a mom."), "Caroline loves being a mom.");
   EXPECT_EQ(UserFact("It was a setback, but I'm trying to stay positive."),
