@@ -82,6 +82,8 @@ int PosOf(std::string_view p) {
   return -1;
 }
 
+constexpr int kTimeLexFile = 28;  // noun.time
+
 std::string Normalise(std::string_view w) {
   std::string s(w);
   std::size_t paren = s.find('(');  // adjective markers: "beautiful(a)"
@@ -156,7 +158,11 @@ struct Parsed {
       syn.pos = pos;
       std::uint64_t lex = 0;
       if (ParseUint(f[1], 10, lex) && lex < kLexFiles) syn.lex = static_cast<std::uint8_t>(lex);
-      for (std::size_t w = 0; w < wcnt; ++w) syn.words.push_back(WordId(Normalise(f[4 + 2 * w])));
+      std::vector<std::string> lemmas;
+      for (std::size_t w = 0; w < wcnt; ++w) lemmas.push_back(Normalise(f[4 + 2 * w]));
+      for (const std::string& lemma : lemmas) {
+        if (!IsTimeAbbreviation(syn.lex, lemma, lemmas)) syn.words.push_back(WordId(lemma));
+      }
       std::vector<std::uint64_t> hypo;
       std::vector<std::pair<std::uint64_t, int>> deriv;
       std::vector<std::uint64_t> part;
@@ -200,7 +206,13 @@ struct Parsed {
         std::uint64_t offset = 0;
         if (!ParseUint(f[k], 10, offset)) continue;
         auto it = by_offset.find(Key(pos, offset));
-        if (it != by_offset.end()) word_synsets[id].push_back(it->second);
+        if (it == by_offset.end()) continue;
+        // (not an abbreviation the synset left out: IsTimeAbbreviation)
+        const Synset& syn = synsets[it->second];
+        if (syn.lex == kTimeLexFile &&
+            std::find(syn.words.begin(), syn.words.end(), id) == syn.words.end())
+          continue;
+        word_synsets[id].push_back(it->second);
       }
     });
   }
@@ -571,6 +583,15 @@ bool WordNetOff() {
 }
 
 }  // namespace
+
+bool IsTimeAbbreviation(int lexfile, std::string_view lemma,
+                        const std::vector<std::string>& lemmas) {
+  if (lexfile != kTimeLexFile || lemma.size() > 4) return false;
+  return std::any_of(lemmas.begin(), lemmas.end(), [&](const std::string& other) {
+    return other.size() > lemma.size() && other.compare(0, lemma.size(), lemma) == 0 &&
+           other.find_first_of("_ -") == std::string::npos;
+  });
+}
 
 long WordNet::Strings::Find(std::string_view s) const {
   std::uint32_t lo = 0, hi = n;

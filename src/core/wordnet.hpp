@@ -237,4 +237,14 @@ class WordNet {
   Strings term_tails_;                        // per word: the rest of its index term
 };
 
+// Whether `lemma` (lower-case, as the data files write it) is an
+// abbreviation that a synset of time (lexicographer file noun.time) lists
+// beside its full name, a strict prefix of another of its `lemmas` ("wed"
+// of "wednesday", "sat", "sun", "mar", "sept", "min"): such a lemma is
+// another word's far more often ("wed" is to marry, "sat" of sitting) and
+// would make "wedding" near Wednesday; both builders leave it out of the
+// synset.
+bool IsTimeAbbreviation(int lexfile, std::string_view lemma,
+                        const std::vector<std::string>& lemmas);
+
 }  // namespace engram::wordnet

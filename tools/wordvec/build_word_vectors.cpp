@@ -65,6 +65,7 @@
 
 #include "core/name_senses.hpp"
 #include "core/text.hpp"
+#include "core/wordnet.hpp"
 
 namespace {
 
@@ -181,6 +182,9 @@ struct Builder {
   std::unordered_map<std::string, std::vector<std::string>> stem_lemmas;
   // Tag counts of SemCor (cntlist.rev) per lemma, all senses.
   std::unordered_map<std::string, int> lemma_count;
+  // "lemma#synset key" of the abbreviations a synset of time lists beside
+  // its name (wordnet::IsTimeAbbreviation: "wed" of Wednesday), left out.
+  std::unordered_set<std::string> left_out;
 
   void LoadCounts(const std::string& path) {
     std::ifstream in(path);
@@ -225,6 +229,13 @@ struct Builder {
       s.lexfile = std::stoi(f[1]);
       const std::uint64_t off = std::stoull(f[0]);
       const std::size_t wcnt = std::stoul(f[3], nullptr, 16);
+      std::vector<std::string> lemmas;
+      for (std::size_t k = 0; k < wcnt && 4 + 2 * k < f.size(); ++k)
+        lemmas.push_back(Lower(f[4 + 2 * k]));
+      for (const std::string& lemma : lemmas) {
+        if (engram::wordnet::IsTimeAbbreviation(s.lexfile, lemma, lemmas))
+          left_out.insert(lemma + '#' + std::to_string(Key(pos, off)));
+      }
       for (std::size_t k = 0; k < wcnt && 4 + 2 * k < f.size(); ++k) {
         std::string lemma = Lower(f[4 + 2 * k]);
         if (lemma.find('_') == std::string::npos) continue;
@@ -265,8 +276,10 @@ struct Builder {
       auto& out = lemma_senses[lemma];
       lemma_sense_count[lemma] += static_cast<int>(senses);
       for (std::size_t k = first; k < f.size() && k < first + senses; ++k) {
-        auto it = by_key.find(Key(pos, std::stoull(f[k])));
-        if (it != by_key.end()) out.push_back(it->second);
+        const std::uint64_t key = Key(pos, std::stoull(f[k]));
+        auto it = by_key.find(key);
+        if (it != by_key.end() && !left_out.count(lemma + '#' + std::to_string(key)))
+          out.push_back(it->second);
       }
     }
     return true;

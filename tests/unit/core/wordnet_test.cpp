@@ -246,6 +246,44 @@ TEST_F(TinyWordNet, ThePlacesWithinANamedPlace) {
   EXPECT_EQ(Answers(*mapped, all), Answers(*wn, all));
 }
 
+// A day's abbreviation ("Wed" beside "Wednesday") is no word of its synset:
+// "wed" is to marry, and Wednesday is no sense of it nor its synonym; a
+// synset of time without a longer name keeps its words, and so does a synset
+// of another kind.
+TEST_F(TinyWordNet, ADaysAbbreviationIsNoWordOfIt) {
+  const std::string header = "  1 This software and database is being provided\n";
+  Write("data.noun", header +
+                         "00000001 28 n 03 Wednesday 0 Midweek 0 Wed 0 000 | the fourth day\n"
+                         "00000002 28 n 02 minute 0 min 0 000 | sixty seconds\n"
+                         "00000003 06 n 02 laboratory 0 lab 0 000 | a workplace for science\n");
+  Write("index.noun", header +
+                          "lab n 1 0 1 0 00000003\n"
+                          "laboratory n 1 0 1 0 00000003\n"
+                          "midweek n 1 0 1 0 00000001\n"
+                          "min n 1 0 1 0 00000002\n"
+                          "minute n 1 0 1 0 00000002\n"
+                          "wed n 1 0 1 0 00000001\n"
+                          "wednesday n 1 0 1 0 00000001\n");
+  Write("data.verb", header + "00000001 41 v 02 marry 0 wed 0 000 | take in marriage\n");
+  Write("index.verb", header + "marry v 1 0 1 0 00000001\nwed v 1 0 1 0 00000001\n");
+  auto wn = WordNet::Load(dir_);
+  ASSERT_NE(wn, nullptr);
+  const auto day = wn->Expand("wednesday");
+  EXPECT_TRUE(Has(day, "midweek", Relation::kSynonym, 0));
+  EXPECT_FALSE(
+      std::any_of(day.begin(), day.end(), [](const RelatedWord& r) { return r.word == "wed"; }));
+  const auto wed = wn->Expand("wed");
+  EXPECT_TRUE(wn->IsVerb("wed"));
+  EXPECT_EQ(wn->NounClass("wed"), -1);
+  EXPECT_FALSE(std::any_of(wed.begin(), wed.end(),
+                           [](const RelatedWord& r) { return r.word == "wednesday"; }));
+  EXPECT_FALSE(Has(wn->Expand("minute"), "min", Relation::kSynonym, 0));
+  EXPECT_TRUE(Has(wn->Expand("laboratory"), "lab", Relation::kSynonym, 0));
+  EXPECT_TRUE(IsTimeAbbreviation(28, "sept", {"september", "sep", "sept"}));
+  EXPECT_FALSE(IsTimeAbbreviation(28, "midweek", {"wednesday", "midweek", "wed"}));
+  EXPECT_FALSE(IsTimeAbbreviation(6, "lab", {"laboratory", "lab"}));
+}
+
 TEST_F(TinyWordNet, RelatedWordsAsIndexTerms) {
   auto wn = WordNet::Load(dir_);
   ASSERT_NE(wn, nullptr);
