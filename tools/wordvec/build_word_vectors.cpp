@@ -22,7 +22,9 @@
 //     the collocations its gloss uses ("motor vehicle", "domesticated
 //     animal"), at half the weight of a gloss word.
 //  2. A lemma sums the features of its senses (the most frequent first,
-//     weighted 1/rank); lemmas with the same stem are summed.
+//     weighted 1/rank); lemmas with the same stem are summed, each weighted
+//     by its share of the stem's SemCor tag counts ("university" above
+//     "universal", both "univers").
 //  3. Features are weighted by inverse document frequency over the stems
 //     (so "entity" or "abstraction", shared by everything, count little).
 //  4. Random indexing: every feature has a fixed sparse signature of +-1 in
@@ -172,6 +174,10 @@ constexpr double kExpandMero = 0.5;
 // A stem's lemmas weigh in its neighbourhood by their SemCor tag counts
 // (LemmaShare; measured on the paraphrase sets, docs/PERFORMANCE.md).
 const double kLemmaShare = Param("WV_LEMMA_SHARE", 0.25);
+// A stem's lemmas weigh in its vector by their tag counts too, LemmaShare's
+// ratio to this power ("university" and "universal" are one stem; measured
+// on the paraphrase sets, docs/PERFORMANCE.md).
+const double kVecLemmaShare = Param("WV_VEC_LEMMA_SHARE", 0.5);
 
 struct Builder {
   std::vector<Synset> syn;
@@ -197,19 +203,19 @@ struct Builder {
     }
   }
 
-  // A lemma's share among the lemmas of its stem in the neighbourhoods
-  // (the adjective "preferred", whose synonyms include "pet", beside the verb
+  // A lemma's share among the lemmas of its stem (in the neighbourhoods, the
+  // adjective "preferred", whose synonyms include "pet", beside the verb
   // "prefer"): its tag count against the most tagged one's, both plus one,
-  // to the power kLemmaShare.
-  double LemmaShare(const std::string& stem, const std::string& lemma) const {
-    if (kLemmaShare == 0.0) return 1.0;
+  // to the power `power` (kLemmaShare, kVecLemmaShare).
+  double LemmaShare(const std::string& stem, const std::string& lemma, double power) const {
+    if (power == 0.0) return 1.0;
     auto count = [&](const std::string& l) {
       auto it = lemma_count.find(l);
       return it == lemma_count.end() ? 0 : it->second;
     };
     int most = 0;
     for (const auto& l : stem_lemmas.at(stem)) most = std::max(most, count(l));
-    return std::pow((count(lemma) + 1.0) / (most + 1.0), kLemmaShare);
+    return std::pow((count(lemma) + 1.0) / (most + 1.0), power);
   }
 
   bool LoadData(const std::string& path, int pos) {
@@ -542,7 +548,7 @@ struct Builder {
     if (it == stem_lemmas.end()) return out;
     for (const auto& lemma : it->second) {
       int rank[4] = {0, 0, 0, 0};
-      const double share = LemmaShare(stem, lemma);
+      const double share = LemmaShare(stem, lemma, kLemmaShare);
       for (std::uint32_t s : lemma_senses.at(lemma)) {
         const int r = ++rank[syn[s].pos];
         if (r > kExpandSenses) continue;
@@ -578,10 +584,11 @@ struct Builder {
     Sparse v;
     for (const auto& lemma : stem_lemmas.at(stem)) {
       int rank[4] = {0, 0, 0, 0};
+      const double share = LemmaShare(stem, lemma, kVecLemmaShare);
       for (std::uint32_t s : lemma_senses.at(lemma)) {
         const int r = ++rank[syn[s].pos];
         if (r > 6) continue;
-        SynsetFeatures(s, 1.0f / static_cast<float>(r), v);
+        SynsetFeatures(s, static_cast<float>(share / r), v);
         if (gloss && r == 1) {
           for (const auto& g : syn[s].gloss_stems) gloss->push_back(g);
         }
