@@ -334,7 +334,11 @@ std::string WithAbsoluteTimes(std::string_view text, TimeMs said_at) {
     for (std::size_t k = r.first; k < last; ++k)
       inner_possessive = inner_possessive || possessive[k];
     if (inner_possessive) continue;
-    const bool bare = IsPreposition(prev) || after == "is" || after == "was";
+    // (after a preposition, a word of being, or a word that makes it
+    // approximate: "around 3 years ago" -> "around 2020", not "around in 2020")
+    const bool bare = IsPreposition(prev) || after == "is" || after == "was" || prev == "around" ||
+                      prev == "about" || prev == "roughly" || prev == "approximately" ||
+                      prev == "circa";
     std::string phrase;
     using Unit = RelativeTime::Unit;
     using Part = RelativeTime::Part;

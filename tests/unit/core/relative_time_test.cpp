@@ -54,6 +54,9 @@ TEST(RelativeTime, WeekdaysWeeksMonthsAndYears) {
   EXPECT_EQ(Dated("User started transitioning three years ago."),
             "User started transitioning in 2020.");
   EXPECT_EQ(Dated("User adopted a pup 3 months ago."), "User adopted a pup in February 2023.");
+  EXPECT_EQ(Dated("User first watched it around 3 years ago."),
+            "User first watched it around 2020.");
+  EXPECT_EQ(Dated("User moved about 2 months ago."), "User moved about March 2023.");
   EXPECT_EQ(Dated("User visited Rome last May."), "User visited Rome in May 2022.");  // said in May
   EXPECT_EQ(Dated("User visited Rome last April."), "User visited Rome in April 2023.");
   EXPECT_EQ(Dated("Emma starts school next September."), "Emma starts school in September 2023.");
