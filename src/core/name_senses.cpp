@@ -73,8 +73,14 @@ Result<std::vector<NameSense>> ReadNameSenses(const std::string& path) {
     else if (f[2] == "second") s.first = false;
     else if (f[2] == "also") s.also = true;
     else if (f[2] == "prefer") s.prefer = true;
-    else return Status::InvalidArgument(where + "order must be \"first\", \"second\", \"also\" or \"prefer\"");
+    else if (f[2] == "same")
+      s.same = true;
+    else
+      return Status::InvalidArgument(
+          where + "order must be \"first\", \"second\", \"also\", \"prefer\" or \"same\"");
     if (s.prefer && s.kinds.size() != 1) return Status::InvalidArgument(where + "a preference names one kind");
+    if (s.same && s.kinds.size() != 1)
+      return Status::InvalidArgument(where + "a synonym names one kind");
     if (s.gloss.empty() || s.gloss.size() > 400) return Status::InvalidArgument(where + "gloss must be 1-400 characters");
     // (A word may have one entry of each order: preferred, then given kinds.)
     if (!seen.insert(s.name + (s.prefer ? "\t<" : s.also ? "\t+" : "")).second) {

@@ -27,6 +27,14 @@
 // prints): the order field is then "prefer", and the one kind names what
 // that sense is a kind of; the word's first noun sense below that kind
 // becomes its most frequent one. Preferences apply before every other entry.
+// And it adds everyday synonyms WordNet 3.0 lacks ("app" for an application
+// program): the order field is then "same", the one kind the word's meaning.
+// The WordNet image makes the word a word of the kind's most frequent sense,
+// so that what is a kind of that sense is a kind of the word ("Which app
+// ...?" asks for any application program: YNAB, Obsidian); the word vectors
+// give it a sense of its own below the kind, as for "first" (a word added to
+// a synset there would move every vector a little, the idf of its features
+// and the common component being taken over all words).
 #pragma once
 
 #include <string>
@@ -45,6 +53,7 @@ struct NameSense {
   bool also = false;  // no sense of its own: the word's most frequent noun sense gains the kinds
   std::string file;
   bool prefer = false;  // no sense of its own: its sense below the kind becomes its most frequent
+  bool same = false;  // a synonym of the kind (in the WordNet image; a first sense in the vectors)
 };
 
 // The entries of a names file, in file order; InvalidArgument naming the

@@ -305,6 +305,16 @@ struct Parsed {
         if (error) *error = names::Where(n) + "no kind";
         return false;
       }
+      if (n.same) {
+        // A synonym: a word of the kind's sense, which becomes its most frequent sense.
+        const std::uint32_t word = WordId(Normalise(n.name));
+        auto& words = synsets[under.front()].words;
+        if (std::find(words.begin(), words.end(), word) == words.end()) words.push_back(word);
+        auto& senses = word_synsets[word];
+        std::erase(senses, under.front());
+        senses.insert(senses.begin(), under.front());
+        continue;
+      }
       if (n.also) {
         // A word WordNet knows: its most frequent noun sense goes under the kinds.
         const std::uint32_t* sense = FirstNounOf(n.name);

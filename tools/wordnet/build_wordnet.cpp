@@ -52,15 +52,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "build_wordnet: %s does not read back\n", out.c_str());
     return 1;
   }
-  std::size_t kinds = 0, preferred = 0;
+  std::size_t kinds = 0, preferred = 0, synonyms = 0;
   for (const auto& n : names) {
     kinds += n.also ? 1 : 0;
     preferred += n.prefer ? 1 : 0;
+    synonyms += n.same ? 1 : 0;
   }
   std::printf(
-      "build_wordnet: %zu synsets (%zu name senses, %zu everyday kinds, %zu preferred senses), %zu "
-      "bytes -> %s\n",
-      wn->synsets(), names.size() - kinds - preferred, kinds, preferred, wn->ImageBytes(),
-      out.c_str());
+      "build_wordnet: %zu synsets (%zu name senses, %zu everyday kinds, %zu preferred senses, %zu "
+      "synonyms), %zu bytes -> %s\n",
+      wn->synsets(), names.size() - kinds - preferred - synonyms, kinds, preferred, synonyms,
+      wn->ImageBytes(), out.c_str());
   return 0;
 }

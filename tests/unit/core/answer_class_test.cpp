@@ -65,6 +65,11 @@ TEST(AnswerClass, AMemoryNamesAKindOfWhatIsAsked) {
   EXPECT_TRUE(AnswerClass::Of("Which sport does he follow?", Wn()).HeldBy("Jonas loves football"));
   EXPECT_TRUE(AnswerClass::Of("Which drink does he order?", Wn()).HeldBy("He always has green tea"));
   EXPECT_TRUE(AnswerClass::Of("What fruit does she eat?", Wn()).HeldBy("She eats an apple every morning"));
+  // "app", which WordNet 3.0 lacks, is an application program (names.tsv, "same"): any of them.
+  const AnswerClass app = AnswerClass::Of("What app do I use for budgeting?", Wn());
+  EXPECT_TRUE(app.HeldBy("I track spending with YNAB."));
+  EXPECT_TRUE(app.HeldBy("Kenji keeps all his notes in Obsidian."));  // a name's second sense
+  EXPECT_FALSE(app.HeldBy("I keep my notes in a paper notebook."));
   // A name is no thing of the class ("Hope" is no hope, "Rex" no king).
   EXPECT_FALSE(AnswerClass::Of("Which ruler did they study?", Wn()).HeldBy("They have a dog called Rex"));
   // No class: a question asking for none, a sense too wide to say anything.

@@ -65,6 +65,17 @@ TEST_F(NameSensesFile, APreferenceNamesOneKindAndMayComeWithAnAlsoEntry) {
   EXPECT_NE(twice.status().message().find("listed twice"), std::string::npos) << twice.status().message();
 }
 
+TEST_F(NameSensesFile, ASynonymNamesOneKind) {
+  auto r = ReadNameSenses(Write("app\tapplication_program\tsame\ta program on a phone\n"));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->size(), 1u);
+  EXPECT_TRUE((*r)[0].same);
+  EXPECT_TRUE((*r)[0].first);  // (the word vectors' order for it)
+  auto two = ReadNameSenses(Write("app\tapplication_program,software\tsame\tx\n"));
+  ASSERT_FALSE(two.ok());
+  EXPECT_NE(two.status().message().find("one kind"), std::string::npos) << two.status().message();
+}
+
 TEST_F(NameSensesFile, RefusesMalformedLinesNamingTheLineAndField) {
   const std::pair<const char*, const char*> cases[] = {
       {"tesla car first an electric car\n", "4 tab-separated fields"},

@@ -409,6 +409,28 @@ TEST_F(TinyWordNet, AnAlsoEntryPutsAKnownWordUnderMoreKinds) {
   EXPECT_NE(error.find("\"play\""), std::string::npos) << error;
 }
 
+// A synonym ("same") is a word of its kind's most frequent sense, which
+// becomes its own most frequent one: what is a kind of that sense is a kind
+// of the word, in the image as in the parse, with no synset of its own.
+TEST_F(TinyWordNet, ASynonymEntryIsAWordOfItsKind) {
+  std::vector<names::NameSense> names(1);
+  names[0].name = "axe";
+  names[0].kinds = {"instrument"};
+  names[0].same = true;
+  names[0].gloss = "a guitar, as players say";
+  std::string error;
+  auto wn = WordNet::Load(dir_, names, &error);
+  ASSERT_NE(wn, nullptr) << error;
+  EXPECT_EQ(wn->synsets(), WordNet::Load(dir_)->synsets());
+  EXPECT_TRUE(wn->ShareFirstSense("axe", "instrument"));
+  EXPECT_TRUE(wn->FirstNounIn("violin", wn->NounsUnder({"axe"}, 1, -1, 1000)));
+  EXPECT_TRUE(Has(wn->Expand("axe"), "violin", Relation::kHyponym, 1));
+  ASSERT_TRUE(wn->WriteImage(dir_ + "/wordnet.bin"));
+  auto mapped = WordNet::Open(dir_ + "/wordnet.bin");
+  ASSERT_NE(mapped, nullptr);
+  EXPECT_TRUE(mapped->FirstNounIn("clarinet", mapped->NounsUnder({"axe"}, 1, -1, 1000)));
+}
+
 // A preference makes the word's first noun sense below its kind its most
 // frequent one (the others follow), in the image as in the parse, before
 // the other entries apply to it.
