@@ -417,14 +417,15 @@ bool PartedAfter(const Ctx& c, std::size_t i) {
 // "I'm going to check it out", "I never want to go through this again",
 // "I've been waiting for this for a long time"): at most two words (its
 // verbs) between the subject and the pronoun, and after the pronoun, up to
-// the clause's end, nothing of content but numbers and time words. A
-// demonstrative before a noun names its thing ("I made this bowl", "this
-// month"), "like this" compares ("photos like this"), and "that" inside a
-// clause is as often a relative pronoun; a clause of "when" or "because" says more ("I love it when
-// you cook"); a pronoun after a mark or a link is another clause's subject
-// ("... to the museum - it was so cool"); and words before the subject
-// (from `start`) may name what it stands for ("The car project is doing
-// well - I just finished restoring it").
+// the clause's end, nothing of content but numbers, time words, particles
+// and the nouns of "give it a try". A demonstrative before a noun names its
+// thing ("I made this bowl", "this month"), "like this" compares ("photos
+// like this"), and "that" inside a clause is as often a relative pronoun; a
+// clause of "when" or "because" says more ("I love it when you cook"); a
+// pronoun after a mark or a link is another clause's subject ("... to the
+// museum - it was so cool"); and words before the subject (from `start`)
+// may name what it stands for ("The car project is doing well - I just
+// finished restoring it").
 bool DanglingObject(const Ctx& c, std::size_t start, std::size_t k) {
   if (ContentWords(c, start, k) >= 2) return false;
   std::size_t before = 0;
