@@ -322,6 +322,13 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       class_all = Lexical(hits);
     }
   }
+  // A question about someone's superior: the memories saying a word of one
+  // are candidates as the class's are ("My manager is Karen" shares no word
+  // and little meaning with "Who do I report to?").
+  if (AsksForSuperior(query)) {
+    ENGRAM_ASSIGN_OR_RETURN(auto hits, store::FindFactText(db, SuperiorTerms(), token, n));
+    for (const auto& h : Lexical(hits)) class_all.push_back(h);
+  }
   Scored lex_all;
   if (!lexical_terms.empty()) {
     ENGRAM_ASSIGN_OR_RETURN(auto hits, store::FindFactText(db, lexical_terms, token, cap_l));
@@ -417,11 +424,19 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // The stance each query term says (StancesIn's bits; "like" in "What
   // music does she like?"): a memory saying another word of it holds it.
   std::vector<int> query_stance(qterms.size(), 0);
+  std::string prev;  // ("Who do I report to?" asks for a superior by the verb's term)
   text::ForEachToken(query, [&](std::string_view token) {
+    if (token == "to" && (prev == "report" || prev == "reports")) {
+      const auto at = std::find(qterms.begin(), qterms.end(), text::FtsTerm(text::Stem(prev)));
+      if (at != qterms.end())
+        query_stance[static_cast<std::size_t>(at - qterms.begin())] |= StanceBit(2);
+    }
+    prev.assign(token);
     if (const int st = Stance(token); st != 0) {
       const std::string_view full = text::FullForm(token);  // ("fave": its term is "favorite"'s)
       const auto at = std::find(qterms.begin(), qterms.end(), text::FtsTerm(text::Stem(full.empty() ? token : full)));
-      if (at != qterms.end()) query_stance[static_cast<std::size_t>(at - qterms.begin())] = st > 0 ? 1 : 2;
+      if (at != qterms.end())
+        query_stance[static_cast<std::size_t>(at - qterms.begin())] = StanceBit(st);
     }
   });
   if (std::all_of(query_stance.begin(), query_stance.end(), [](int b) { return b == 0; })) query_stance.clear();

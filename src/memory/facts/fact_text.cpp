@@ -127,23 +127,48 @@ std::vector<std::string> ScoringTerms(std::vector<std::string> terms, std::strin
 
 int Stance(std::string_view token) {
   static const std::unordered_map<std::string_view, int> kStance = {
-      {"like", 1},       {"likes", 1},      {"liked", 1},      {"liking", 1},    {"love", 1},
-      {"loves", 1},      {"loved", 1},      {"loving", 1},     {"enjoy", 1},     {"enjoys", 1},
-      {"enjoyed", 1},    {"enjoying", 1},   {"prefer", 1},     {"prefers", 1},   {"preferred", 1},
-      {"preferring", 1}, {"adore", 1},      {"adores", 1},     {"adored", 1},    {"fond", 1},
-      {"favorite", 1},   {"favourite", 1},  {"fave", 1},       {"dislike", -1},  {"dislikes", -1},
-      {"disliked", -1},  {"hate", -1},      {"hates", -1},     {"hated", -1},    {"detest", -1},
-      {"detests", -1},   {"loathe", -1},    {"loathes", -1},   {"despise", -1},  {"despises", -1},
-      {"avoid", -1},     {"avoids", -1},    {"avoided", -1}};
+      {"like", 1},       {"likes", 1},     {"liked", 1},      {"liking", 1},     {"love", 1},
+      {"loves", 1},      {"loved", 1},     {"loving", 1},     {"enjoy", 1},      {"enjoys", 1},
+      {"enjoyed", 1},    {"enjoying", 1},  {"prefer", 1},     {"prefers", 1},    {"preferred", 1},
+      {"preferring", 1}, {"adore", 1},     {"adores", 1},     {"adored", 1},     {"fond", 1},
+      {"favorite", 1},   {"favourite", 1}, {"fave", 1},       {"dislike", -1},   {"dislikes", -1},
+      {"disliked", -1},  {"hate", -1},     {"hates", -1},     {"hated", -1},     {"detest", -1},
+      {"detests", -1},   {"loathe", -1},   {"loathes", -1},   {"despise", -1},   {"despises", -1},
+      {"avoid", -1},     {"avoids", -1},   {"avoided", -1},   {"boss", 2},       {"bosses", 2},
+      {"manager", 2},    {"managers", 2},  {"supervisor", 2}, {"supervisors", 2}};
   const auto it = kStance.find(token);
   return it == kStance.end() ? 0 : it->second;
 }
 
+int StanceBit(int stance) { return stance == 1 ? 1 : stance == -1 ? 2 : stance == 2 ? 4 : 0; }
+
+bool AsksForSuperior(std::string_view query) {
+  bool asks = false, report = false;
+  text::ForEachToken(query, [&](std::string_view token) {
+    asks = asks || Stance(token) == 2 || (token == "to" && report);
+    report = token == "report" || token == "reports";
+  });
+  return asks;
+}
+
+const std::vector<std::string>& SuperiorTerms() {
+  static const std::vector<std::string> kTerms = [] {
+    std::vector<std::string> out;
+    for (const char* w : {"boss", "manager", "supervisor", "report"})
+      out.push_back(text::FtsTerm(text::Stem(w)));
+    return out;
+  }();
+  return kTerms;
+}
+
 int StancesIn(std::string_view text) {
   int bits = 0;
+  bool report = false;  // the token before was a form of "report" (a view lasts its call)
   text::ForEachToken(text, [&](std::string_view token) {
-    const int st = Stance(token);
-    bits |= st > 0 ? 1 : st < 0 ? 2 : 0;
+    bits |= StanceBit(Stance(token));
+    // "reporting to Kate", "I report to the CTO": the one reported to is a superior.
+    if (token == "to" && report) bits |= StanceBit(2);
+    report = token == "report" || token == "reports" || token == "reported" || token == "reporting";
   });
   return bits;
 }

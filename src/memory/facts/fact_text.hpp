@@ -29,13 +29,26 @@ std::vector<std::string> ScoringTerms(std::vector<std::string> terms, std::strin
 // The stance a word of liking or disliking says: 1 for "like", "love",
 // "enjoy", "prefer", "adore", "fond", "favorite" and their forms ("loves",
 // "preferred"), -1 for "dislike", "hate", "detest", "loathe", "despise",
-// "avoid" and theirs, 0 for any other token ("preferences" names what is
-// liked and disliked alike). A memory saying one holds what a query saying
-// another of the same stance asks for ("Maya loves jazz" for "What music
-// does she like?"). `token`: one of text::Tokenize.
+// "avoid" and theirs, 2 for the words of someone one works under ("boss",
+// "manager", "supervisor"), 0 for any other token ("preferences" names what
+// is liked and disliked alike). A memory saying one holds what a query
+// saying another of the same stance asks for ("Maya loves jazz" for "What
+// music does she like?", "My manager is Karen" for "Who is my boss?").
+// `token`: one of text::Tokenize.
 int Stance(std::string_view token);
-// The stances the tokens of a text say: bit 0 liking, bit 1 disliking.
+// The bit of a stance in StancesIn (0 for none).
+int StanceBit(int stance);
+// The stances the tokens of a text say: bit 0 liking, bit 1 disliking, bit 2
+// a superior (one of those words, or "report(s|ed|ing) to": "reporting to
+// Kate Liu" says who the boss is).
 int StancesIn(std::string_view text);
+// Whether a query asks about someone's superior: a word of stance 2 ("Who
+// is my boss?") or "report(s) to" ("Who do I report to?").
+bool AsksForSuperior(std::string_view query);
+// The full-text terms of the words a memory says a superior with ("boss",
+// "manager", "supervisor", "report"): such memories are candidates of
+// those questions (fact search).
+const std::vector<std::string>& SuperiorTerms();
 // LexicalTerms joined by spaces (the facts_fts `terms` column).
 std::string LexicalDocument(std::string_view text);
 

@@ -449,6 +449,30 @@ TEST_F(MeaningTest, AWordOfLikingHoldsWhatAnotherOfTheSameStanceAsksFor) {
   EXPECT_EQ(either["Wendy adores quiet lakes"], either["Wendy hates crowded beaches"]);
 }
 
+// Someone's superior is said in more than one way: a question for a boss
+// finds "my manager" and "reporting to", and one asking whom the user reports
+// to finds the manager too (a memory sharing no word with it, a candidate by
+// the words of a superior).
+TEST_F(MeaningTest, ABossIsAManagerAndTheOneReportedTo) {
+  auto e = Open();
+  Add(*e, "dev", "I'm a data engineer at Monzo, reporting to Kate Liu");
+  Add(*e, "dev", "My sister is a doctor in Leeds");
+  Add(*e, "dev", "We have a team offsite in Lisbon in May");
+  auto boss = LexicalShares(*e, "dev", "Who is my boss?");
+  EXPECT_EQ(boss["I'm a data engineer at Monzo, reporting to Kate Liu"], 1.0);
+  EXPECT_EQ(First(*e, "dev", "Who is my boss?")->memory,
+            "I'm a data engineer at Monzo, reporting to Kate Liu");
+  Add(*e, "lin", "My manager is Karen Doyle");
+  Add(*e, "lin", "My sister is a doctor in Leeds");
+  Add(*e, "lin", "I go climbing on Tuesdays");
+  EXPECT_EQ(First(*e, "lin", "Who is my supervisor?")->memory, "My manager is Karen Doyle");
+  EXPECT_EQ(First(*e, "lin", "Who do I report to?")->memory, "My manager is Karen Doyle");
+  // (a word of the sentence, not a report of one's own: no stance)
+  EXPECT_LT(
+      LexicalShares(*e, "lin", "What did the weather report say?")["My manager is Karen Doyle"],
+      1.0);
+}
+
 TEST_F(MeaningTest, WordsOfTheQueryStillRankFirst) {
   ASSERT_TRUE(HaveWords()) << kNoWords;
   auto e = Open();
