@@ -431,8 +431,9 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       if (at != qterms.end())
         query_stance[static_cast<std::size_t>(at - qterms.begin())] |= StanceBit(2);
     }
+    const int st = StanceAfter(prev, token);
     prev.assign(token);
-    if (const int st = Stance(token); st != 0) {
+    if (st != 0) {
       const std::string_view full = text::FullForm(token);  // ("fave": its term is "favorite"'s)
       const auto at = std::find(qterms.begin(), qterms.end(), text::FtsTerm(text::Stem(full.empty() ? token : full)));
       if (at != qterms.end())

@@ -13,6 +13,10 @@ namespace engram::memory::facts {
 
 namespace {
 
+bool AnyOf(std::string_view w, std::initializer_list<std::string_view> list) {
+  return std::find(list.begin(), list.end(), w) != list.end();
+}
+
 // Decodes UTF-8 into code points (invalid bytes skipped).
 std::u32string Decode(std::string_view s) {
   std::u32string out;
@@ -142,11 +146,25 @@ int Stance(std::string_view token) {
 
 int StanceBit(int stance) { return stance == 1 ? 1 : stance == -1 ? 2 : stance == 2 ? 4 : 0; }
 
+int StanceAfter(std::string_view prev, std::string_view token) {
+  const int st = Stance(token);
+  // A superior's word after a noun names a thing ("password manager", "task
+  // manager"): only after a possessive, an article, a few adjectives of a
+  // role, or nothing.
+  if (st == 2 && !prev.empty() &&
+      !AnyOf(prev, {"my", "your", "his", "her", "our", "their", "the", "a", "an", "line", "direct",
+                    "new", "old", "current", "former", "whose", "who's"}))
+    return 0;
+  return st;
+}
+
 bool AsksForSuperior(std::string_view query) {
-  bool asks = false, report = false;
+  bool asks = false;
+  std::string prev;
   text::ForEachToken(query, [&](std::string_view token) {
-    asks = asks || Stance(token) == 2 || (token == "to" && report);
-    report = token == "report" || token == "reports";
+    asks = asks || StanceAfter(prev, token) == 2 ||
+           (token == "to" && (prev == "report" || prev == "reports"));
+    prev.assign(token);
   });
   return asks;
 }
@@ -163,12 +181,13 @@ const std::vector<std::string>& SuperiorTerms() {
 
 int StancesIn(std::string_view text) {
   int bits = 0;
-  bool report = false;  // the token before was a form of "report" (a view lasts its call)
+  std::string prev;  // (a token's view lasts its call)
   text::ForEachToken(text, [&](std::string_view token) {
-    bits |= StanceBit(Stance(token));
+    bits |= StanceBit(StanceAfter(prev, token));
     // "reporting to Kate", "I report to the CTO": the one reported to is a superior.
-    if (token == "to" && report) bits |= StanceBit(2);
-    report = token == "report" || token == "reports" || token == "reported" || token == "reporting";
+    if (token == "to" && AnyOf(prev, {"report", "reports", "reported", "reporting"}))
+      bits |= StanceBit(2);
+    prev.assign(token);
   });
   return bits;
 }

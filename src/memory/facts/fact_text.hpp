@@ -38,6 +38,9 @@ std::vector<std::string> ScoringTerms(std::vector<std::string> terms, std::strin
 int Stance(std::string_view token);
 // The bit of a stance in StancesIn (0 for none).
 int StanceBit(int stance);
+// Stance(token) where the token before it is `prev` ("" at the start): a
+// superior's word after a noun is none ("password manager").
+int StanceAfter(std::string_view prev, std::string_view token);
 // The stances the tokens of a text say: bit 0 liking, bit 1 disliking, bit 2
 // a superior (one of those words, or "report(s|ed|ing) to": "reporting to
 // Kate Liu" says who the boss is).

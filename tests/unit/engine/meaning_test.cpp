@@ -452,7 +452,7 @@ TEST_F(MeaningTest, AWordOfLikingHoldsWhatAnotherOfTheSameStanceAsksFor) {
 // Someone's superior is said in more than one way: a question for a boss
 // finds "my manager" and "reporting to", and one asking whom the user reports
 // to finds the manager too (a memory sharing no word with it, a candidate by
-// the words of a superior).
+// the words of a superior); a "password manager" is no superior.
 TEST_F(MeaningTest, ABossIsAManagerAndTheOneReportedTo) {
   auto e = Open();
   Add(*e, "dev", "I'm a data engineer at Monzo, reporting to Kate Liu");
@@ -462,6 +462,10 @@ TEST_F(MeaningTest, ABossIsAManagerAndTheOneReportedTo) {
   EXPECT_EQ(boss["I'm a data engineer at Monzo, reporting to Kate Liu"], 1.0);
   EXPECT_EQ(First(*e, "dev", "Who is my boss?")->memory,
             "I'm a data engineer at Monzo, reporting to Kate Liu");
+  // A superior's word after a noun names a thing: no stance.
+  EXPECT_EQ(LexicalShares(*e, "dev", "Which password manager do I use?")
+                ["I'm a data engineer at Monzo, reporting to Kate Liu"],
+            0.0);
   Add(*e, "lin", "My manager is Karen Doyle");
   Add(*e, "lin", "My sister is a doctor in Leeds");
   Add(*e, "lin", "I go climbing on Tuesdays");
