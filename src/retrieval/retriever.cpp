@@ -580,9 +580,18 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   // (The facts are searched for what the question means: "for a living"
   // asks for an occupation, and no fact about a "living room".)
   const std::string meant = memory::facts::QuestionMeant(in.query);
-  const std::vector<std::string> fact_terms =
-      meant == in.query ? FactTerms(tokens, fts_terms, {&idx.messages, &stm.index})
-                        : FactTerms(text::Tokenize(meant), store::QueryTerms(meant), {&idx.messages, &stm.index});
+  std::vector<std::string> fact_terms =
+      meant == in.query
+          ? FactTerms(tokens, fts_terms, {&idx.messages, &stm.index})
+          : FactTerms(text::Tokenize(meant), store::QueryTerms(meant), {&idx.messages, &stm.index});
+  // (A question about someone's superior asks for any word of one: "My
+  // manager is Karen" for "Who do I report to?", as fact search does.)
+  if (memory::facts::AsksForSuperior(in.query)) {
+    for (const auto& t : memory::facts::SuperiorTerms()) {
+      if (std::find(fact_terms.begin(), fact_terms.end(), t) == fact_terms.end())
+        fact_terms.push_back(t);
+    }
+  }
   ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fact_terms, 100,
                                                   idx.text_in_memory ? &idx.fact_text : nullptr,
                                                   idx.user_scope_id));

@@ -471,6 +471,14 @@ TEST_F(MeaningTest, ABossIsAManagerAndTheOneReportedTo) {
   Add(*e, "lin", "I go climbing on Tuesdays");
   EXPECT_EQ(First(*e, "lin", "Who is my supervisor?")->memory, "My manager is Karen Doyle");
   EXPECT_EQ(First(*e, "lin", "Who do I report to?")->memory, "My manager is Karen Doyle");
+  // A context's facts alike.
+  TurnInput t;
+  t.user_text = "Can you help me plan my week?";
+  t.assistant_text = "Sure, what is on it?";
+  ASSERT_TRUE(e->AddTurns(Scope{"default", "lin", "assistant"}, {t}).ok());
+  auto r = e->Retrieve(Scope{"default", "lin", "assistant"}, "Who do I report to?", {});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE(r->context.find("My manager is Karen Doyle"), std::string::npos) << r->context;
   // (a word of the sentence, not a report of one's own: no stance)
   EXPECT_LT(
       LexicalShares(*e, "lin", "What did the weather report say?")["My manager is Karen Doyle"],
