@@ -28,13 +28,15 @@
 // that sense is a kind of; the word's first noun sense below that kind
 // becomes its most frequent one. Preferences apply before every other entry.
 // And it adds everyday synonyms WordNet 3.0 lacks ("app" for an application
-// program): the order field is then "same", the one kind the word's meaning.
-// The WordNet image makes the word a word of the kind's most frequent sense,
-// so that what is a kind of that sense is a kind of the word ("Which app
-// ...?" asks for any application program: YNAB, Obsidian); the word vectors
-// give it a sense of its own below the kind, as for "first" (a word added to
-// a synset there would move every vector a little, the idf of its features
-// and the common component being taken over all words).
+// program, "supplement" for a dietary supplement): the order field is then
+// "same", the one kind the word's meaning. The WordNet image makes the word
+// a word of the kind's most frequent sense, which becomes the word's most
+// frequent sense, so that what is a kind of that sense is a kind of the word
+// ("Which app ...?" asks for any application program: YNAB, Obsidian); the
+// word vectors give a word WordNet lacks a sense of its own below the kind,
+// as for "first", and leave a word it knows as it is (a sense more there
+// moves every vector a little, the idf of its features and the common
+// component being taken over all words).
 #pragma once
 
 #include <string>

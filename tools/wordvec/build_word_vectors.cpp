@@ -421,6 +421,11 @@ struct Builder {
         *error = engram::names::Where(n) + "no kind";
         return false;
       }
+      // A synonym of a word WordNet knows ("supplement") changes only the
+      // WordNet image's classes: a sense more here would move every vector a
+      // little (a feature's idf and the common component are taken over all
+      // words), as measured. One WordNet lacks ("app") is a sense below its kind.
+      if (n.same && lemma_senses.count(n.name) > 0) continue;
       if (n.also) {
         // A word WordNet knows: its most frequent noun sense goes under the kinds.
         const long sense = FirstNounOf(n.name);
