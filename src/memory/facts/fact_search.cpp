@@ -426,10 +426,10 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   std::vector<int> query_stance(qterms.size(), 0);
   std::string prev;  // ("Who do I report to?" asks for a superior by the verb's term)
   text::ForEachToken(query, [&](std::string_view token) {
-    if (token == "to" && (prev == "report" || prev == "reports")) {
+    if (ReportsTo(prev, token)) {
       const auto at = std::find(qterms.begin(), qterms.end(), text::FtsTerm(text::Stem(prev)));
       if (at != qterms.end())
-        query_stance[static_cast<std::size_t>(at - qterms.begin())] |= StanceBit(2);
+        query_stance[static_cast<std::size_t>(at - qterms.begin())] |= StanceBit(kSuperior);
     }
     const int st = StanceAfter(prev, token);
     prev.assign(token);

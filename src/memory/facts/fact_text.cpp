@@ -130,28 +130,68 @@ std::vector<std::string> ScoringTerms(std::vector<std::string> terms, std::strin
 }
 
 int Stance(std::string_view token) {
-  static const std::unordered_map<std::string_view, int> kStance = {
-      {"like", 1},       {"likes", 1},     {"liked", 1},      {"liking", 1},     {"love", 1},
-      {"loves", 1},      {"loved", 1},     {"loving", 1},     {"enjoy", 1},      {"enjoys", 1},
-      {"enjoyed", 1},    {"enjoying", 1},  {"prefer", 1},     {"prefers", 1},    {"preferred", 1},
-      {"preferring", 1}, {"adore", 1},     {"adores", 1},     {"adored", 1},     {"fond", 1},
-      {"favorite", 1},   {"favourite", 1}, {"fave", 1},       {"dislike", -1},   {"dislikes", -1},
-      {"disliked", -1},  {"hate", -1},     {"hates", -1},     {"hated", -1},     {"detest", -1},
-      {"detests", -1},   {"loathe", -1},   {"loathes", -1},   {"despise", -1},   {"despises", -1},
-      {"avoid", -1},     {"avoids", -1},   {"avoided", -1},   {"boss", 2},       {"bosses", 2},
-      {"manager", 2},    {"managers", 2},  {"supervisor", 2}, {"supervisors", 2}};
+  static const std::unordered_map<std::string_view, int> kStance = {{"like", 1},
+                                                                    {"likes", 1},
+                                                                    {"liked", 1},
+                                                                    {"liking", 1},
+                                                                    {"love", 1},
+                                                                    {"loves", 1},
+                                                                    {"loved", 1},
+                                                                    {"loving", 1},
+                                                                    {"enjoy", 1},
+                                                                    {"enjoys", 1},
+                                                                    {"enjoyed", 1},
+                                                                    {"enjoying", 1},
+                                                                    {"prefer", 1},
+                                                                    {"prefers", 1},
+                                                                    {"preferred", 1},
+                                                                    {"preferring", 1},
+                                                                    {"adore", 1},
+                                                                    {"adores", 1},
+                                                                    {"adored", 1},
+                                                                    {"fond", 1},
+                                                                    {"favorite", 1},
+                                                                    {"favourite", 1},
+                                                                    {"fave", 1},
+                                                                    {"dislike", -1},
+                                                                    {"dislikes", -1},
+                                                                    {"disliked", -1},
+                                                                    {"hate", -1},
+                                                                    {"hates", -1},
+                                                                    {"hated", -1},
+                                                                    {"detest", -1},
+                                                                    {"detests", -1},
+                                                                    {"loathe", -1},
+                                                                    {"loathes", -1},
+                                                                    {"despise", -1},
+                                                                    {"despises", -1},
+                                                                    {"avoid", -1},
+                                                                    {"avoids", -1},
+                                                                    {"avoided", -1},
+                                                                    {"boss", kSuperior},
+                                                                    {"bosses", kSuperior},
+                                                                    {"manager", kSuperior},
+                                                                    {"managers", kSuperior},
+                                                                    {"supervisor", kSuperior},
+                                                                    {"supervisors", kSuperior}};
   const auto it = kStance.find(token);
   return it == kStance.end() ? 0 : it->second;
 }
 
-int StanceBit(int stance) { return stance == 1 ? 1 : stance == -1 ? 2 : stance == 2 ? 4 : 0; }
+int StanceBit(int stance) {
+  return stance == 1 ? 1 : stance == -1 ? 2 : stance == kSuperior ? 4 : 0;
+}
+
+bool ReportsTo(std::string_view prev, std::string_view token) {
+  return token == "to" && AnyOf(prev, {"report", "reports", "reported", "reporting"});
+}
 
 int StanceAfter(std::string_view prev, std::string_view token) {
   const int st = Stance(token);
   // A superior's word after a noun names a thing ("password manager", "task
   // manager"): only after a possessive, an article, a few adjectives of a
   // role, or nothing.
-  if (st == 2 && !prev.empty() &&
+  if (st == kSuperior && !prev.empty() &&
       !AnyOf(prev, {"my", "your", "his", "her", "our", "their", "the", "a", "an", "line", "direct",
                     "new", "old", "current", "former", "whose", "who's"}))
     return 0;
@@ -162,8 +202,7 @@ bool AsksForSuperior(std::string_view query) {
   bool asks = false;
   std::string prev;
   text::ForEachToken(query, [&](std::string_view token) {
-    asks = asks || StanceAfter(prev, token) == 2 ||
-           (token == "to" && (prev == "report" || prev == "reports"));
+    asks = asks || StanceAfter(prev, token) == kSuperior || ReportsTo(prev, token);
     prev.assign(token);
   });
   return asks;
@@ -185,8 +224,7 @@ int StancesIn(std::string_view text) {
   text::ForEachToken(text, [&](std::string_view token) {
     bits |= StanceBit(StanceAfter(prev, token));
     // "reporting to Kate", "I report to the CTO": the one reported to is a superior.
-    if (token == "to" && AnyOf(prev, {"report", "reports", "reported", "reporting"}))
-      bits |= StanceBit(2);
+    if (ReportsTo(prev, token)) bits |= StanceBit(kSuperior);
     prev.assign(token);
   });
   return bits;

@@ -36,8 +36,12 @@ std::vector<std::string> ScoringTerms(std::vector<std::string> terms, std::strin
 // music does she like?", "My manager is Karen" for "Who is my boss?").
 // `token`: one of text::Tokenize.
 int Stance(std::string_view token);
+inline constexpr int kSuperior = 2;  // the stance of "boss", "manager", "supervisor"
 // The bit of a stance in StancesIn (0 for none).
 int StanceBit(int stance);
+// Whether `token` is the "to" of "report(s|ed|ing) to" (`prev` the token
+// before it): the one reported to is a superior.
+bool ReportsTo(std::string_view prev, std::string_view token);
 // Stance(token) where the token before it is `prev` ("" at the start): a
 // superior's word after a noun is none ("password manager").
 int StanceAfter(std::string_view prev, std::string_view token);
@@ -45,8 +49,8 @@ int StanceAfter(std::string_view prev, std::string_view token);
 // a superior (one of those words, or "report(s|ed|ing) to": "reporting to
 // Kate Liu" says who the boss is).
 int StancesIn(std::string_view text);
-// Whether a query asks about someone's superior: a word of stance 2 ("Who
-// is my boss?") or "report(s) to" ("Who do I report to?").
+// Whether a query asks about someone's superior: a word of stance
+// kSuperior ("Who is my boss?") or ReportsTo ("Who do I report to?").
 bool AsksForSuperior(std::string_view query);
 // The full-text terms of the words a memory says a superior with ("boss",
 // "manager", "supervisor", "report"): such memories are candidates of
