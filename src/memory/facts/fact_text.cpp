@@ -130,50 +130,19 @@ std::vector<std::string> ScoringTerms(std::vector<std::string> terms, std::strin
 }
 
 int Stance(std::string_view token) {
-  static const std::unordered_map<std::string_view, int> kStance = {{"like", 1},
-                                                                    {"likes", 1},
-                                                                    {"liked", 1},
-                                                                    {"liking", 1},
-                                                                    {"love", 1},
-                                                                    {"loves", 1},
-                                                                    {"loved", 1},
-                                                                    {"loving", 1},
-                                                                    {"enjoy", 1},
-                                                                    {"enjoys", 1},
-                                                                    {"enjoyed", 1},
-                                                                    {"enjoying", 1},
-                                                                    {"prefer", 1},
-                                                                    {"prefers", 1},
-                                                                    {"preferred", 1},
-                                                                    {"preferring", 1},
-                                                                    {"adore", 1},
-                                                                    {"adores", 1},
-                                                                    {"adored", 1},
-                                                                    {"fond", 1},
-                                                                    {"favorite", 1},
-                                                                    {"favourite", 1},
-                                                                    {"fave", 1},
-                                                                    {"dislike", -1},
-                                                                    {"dislikes", -1},
-                                                                    {"disliked", -1},
-                                                                    {"hate", -1},
-                                                                    {"hates", -1},
-                                                                    {"hated", -1},
-                                                                    {"detest", -1},
-                                                                    {"detests", -1},
-                                                                    {"loathe", -1},
-                                                                    {"loathes", -1},
-                                                                    {"despise", -1},
-                                                                    {"despises", -1},
-                                                                    {"avoid", -1},
-                                                                    {"avoids", -1},
-                                                                    {"avoided", -1},
-                                                                    {"boss", kSuperior},
-                                                                    {"bosses", kSuperior},
-                                                                    {"manager", kSuperior},
-                                                                    {"managers", kSuperior},
-                                                                    {"supervisor", kSuperior},
-                                                                    {"supervisors", kSuperior}};
+  // clang-format off
+  static const std::unordered_map<std::string_view, int> kStance = {
+      {"like", 1},       {"likes", 1},      {"liked", 1},      {"liking", 1},    {"love", 1},
+      {"loves", 1},      {"loved", 1},      {"loving", 1},     {"enjoy", 1},     {"enjoys", 1},
+      {"enjoyed", 1},    {"enjoying", 1},   {"prefer", 1},     {"prefers", 1},   {"preferred", 1},
+      {"preferring", 1}, {"adore", 1},      {"adores", 1},     {"adored", 1},    {"fond", 1},
+      {"favorite", 1},   {"favourite", 1},  {"fave", 1},       {"dislike", -1},  {"dislikes", -1},
+      {"disliked", -1},  {"hate", -1},      {"hates", -1},     {"hated", -1},    {"detest", -1},
+      {"detests", -1},   {"loathe", -1},    {"loathes", -1},   {"despise", -1},  {"despises", -1},
+      {"avoid", -1},     {"avoids", -1},    {"avoided", -1},
+      {"boss", kSuperior},       {"bosses", kSuperior},      {"manager", kSuperior},
+      {"managers", kSuperior},   {"supervisor", kSuperior},  {"supervisors", kSuperior}};
+  // clang-format on
   const auto it = kStance.find(token);
   return it == kStance.end() ? 0 : it->second;
 }
