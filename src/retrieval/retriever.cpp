@@ -586,7 +586,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
           : FactTerms(text::Tokenize(meant), store::QueryTerms(meant), {&idx.messages, &stm.index});
   // (A question about someone's superior asks for any word of one: "My
   // manager is Karen" for "Who do I report to?", as fact search does.)
-  if (memory::facts::AsksForSuperior(in.query)) {
+  if (memory::facts::AsksForSuperior(tokens)) {
     for (const auto& t : memory::facts::SuperiorTerms()) {
       if (std::find(fact_terms.begin(), fact_terms.end(), t) == fact_terms.end())
         fact_terms.push_back(t);

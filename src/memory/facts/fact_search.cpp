@@ -322,10 +322,11 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       class_all = Lexical(hits);
     }
   }
+  const std::vector<std::string> query_tokens = text::Tokenize(query);
   // A question about someone's superior: the memories saying a word of one
   // are candidates as the class's are ("My manager is Karen" shares no word
   // and little meaning with "Who do I report to?").
-  if (AsksForSuperior(query)) {
+  if (AsksForSuperior(query_tokens)) {
     ENGRAM_ASSIGN_OR_RETURN(auto hits, store::FindFactText(db, SuperiorTerms(), token, n));
     for (const auto& h : Lexical(hits)) class_all.push_back(h);
   }
@@ -414,7 +415,6 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   if (idf) {
     for (std::size_t k = 0; k < qterms.size(); ++k) qweight[k] = idf(qterms[k]);
   }
-  const std::vector<std::string> query_tokens = text::Tokenize(query);
   const bool asks_when = AsksWhen(query_tokens);
   const bool asks_number = AsksHowMany(query_tokens);
   const wordnet::WordNet* wn = words ? wordnet::WordNet::Default() : nullptr;

@@ -167,14 +167,12 @@ int StanceAfter(std::string_view prev, std::string_view token) {
   return st;
 }
 
-bool AsksForSuperior(std::string_view query) {
-  bool asks = false;
-  std::string prev;
-  text::ForEachToken(query, [&](std::string_view token) {
-    asks = asks || StanceAfter(prev, token) == kSuperior || ReportsTo(prev, token);
-    prev.assign(token);
-  });
-  return asks;
+bool AsksForSuperior(const std::vector<std::string>& tokens) {
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    const std::string_view prev = i > 0 ? std::string_view(tokens[i - 1]) : std::string_view();
+    if (StanceAfter(prev, tokens[i]) == kSuperior || ReportsTo(prev, tokens[i])) return true;
+  }
+  return false;
 }
 
 const std::vector<std::string>& SuperiorTerms() {

@@ -49,9 +49,10 @@ int StanceAfter(std::string_view prev, std::string_view token);
 // a superior (one of those words, or "report(s|ed|ing) to": "reporting to
 // Kate Liu" says who the boss is).
 int StancesIn(std::string_view text);
-// Whether a query asks about someone's superior: a word of stance
-// kSuperior ("Who is my boss?") or ReportsTo ("Who do I report to?").
-bool AsksForSuperior(std::string_view query);
+// Whether a query (its text::Tokenize tokens) asks about someone's superior:
+// a word of stance kSuperior ("Who is my boss?") or ReportsTo ("Who do I
+// report to?").
+bool AsksForSuperior(const std::vector<std::string>& tokens);
 // The full-text terms of the words a memory says a superior with ("boss",
 // "manager", "supervisor", "report"): such memories are candidates of
 // those questions (fact search).
