@@ -202,6 +202,12 @@ struct RankingOptions {
   // messages (0 = no expansion).
   double expansion = 0.25;
   double expansion_max_df_share = 0.01;
+  // ... and the weight [0, 1] of the expansions of two adjacent question
+  // words that WordNet names as one thing ("martial arts": "taekwondo";
+  // "European countries": "Spain"): a two-word name has one sense, so its
+  // kinds are what the question asks for, where a single word's senses
+  // are many (read only while expansion > 0).
+  double expansion_compound = 1.0;
   // Shares of the budget [0, 1] that recent STM turns, the profile and the
   // facts may take at most (their sum at most 1); the rest goes to messages.
   // (What the messages and the older recent turns leave, the facts may take
@@ -251,8 +257,15 @@ struct RankReasons {
   double self_reference = 0;  // its first- over second-person balance, in [-1, 1] (RankingOptions::self_reference)
   double cues = 1;       // the factor of its own cues: asking, opening a session, naming things
   // Query terms its text or speaker name holds: the question's own (weight
-  // 1) and WordNet expansions (weight below 1).
-  std::vector<std::pair<std::string, double>> matched_terms;
+  // 1, or below for a guessed spelling) and WordNet expansions (weight below
+  // 1, or 1 for the kinds of two words naming one thing: "taekwondo" for
+  // "martial arts").
+  struct Term {
+    std::string term;
+    double weight = 1;
+    bool expansion = false;
+  };
+  std::vector<Term> matched_terms;
 };
 
 // One piece of context with the provenance a caller needs to audit it.

@@ -983,15 +983,41 @@ std::vector<WordNet::Related> WordNet::ExpandIds(std::string_view word, const Ex
       return true;
     });
   }
-  auto emit = [&](std::uint32_t w, Relation rel, int depth) {
+  // Whether synset s is the most frequent sense of its part of speech of
+  // word w and of each of w's base forms ("kings": "king").
+  auto first_of = [&](std::uint32_t w, std::uint32_t s) {
+    if (!opt.first_senses) return false;
+    const std::uint8_t pos = synset_pos_[s];
+    auto first_is_s = [&](std::uint32_t id) {
+      for (std::uint32_t x : word_synsets_.at(id)) {
+        if (synset_pos_[x] == pos) return x == s;
+      }
+      return false;
+    };
+    if (!first_is_s(w)) return false;
+    bool all = true;
+    ForEachCandidate(std::string(words_.at(w)), pos, [&](const std::string& b) {
+      const int id = FindWord(b);
+      if (HasPos(id, pos) && static_cast<std::uint32_t>(id) != w)
+        all = first_is_s(static_cast<std::uint32_t>(id));
+      return all;
+    });
+    return all;
+  };
+  auto emit = [&](std::uint32_t w, std::uint32_t s, Relation rel, int depth) {
     if (out.size() >= opt.max_words || !seen_words.insert(w).second) return;
-    out.push_back({w, rel, depth});
+    out.push_back({w, rel, depth, first_of(w, s)});
   };
   for (std::uint32_t s : roots) {
-    for (std::uint32_t w : synset_words_.at(s)) emit(w, Relation::kSynonym, 0);
+    for (std::uint32_t w : synset_words_.at(s)) emit(w, s, Relation::kSynonym, 0);
   }
+  // (A derivation is a word of another synset, which the image does not
+  // keep: its sense is not known.)
   for (std::uint32_t s : roots) {
-    for (std::uint32_t w : synset_derivations_.at(s)) emit(w, Relation::kDerivation, 0);
+    for (std::uint32_t w : synset_derivations_.at(s)) {
+      if (out.size() >= opt.max_words || !seen_words.insert(w).second) continue;
+      out.push_back({w, Relation::kDerivation, 0, false});
+    }
   }
   std::unordered_set<std::uint32_t> seen_synsets(roots.begin(), roots.end());
   std::vector<std::uint32_t> level = roots;
@@ -1003,7 +1029,7 @@ std::vector<WordNet::Related> WordNet::ExpandIds(std::string_view word, const Ex
       }
     }
     for (std::uint32_t s : next) {
-      for (std::uint32_t w : synset_words_.at(s)) emit(w, Relation::kHyponym, depth);
+      for (std::uint32_t w : synset_words_.at(s)) emit(w, s, Relation::kHyponym, depth);
     }
     level = std::move(next);
   }
@@ -1028,7 +1054,7 @@ std::vector<WordNet::Related> WordNet::ExpandIds(std::string_view word, const Ex
       for (std::uint32_t s : next) {
         for (std::uint32_t w : synset_words_.at(s)) {
           if (parts >= opt.max_parts || !seen_words.insert(w).second) continue;
-          out.push_back({w, Relation::kPart, depth});
+          out.push_back({w, Relation::kPart, depth, first_of(w, s)});
           ++parts;
         }
       }
@@ -1050,7 +1076,7 @@ std::vector<RelatedWord> WordNet::Expand(std::string_view word, const ExpandOpti
   for (const Related& r : ExpandIds(word, opt)) {
     std::string text(words_.at(r.word));
     std::replace(text.begin(), text.end(), '_', ' ');
-    out.push_back({std::move(text), r.relation, r.depth});
+    out.push_back({std::move(text), r.relation, r.depth, r.first_sense});
   }
   return out;
 }
@@ -1062,7 +1088,7 @@ std::vector<RelatedWord> WordNet::ExpandTerms(std::string_view word, const Expan
     if (keep == kNoTerm) continue;
     std::string term(words_.at(r.word).substr(0, keep));
     term += term_tails_.at(r.word);
-    out.push_back({std::move(term), r.relation, r.depth});
+    out.push_back({std::move(term), r.relation, r.depth, r.first_sense});
   }
   return out;
 }

@@ -32,6 +32,12 @@ struct RelatedWord {
   std::string word;  // lower-case; words of a collocation joined by ' '
   Relation relation = Relation::kSynonym;
   int depth = 0;  // hyponyms and parts: 1 = direct; otherwise 0
+  // The sense it was reached by is the most frequent one of that part of
+  // speech of the word and of each of its base forms (ExpandOptions::
+  // first_senses): "Spain" from "European country"; not "heat" (a
+  // temperature first) from "basketball team", nor "five" (a number first),
+  // nor "Kings" (a plural of "king" as written).
+  bool first_sense = false;
 };
 
 struct ExpandOptions {
@@ -45,6 +51,9 @@ struct ExpandOptions {
   // max_parts words besides max_words. 0: none.
   int part_depth = 0;
   std::size_t max_parts = 0;
+  // Fill RelatedWord::first_sense (a look-up of each related word's base
+  // forms; off, it is false).
+  bool first_senses = false;
 };
 
 class WordNet {
@@ -198,6 +207,7 @@ class WordNet {
     std::uint32_t word;
     Relation relation;
     int depth;
+    bool first_sense;
   };
   // The part meronyms of a synset (none for most).
   Ids PartsOf(std::uint32_t synset) const;

@@ -16,6 +16,7 @@ namespace {
 struct Candidate {
   std::string term;  // index term (stemmed)
   double weight;
+  bool kind;  // of a two-word name, in its most frequent sense: stands for the name's words
 };
 using Candidates = std::shared_ptr<const std::vector<Candidate>>;
 
@@ -26,26 +27,33 @@ std::vector<Candidate> Compute(const wordnet::WordNet& wn, const std::string& wo
   opt.max_senses = p.senses;
   opt.part_depth = p.part_depth;
   opt.max_parts = p.max_parts;
+  // (A two-word name's related words weigh `compound` where it is their
+  // most frequent sense: "Spain" is a European country first, "Kings" is no
+  // basketball team first.)
+  const bool compound = word.find('_') != std::string::npos;
+  opt.first_senses = compound;
   std::vector<Candidate> out;
   std::unordered_map<std::string, std::size_t> at;  // index in `out` by term
   // (Index terms made with the image; words that are not one term, such as
   // collocations, whose words alone say something else, are left out.)
   for (auto& r : wn.ExpandTerms(word, opt)) {
-    double w = p.synonym;
+    const bool kind = compound && r.first_sense;
+    double w = kind ? p.compound : p.synonym;
     if (r.relation == wordnet::Relation::kDerivation) w = p.derivation;
     if (r.relation == wordnet::Relation::kHyponym) {
-      w = p.hyponym;
+      w = kind ? p.compound : p.hyponym;
       for (int d = 1; d < r.depth; ++d) w *= p.hyponym_decay;
     }
     if (r.relation == wordnet::Relation::kPart) {
-      w = p.part;
+      w = kind ? p.compound : p.part;
       for (int d = 1; d < r.depth; ++d) w *= p.part_decay;
     }
     auto [same, fresh] = at.try_emplace(r.word, out.size());
     if (fresh) {
-      out.push_back({std::move(r.word), w});
+      out.push_back({std::move(r.word), w, kind});
     } else {
       out[same->second].weight = std::max(out[same->second].weight, w);
+      out[same->second].kind = out[same->second].kind || kind;
     }
   }
   return out;
@@ -81,6 +89,7 @@ ExpansionParams ExpansionParamsFrom(const RankingOptions& o) {
   ExpansionParams p = DefaultExpansionParams();
   p.synonym = p.derivation = p.hyponym = p.part = o.expansion;
   p.max_df_share = o.expansion_max_df_share;
+  p.compound = o.expansion_compound;
   return p;
 }
 
@@ -97,12 +106,26 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
   if (!wn) wn = wordnet::WordNet::Default();
   if (!wn) return out;
   std::vector<std::string> words;
+  std::vector<std::uint32_t> covers;  // of each word: the base terms a pair's kinds stand for
+  auto bits = [&](const std::string& token) {
+    const std::string stem = text::Stem(token);
+    std::uint32_t b = 0;
+    for (std::size_t k = 0; k < base.size() && k < 32; ++k) {
+      if (base[k].term == stem) b |= std::uint32_t{1} << k;
+    }
+    return b;
+  };
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (text::IsStopword(tokens[i])) continue;
     words.push_back(tokens[i]);
-    if (i + 1 < tokens.size() && !text::IsStopword(tokens[i + 1])) words.push_back(tokens[i] + "_" + tokens[i + 1]);
+    covers.push_back(0);
+    if (i + 1 < tokens.size() && !text::IsStopword(tokens[i + 1])) {
+      words.push_back(tokens[i] + "_" + tokens[i + 1]);
+      covers.push_back(bits(tokens[i]) | bits(tokens[i + 1]));
+    }
   }
-  for (const auto& word : words) {
+  for (std::size_t wi = 0; wi < words.size(); ++wi) {
+    const std::string& word = words[wi];
     std::size_t kept = 0;
     const Candidates candidates = WordExpansions(*wn, word, p);
     for (const auto& c : *candidates) {
@@ -114,10 +137,13 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
       auto have = std::find_if(out.begin(), out.end(), [&](const QueryTerm& q) { return q.term == c.term; });
       if (have != out.end()) {
         // A query term keeps its own weight; an expansion its best one.
-        if (have - out.begin() >= static_cast<std::ptrdiff_t>(base.size())) have->weight = std::max(have->weight, c.weight);
+        if (have - out.begin() >= static_cast<std::ptrdiff_t>(base.size())) {
+          have->weight = std::max(have->weight, c.weight);
+          if (c.kind) have->covers |= covers[wi];
+        }
         continue;
       }
-      out.push_back({c.term, c.weight});
+      out.push_back({c.term, c.weight, true, c.kind ? covers[wi] : 0});
       ++kept;
     }
   }

@@ -38,6 +38,10 @@ struct ExpansionParams {
   // "Porto"), to this depth, at most max_parts of them looked at per word.
   double part = 0.25;       // ... of a place within it
   double part_decay = 0.6;  // per further level
+  // The weight of each relation above, for the expansions of two adjacent
+  // words WordNet names as one thing ("martial_art"): one sense, so no
+  // dilution by the others.
+  double compound = 1.0;
   int part_depth = 2;
   std::size_t max_parts = 512;
   std::size_t max_per_word = 24;    // expansions kept per query word (accepted ones)

@@ -95,11 +95,19 @@ class MessageIndex {
   std::uint64_t total_length_ = 0;
 };
 
-// One query term with its weight (1 for the query's own terms, less for
-// expansions).
+// One query term with its weight (1 for the query's own terms, less for a
+// guessed word and most expansions). An expansion is no word of the query,
+// whatever its weight: a two-word name's kinds weigh 1 (ExpansionParams).
 struct QueryTerm {
   std::string term;
   double weight = 1.0;
+  bool expansion = false;
+  // The query's own terms (bits of their indexes, under 32) this expansion
+  // stands for in the share of them a message holds: a two-word name's kind
+  // ("taekwondo") holds both of its words ("martial", "art").
+  std::uint32_t covers = 0;
+  // A word of the query itself, at full weight.
+  bool Own() const { return !expansion && weight >= 1.0; }
 };
 
 struct Bm25Params {

@@ -65,6 +65,7 @@ const std::vector<RankingField>& RankingFields() {
       {"names", &R::names, 0, 10, false},
       {"expansion", &R::expansion, 0, 1, false},
       {"expansion_max_df_share", &R::expansion_max_df_share, 0, 1, false},
+      {"expansion_compound", &R::expansion_compound, 0, 1, false},
       {"stm_share", &R::stm_share, 0, 1, false},
       {"profile_share", &R::profile_share, 0, 1, false},
       {"facts_share", &R::facts_share, 0, 1, false},
@@ -319,13 +320,17 @@ void LexicalScores(const Corpus& c, const RankParams& p, Scratch& s) {
 
 // Scales each message's lexical score by 1 + weight x the share of the
 // query's own words (by idf; expansions aside) that it holds: a message that
-// holds "Anna", "pottery" and "class" beats one that repeats "class".
+// holds "Anna", "pottery" and "class" beats one that repeats "class". A
+// message holding an expansion that stands for own words (QueryTerm::covers:
+// "taekwondo" for "martial arts") holds those words.
 void ApplyCoverage(const Corpus& c, double weight, Scratch& s) {
   std::vector<QueryTerm> own;
+  std::vector<std::size_t> own_at;  // index in c.terms
   std::vector<int> own_ids[2];
   for (std::size_t qi = 0; qi < c.terms.size(); ++qi) {
-    if (c.terms[qi].weight < 1.0) continue;
+    if (!c.terms[qi].Own()) continue;
     own.push_back(c.terms[qi]);
+    own_at.push_back(qi);
     for (int k = 0; k < 2; ++k) own_ids[k].push_back(c.ids[k][qi]);
   }
   if (own.empty()) return;
@@ -334,13 +339,36 @@ void ApplyCoverage(const Corpus& c, double weight, Scratch& s) {
   for (double idf : stats.idf) total += idf;
   if (total <= 0) return;
   double* held = s.held.data();
+  std::vector<std::uint32_t> docs;  // of an own word with expansions standing for it
   for (std::size_t qi = 0; qi < own.size(); ++qi) {
-    int k = 0;
-    for (const auto& [ix, offset, ids] : c.Parts()) {
-      const int id = own_ids[k++][qi];
-      if (id < 0) continue;
-      for (const auto& post : ix->Postings(id)) held[offset + post.doc] += stats.idf[qi];
+    std::uint32_t bit = own_at[qi] < 32 ? std::uint32_t{1} << own_at[qi] : 0;
+    bool covered = false;
+    for (const QueryTerm& t : c.terms) covered = covered || (t.covers & bit) != 0;
+    if (!covered) {
+      int k = 0;
+      for (const auto& [ix, offset, ids] : c.Parts()) {
+        const int id = own_ids[k++][qi];
+        if (id < 0) continue;
+        for (const auto& post : ix->Postings(id)) held[offset + post.doc] += stats.idf[qi];
+      }
+      continue;
     }
+    // (Each message once, however many of the terms it holds.)
+    docs.clear();
+    for (std::size_t ti = 0; ti < c.terms.size(); ++ti) {
+      if (ti != own_at[qi] && (c.terms[ti].covers & bit) == 0) continue;
+      int k = 0;
+      for (const auto& [ix, offset, ids] : c.Parts()) {
+        const int id = (*ids)[ti];
+        ++k;
+        if (id < 0) continue;
+        for (const auto& post : ix->Postings(id))
+          docs.push_back(static_cast<std::uint32_t>(offset + post.doc));
+      }
+    }
+    std::sort(docs.begin(), docs.end());
+    docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
+    for (const std::uint32_t d : docs) held[d] += stats.idf[qi];
   }
   for (const std::uint32_t d : s.touched) {  // held is zero elsewhere
     if (held[d] > 0) s.lex[d] *= 1.0 + weight * held[d] / total;
@@ -402,7 +430,7 @@ std::vector<bool> NamedSpeakerMessages(const Corpus& c) {
   // The speaker's id in each index (kNoSpeaker: not known there yet).
   std::uint16_t speaker_id[2] = {MessageIndex::kNoSpeaker, MessageIndex::kNoSpeaker};
   for (std::size_t qi = 0; qi < c.terms.size(); ++qi) {
-    if (c.terms[qi].weight < 1.0) continue;  // an expansion (weighted below 1), not a word of the query
+    if (!c.terms[qi].Own()) continue;  // an expansion or a guess, not a word of the query
     int part = 0;
     for (const auto& [ix, offset, ids] : c.Parts()) {
       const int k = part++;
@@ -438,7 +466,7 @@ void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
   const CollectionStats stats = Stats(terms, {&c.idx.messages, &c.stm.index}, {&c.ids[0], &c.ids[1]});
   double own_total = 0;
   for (std::size_t qi = 0; qi < terms.size(); ++qi) {
-    if (terms[qi].weight >= 1.0) own_total += stats.idf[qi];
+    if (terms[qi].Own()) own_total += stats.idf[qi];
   }
   for (auto& m : out) {
     std::set<std::string> held;  // as the index has them (scope_index's TermMaker)
@@ -452,8 +480,8 @@ void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
     double own = 0;
     for (std::size_t qi = 0; qi < terms.size(); ++qi) {
       if (!held.count(terms[qi].term)) continue;
-      m.why.matched_terms.emplace_back(terms[qi].term, terms[qi].weight);
-      if (terms[qi].weight >= 1.0) own += stats.idf[qi];
+      m.why.matched_terms.push_back({terms[qi].term, terms[qi].weight, terms[qi].expansion});
+      if (terms[qi].Own()) own += stats.idf[qi];
     }
     m.why.coverage = own_total > 0 ? own / own_total : 0.0;
   }

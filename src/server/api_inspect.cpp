@@ -333,9 +333,11 @@ json ExplainItem(const RetrievedItem& item, const std::string& query, bool seman
   json matched = json::array(), expansions = json::array();
   if (item.why.filled) {
     // The ranker's own sums (RankReasons).
-    for (const auto& [term, weight] : item.why.matched_terms) {
-      if (weight >= 1.0) matched.push_back(term);
-      else expansions.push_back({{"term", term}, {"weight", weight}});
+    for (const auto& t : item.why.matched_terms) {
+      if (!t.expansion && t.weight >= 1.0)
+        matched.push_back(t.term);
+      else
+        expansions.push_back({{"term", t.term}, {"weight", t.weight}});
     }
   } else {
     // Not ranked (recent turns, facts, profile): the query terms its text holds.

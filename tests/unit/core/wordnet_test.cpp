@@ -383,6 +383,44 @@ TEST_F(TinyWordNet, NameSensesAreNounsUnderTheirKind) {
   EXPECT_NE(error.find("\"play\""), std::string::npos) << error;
 }
 
+// A related word's first sense: whether the sense it was reached by is the
+// most frequent one of the word and of each of its base forms, as written
+// ("kids", a band named under instruments, is read as "kid", a child first).
+TEST_F(TinyWordNet, ARelatedWordsFirstSenseIsItsBaseFormsToo) {
+  std::vector<names::NameSense> names(2);
+  names[0] = {"kids", {"instrument"}, true, "a band of the same name", 1};
+  names[1] = {"theremin", {"instrument"}, true, "an electronic instrument played without touch", 2};
+  std::string error;
+  auto wn = WordNet::Load(dir_, names, &error);
+  ASSERT_NE(wn, nullptr) << error;
+  ExpandOptions o;
+  o.first_senses = true;
+  auto first = [&](const std::vector<RelatedWord>& words, const std::string& w) {
+    const auto it =
+        std::find_if(words.begin(), words.end(), [&](const RelatedWord& r) { return r.word == w; });
+    EXPECT_NE(it, words.end()) << w;
+    return it != words.end() && it->first_sense;
+  };
+  const auto related = wn->Expand("musical instrument", o);
+  EXPECT_TRUE(first(related, "violin"));
+  EXPECT_TRUE(first(related, "stradivarius"));  // two levels down
+  EXPECT_TRUE(first(related, "theremin"));
+  EXPECT_TRUE(first(related, "instrument"));  // a synonym, in its first sense
+  EXPECT_FALSE(first(related, "kids"));       // "kid" is a child first
+  // Unasked, no word's is known.
+  for (const auto& r : wn->Expand("musical instrument")) EXPECT_FALSE(r.first_sense) << r.word;
+  ASSERT_TRUE(wn->WriteImage(dir_ + "/wordnet.bin"));
+  auto mapped = WordNet::Open(dir_ + "/wordnet.bin");
+  ASSERT_NE(mapped, nullptr);
+  const auto terms = wn->ExpandTerms("musical instrument", o),
+             mapped_terms = mapped->ExpandTerms("musical instrument", o);
+  ASSERT_EQ(terms.size(), mapped_terms.size());
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    EXPECT_EQ(terms[i].word, mapped_terms[i].word);
+    EXPECT_EQ(terms[i].first_sense, mapped_terms[i].first_sense) << terms[i].word;
+  }
+}
+
 // An "also" entry adds no sense: the word's most frequent noun sense goes
 // under its kinds as well, in the image as in the parse.
 TEST_F(TinyWordNet, AnAlsoEntryPutsAKnownWordUnderMoreKinds) {

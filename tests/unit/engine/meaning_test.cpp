@@ -283,6 +283,44 @@ TEST_F(MeaningTest, AQuestionNamingAKindFindsTheTurnNamingAKindFarBelowIt) {
             std::string::npos);
 }
 
+// Two question words WordNet names as one thing ("martial arts", "European
+// countries") ask for its kinds, which count as the question's own words: a
+// two-word name has one sense, where "art" and "country" alone have many
+// (RankingOptions::expansion_compound). The turns holding the single words
+// ("modern art", "my country") come after the turns naming the kinds; at the
+// single words' expansion weight they came first.
+TEST_F(MeaningTest, TwoWordsNamingOneThingAskForItsKinds) {
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr) << kNoWordNet;
+  auto e = Open();
+  const Scope dialogue{"default", "kim", "assistant"};
+  AddBusyDialogue(
+      *e, dialogue,
+      {{4, Said("I signed up for taekwondo classes twice a week.", "Good for you!")},
+       {9, Said("The modern art at the Tate was wonderful.", "Which room did you like best?")},
+       {15, Said("Last summer we drove all the way through Spain.", "What a trip!")},
+       {22, Said("I would do anything to serve my country.", "That is admirable.")}});
+  EXPECT_NE(FirstRanked(*e, dialogue, "Which martial arts have I practised?").find("taekwondo"),
+            std::string::npos);
+  EXPECT_NE(FirstRanked(*e, dialogue, "What European countries have I been to?").find("Spain"),
+            std::string::npos);
+  // An expansion still, at the question's words' weight.
+  RetrieveOptions explain;
+  explain.explain = true;
+  auto why = e->Retrieve(dialogue, "Which martial arts have I practised?", explain);
+  ASSERT_TRUE(why.ok() && !why->ranked.empty());
+  bool expanded = false;
+  for (const auto& t : why->ranked.front().why.matched_terms) {
+    expanded = expanded || (t.term == "taekwondo" && t.expansion && t.weight == 1.0);
+  }
+  EXPECT_TRUE(expanded);
+  // At the single words' weight, the single words win.
+  RetrieveOptions single;
+  single.ranking.expansion_compound = single.ranking.expansion;
+  auto r = e->Retrieve(dialogue, "What European countries have I been to?", single);
+  ASSERT_TRUE(r.ok() && !r->ranked.empty());
+  EXPECT_EQ(r->ranked.front().text.find("Spain"), std::string::npos) << r->ranked.front().text;
+}
+
 // A speaker's name is no common noun to expand: "Bill" is no invoice, and
 // the other speaker's message about an invoice holds no term of a question
 // about Bill.
@@ -306,7 +344,7 @@ TEST_F(MeaningTest, ASpeakersNameIsNotExpandedAsAWord) {
   for (const auto& item : r->ranked) {
     if (item.text.find("invoice") == std::string::npos) continue;
     seen = true;
-    EXPECT_TRUE(item.why.matched_terms.empty()) << item.why.matched_terms.front().first;
+    EXPECT_TRUE(item.why.matched_terms.empty()) << item.why.matched_terms.front().term;
   }
   EXPECT_TRUE(seen);  // (ranked by its neighbours alone)
 }
