@@ -181,9 +181,9 @@ struct RankingOptions {
   // A message's lexical score is multiplied by 1 + coverage [0, 10] x the
   // share (by idf) of the question's own words that it holds.
   double coverage = 2.0;
-  // A question naming a day or a month ("on 8 May, 2023", "in June 2023";
-  // without its year, the latest by the scope's last message): the lexical
-  // score of the messages of that day or month, widened by date_slack_days
+  // A question naming a day, a month or a season ("on 8 May, 2023", "in June
+  // 2023", "in summer 2022"; without its year, the latest by the scope's last
+  // message): the lexical score of the messages of that time, widened by date_slack_days
   // [0, 366] on each side, counts 1 + date [0, 10] times.
   double date = 2.0;
   double date_slack_days = 1.0;

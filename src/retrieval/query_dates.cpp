@@ -54,6 +54,16 @@ bool IntroducesMonth(const std::string& t, int month) {
   return std::find(std::begin(kWords), std::end(kWords), t) != std::end(kWords);
 }
 
+// The first month of a season's name (meteorological, northern: spring 3,
+// summer 6, autumn or fall 9, winter 12), 0 otherwise.
+int SeasonStart(const std::string& t) {
+  if (t == "spring") return 3;
+  if (t == "summer") return 6;
+  if (t == "autumn" || t == "fall") return 9;
+  if (t == "winter") return 12;
+  return 0;
+}
+
 TimeWindow Widen(TimeMs from, TimeMs to, int slack_days) {
   const TimeMs slack = static_cast<TimeMs>(slack_days) * kDayMs;
   return {from - slack, to + slack};
@@ -113,6 +123,34 @@ TimeWindow QueryDateWindow(const std::vector<std::string>& tokens, int slack_day
         const TimeMs day = MakeTimeMs(y, m, d);
         return Widen(day, day + kDayMs, slack_days);
       }
+    }
+    // A season: "summer 2022", "the summer of 2021", "in the spring", "last
+    // winter" (winter 2023 is December 2022 to February 2023, the winter of
+    // its January).
+    if (const int first = SeasonStart(t)) {
+      std::size_t next = i + 1;
+      if (next < tokens.size() && tokens[next] == "of") ++next;
+      int year =
+          next < tokens.size() && tokens[next].size() == 4 ? Number(tokens[next], 1000, 9999) : 0;
+      if (year) {
+        if (first == 12) --year;
+      } else {
+        // Without its year, after a word that introduces a time ("in the
+        // fall", "during summer", "last winter"; "fall" alone is a verb more
+        // often), the latest one that began by `latest`; not after "of"
+        // ("the colours of autumn") nor "next" (one to come: no message is
+        // of it yet).
+        const std::size_t before = i > 0 && tokens[i - 1] == "the" ? i - 1 : i;
+        if (!latest || before == 0 || tokens[before - 1] == "of" || tokens[before - 1] == "next" ||
+            !IntroducesMonth(tokens[before - 1], 0)) {
+          continue;
+        }
+        year = YearOf(*latest);
+        if (MakeTimeMs(year, first, 1) > *latest) --year;
+      }
+      const TimeMs from = MakeTimeMs(year, first, 1);
+      const TimeMs to = first == 12 ? MakeTimeMs(year + 1, 3, 1) : MakeTimeMs(year, first + 3, 1);
+      return Widen(from, to, slack_days);
     }
     const int month = Month(t);
     if (!month) continue;

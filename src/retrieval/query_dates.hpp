@@ -35,12 +35,17 @@ struct DayWindow {
 
 // The window of the first date the query names: a day ("8 May, 2023", "May
 // 8 2023", "2023-05-08") widened by `slack_days` on each side, or a month
-// ("June 2023", widened the same way). A day or a month named without its
-// year ("on Aug 15th", "in June", "the second week of November") is the
-// latest one that began by `latest` (the newest message of the scope), and
-// no window without `latest`. Empty when the query names none (a year alone
-// is not a window; nor is a month's name without a day that no "in", "of",
-// "during", "early" ... introduces: "may" and "march" are verbs too).
+// ("June 2023", widened the same way), or a season's three months
+// (meteorological, northern: "summer 2022", "the summer of 2021"; winter
+// 2023 is December 2022 to February 2023). A day, a month or a season named
+// without its year ("on Aug 15th", "in June", "the second week of November",
+// "during the summer") is the latest one that began by `latest` (the newest
+// message of the scope), and no window without `latest`. Empty when the
+// query names none (a year alone is not a window; nor is a month's name
+// without a day that no "in", "of", "during", "early" ... introduces: "may"
+// and "march" are verbs too; nor a season's name without its year that no
+// such word but "of" or "next" introduces: "the colours of autumn", "next
+// summer", "fall" the verb).
 TimeWindow QueryDateWindow(const std::string& query, int slack_days = 1,
                            std::optional<TimeMs> latest = std::nullopt);
 // The same from the question's tokens (text::Tokenize), made once per query.

@@ -72,6 +72,42 @@ TEST(QueryDates, WithoutItsYearTheLatestByTheLastMessage) {
   EXPECT_TRUE(QueryDateWindow("When did Melanie go camping in June?", 0).empty());
 }
 
+// A season (meteorological, northern) is a window of its three months:
+// with its year ("summer 2022", "the summer of 2021"; winter 2023 is the
+// one of its January), or without it after a word that introduces a time,
+// the latest one begun by the scope's last message; not after "of" ("the
+// colours of autumn") or "next" (one to come), nor "fall" the verb.
+TEST(QueryDates, ASeasonIsItsThreeMonths) {
+  const TimeWindow summer = QueryDateWindow("What did Sam do towards the end of summer 2023?", 0);
+  EXPECT_TRUE(summer.contains(MakeTimeMs(2023, 6, 1)));
+  EXPECT_TRUE(summer.contains(MakeTimeMs(2023, 8, 31, 23)));
+  EXPECT_FALSE(summer.contains(MakeTimeMs(2023, 9, 1)));
+  EXPECT_FALSE(summer.contains(MakeTimeMs(2023, 5, 31, 23)));
+  EXPECT_TRUE(QueryDateWindow("Where was Jolene in the summer of 2021?", 0)
+                  .contains(MakeTimeMs(2021, 7, 4)));
+  const TimeWindow winter = QueryDateWindow("What did Ana read in winter 2023?", 0);
+  EXPECT_TRUE(winter.contains(MakeTimeMs(2022, 12, 20)));
+  EXPECT_TRUE(winter.contains(MakeTimeMs(2023, 2, 28, 12)));
+  EXPECT_FALSE(winter.contains(MakeTimeMs(2023, 3, 1)));
+  EXPECT_TRUE(
+      QueryDateWindow("Where did they go in fall 2022?", 0).contains(MakeTimeMs(2022, 10, 1)));
+  EXPECT_TRUE(QueryDateWindow("spring 2024", 0).contains(MakeTimeMs(2024, 4, 30)));
+  const TimeMs last = MakeTimeMs(2023, 10, 20, 9);  // the scope's newest message
+  auto window = [&](const char* q) { return QueryDateWindow(q, 0, last); };
+  EXPECT_TRUE(window("When did Caroline go to a pride parade during the summer?")
+                  .contains(MakeTimeMs(2023, 7, 1)));
+  EXPECT_TRUE(window("What did Ana plant in the spring?").contains(MakeTimeMs(2023, 4, 1)));
+  EXPECT_TRUE(window("Where did they hike last fall?").contains(MakeTimeMs(2023, 10, 1)));
+  // (winter 2023-24 had not begun: the one before)
+  EXPECT_TRUE(window("What did James do in the winter?").contains(MakeTimeMs(2023, 1, 15)));
+  EXPECT_TRUE(window("What aspect of autumn does Andrew find beautiful?").empty());
+  EXPECT_TRUE(window("What family event is Evan planning for next summer?").empty());
+  EXPECT_TRUE(window("When did Evan's son fall off his bike?").empty());
+  EXPECT_TRUE(window("Does Ana like summer?").empty());
+  EXPECT_TRUE(
+      QueryDateWindow("What did Ana do in the summer?", 0).empty());  // nothing to date it by
+}
+
 TEST(QueryDates, WhatAMessageSaysPointsToDays) {
   const TimeMs said = MakeTimeMs(2023, 10, 4, 15);  // a Wednesday
   auto days = [&](const char* text) { return SaidWindow(text::Tokenize(text), said); };
