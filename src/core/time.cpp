@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <optional>
@@ -78,6 +79,31 @@ int MonthFromWord(std::string_view w) {
     if (w == full || (w.size() == 3 && full.substr(0, 3) == w)) return i + 1;
   }
   return 0;
+}
+
+int SeasonFromWord(std::string_view w) {
+  if (w == "spring") return 3;
+  if (w == "summer") return 6;
+  if (w == "autumn" || w == "fall") return 9;
+  if (w == "winter") return 12;
+  return 0;
+}
+
+bool NamesMonthOfSeason(std::string_view text, int first) {
+  if (first < 1 || first > 12) return false;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && !(text[i] >= 'A' && text[i] <= 'Z')) ++i;
+    const std::size_t from = i;
+    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
+    if (from == i || (from > 0 && std::isalpha(static_cast<unsigned char>(text[from - 1]))))
+      continue;
+    std::string word(text.substr(from, i - from));
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const int month = word == "sept" ? 9 : MonthFromWord(word);
+    if (month != 0 && (month - first + 12) % 12 < 3) return true;
+  }
+  return false;
 }
 
 bool IsTimeUnit(std::string_view t) {

@@ -39,6 +39,14 @@ std::string FormatHumanMonth(TimeMs t);
 // 1..12 for a lower-case month name or its three-letter abbreviation
 // ("may", "sep"), 0 otherwise.
 int MonthFromWord(std::string_view word);
+// The first month of the season a lower-case word names (meteorological,
+// northern hemisphere: "spring" 3, "summer" 6, "autumn" or "fall" 9,
+// "winter" 12), 0 otherwise.
+int SeasonFromWord(std::string_view word);
+// Whether a text names a month of the season that begins in month `first`
+// (SeasonFromWord): its name or three-letter abbreviation written with a
+// capital ("April", "Apr", "May"; "may" the verb is written lower-case).
+bool NamesMonthOfSeason(std::string_view text, int first);
 // Days of a month (1..12) of a year, and whether a year is a leap year
 // (proleptic Gregorian).
 int DaysInMonth(int year, int month);

@@ -54,16 +54,6 @@ bool IntroducesMonth(const std::string& t, int month) {
   return std::find(std::begin(kWords), std::end(kWords), t) != std::end(kWords);
 }
 
-// The first month of a season's name (meteorological, northern: spring 3,
-// summer 6, autumn or fall 9, winter 12), 0 otherwise.
-int SeasonStart(const std::string& t) {
-  if (t == "spring") return 3;
-  if (t == "summer") return 6;
-  if (t == "autumn" || t == "fall") return 9;
-  if (t == "winter") return 12;
-  return 0;
-}
-
 TimeWindow Widen(TimeMs from, TimeMs to, int slack_days) {
   const TimeMs slack = static_cast<TimeMs>(slack_days) * kDayMs;
   return {from - slack, to + slack};
@@ -127,7 +117,7 @@ TimeWindow QueryDateWindow(const std::vector<std::string>& tokens, int slack_day
     // A season: "summer 2022", "the summer of 2021", "in the spring", "last
     // winter" (winter 2023 is December 2022 to February 2023, the winter of
     // its January).
-    if (const int first = SeasonStart(t)) {
+    if (const int first = SeasonFromWord(t)) {
       std::size_t next = i + 1;
       if (next < tokens.size() && tokens[next] == "of") ++next;
       int year =

@@ -417,6 +417,24 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   }
   const bool asks_when = AsksWhen(query_tokens);
   const bool asks_number = AsksHowMany(query_tokens);
+  // A season the question names ("Where am I going in the spring?"): a
+  // memory naming one of its months ("next April") holds it. ("fall" only
+  // after a word that says a time: "fall off" is the verb.)
+  std::vector<int> season(qterms.size(), 0);
+  for (std::size_t i = 0; i < query_tokens.size(); ++i) {
+    const int first = SeasonFromWord(query_tokens[i]);
+    if (first == 0) continue;
+    if (query_tokens[i] == "fall" &&
+        (i == 0 || !(query_tokens[i - 1] == "the" || query_tokens[i - 1] == "this" ||
+                     query_tokens[i - 1] == "last" || query_tokens[i - 1] == "next" ||
+                     query_tokens[i - 1] == "in" || query_tokens[i - 1] == "during"))) {
+      continue;
+    }
+    const std::string stem = text::Stem(query_tokens[i]);
+    for (std::size_t k = 0; k < qterms.size(); ++k) {
+      if (qterms[k] == stem) season[k] = first;
+    }
+  }
   const wordnet::WordNet* wn = words ? wordnet::WordNet::Default() : nullptr;
   const std::vector<std::string> asked_tokens = text::Tokenize(asked_as);
   const bool about_user = wn && AsksAboutUser(asked_as, asked_tokens, wn);
@@ -507,7 +525,8 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
       for (std::size_t k = 0; k < qterms.size(); ++k) {
         x.all += qweight[k];
         if ((have.count(qterms[k]) && !(idiom && k == focus_at)) ||
-            (!query_stance.empty() && (query_stance[k] & stances) != 0)) {
+            (!query_stance.empty() && (query_stance[k] & stances) != 0) ||
+            (season[k] != 0 && NamesMonthOfSeason(m.memory, season[k]))) {
           x.hit += qweight[k];
         } else if (k == focus_at) {
           x.gain = qweight[k];

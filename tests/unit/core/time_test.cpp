@@ -182,5 +182,28 @@ TEST(TimeWordsTest, ClockTimesAndDatesInFigures) {
   }
 }
 
+// A season's words and the months of it a text names (meteorological,
+// northern): a month written with a capital, "may" the verb aside.
+TEST(TimeWordsTest, TheMonthsOfASeason) {
+  EXPECT_EQ(SeasonFromWord("spring"), 3);
+  EXPECT_EQ(SeasonFromWord("summer"), 6);
+  EXPECT_EQ(SeasonFromWord("autumn"), 9);
+  EXPECT_EQ(SeasonFromWord("fall"), 9);
+  EXPECT_EQ(SeasonFromWord("winter"), 12);
+  EXPECT_EQ(SeasonFromWord("springs"), 0);
+  EXPECT_EQ(SeasonFromWord("Summer"), 0);  // lower-case words only
+  EXPECT_TRUE(NamesMonthOfSeason("a two-week trip to Japan next April", 3));
+  EXPECT_TRUE(NamesMonthOfSeason("back by Mar. 3", 3));
+  EXPECT_TRUE(NamesMonthOfSeason("the wedding is in May", 3));
+  EXPECT_FALSE(NamesMonthOfSeason("I may go to Japan", 3));  // the verb
+  EXPECT_FALSE(NamesMonthOfSeason("a two-week trip to Japan next April", 6));
+  EXPECT_TRUE(NamesMonthOfSeason("skiing in January", 12));
+  EXPECT_TRUE(NamesMonthOfSeason("every December", 12));
+  EXPECT_TRUE(NamesMonthOfSeason("Sept 14 to Oct 2", 9));
+  EXPECT_FALSE(NamesMonthOfSeason("Marching band (MarchFest)", 3));  // no month is written whole
+  EXPECT_FALSE(NamesMonthOfSeason("", 3));
+  EXPECT_FALSE(NamesMonthOfSeason("in April", 0));
+}
+
 }  // namespace
 }  // namespace engram

@@ -283,6 +283,36 @@ TEST_F(MeaningTest, AQuestionNamingAKindFindsTheTurnNamingAKindFarBelowIt) {
             std::string::npos);
 }
 
+// A season the question names is held by a memory naming one of its months
+// (written with a capital: "may" the verb is none), in fact search's share
+// of the question's words.
+TEST_F(MeaningTest, AMemoryNamingAMonthHoldsItsSeason) {
+  auto e = Open();
+  Add(*e, "kai",
+      {"I'm planning a two-week trip to Japan next April to see the cherry blossoms.",
+       "We go camping by the lake every July.", "I may visit my aunt in Osaka someday.",
+       "I take piano lessons on weekday evenings."});
+  const auto spring = LexicalShares(*e, "kai", "Where am I travelling in the spring?");
+  const auto share = [](const std::map<std::string, double>& m, const std::string& prefix) {
+    for (const auto& [text, v] : m) {
+      if (text.rfind(prefix, 0) == 0) return v;
+    }
+    return -1.0;
+  };
+  // (Each place named holds the "where" as well: "lake", "Osaka".)
+  const double japan = share(spring, "I'm planning a two-week trip");
+  EXPECT_GT(japan, share(spring, "We go camping"));
+  EXPECT_GT(japan, share(spring, "I may visit"));
+  EXPECT_GT(japan, share(spring, "I take piano"));
+  const auto summer = LexicalShares(*e, "kai", "What do we do in the summer?");
+  EXPECT_GT(share(summer, "We go camping"), 0.0);
+  EXPECT_LE(share(summer, "I'm planning a two-week trip"), 0.0);
+  // "fall" the verb is no season.
+  EXPECT_LE(
+      share(LexicalShares(*e, "kai", "Did I fall in October?"), "I'm planning a two-week trip"),
+      0.0);
+}
+
 // Two question words WordNet names as one thing ("martial arts", "European
 // countries") ask for its kinds, which count as the question's own words: a
 // two-word name has one sense, where "art" and "country" alone have many
