@@ -341,7 +341,7 @@ void ApplyCoverage(const Corpus& c, double weight, Scratch& s) {
   double* held = s.held.data();
   std::vector<std::uint32_t> docs;  // of an own word with expansions standing for it
   for (std::size_t qi = 0; qi < own.size(); ++qi) {
-    std::uint32_t bit = own_at[qi] < 32 ? std::uint32_t{1} << own_at[qi] : 0;
+    const std::uint32_t bit = own_at[qi] < 32 ? std::uint32_t{1} << own_at[qi] : 0;
     bool covered = false;
     for (const QueryTerm& t : c.terms) covered = covered || (t.covers & bit) != 0;
     if (!covered) {
@@ -357,10 +357,8 @@ void ApplyCoverage(const Corpus& c, double weight, Scratch& s) {
     docs.clear();
     for (std::size_t ti = 0; ti < c.terms.size(); ++ti) {
       if (ti != own_at[qi] && (c.terms[ti].covers & bit) == 0) continue;
-      int k = 0;
       for (const auto& [ix, offset, ids] : c.Parts()) {
         const int id = (*ids)[ti];
-        ++k;
         if (id < 0) continue;
         for (const auto& post : ix->Postings(id))
           docs.push_back(static_cast<std::uint32_t>(offset + post.doc));
@@ -460,7 +458,8 @@ std::vector<bool> NamedSpeakerMessages(const Corpus& c) {
 }
 
 // The query terms each ranked message holds (text or speaker name) and the
-// idf share of the question's own words among them (explanations only).
+// idf share of the question's own words among them, an own word held by an
+// expansion that stands for it too (explanations only; ApplyCoverage's).
 void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
   const std::vector<QueryTerm>& terms = c.terms;
   const CollectionStats stats = Stats(terms, {&c.idx.messages, &c.stm.index}, {&c.ids[0], &c.ids[1]});
@@ -478,10 +477,17 @@ void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
       });
     }
     double own = 0;
+    std::uint32_t covered =
+        0;  // own words (bits of their indexes) held by an expansion standing for them
     for (std::size_t qi = 0; qi < terms.size(); ++qi) {
-      if (!held.count(terms[qi].term)) continue;
-      m.why.matched_terms.push_back({terms[qi].term, terms[qi].weight, terms[qi].expansion});
-      if (terms[qi].Own()) own += stats.idf[qi];
+      if (held.count(terms[qi].term)) covered |= terms[qi].covers;
+    }
+    for (std::size_t qi = 0; qi < terms.size(); ++qi) {
+      const bool is_held = held.count(terms[qi].term) > 0;
+      if (is_held)
+        m.why.matched_terms.push_back({terms[qi].term, terms[qi].weight, terms[qi].expansion});
+      if (terms[qi].Own() && (is_held || (qi < 32 && ((covered >> qi) & 1) != 0)))
+        own += stats.idf[qi];
     }
     m.why.coverage = own_total > 0 ? own / own_total : 0.0;
   }

@@ -343,6 +343,8 @@ TEST_F(MeaningTest, TwoWordsNamingOneThingAskForItsKinds) {
     expanded = expanded || (t.term == "taekwondo" && t.expansion && t.weight == 1.0);
   }
   EXPECT_TRUE(expanded);
+  // ... and it holds the pair's words in the coverage share, as explained.
+  EXPECT_GT(why->ranked.front().why.coverage, 0.0);
   // At the single words' weight, the single words win.
   RetrieveOptions single;
   single.ranking.expansion_compound = single.ranking.expansion;
