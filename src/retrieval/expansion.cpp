@@ -106,27 +106,33 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
   if (!wn) wn = wordnet::WordNet::Default();
   if (!wn) return out;
   std::vector<std::string> words;
-  std::vector<std::uint32_t> covers;  // of each word: the base terms a pair's kinds stand for
-  auto bits = [&](const std::string& token) {
-    const std::string stem = text::Stem(token);
-    std::uint32_t b = 0;
-    for (std::size_t k = 0; k < base.size() && k < 32; ++k) {
-      if (base[k].term == stem) b |= std::uint32_t{1} << k;
-    }
-    return b;
-  };
+  std::vector<std::size_t> pair_at;  // of each word: its first token when it is a pair, else npos
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (text::IsStopword(tokens[i])) continue;
     words.push_back(tokens[i]);
-    covers.push_back(0);
+    pair_at.push_back(std::string::npos);
     if (i + 1 < tokens.size() && !text::IsStopword(tokens[i + 1])) {
       words.push_back(tokens[i] + "_" + tokens[i + 1]);
-      covers.push_back(bits(tokens[i]) | bits(tokens[i + 1]));
+      pair_at.push_back(i);
     }
   }
+  // The base terms (bits of their indexes) a pair's two words are, which its
+  // kinds stand for (made only for a pair that has kinds).
+  auto pair_terms = [&](std::size_t i) {
+    std::uint32_t b = 0;
+    for (const std::string& token : {tokens[i], tokens[i + 1]}) {
+      const std::string stem = text::Stem(token);
+      for (std::size_t k = 0; k < base.size() && k < 32; ++k) {
+        if (base[k].term == stem) b |= std::uint32_t{1} << k;
+      }
+    }
+    return b;
+  };
   for (std::size_t wi = 0; wi < words.size(); ++wi) {
     const std::string& word = words[wi];
     std::size_t kept = 0;
+    std::uint32_t covers = 0;
+    bool covers_made = false;
     const Candidates candidates = WordExpansions(*wn, word, p);
     for (const auto& c : *candidates) {
       if (kept >= p.max_per_word) break;
@@ -134,16 +140,20 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
       // comes first. A term `accept` refuses is in `out` only as a query
       // term, which keeps its own weight anyway.)
       if (!accept(c.term)) continue;
+      if (c.kind && !covers_made && pair_at[wi] != std::string::npos) {
+        covers = pair_terms(pair_at[wi]);
+        covers_made = true;
+      }
       auto have = std::find_if(out.begin(), out.end(), [&](const QueryTerm& q) { return q.term == c.term; });
       if (have != out.end()) {
         // A query term keeps its own weight; an expansion its best one.
         if (have - out.begin() >= static_cast<std::ptrdiff_t>(base.size())) {
           have->weight = std::max(have->weight, c.weight);
-          if (c.kind) have->covers |= covers[wi];
+          if (c.kind) have->covers |= covers;
         }
         continue;
       }
-      out.push_back({c.term, c.weight, true, c.kind ? covers[wi] : 0});
+      out.push_back({c.term, c.weight, true, c.kind ? covers : 0});
       ++kept;
     }
   }
