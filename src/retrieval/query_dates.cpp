@@ -44,12 +44,13 @@ int Number(const std::string& t, int lo, int hi) {
   return v >= lo && v <= hi ? v : 0;
 }
 
-// Words after which a month's name is a month: "in June", "during May",
-// "early March", "the second week of November" ("this may" is a verb).
+// Words after which a month's name is a month of the past: "in June",
+// "during May", "early March", "the second week of November" ("this may" is
+// a verb; "next June" is one to come, of which no message is yet).
 bool IntroducesMonth(const std::string& t, int month) {
-  static constexpr std::string_view kWords[] = {"in", "during", "since", "until", "till", "of", "early",
-                                                "late", "mid", "last", "this", "next", "before", "after",
-                                                "around", "through", "throughout"};
+  static constexpr std::string_view kWords[] = {
+      "in",  "during", "since", "until",  "till",  "of",     "early",   "late",
+      "mid", "last",   "this",  "before", "after", "around", "through", "throughout"};
   if (month == 5 && t == "this") return false;
   return std::find(std::begin(kWords), std::end(kWords), t) != std::end(kWords);
 }
@@ -128,10 +129,9 @@ TimeWindow QueryDateWindow(const std::vector<std::string>& tokens, int slack_day
         // Without its year, after a word that introduces a time ("in the
         // fall", "during summer", "last winter"; "fall" alone is a verb more
         // often), the latest one that began by `latest`; not after "of"
-        // ("the colours of autumn") nor "next" (one to come: no message is
-        // of it yet).
+        // ("the colours of autumn") nor "next" (one to come).
         const std::size_t before = i > 0 && tokens[i - 1] == "the" ? i - 1 : i;
-        if (!latest || before == 0 || tokens[before - 1] == "of" || tokens[before - 1] == "next" ||
+        if (!latest || before == 0 || tokens[before - 1] == "of" ||
             !IntroducesMonth(tokens[before - 1], 0)) {
           continue;
         }

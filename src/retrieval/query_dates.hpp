@@ -43,9 +43,10 @@ struct DayWindow {
 // message of the scope), and no window without `latest`. Empty when the
 // query names none (a year alone is not a window; nor is a month's name
 // without a day that no "in", "of", "during", "early" ... introduces: "may"
-// and "march" are verbs too; nor a season's name without its year that no
-// such word but "of" or "next" introduces: "the colours of autumn", "next
-// summer", "fall" the verb).
+// and "march" are verbs too; nor one after "next", a month to come, of which
+// no message is yet; nor a season's name without its year that no such word
+// but "of" introduces: "the colours of autumn", "next summer", "fall" the
+// verb).
 TimeWindow QueryDateWindow(const std::string& query, int slack_days = 1,
                            std::optional<TimeMs> latest = std::nullopt);
 // The same from the question's tokens (text::Tokenize), made once per query.

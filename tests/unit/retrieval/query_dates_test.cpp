@@ -69,6 +69,7 @@ TEST(QueryDates, WithoutItsYearTheLatestByTheLastMessage) {
   EXPECT_TRUE(window("Did this may help Ana?").empty());
   EXPECT_TRUE(window("Will they march for the cause?").empty());
   EXPECT_TRUE(window("June said she would come").empty());
+  EXPECT_TRUE(window("What is Ana planning for next June?").empty());  // one to come
   EXPECT_TRUE(QueryDateWindow("When did Melanie go camping in June?", 0).empty());
 }
 
