@@ -339,12 +339,12 @@ void ApplyCoverage(const Corpus& c, double weight, Scratch& s) {
   for (double idf : stats.idf) total += idf;
   if (total <= 0) return;
   double* held = s.held.data();
+  std::uint32_t covered = 0;  // the own words (bits) an expansion stands for
+  for (const QueryTerm& t : c.terms) covered |= t.covers;
   std::vector<std::uint32_t> docs;  // of an own word with expansions standing for it
   for (std::size_t qi = 0; qi < own.size(); ++qi) {
     const std::uint32_t bit = own_at[qi] < 32 ? std::uint32_t{1} << own_at[qi] : 0;
-    bool covered = false;
-    for (const QueryTerm& t : c.terms) covered = covered || (t.covers & bit) != 0;
-    if (!covered) {
+    if ((covered & bit) == 0) {
       int k = 0;
       for (const auto& [ix, offset, ids] : c.Parts()) {
         const int id = own_ids[k++][qi];
