@@ -32,7 +32,9 @@
 //     projection of the sparse vector), normalised.
 //  5. Second order: each vector is mixed with the mean vector of the gloss
 //     words of its first senses, normalised.
-//  6. The mean vector and the strongest principal component (what every word
+//  6. Third order: each vector is mixed with the weighted mean of its WordNet
+//     neighbourhood's vectors (the expansions below), normalised.
+//  7. The mean vector and the strongest principal component (what every word
 //     shares) are removed; the vectors are normalised and quantised to int8.
 // A per-stem weight (1/sqrt(senses), generic words count less) goes with it,
 // and its WordNet neighbourhood for document expansion (Builder::Expansions:
@@ -805,6 +807,37 @@ std::vector<std::vector<float>> FeatureVectors(const Builder& b, const std::vect
 // lines "form base...") and the "-men" plurals whose stem is no index term,
 // each with the index of its first base form's term (the noun list first),
 // sorted by form.
+// Third order: each vector mixed with the weighted mean of the vectors of its
+// WordNet neighbourhood (the expansions below: synonyms, hypernyms, related
+// words, parts and wholes, gloss words), once, before the common components
+// are removed: a word's vector leans towards what its neighbours are near
+// ("tooth" and "dentist" -0.04 -> 0.03, "supervisor" and "boss" 0.18 ->
+// 0.27; measured on the paraphrase sets, docs/PERFORMANCE.md).
+const double kNeighbourhood = Param("WV_NEIGHBOURHOOD", 0.5);
+
+void MixNeighbourhoods(const std::vector<std::vector<std::pair<float, std::uint32_t>>>& expansions,
+                       std::vector<std::vector<float>>& vectors) {
+  if (kNeighbourhood <= 0) return;
+  std::vector<std::vector<float>> mixed(vectors.size());
+  std::vector<float> g(kDim);
+  for (std::size_t i = 0; i < vectors.size(); ++i) {
+    std::fill(g.begin(), g.end(), 0.0f);
+    bool any = false;
+    for (const auto& [w, j] : expansions[i]) {
+      if (j == i) continue;
+      for (int k = 0; k < kDim; ++k) g[k] += w * vectors[j][k];
+      any = true;
+    }
+    mixed[i] = vectors[i];
+    if (any) {
+      Normalise(g);
+      for (int k = 0; k < kDim; ++k) mixed[i][k] += static_cast<float>(kNeighbourhood) * g[k];
+    }
+    Normalise(mixed[i]);
+  }
+  vectors.swap(mixed);
+}
+
 std::vector<std::pair<std::string, std::uint32_t>> Aliases(
     const std::string& dir, const std::unordered_map<std::string, std::size_t>& index) {
   std::map<std::string, std::uint32_t> out;
@@ -884,6 +917,27 @@ int main(int argc, char** argv) {
   std::unordered_map<std::string, std::size_t> index;
   for (std::size_t i = 0; i < n; ++i) index[stems[i]] = i;
   std::vector<std::vector<float>> final = FeatureVectors(b, stems, index);
+  // Each stem's WordNet neighbourhood, the strongest first: the third order's
+  // and the file's expansions.
+  std::vector<std::vector<std::string>> synset_stems(b.syn.size());
+  for (const auto& [lemma, senses] : b.lemma_senses) {
+    const std::string st = StemOf(lemma);
+    if (st.empty()) continue;
+    for (std::uint32_t s : senses) synset_stems[s].push_back(st);
+  }
+  std::vector<std::vector<std::pair<float, std::uint32_t>>> expansions(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& e = expansions[i];
+    for (const auto& [t, w] : b.Expansions(stems[i], synset_stems)) {
+      auto it = index.find(t);
+      if (it != index.end()) e.emplace_back(w, static_cast<std::uint32_t>(it->second));
+    }
+    std::sort(e.begin(), e.end(), [](const auto& x, const auto& y) {
+      return x.first > y.first || (x.first == y.first && x.second < y.second);
+    });
+    if (e.size() > kMaxExpansions) e.resize(kMaxExpansions);
+  }
+  MixNeighbourhoods(expansions, final);
   // Measured on bench/data/paraphrase.jsonl (docs/PERFORMANCE.md): removing
   // the mean and the strongest component (what every word shares) helps;
   // rescaling the others does not.
@@ -907,22 +961,9 @@ int main(int argc, char** argv) {
   }
 
   // Expansions: per term, (neighbour index << 8 | weight * 255), strongest first.
-  std::vector<std::vector<std::string>> synset_stems(b.syn.size());
-  for (const auto& [lemma, senses] : b.lemma_senses) {
-    const std::string st = StemOf(lemma);
-    if (st.empty()) continue;
-    for (std::uint32_t s : senses) synset_stems[s].push_back(st);
-  }
   std::vector<std::uint32_t> exp_offsets{0}, exp_entries;
   for (std::size_t i = 0; i < n; ++i) {
-    std::vector<std::pair<float, std::uint32_t>> e;
-    for (const auto& [t, w] : b.Expansions(stems[i], synset_stems)) {
-      auto it = index.find(t);
-      if (it != index.end()) e.emplace_back(w, static_cast<std::uint32_t>(it->second));
-    }
-    std::sort(e.begin(), e.end(), [](const auto& x, const auto& y) { return x.first > y.first || (x.first == y.first && x.second < y.second); });
-    if (e.size() > kMaxExpansions) e.resize(kMaxExpansions);
-    for (const auto& [w, j] : e) {
+    for (const auto& [w, j] : expansions[i]) {
       const auto q = static_cast<std::uint32_t>(std::clamp(std::lround(w * 255.0f), 1L, 255L));
       exp_entries.push_back((j << 8) | q);
     }
