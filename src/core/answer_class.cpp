@@ -306,6 +306,27 @@ bool IsVerbNotThing(std::string_view w) {
   return OneOf(w, {"like", "likes", "liked", "going", "went", "make", "made", "makes", "gets", "got", "goes", "done"});
 }
 
+namespace {
+
+// Whether `w` (a view into `question`) is a part of a hyphenated word that
+// modifies the noun after it ("Which single-board computer ...?", "What
+// part-time job ...?": the thing asked for is the computer, the job): a part
+// before a hyphen, or the last part when the next word is a lower-case noun.
+// The last part of a hyphenated word that ends the phrase is its head ("Which
+// e-reader ...?": a reader).
+bool InCompoundModifier(std::string_view question, std::string_view w, std::string_view next,
+                        const wordnet::WordNet& wn) {
+  const std::size_t begin = static_cast<std::size_t>(w.data() - question.data());
+  const std::size_t end = begin + w.size();
+  if (end < question.size() && question[end] == '-') return true;
+  if (begin == 0 || question[begin - 1] != '-') return false;
+  if (next.empty() || next[0] < 'a' || next[0] > 'z') return false;
+  const std::string l = text::AsciiLower(next);
+  return !text::IsStopword(l) && !IsVerbNotThing(l) && wn.NounClass(l) >= 0;
+}
+
+}  // namespace
+
 std::string QuestionFocus(std::string_view question, const wordnet::WordNet& wn) {
   const std::vector<std::string_view> words = Words(question);
   std::size_t at = 0;
@@ -332,6 +353,9 @@ std::string QuestionFocus(std::string_view question, const wordnet::WordNet& wn)
       continue;
     }
     if (text::IsStopword(l) || IsVerbNotThing(l) || wn.NounClass(l) < 0) continue;
+    if (InCompoundModifier(question, w, i + 1 < words.size() ? words[i + 1] : std::string_view(),
+                           wn))
+      continue;
     return l;
   }
   return {};

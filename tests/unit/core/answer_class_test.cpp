@@ -30,6 +30,25 @@ TEST(AnswerClass, TheFocusIsTheFirstNounAfterWhatOrWhich) {
   EXPECT_EQ(QuestionFocus("", *Wn()), "");
 }
 
+// A hyphenated word before a noun modifies it: the noun is the thing asked
+// for ("single" is a record, "board" a plank; "Google" no single-board
+// computer). The last part of one that ends the phrase is its head.
+TEST(AnswerClass, AHyphenatedModifierIsNoFocus) {
+  REQUIRE_WORDNET();
+  EXPECT_EQ(QuestionFocus("Which single-board computer is behind my house automation?", *Wn()),
+            "computer");
+  EXPECT_EQ(QuestionFocus("What part-time job does she have?", *Wn()), "job");
+  EXPECT_EQ(QuestionFocus("What low-carb snack do I like?", *Wn()), "snack");
+  EXPECT_EQ(QuestionFocus("Which e-reader do I use?", *Wn()), "reader");
+  EXPECT_EQ(QuestionFocus("What long-term goal did he set?", *Wn()), "goal");
+  // A single-board computer is a computer; a search engine's company is not.
+  const auto c =
+      AnswerClass::Of("Which single-board computer is behind my house automation?", Wn());
+  EXPECT_EQ(c.focus(), "computer");
+  EXPECT_TRUE(c.HeldBy("An old laptop in the closet runs the lights."));
+  EXPECT_FALSE(c.HeldBy("Aisha manages the family calendar in Google Calendar."));
+}
+
 TEST(AnswerClass, AKeywordQueryAsksForWhatItsLastNounNames) {
   REQUIRE_WORDNET();
   EXPECT_EQ(KeywordFocus("occupation", *Wn()), "occupation");
