@@ -490,8 +490,12 @@ bool BeingAdverb(std::string_view w) {
 
 }  // namespace
 
-bool AnswerClass::HeldBy(std::string_view text) const {
+bool AnswerClass::HeldBy(std::string_view said) const {
   if (set_ == nullptr) return false;
+  // A name written apart is the name ("a Raspberry Pi" names a computer).
+  const std::string joined = text::JoinNamesWrittenApart(
+      said, [this](const std::string& w) { return wn_->NounClass(w) >= 0; });
+  const std::string_view text = joined;
   bool held = false;
   // An occupation is said of someone: the word comes within four words
   // after "as" or after an "a" or "an" that follows a word of being ("is an

@@ -361,6 +361,63 @@ bool SentenceStartsAt(std::string_view text, std::size_t at) {
 
 }  // namespace
 
+std::string JoinNamesWrittenApart(std::string_view text,
+                                  const std::function<bool(const std::string&)>& known) {
+  struct Word {
+    std::size_t begin, end;
+  };
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  std::vector<Word> words;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!alnum(text[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && alnum(text[j])) ++j;
+    words.push_back({i, j});
+    i = j;
+  }
+  // A word that may take part: a capital first (a digit past the run's
+  // first), and no stopword.
+  auto part = [&](std::size_t k, bool first) {
+    const char c = text[words[k].begin];
+    if (!(c >= 'A' && c <= 'Z') && (first || !(c >= '0' && c <= '9'))) return false;
+    return !IsStopword(AsciiLower(text.substr(words[k].begin, words[k].end - words[k].begin)));
+  };
+  std::string out;
+  std::size_t copied = 0;  // text[0, copied) is in out
+  for (std::size_t k = 0; k + 1 < words.size();) {
+    std::size_t taken = 0;
+    if (part(k, true)) {
+      for (std::size_t n = std::min<std::size_t>(3, words.size() - k); n >= 2 && taken == 0; --n) {
+        bool ok = true;
+        std::string joined;
+        for (std::size_t m = k; m < k + n && ok; ++m) {
+          if (m > k && (words[m].begin != words[m - 1].end + 1 || text[words[m - 1].end] != ' ' ||
+                        !part(m, false))) {
+            ok = false;
+            break;
+          }
+          joined += AsciiLower(text.substr(words[m].begin, words[m].end - words[m].begin));
+        }
+        if (ok && known(joined)) {
+          out.append(text.substr(copied, words[k].begin - copied));
+          out += joined;
+          copied = words[k + n - 1].end;
+          taken = n;
+        }
+      }
+    }
+    k += taken > 0 ? taken : 1;
+  }
+  if (copied == 0) return std::string(text);
+  out.append(text.substr(copied));
+  return out;
+}
+
 std::string UserAsPronoun(std::string_view in) {
   std::string out;
   out.reserve(in.size());

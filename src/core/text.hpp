@@ -85,6 +85,17 @@ std::string_view FullForm(std::string_view token);
 // person) whatever the memory said. Other text is returned as it is.
 std::string UserAsPronoun(std::string_view text);
 
+// The text with the names written apart that `known` knows as one word
+// ("Raspberry Pi", "Home Assistant", "VS Code", "Fusion 360": the names of
+// tools/wordvec/names.tsv are written whole, "raspberrypi") written as that
+// word: each run of two or three words separated by single spaces, the first
+// written with a capital letter and each other with a capital letter or a
+// digit, none a stopword ("Did I" is no "didi"), whose lower-case
+// concatenation `known` accepts, the longer run first; the rest of the text
+// as it is (the text itself when no run is accepted).
+std::string JoinNamesWrittenApart(std::string_view text,
+                                  const std::function<bool(const std::string&)>& known);
+
 // The text with its ASCII capitals lower-cased (other bytes as they are).
 std::string AsciiLower(std::string_view text);
 

@@ -266,6 +266,13 @@ double WordVectors::ExpansionMatch(const std::vector<long>& query_terms, const s
   return hit / all;
 }
 
+std::string WordVectors::JoinNames(std::string_view text) const {
+  return text::JoinNamesWrittenApart(text, [this](const std::string& joined) {
+    const std::vector<std::string> t = text::Terms(joined);
+    return t.size() == 1 && Find(t[0]) >= 0;
+  });
+}
+
 std::vector<long> WordVectors::KnownWords(const std::vector<std::string>& terms) const {
   std::vector<long> out, known;
   for (const auto& t : terms) {

@@ -104,6 +104,12 @@ class WordVectors {
   // The indexes the index terms `terms` stand for (Lookup of each), each
   // once, in order: a text's known words.
   std::vector<long> KnownWords(const std::vector<std::string>& terms) const;
+  // The text with the names written apart that are one index term here
+  // written whole ("I run Home Assistant on a Raspberry Pi" -> "... homeassistant
+  // ... raspberrypi": text::JoinNamesWrittenApart), for its meaning: the names
+  // of tools/wordvec/names.tsv are written whole, and their parts alone mean
+  // something else (a raspberry, pi).
+  std::string JoinNames(std::string_view text) const;
   // The weighted mean of the unit vectors of the words `known` (indexes,
   // each counted once as given), normalised to unit length: TextVector of a
   // text from its KnownWords(text::Terms(text)); empty when `known` is.

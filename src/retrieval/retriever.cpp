@@ -196,7 +196,8 @@ QueryMeaning MeaningOf(const std::string& query, const std::string& meant) {
   // this ranking has not, so the word says it here.
   const bool work = m.asked.occupation() && (m.asked.focus().empty() || m.asked.focus() == "living");
   std::vector<long> known;
-  for (const auto& t : text::Terms(work ? meant + " occupation" : meant)) {
+  const std::string named = words->JoinNames(meant);  // "Raspberry Pi" is one name
+  for (const auto& t : text::Terms(work ? named + " occupation" : named)) {
     known.clear();
     words->Lookup(t, known);
     for (long i : known) {

@@ -131,7 +131,8 @@ KnownWords KnownWordsOf(const wordvec::WordVectors& words, std::string_view memo
                         const std::unordered_set<long>& query_words) {
   KnownWords out;
   // ("children" and "child" are one word; "User likes jazz" holds no word "user")
-  out.terms = DistinctTerms(text::UserAsPronoun(memory));
+  // (and "Raspberry Pi" is one name: WordVectors::JoinNames)
+  out.terms = DistinctTerms(words.JoinNames(text::UserAsPronoun(memory)));
   out.all = words.KnownWords(out.terms);
   for (long i : out.all) {
     if (!query_words.count(i)) out.unshared.push_back(i);
@@ -248,7 +249,8 @@ Result<std::vector<MemoryItem>> SearchMemories(sql::Db* db, const MemoryScope& s
   // a memory matches ("lives in Lisbon") nor a meaning ("living room"); only
   // a memory naming an occupation holds it (step 5).
   const bool idiom = asked.occupation() && asked.focus() == "living";
-  const std::string meant = QuestionMeant(query);
+  // (A name written apart, "Raspberry Pi", means the name: WordVectors::JoinNames.)
+  const std::string meant = words ? words->JoinNames(QuestionMeant(query)) : QuestionMeant(query);
   const std::vector<float> qsem =
       words ? (sem_snaps.empty() ? words->TextVector(meant) : SemanticQuery(sem_snaps, *words, meant))
             : std::vector<float>{};

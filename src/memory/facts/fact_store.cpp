@@ -93,7 +93,8 @@ void RecordAdd(const WriteContext& c, std::int64_t id, const std::string& memory
   a->embedding = emb;
   if (c.vectors && c.vectors->words) {
     // Its meaning: "User likes jazz" holds no word "user" (text::UserAsPronoun).
-    const std::string meant = text::UserAsPronoun(text);
+    // (And a name written apart means the name: "Raspberry Pi".)
+    const std::string meant = c.vectors->words->JoinNames(text::UserAsPronoun(text));
     a->semantic = wordvec::Quantize(c.vectors->words->TextVector(meant));
     a->terms = DistinctTerms(text);
     a->known = c.vectors->words->KnownWords(meant == text ? a->terms : DistinctTerms(meant));

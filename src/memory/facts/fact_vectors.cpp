@@ -139,7 +139,8 @@ Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int
     if (r.expires_at != kNoExpiry) g.expiring.emplace_back(r.id, r.expires_at);
     if (words) {
       // Its meaning: "User likes jazz" holds no word "user" (text::UserAsPronoun).
-      const std::string meant = text::UserAsPronoun(row.text);
+      // (And a name written apart means the name: "Raspberry Pi".)
+      const std::string meant = words->JoinNames(text::UserAsPronoun(row.text));
       auto sem = wordvec::Quantize(words->TextVector(meant));
       const std::vector<std::string> terms = DistinctTerms(row.text);
       if (!sem.empty()) {

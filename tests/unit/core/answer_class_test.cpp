@@ -46,6 +46,9 @@ TEST(AnswerClass, AHyphenatedModifierIsNoFocus) {
       AnswerClass::Of("Which single-board computer is behind my house automation?", Wn());
   EXPECT_EQ(c.focus(), "computer");
   EXPECT_TRUE(c.HeldBy("An old laptop in the closet runs the lights."));
+  // A name written apart is the name (names.tsv: "raspberrypi", a personal computer).
+  EXPECT_TRUE(c.HeldBy("I run Home Assistant on a Raspberry Pi 4."));
+  EXPECT_FALSE(c.HeldBy("I baked a raspberry pie."));
   EXPECT_FALSE(c.HeldBy("Aisha manages the family calendar in Google Calendar."));
 }
 

@@ -169,6 +169,25 @@ TEST(Stem, ThreadSafe) {
   for (int v : ok) EXPECT_EQ(v, 2000);
 }
 
+// Names written apart are written whole where the caller knows the whole:
+// two or three capitalised words (a digit past the first), no stopword.
+TEST(JoinNamesWrittenApart, RunsOfCapitalisedWordsTheCallerKnows) {
+  const auto known = [](const std::string& w) {
+    return w == "raspberrypi" || w == "homeassistant" || w == "fusion360" || w == "didi" ||
+           w == "vscode" || w == "newyorktimes";
+  };
+  EXPECT_EQ(JoinNamesWrittenApart("I run Home Assistant on a Raspberry Pi 4.", known),
+            "I run homeassistant on a raspberrypi 4.");
+  EXPECT_EQ(JoinNamesWrittenApart("Fusion 360 and VS Code", known), "fusion360 and vscode");
+  EXPECT_EQ(JoinNamesWrittenApart("I read the New York Times daily", known),
+            "I read the newyorktimes daily");
+  EXPECT_EQ(JoinNamesWrittenApart("Did I say that?", known), "Did I say that?");  // stopwords
+  EXPECT_EQ(JoinNamesWrittenApart("a raspberry pi", known), "a raspberry pi");    // no capital
+  EXPECT_EQ(JoinNamesWrittenApart("Raspberry, Pi", known), "Raspberry, Pi");      // not one run
+  EXPECT_EQ(JoinNamesWrittenApart("360 Fusion", known), "360 Fusion");            // a capital first
+  EXPECT_EQ(JoinNamesWrittenApart("", known), "");
+}
+
 TEST(UserAsPronoun, TheUserOfAQuestionIsThePerson) {
   EXPECT_EQ(UserAsPronoun("Is the user relocating?"), "Is they relocating?");
   EXPECT_EQ(UserAsPronoun("The user's favourite food"), "their favourite food");

@@ -88,6 +88,19 @@ TEST(WordVectors, TermsCarryTheirWordNetNeighbourhood) {
   EXPECT_EQ(w.ExpansionWeight(tea, -1), 0.0f);
 }
 
+// A name of the names file written apart means the name, not its parts (a
+// raspberry is a fruit, pi a number).
+TEST(WordVectors, ANameWrittenApartIsTheName) {
+  ASSERT_TRUE(Words()) << "no built-in word vectors: the build makes them from WordNet "
+                          "(wordnet-base, installed by scripts/bootstrap)";
+  const WordVectors& w = *Words();
+  EXPECT_EQ(w.JoinNames("I run Home Assistant on a Raspberry Pi 4"),
+            "I run homeassistant on a raspberrypi 4");
+  EXPECT_EQ(w.JoinNames("We ate a raspberry pie"), "We ate a raspberry pie");
+  EXPECT_GT(w.Similarity(w.JoinNames("Raspberry Pi"), "computer"),
+            w.Similarity("raspberry", "computer") + 0.1f);
+}
+
 TEST(WordVectors, TextsWithoutKnownWordsHaveNoVector) {
   ASSERT_TRUE(Words()) << "no built-in word vectors: the build makes them from WordNet (wordnet-base, installed by scripts/bootstrap)";
   EXPECT_TRUE(Words()->TextVector("").empty());
