@@ -174,11 +174,11 @@ TEST(ParaphraseEval, DirectQuestionsFindTheirMemoriesFirst) {
     const auto& o = j["overall"];
     EXPECT_EQ(o["questions"], o["memories"]) << set;  // one direct question each
     // Measured (hit@1 / hit@3; docs/PERFORMANCE.md): 1.0 / 1.0 on seven sets
-    // (the second, third, fifth and seventh to tenth), 0.982 / 1.0 on four
-    // (the main, fourth, sixth and twelfth), the first held-out 0.971 / 1.0,
+    // (the second, third, fifth and seventh to tenth), the main 0.991 / 1.0,
+    // 0.982 / 1.0 on three (the fourth, sixth and twelfth), the first held-out 0.971 / 1.0,
     // the fifteenth 0.964 / 1.0, the eighteenth 0.964 / 0.982 (blind, the
-    // same), the sixteenth 0.946 / 1.0, the eleventh and seventeenth 0.946 /
-    // 0.982, the thirteenth 0.911 / 0.982 (0.964 before the word vectors'
+    // same), the eleventh 0.964 / 0.982, the sixteenth 0.946 / 1.0, the
+    // seventeenth 0.946 / 0.982, the thirteenth 0.911 / 0.982 (0.964 before the word vectors'
     // third order: memories saying a number or a date pass by meaning those holding a
     // word of the question by one place). The main set's was 0.974 / 0.991
     // before a memory holding every word of the question the vectors know
