@@ -363,11 +363,20 @@ bool SentenceStartsAt(std::string_view text, std::size_t at) {
 
 std::string JoinNamesWrittenApart(std::string_view text,
                                   const std::function<bool(const std::string&)>& known) {
+  // Most texts hold no two words in a row that could be one name: found in a
+  // pass without allocating.
+  const auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  const auto alnum = [&](char c) { return upper(c) || digit(c) || (c >= 'a' && c <= 'z'); };
+  bool maybe = false;
+  for (std::size_t i = 1, start = 0; i + 1 < text.size() && !maybe; ++i) {
+    if (!alnum(text[i - 1])) start = i;
+    maybe = text[i] == ' ' && alnum(text[i - 1]) && upper(text[start]) &&
+            (upper(text[i + 1]) || digit(text[i + 1]));
+  }
+  if (!maybe) return std::string(text);
   struct Word {
     std::size_t begin, end;
-  };
-  auto alnum = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
   };
   std::vector<Word> words;
   for (std::size_t i = 0; i < text.size();) {
