@@ -393,7 +393,7 @@ std::string JoinNamesWrittenApart(std::string_view text,
   // first), and no stopword.
   auto part = [&](std::size_t k, bool first) {
     const char c = text[words[k].begin];
-    if (!(c >= 'A' && c <= 'Z') && (first || !(c >= '0' && c <= '9'))) return false;
+    if (!upper(c) && (first || !digit(c))) return false;
     return !IsStopword(AsciiLower(text.substr(words[k].begin, words[k].end - words[k].begin)));
   };
   std::string out;

@@ -803,10 +803,6 @@ std::vector<std::vector<float>> FeatureVectors(const Builder& b, const std::vect
   return final;
 }
 
-// The irregular forms of the exception lists (DIR/{noun,verb,adj,adv}.exc,
-// lines "form base...") and the "-men" plurals whose stem is no index term,
-// each with the index of its first base form's term (the noun list first),
-// sorted by form.
 // Third order: each vector mixed with the weighted mean of the vectors of its
 // WordNet neighbourhood (the expansions below: synonyms, hypernyms, related
 // words, parts and wholes, gloss words), once, before the common components
@@ -838,6 +834,10 @@ void MixNeighbourhoods(const std::vector<std::vector<std::pair<float, std::uint3
   vectors.swap(mixed);
 }
 
+// The irregular forms of the exception lists (DIR/{noun,verb,adj,adv}.exc,
+// lines "form base...") and the "-men" plurals whose stem is no index term,
+// each with the index of its first base form's term (the noun list first),
+// sorted by form.
 std::vector<std::pair<std::string, std::uint32_t>> Aliases(
     const std::string& dir, const std::unordered_map<std::string, std::size_t>& index) {
   std::map<std::string, std::uint32_t> out;
