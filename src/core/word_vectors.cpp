@@ -273,6 +273,10 @@ std::string WordVectors::JoinNames(std::string_view text) const {
   });
 }
 
+std::string WordVectors::Meant(std::string_view text) const {
+  return JoinNames(text::UserAsPronoun(text));
+}
+
 std::vector<long> WordVectors::KnownWords(const std::vector<std::string>& terms) const {
   std::vector<long> out, known;
   for (const auto& t : terms) {

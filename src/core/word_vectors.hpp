@@ -110,6 +110,10 @@ class WordVectors {
   // of tools/wordvec/names.tsv are written whole, and their parts alone mean
   // something else (a raspberry, pi).
   std::string JoinNames(std::string_view text) const;
+  // A memory's text as its meaning is read: "the user" is the person, not a
+  // word (text::UserAsPronoun), and a name written apart is the name
+  // (JoinNames). What a fact's vector and known words are made from.
+  std::string Meant(std::string_view text) const;
   // The weighted mean of the unit vectors of the words `known` (indexes,
   // each counted once as given), normalised to unit length: TextVector of a
   // text from its KnownWords(text::Terms(text)); empty when `known` is.

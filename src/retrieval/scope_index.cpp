@@ -526,7 +526,7 @@ Status LoadFacts(sql::Db* db, ScopeIndex* idx, const ScopeIndex* previous) {
       fe.words = static_cast<std::uint32_t>(text::CountWords(fe.line));
       fe.tokens = text::EstimateTokensOf(fe.words, fe.line.size());
       if (words != nullptr && fe.source_pages.empty()) {
-        fe.known = words->KnownWords(text::Terms(words->JoinNames(text::UserAsPronoun(fe.text))));
+        fe.known = words->KnownWords(text::Terms(words->Meant(fe.text)));
         fe.meaning = wordvec::Quantize(words->MeanOf(fe.known));
       }
       fe.expires_at = f.expires_at;

@@ -130,9 +130,9 @@ struct KnownWords {
 KnownWords KnownWordsOf(const wordvec::WordVectors& words, std::string_view memory,
                         const std::unordered_set<long>& query_words) {
   KnownWords out;
-  // ("children" and "child" are one word; "User likes jazz" holds no word "user")
-  // (and "Raspberry Pi" is one name: WordVectors::JoinNames)
-  out.terms = DistinctTerms(words.JoinNames(text::UserAsPronoun(memory)));
+  // ("children" and "child" are one word; "User likes jazz" holds no word
+  // "user"; "Raspberry Pi" is one name: WordVectors::Meant)
+  out.terms = DistinctTerms(words.Meant(memory));
   out.all = words.KnownWords(out.terms);
   for (long i : out.all) {
     if (!query_words.count(i)) out.unshared.push_back(i);

@@ -92,9 +92,8 @@ void RecordAdd(const WriteContext& c, std::int64_t id, const std::string& memory
   a->identity = FactIdentity{c.ids.user, c.ids.agent, c.ids.run};
   a->embedding = emb;
   if (c.vectors && c.vectors->words) {
-    // Its meaning: "User likes jazz" holds no word "user" (text::UserAsPronoun).
-    // (And a name written apart means the name: "Raspberry Pi".)
-    const std::string meant = c.vectors->words->JoinNames(text::UserAsPronoun(text));
+    // Its meaning: "User likes jazz" holds no word "user"; "Raspberry Pi" is one name.
+    const std::string meant = c.vectors->words->Meant(text);
     a->semantic = wordvec::Quantize(c.vectors->words->TextVector(meant));
     a->terms = DistinctTerms(text);
     a->known = c.vectors->words->KnownWords(meant == text ? a->terms : DistinctTerms(meant));

@@ -138,9 +138,8 @@ Result<std::shared_ptr<const FactVectors>> LoadFactVectors(sql::Db* db, std::int
     g.tail_norm.push_back(TailNorm(emb, p));
     if (r.expires_at != kNoExpiry) g.expiring.emplace_back(r.id, r.expires_at);
     if (words) {
-      // Its meaning: "User likes jazz" holds no word "user" (text::UserAsPronoun).
-      // (And a name written apart means the name: "Raspberry Pi".)
-      const std::string meant = words->JoinNames(text::UserAsPronoun(row.text));
+      // Its meaning: "User likes jazz" holds no word "user"; "Raspberry Pi" is one name.
+      const std::string meant = words->Meant(row.text);
       auto sem = wordvec::Quantize(words->TextVector(meant));
       const std::vector<std::string> terms = DistinctTerms(row.text);
       if (!sem.empty()) {
