@@ -8,11 +8,12 @@
 // unknown conversation, malformed file, --answer without a model), 1 other
 // errors (missing file, engine or model failure).
 // `engram eval paraphrase [FILE] [--max-memories N] [--keywords | --direct]
-// [--infer] [--model-embedder] [--json]` runs the paraphrase benchmark of the
-// fact memory (default file bench/data/paraphrase.jsonl; --keywords asks each
-// memory's keyword queries instead of its questions, --direct its questions
-// that share a word with it; --infer adds the
-// memories through inference, not as written) on the built-in engine,
+// [--infer | --dialogue] [--model-embedder] [--json]` runs the paraphrase
+// benchmark of the fact memory (default file bench/data/paraphrase.jsonl;
+// --keywords asks each memory's keyword queries instead of its questions,
+// --direct its questions that share a word with it; --infer adds the
+// memories through inference, not as written; --dialogue asks a dialogue
+// that said them instead of the fact memory) on the built-in engine,
 // or with the configured embedding endpoint (--model-embedder).
 #include <unistd.h>  // isatty
 
@@ -287,6 +288,7 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
   static bool keywords = false;
   static bool direct = false;
   static bool infer = false;
+  static bool dialogue = false;
   para->add_option("FILE", para_file, "The set, JSON lines (default bench/data/paraphrase.jsonl)");
   para->add_flag("--keywords", keywords,
                  "Ask each memory's keyword queries (\"occupation\", \"favourite sport\") instead of its questions");
@@ -296,6 +298,12 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
       ->excludes(para->get_option("--keywords"));
   para->add_flag("--infer", infer,
                  "Add each memory through inference, as `memory add` does by default, instead of as written");
+  para->add_flag(
+          "--dialogue", dialogue,
+          "Ask a dialogue instead of the fact memory: each memory what the user said in one "
+          "exchange, each query asked through retrieve (hit@k: its exchange among the first k "
+          "ranked messages)")
+      ->excludes(para->get_option("--infer"));
   para->add_option("--max-memories", max_memories, "Only the first N memories and their questions")
       ->check(CLI::Range(1, 1000000));
   para->add_flag("--model-embedder", model_embedder,
@@ -307,6 +315,7 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
     opt.keywords = keywords;
     opt.direct = direct;
     opt.infer = infer;
+    opt.dialogue = dialogue;
     if (model_embedder) {
       if (Status st = cli.ConfigureModels(opt.engine); !st.ok()) {
         code = Fail(st);
@@ -332,8 +341,9 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
       return;
     }
     const auto& cfg = (*r)["config"];
-    std::cout << "Paraphrase search of the fact memory (" << (*r)["overall"]["memories"]
-              << " memories, " << (*r)["overall"]["questions"]
+    std::cout << (dialogue ? "Paraphrase retrieval of a dialogue ("
+                           : "Paraphrase search of the fact memory (")
+              << (*r)["overall"]["memories"] << " memories, " << (*r)["overall"]["questions"]
               << (keywords ? " keyword queries"
                   : direct ? " direct questions"
                            : " questions")
@@ -350,8 +360,9 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
     row("overall", (*r)["overall"]);
     for (const auto& [name, g] : (*r)["by_category"].items()) row(name, g);
     const auto& lat = (*r)["latency_ms"];
-    std::cout << "\nlatency      p50 " << lat["p50"] << " ms, p95 " << lat["p95"] << " ms (" << lat["calls"]
-              << " searches)\n";
+    std::cout << "\nlatency      p50 " << lat["p50"] << " ms, p95 " << lat["p95"] << " ms ("
+              << lat["calls"] << (dialogue ? " retrievals)\n" : " searches)\n");
+    if (dialogue) return;
     const auto& ctx = (*r)["context_latency_ms"];
     std::cout << "context      p50 " << ctx["p50"] << " ms, p95 " << ctx["p95"] << " ms ("
               << ctx["calls"] << " retrievals)\n";

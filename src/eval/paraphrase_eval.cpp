@@ -121,6 +121,111 @@ const char* Asked(const ParaphraseOptions& opt) {
   return opt.direct ? "direct" : opt.keywords ? "keywords" : "questions";
 }
 
+json Latencies(const std::vector<double>& ms) {
+  double sum = 0;
+  for (double x : ms) sum += x;
+  return json{{"p50", Round(Percentile(ms, 50), 3)},
+              {"p95", Round(Percentile(ms, 95), 3)},
+              {"p99", Round(Percentile(ms, 99), 3)},
+              {"mean", ms.empty() ? 0.0 : Round(sum / static_cast<double>(ms.size()), 3)},
+              {"calls", ms.size()}};
+}
+
+// The report's figures and config, both modes.
+json Report(const Engine& engine, const Group& overall,
+            const std::map<std::string, Group>& by_category, const std::string& path,
+            const ParaphraseOptions& opt) {
+  json j;
+  j["overall"] = overall.ToJson();
+  json cats = json::object();
+  for (const auto& [name, g] : by_category) cats[name] = g.ToJson();
+  j["by_category"] = std::move(cats);
+  const std::string words =
+      engine.EmbedderName().rfind("builtin", 0) == 0 ? wordvec::WordVectors::DefaultPath() : "";
+  const bool have_words = !words.empty() && wordvec::WordVectors::Default() != nullptr;
+  j["config"] = {{"benchmark", "paraphrase"},
+                 {"file", path},
+                 {"mode", opt.dialogue ? "dialogue" : "facts"},
+                 {"embedder", engine.EmbedderName()},
+                 {"word_vectors", have_words ? json(words) : json(nullptr)},
+                 {"engram_version", Version()},
+                 {"max_memories", opt.max_memories},
+                 {"queries", Asked(opt)},
+                 {"infer", opt.infer}};
+  return j;
+}
+
+// The dialogue mode: each memory is what the user said in one exchange of one
+// dialogue (the assistant answering "Noted."), a day after the one before;
+// maintained (all but the recent turns become pages); each question is asked
+// through Engine::Retrieve with a caller's defaults, and its memory's rank is
+// that of its exchange among the ranked messages (RetrievalResult::ranked, an
+// exchange counted once).
+Result<json> RunDialogue(Engine& engine, std::vector<Item> items, const std::string& path,
+                         const ParaphraseOptions& opt) {
+  const Scope dialogue{"default", "paraphrase", "assistant"};
+  constexpr TimeMs kDay = 24LL * 3600 * 1000;
+  const TimeMs first = 1767225600000LL;  // 2026-01-01T00:00:00Z
+  std::vector<TurnInput> turns;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    TurnInput t;
+    t.user_text = items[i].memory;
+    t.assistant_text = "Noted.";
+    t.event_time = first + static_cast<TimeMs>(i) * kDay;
+    t.source_ref = items[i].id;
+    turns.push_back(std::move(t));
+  }
+  ENGRAM_RETURN_IF_ERROR(engine.AddTurns(dialogue, turns).status());
+  ENGRAM_ASSIGN_OR_RETURN(MaintainReport report, engine.Maintain(nullptr));
+  if (report.jobs_failed > 0) return Status::Internal("maintenance of the dialogue failed");
+  Group overall;
+  std::map<std::string, Group> by_category;
+  std::vector<double> latencies;
+  json misses = json::array();
+  for (const auto& it : items) {
+    Group& g = by_category[it.category];
+    ++g.memories;
+    ++overall.memories;
+    for (const auto& q : it.questions) {
+      const auto start = SteadyClock::now();
+      ENGRAM_ASSIGN_OR_RETURN(RetrievalResult ctx, engine.Retrieve(dialogue, q, RetrieveOptions{}));
+      latencies.push_back(
+          std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count());
+      std::vector<std::string> order;  // exchanges, best first, once each
+      for (const auto& item : ctx.ranked) {
+        if (std::find(order.begin(), order.end(), item.source_ref) == order.end())
+          order.push_back(item.source_ref);
+      }
+      const auto rank =
+          static_cast<std::size_t>(std::find(order.begin(), order.end(), it.id) - order.begin());
+      std::size_t facts = 0;
+      for (const auto& item : ctx.items) {
+        facts += item.kind == ItemKind::kUserFact || item.kind == ItemKind::kAssistantFact ? 1 : 0;
+      }
+      const bool in_context = ctx.context.find(it.memory) != std::string::npos;
+      for (Group* x : {&g, &overall}) {
+        ++x->questions;
+        x->hit1 += rank == 0 ? 1 : 0;
+        x->hit3 += rank < 3 ? 1 : 0;
+        x->rr += rank < 10 ? 1.0 / static_cast<double>(rank + 1) : 0.0;
+        x->context_hit += in_context ? 1 : 0;
+        x->context_facts += facts;
+      }
+      if (rank >= 3) {
+        misses.push_back({{"id", it.id},
+                          {"question", q},
+                          {"memory", it.memory},
+                          {"rank", rank < order.size() ? json(rank + 1) : json(nullptr)},
+                          {"first", order.empty() ? json(nullptr) : json(order.front())}});
+      }
+    }
+  }
+  json j = Report(engine, overall, by_category, path, opt);
+  j["latency_ms"] = Latencies(latencies);
+  j["misses"] = std::move(misses);
+  return j;
+}
+
 }  // namespace
 
 Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions& opt) {
@@ -132,6 +237,7 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
   eo.db_path = ":memory:";
   eo.background_maintenance = false;
   ENGRAM_ASSIGN_OR_RETURN(auto engine, Engine::Open(std::move(eo)));
+  if (opt.dialogue) return RunDialogue(*engine, std::move(items), path, opt);
   MemoryScope scope;
   scope.tenant = "default";
   scope.user = "paraphrase";
@@ -209,33 +315,10 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
       }
     }
   }
-  json j;
-  j["overall"] = overall.ToJson();
-  json cats = json::object();
-  for (const auto& [name, g] : by_category) cats[name] = g.ToJson();
-  j["by_category"] = std::move(cats);
-  const std::string words = engine->EmbedderName().rfind("builtin", 0) == 0 ? wordvec::WordVectors::DefaultPath() : "";
-  const bool have_words = !words.empty() && wordvec::WordVectors::Default() != nullptr;
-  j["config"] = {{"benchmark", "paraphrase"},
-                 {"file", path},
-                 {"embedder", engine->EmbedderName()},
-                 {"word_vectors", have_words ? json(words) : json(nullptr)},
-                 {"engram_version", Version()},
-                 {"top_k", so.top_k},
-                 {"max_memories", opt.max_memories},
-                 {"queries", Asked(opt)},
-                 {"infer", opt.infer}};
-  auto summary = [](const std::vector<double>& ms) {
-    double sum = 0;
-    for (double x : ms) sum += x;
-    return json{{"p50", Round(Percentile(ms, 50), 3)},
-                {"p95", Round(Percentile(ms, 95), 3)},
-                {"p99", Round(Percentile(ms, 99), 3)},
-                {"mean", ms.empty() ? 0.0 : Round(sum / static_cast<double>(ms.size()), 3)},
-                {"calls", ms.size()}};
-  };
-  j["latency_ms"] = summary(latencies);
-  j["context_latency_ms"] = summary(context_latencies);
+  json j = Report(*engine, overall, by_category, path, opt);
+  j["config"]["top_k"] = so.top_k;
+  j["latency_ms"] = Latencies(latencies);
+  j["context_latency_ms"] = Latencies(context_latencies);
   j["misses"] = std::move(misses);
   return j;
 }

@@ -46,6 +46,13 @@ struct ParaphraseOptions {
   // `memory add` does by default: a first-person statement is kept as
   // "User ..."), not as written. Each must still become one memory.
   bool infer = false;
+  // Ask the dialogue instead: each memory is what the user said in one
+  // exchange of one dialogue (the assistant answering "Noted."), a day apart,
+  // maintained; each query is asked through Engine::Retrieve with a caller's
+  // defaults, and hit@k counts the queries whose exchange is among the first
+  // k ranked messages (RetrievalResult::ranked); context_hit: the memory's
+  // text is in the context. Not with `infer`.
+  bool dialogue = false;
 };
 
 // Runs the benchmark. InvalidArgument names the line of a malformed item or
@@ -61,9 +68,10 @@ struct ParaphraseOptions {
 //                gives (a dialogue of the user, the caller's defaults),
 //                context_facts the mean number of facts such a context holds
 //   by_category  {"<category>": same keys}
-//   config       {"benchmark": "paraphrase","file","embedder","word_vectors"
-//                 (the vector file or null),"engram_version","top_k","max_memories",
-//                 "queries" ("questions", "keywords" or "direct"),"infer"}
+//   config       {"benchmark": "paraphrase","file","mode" ("facts" or "dialogue"),
+//                 "embedder","word_vectors" (the vector file or null),"engram_version",
+//                 "top_k" (facts mode),"max_memories","queries" ("questions",
+//                 "keywords" or "direct"),"infer"}
 //   latency_ms   {"p50","p95","p99","mean","calls"}: one search per question
 //   context_latency_ms  the same for the context's retrieval of each question
 //   misses       [{"id","question","memory","rank","components","first",
