@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -27,11 +28,21 @@ struct Item {
   std::string stored;     // its text as stored (inference may rewrite it)
 };
 
+constexpr std::size_t kUnranked = SIZE_MAX;
+
 struct Group {
   std::size_t questions = 0, memories = 0, hit1 = 0, hit3 = 0;
   double rr = 0;
   // Retrieval: contexts holding the question's memory, and the facts they hold.
   std::size_t context_hit = 0, context_facts = 0;
+  // One query whose memory came at 0-based `rank` (kUnranked: not among
+  // the results at all, however few there were).
+  void Count(std::size_t rank) {
+    ++questions;
+    hit1 += rank == 0 ? 1 : 0;
+    hit3 += rank < 3 ? 1 : 0;
+    rr += rank < 10 ? 1.0 / static_cast<double>(rank + 1) : 0.0;
+  }
   json ToJson() const {
     auto share = [&](double x) { return questions ? json(Round(x / static_cast<double>(questions), 3)) : json(nullptr); };
     return {{"questions", questions},
@@ -196,18 +207,16 @@ Result<json> RunDialogue(Engine& engine, std::vector<Item> items, const std::str
         if (std::find(order.begin(), order.end(), item.source_ref) == order.end())
           order.push_back(item.source_ref);
       }
-      const auto rank =
-          static_cast<std::size_t>(std::find(order.begin(), order.end(), it.id) - order.begin());
+      const auto at = std::find(order.begin(), order.end(), it.id);
+      const std::size_t rank =
+          at == order.end() ? kUnranked : static_cast<std::size_t>(at - order.begin());
       std::size_t facts = 0;
       for (const auto& item : ctx.items) {
         facts += item.kind == ItemKind::kUserFact || item.kind == ItemKind::kAssistantFact ? 1 : 0;
       }
       const bool in_context = ctx.context.find(it.memory) != std::string::npos;
       for (Group* x : {&g, &overall}) {
-        ++x->questions;
-        x->hit1 += rank == 0 ? 1 : 0;
-        x->hit3 += rank < 3 ? 1 : 0;
-        x->rr += rank < 10 ? 1.0 / static_cast<double>(rank + 1) : 0.0;
+        x->Count(rank);
         x->context_hit += in_context ? 1 : 0;
         x->context_facts += facts;
       }
@@ -215,7 +224,7 @@ Result<json> RunDialogue(Engine& engine, std::vector<Item> items, const std::str
         misses.push_back({{"id", it.id},
                           {"question", q},
                           {"memory", it.memory},
-                          {"rank", rank < order.size() ? json(rank + 1) : json(nullptr)},
+                          {"rank", rank != kUnranked ? json(rank + 1) : json(nullptr)},
                           {"first", order.empty() ? json(nullptr) : json(order.front())}});
       }
     }
@@ -274,12 +283,8 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
       latencies.push_back(std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count());
       std::size_t rank = 0;
       while (rank < found.size() && found[rank].id != it.memory_id) ++rank;
-      for (Group* x : {&g, &overall}) {
-        ++x->questions;
-        x->hit1 += rank == 0 ? 1 : 0;
-        x->hit3 += rank < 3 ? 1 : 0;
-        x->rr += rank < 10 ? 1.0 / static_cast<double>(rank + 1) : 0.0;
-      }
+      if (rank == found.size()) rank = kUnranked;  // (not found: no hit, however few were found)
+      for (Group* x : {&g, &overall}) x->Count(rank);
       // What an agent's retrieval gives for the same question: the user's
       // memories are facts of each of its dialogues.
       const auto asked_at = SteadyClock::now();
@@ -305,13 +310,14 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
                       {"vector", Round(d.vector, 3)},   {"lexical", Round(d.lexical, 3)},
                       {"from_semantic", d.from_semantic}, {"from_lexical", d.from_lexical}};
         };
-        misses.push_back({{"id", it.id},
-                          {"question", q},
-                          {"memory", it.stored},
-                          {"rank", rank < found.size() ? json(rank + 1) : json(nullptr)},
-                          {"components", rank < found.size() ? parts(found[rank]) : json(nullptr)},
-                          {"first", found.empty() ? json(nullptr) : json(found.front().memory)},
-                          {"first_components", found.empty() ? json(nullptr) : parts(found.front())}});
+        misses.push_back(
+            {{"id", it.id},
+             {"question", q},
+             {"memory", it.stored},
+             {"rank", rank != kUnranked ? json(rank + 1) : json(nullptr)},
+             {"components", rank != kUnranked ? parts(found[rank]) : json(nullptr)},
+             {"first", found.empty() ? json(nullptr) : json(found.front().memory)},
+             {"first_components", found.empty() ? json(nullptr) : parts(found.front())}});
       }
     }
   }
