@@ -197,6 +197,17 @@ struct RankingOptions {
   // a message naming a thing of that kind ("camping", "Boston"), and not
   // the question's noun itself, scores 1 + answer_type [0, 10] times.
   double answer_type = 0.1;
+  // Meaning where the question's words say little (built-in engine with its
+  // word vectors): when no message holds meaning_gate [0, 1] or more of the
+  // question's own words (by idf; a word's WordNet expansions count as the
+  // word: "badminton" holds "sport"), each message adds meaning [0, 10] x
+  // (1 - best share / meaning_gate) x its meaning score: how much of the
+  // question its words' WordNet neighbourhoods hold, plus the cosine of its
+  // and the question's word-vector means (the words they do not share),
+  // rescaled from [0.2, 1] to [0, 1]. ("How did he injure his arm?" finds
+  // "Raj broke his wrist playing basketball".)
+  double meaning = 3.0;
+  double meaning_gate = 0.3;
   // WordNet expansion of the query: weight [0, 1] of a synonym, derivation or
   // hyponym; only terms held by at most expansion_max_df_share [0, 1] of the
   // messages (0 = no expansion).
@@ -253,6 +264,8 @@ struct RankReasons {
   bool named_date = false;  // a question naming a day or month, and a message of it (RankingOptions::date)
   bool said_date = false;   // ... and a message whose time expression points into it (RankingOptions::said_date)
   bool answer_type = false;  // it names a thing of the kind the question asks for (RankingOptions::answer_type)
+  double meaning = 0;        // its meaning score where the question's words say little, gated
+                             // (RankingOptions::meaning)
   bool speaker = false;  // the named-speaker factor applied
   double self_reference = 0;  // its first- over second-person balance, in [-1, 1] (RankingOptions::self_reference)
   double cues = 1;       // the factor of its own cues: asking, opening a session, naming things

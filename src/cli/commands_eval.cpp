@@ -8,12 +8,13 @@
 // unknown conversation, malformed file, --answer without a model), 1 other
 // errors (missing file, engine or model failure).
 // `engram eval paraphrase [FILE] [--max-memories N] [--keywords | --direct]
-// [--infer | --dialogue] [--model-embedder] [--json]` runs the paraphrase
+// [--infer | --dialogue] [--set NAME=VALUE]... [--model-embedder] [--json]` runs the paraphrase
 // benchmark of the fact memory (default file bench/data/paraphrase.jsonl;
 // --keywords asks each memory's keyword queries instead of its questions,
 // --direct its questions that share a word with it; --infer adds the
 // memories through inference, not as written; --dialogue asks a dialogue
-// that said them instead of the fact memory) on the built-in engine,
+// that said them instead of the fact memory; --set NAME=VALUE changes a
+// ranking constant of the retrievals) on the built-in engine,
 // or with the configured embedding endpoint (--model-embedder).
 #include <unistd.h>  // isatty
 
@@ -211,9 +212,12 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
   locomo->add_option("--max-pages", max_pages,
                      "Retrieve with this max_pages instead of a caller's default (0: as many as the budget holds)")
       ->check(CLI::Range(0, 1000));
-  locomo->add_option("--set", settings,
-                     "Retrieve with a ranking constant changed: NAME=VALUE (repeatable; the names of the "
-                     "retrieve API's `ranking` object, e.g. bm25_k1=1.2)");
+  locomo
+      ->add_option(
+          "--set", settings,
+          "Retrieve with a ranking constant changed: NAME=VALUE (repeatable; the names of the "
+          "retrieve API's `ranking` object, e.g. bm25_k1=1.2)")
+      ->allow_extra_args(false);
   locomo->add_option("--held-out-from", held_out_from,
                      "Conversations from this index of the file on (0-based) are reported as held out (default 5)")
       ->check(CLI::Range(0, 1000000));
@@ -289,6 +293,7 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
   static bool direct = false;
   static bool infer = false;
   static bool dialogue = false;
+  static std::vector<std::string> para_settings;
   para->add_option("FILE", para_file, "The set, JSON lines (default bench/data/paraphrase.jsonl)");
   para->add_flag("--keywords", keywords,
                  "Ask each memory's keyword queries (\"occupation\", \"favourite sport\") instead of its questions");
@@ -304,6 +309,11 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
           "exchange, each query asked through retrieve (hit@k: its exchange among the first k "
           "ranked messages)")
       ->excludes(para->get_option("--infer"));
+  para->add_option(
+          "--set", para_settings,
+          "Retrieve with a ranking constant changed: NAME=VALUE (repeatable; the names of the "
+          "retrieve API's `ranking` object, e.g. meaning=0)")
+      ->allow_extra_args(false);
   para->add_option("--max-memories", max_memories, "Only the first N memories and their questions")
       ->check(CLI::Range(1, 1000000));
   para->add_flag("--model-embedder", model_embedder,
@@ -316,6 +326,12 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
     opt.direct = direct;
     opt.infer = infer;
     opt.dialogue = dialogue;
+    for (const std::string& kv : para_settings) {
+      if (Status st = SetRankingOption(kv, opt.retrieve.ranking); !st.ok()) {
+        code = Fail(2, "eval paraphrase --set: " + st.message());
+        return;
+      }
+    }
     if (model_embedder) {
       if (Status st = cli.ConfigureModels(opt.engine); !st.ok()) {
         code = Fail(st);

@@ -240,31 +240,6 @@ nlohmann::json CategoriesJson(const Groups& g, const std::vector<int>& budgets) 
   return cats;
 }
 
-// Every retrieval option, and those that differ from a caller's defaults.
-void RetrieveConfig(const RetrieveOptions& o, nlohmann::json& all, nlohmann::json& changed) {
-  const RetrieveOptions d;
-  all = {{"max_pages", o.max_pages},
-         {"max_segments", o.max_segments},
-         {"max_facts", o.max_facts},
-         {"include_stm", o.include_stm},
-         {"include_profile", o.include_profile}};
-  changed = nlohmann::json::object();
-  for (const char* k : {"max_pages", "max_segments", "max_facts", "include_stm", "include_profile"}) {
-    nlohmann::json def = {{"max_pages", d.max_pages},
-                          {"max_segments", d.max_segments},
-                          {"max_facts", d.max_facts},
-                          {"include_stm", d.include_stm},
-                          {"include_profile", d.include_profile}};
-    if (all[k] != def[k]) changed[k] = all[k];
-  }
-  nlohmann::json ranking = nlohmann::json::object();
-  for (const auto& f : retrieval::RankingFields()) {
-    ranking[f.name] = o.ranking.*f.member;
-    if (o.ranking.*f.member != d.ranking.*f.member) changed[std::string("ranking.") + f.name] = o.ranking.*f.member;
-  }
-  all["ranking"] = std::move(ranking);
-}
-
 nlohmann::json Report(const Totals& t, const std::vector<std::string>& ids, const EvalOptions& opt) {
   nlohmann::json j;
   j["overall"] = t.all.overall.ToJson(t.budgets);
@@ -319,6 +294,32 @@ nlohmann::json Report(const Totals& t, const std::vector<std::string>& ids, cons
 }
 
 }  // namespace
+
+void RetrieveConfig(const RetrieveOptions& o, nlohmann::json& all, nlohmann::json& changed) {
+  const RetrieveOptions d;
+  all = {{"max_pages", o.max_pages},
+         {"max_segments", o.max_segments},
+         {"max_facts", o.max_facts},
+         {"include_stm", o.include_stm},
+         {"include_profile", o.include_profile}};
+  changed = nlohmann::json::object();
+  for (const char* k :
+       {"max_pages", "max_segments", "max_facts", "include_stm", "include_profile"}) {
+    nlohmann::json def = {{"max_pages", d.max_pages},
+                          {"max_segments", d.max_segments},
+                          {"max_facts", d.max_facts},
+                          {"include_stm", d.include_stm},
+                          {"include_profile", d.include_profile}};
+    if (all[k] != def[k]) changed[k] = all[k];
+  }
+  nlohmann::json ranking = nlohmann::json::object();
+  for (const auto& f : retrieval::RankingFields()) {
+    ranking[f.name] = o.ranking.*f.member;
+    if (o.ranking.*f.member != d.ranking.*f.member)
+      changed[std::string("ranking.") + f.name] = o.ranking.*f.member;
+  }
+  all["ranking"] = std::move(ranking);
+}
 
 const char* LocomoCategoryName(int category) {
   switch (category) {

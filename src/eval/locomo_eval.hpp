@@ -117,4 +117,8 @@ Result<nlohmann::json> RunLocomoEval(const std::string& locomo_path, const EvalO
 // 4 single-hop, 5 adversarial; "unknown" otherwise.
 const char* LocomoCategoryName(int category);
 
+// Every retrieval option of `o` (all) and those that differ from a caller's
+// defaults (changed), as the reports' config prints them.
+void RetrieveConfig(const RetrieveOptions& o, nlohmann::json& all, nlohmann::json& changed);
+
 }  // namespace engram::eval

@@ -11,6 +11,7 @@
 #include "core/text.hpp"
 #include "core/word_vectors.hpp"
 #include "engram/engine.hpp"
+#include "eval/locomo_eval.hpp"
 #include "eval/metrics.hpp"
 
 namespace engram::eval {
@@ -163,6 +164,7 @@ json Report(const Engine& engine, const Group& overall,
                  {"max_memories", opt.max_memories},
                  {"queries", Asked(opt)},
                  {"infer", opt.infer}};
+  RetrieveConfig(opt.retrieve, j["config"]["retrieve"], j["config"]["changed"]);
   return j;
 }
 
@@ -199,7 +201,7 @@ Result<json> RunDialogue(Engine& engine, std::vector<Item> items, const std::str
     ++overall.memories;
     for (const auto& q : it.questions) {
       const auto start = SteadyClock::now();
-      ENGRAM_ASSIGN_OR_RETURN(RetrievalResult ctx, engine.Retrieve(dialogue, q, RetrieveOptions{}));
+      ENGRAM_ASSIGN_OR_RETURN(RetrievalResult ctx, engine.Retrieve(dialogue, q, opt.retrieve));
       latencies.push_back(
           std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count());
       std::vector<std::string> order;  // exchanges, best first, once each
@@ -288,7 +290,7 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
       // What an agent's retrieval gives for the same question: the user's
       // memories are facts of each of its dialogues.
       const auto asked_at = SteadyClock::now();
-      ENGRAM_ASSIGN_OR_RETURN(RetrievalResult ctx, engine->Retrieve(dialogue, q, RetrieveOptions{}));
+      ENGRAM_ASSIGN_OR_RETURN(RetrievalResult ctx, engine->Retrieve(dialogue, q, opt.retrieve));
       context_latencies.push_back(
           std::chrono::duration<double, std::milli>(SteadyClock::now() - asked_at).count());
       std::size_t facts = 0;

@@ -21,12 +21,12 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "engram/options.hpp"
 #include "engram/result.hpp"
+#include "engram/types.hpp"
 
 namespace engram::eval {
 
@@ -53,6 +53,9 @@ struct ParaphraseOptions {
   // k ranked messages (RetrievalResult::ranked); context_hit: the memory's
   // text is in the context. Not with `infer`.
   bool dialogue = false;
+  // The options of every retrieval (the dialogue mode's, and the facts
+  // mode's context): a caller's defaults unless changed (config.changed).
+  RetrieveOptions retrieve;
 };
 
 // Runs the benchmark. InvalidArgument names the line of a malformed item or
@@ -71,7 +74,8 @@ struct ParaphraseOptions {
 //   config       {"benchmark": "paraphrase","file","mode" ("facts" or "dialogue"),
 //                 "embedder","word_vectors" (the vector file or null),"engram_version",
 //                 "top_k" (facts mode),"max_memories","queries" ("questions",
-//                 "keywords" or "direct"),"infer"}
+//                 "keywords" or "direct"),"infer","retrieve" (every retrieval
+//                 option),"changed" (those not a caller's defaults)}
 //   latency_ms   {"p50","p95","p99","mean","calls"}: one search per question
 //   context_latency_ms  the same for the context's retrieval of each question
 //   misses       [{"id","question","memory","rank","components","first",

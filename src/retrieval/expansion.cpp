@@ -116,23 +116,24 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
       pair_at.push_back(i);
     }
   }
-  // The base terms (bits of their indexes) a pair's two words are, which its
-  // kinds stand for (made only for a pair that has kinds).
-  auto pair_terms = [&](std::size_t i) {
-    std::uint32_t b = 0;
-    for (const std::string& token : {tokens[i], tokens[i + 1]}) {
-      const std::string stem = text::Stem(token);
-      for (std::size_t k = 0; k < base.size() && k < 32; ++k) {
-        if (base[k].term == stem) b |= std::uint32_t{1} << k;
-      }
+  // The base term (its bit) a word is, 0 when none.
+  auto word_term = [&](const std::string& token) {
+    const std::string stem = text::Stem(token);
+    for (std::size_t k = 0; k < base.size() && k < 32; ++k) {
+      if (base[k].term == stem) return std::uint32_t{1} << k;
     }
-    return b;
+    return std::uint32_t{0};
   };
+  // The base terms (bits of their indexes) a pair's two words are, which its
+  // kinds stand for.
+  auto pair_terms = [&](std::size_t i) { return word_term(tokens[i]) | word_term(tokens[i + 1]); };
   for (std::size_t wi = 0; wi < words.size(); ++wi) {
     const std::string& word = words[wi];
+    const bool pair = pair_at[wi] != std::string::npos;
+    const std::uint32_t of = pair ? pair_terms(pair_at[wi]) : word_term(word);
+    // (A pair's kinds stand for its words in the coverage share too.)
+    const auto covers = [&](const Candidate& c) { return c.kind && pair ? of : std::uint32_t{0}; };
     std::size_t kept = 0;
-    std::uint32_t covers = 0;
-    bool covers_made = false;
     const Candidates candidates = WordExpansions(*wn, word, p);
     for (const auto& c : *candidates) {
       if (kept >= p.max_per_word) break;
@@ -140,20 +141,17 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
       // comes first. A term `accept` refuses is in `out` only as a query
       // term, which keeps its own weight anyway.)
       if (!accept(c.term)) continue;
-      if (c.kind && !covers_made && pair_at[wi] != std::string::npos) {
-        covers = pair_terms(pair_at[wi]);
-        covers_made = true;
-      }
       auto have = std::find_if(out.begin(), out.end(), [&](const QueryTerm& q) { return q.term == c.term; });
       if (have != out.end()) {
         // A query term keeps its own weight; an expansion its best one.
         if (have - out.begin() >= static_cast<std::ptrdiff_t>(base.size())) {
           have->weight = std::max(have->weight, c.weight);
-          if (c.kind) have->covers |= covers;
+          have->covers |= covers(c);
+          have->of |= of;
         }
         continue;
       }
-      out.push_back({c.term, c.weight, true, c.kind ? covers : 0});
+      out.push_back({c.term, c.weight, true, covers(c), of});
       ++kept;
     }
   }

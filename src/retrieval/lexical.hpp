@@ -106,6 +106,11 @@ struct QueryTerm {
   // stands for in the share of them a message holds: a two-word name's kind
   // ("taekwondo") holds both of its words ("martial", "art").
   std::uint32_t covers = 0;
+  // The query's own terms (bits of their indexes, under 32) this expansion
+  // says in other words (a synonym, derivation, kind or part of one: "badminton"
+  // of "sport"): a message holding it holds them for the meaning gate
+  // (RankingOptions::meaning_gate), not for the coverage share.
+  std::uint32_t of = 0;
   // A word of the query itself, at full weight.
   bool Own() const { return !expansion && weight >= 1.0; }
 };

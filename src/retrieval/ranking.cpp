@@ -32,6 +32,8 @@ RankParams RankParamsFrom(const RankingOptions& o) {
   p.date = o.date;
   p.said_date = o.said_date;
   p.answer_type = o.answer_type;
+  p.meaning = o.meaning;
+  p.meaning_gate = o.meaning_gate;
   p.self_reference = o.self_reference;
   p.question = o.question;
   p.opener = o.opener;
@@ -59,6 +61,8 @@ const std::vector<RankingField>& RankingFields() {
       {"date_slack_days", &R::date_slack_days, 0, 366, false},
       {"said_date", &R::said_date, 0, 10, false},
       {"answer_type", &R::answer_type, 0, 10, false},
+      {"meaning", &R::meaning, 0, 10, false},
+      {"meaning_gate", &R::meaning_gate, 0, 1, false},
       {"self_reference", &R::self_reference, 0, 1, false},
       {"question", &R::question, 0, 1, false},
       {"opener", &R::opener, 0, 10, false},
@@ -267,6 +271,7 @@ std::vector<std::uint32_t> Holding(const Corpus& c, const std::string& term) {
 struct Scratch {
   std::vector<double> lex, held;
   std::vector<std::uint8_t> seen;
+  std::vector<std::uint32_t> said;  // own terms (bits) a message holds in words or in other words
   std::vector<std::uint32_t> touched;  // documents of the query terms' postings
   // Buffers of one call, kept for their capacity: at 100k pages a fresh
   // array of 200,000 entries per call came from new pages (page faults).
@@ -284,6 +289,8 @@ struct Scratch {
       v->clear();
       v->resize(room, 0.0);
     }
+    said.clear();
+    said.resize(room, 0);
     seen.clear();
     seen.resize(room, 0);
   }
@@ -292,6 +299,7 @@ struct Scratch {
       lex[d] = 0.0;
       held[d] = 0.0;
       seen[d] = 0;
+      said[d] = 0;
     }
     touched.clear();
   }
@@ -322,8 +330,11 @@ void LexicalScores(const Corpus& c, const RankParams& p, Scratch& s) {
 // query's own words (by idf; expansions aside) that it holds: a message that
 // holds "Anna", "pottery" and "class" beats one that repeats "class". A
 // message holding an expansion that stands for own words (QueryTerm::covers:
-// "taekwondo" for "martial arts") holds those words.
-void ApplyCoverage(const Corpus& c, double weight, Scratch& s) {
+// "taekwondo" for "martial arts") holds those words. Returns the largest
+// share a message holds, its own words' expansions counted as the words (0
+// when the query has no own word, or without `gate`): what the meaning gate
+// reads.
+double ApplyCoverage(const Corpus& c, double weight, bool gate, Scratch& s) {
   std::vector<QueryTerm> own;
   std::vector<std::size_t> own_at;  // index in c.terms
   std::vector<int> own_ids[2];
@@ -333,11 +344,11 @@ void ApplyCoverage(const Corpus& c, double weight, Scratch& s) {
     own_at.push_back(qi);
     for (int k = 0; k < 2; ++k) own_ids[k].push_back(c.ids[k][qi]);
   }
-  if (own.empty()) return;
+  if (own.empty()) return 0.0;
   const CollectionStats stats = Stats(own, {&c.idx.messages, &c.stm.index}, {&own_ids[0], &own_ids[1]});
   double total = 0;
   for (double idf : stats.idf) total += idf;
-  if (total <= 0) return;
+  if (total <= 0) return 0.0;
   double* held = s.held.data();
   std::uint32_t covered = 0;  // the own words (bits) an expansion stands for
   for (const QueryTerm& t : c.terms) covered |= t.covers;
@@ -371,6 +382,63 @@ void ApplyCoverage(const Corpus& c, double weight, Scratch& s) {
   for (const std::uint32_t d : s.touched) {  // held is zero elsewhere
     if (held[d] > 0) s.lex[d] *= 1.0 + weight * held[d] / total;
   }
+  if (!gate) return 0.0;
+  // The largest share a message holds in words or in other words (any
+  // expansion of an own word holds it: QueryTerm::of).
+  for (std::size_t ti = 0; ti < c.terms.size(); ++ti) {
+    const std::uint32_t bits =
+        (ti < 32 && c.terms[ti].Own() ? std::uint32_t{1} << ti : 0) | c.terms[ti].of;
+    if (bits == 0) continue;
+    for (const auto& [ix, offset, ids] : c.Parts()) {
+      const int id = (*ids)[ti];
+      if (id < 0) continue;
+      for (const auto& post : ix->Postings(id)) s.said[offset + post.doc] |= bits;
+    }
+  }
+  double best = 0.0;
+  for (const std::uint32_t d : s.touched) {
+    double share = 0.0;
+    for (std::size_t qi = 0; qi < own.size(); ++qi) {
+      if (own_at[qi] < 32 && (s.said[d] >> own_at[qi] & 1) != 0) share += stats.idf[qi];
+    }
+    best = std::max(best, share / total);
+  }
+  return best;
+}
+
+// The messages whose meaning a ranking reads at most, the newest (each
+// costs a pass over its words' neighbourhoods and a dot product; made once
+// per message and kept: MeaningOfTurn).
+constexpr std::size_t kMeaningScan = 20000;
+// A cosine of word-vector means at or below this says nothing: unrelated
+// texts' means lie about this near (the built-in vectors share what all
+// words share).
+constexpr double kMeaningFloor = 0.2;
+
+// What a message means of the question (RankParams::meaning), over the words
+// it does not share with it (the lexical score counts those): the share of
+// the question's known words its words' WordNet neighbourhoods hold
+// (WordVectors::ExpansionMatch: "curry" holds "dish"), plus the cosine of
+// the two means rescaled from [kMeaningFloor, 1] to [0, 1].
+double MeaningScore(const RankQuery& q, const MessageMeaning& m, const std::vector<double>& weights,
+                    std::vector<long>& unshared) {
+  if (m.known.empty()) return 0.0;
+  unshared.clear();
+  for (const std::int32_t i : m.known) {
+    if (std::find(q.meaning_terms.begin(), q.meaning_terms.end(), i) == q.meaning_terms.end())
+      unshared.push_back(i);
+  }
+  if (unshared.empty()) return 0.0;
+  const double match = q.words->ExpansionMatch(q.meaning_terms, weights, unshared);
+  double cosine = 0.0;
+  if (unshared.size() == m.known.size()) {
+    cosine = wordvec::Dot(q.meaning, m.mean);
+  } else {  // (a message sharing a word: the mean of the others, made here)
+    const std::vector<float> mean = q.words->MeanOf(unshared);
+    for (std::size_t k = 0; k < mean.size() && k < q.meaning.size(); ++k)
+      cosine += static_cast<double>(mean[k]) * q.meaning[k];
+  }
+  return match + std::max(0.0, (cosine - kMeaningFloor) / (1.0 - kMeaningFloor));
 }
 
 // The documents whose score can be positive without vectors: those with
@@ -535,7 +603,15 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   const double* lex = scratch.lex.data();
 
   LexicalScores(c, p, scratch);
-  if (p.coverage > 0) ApplyCoverage(c, p.coverage, scratch);
+  // Meaning, where no message holds meaning_gate of the question's own words
+  // in words or in other words (the less they hold, the more it counts).
+  const bool meaning_on =
+      q.words != nullptr && !q.meaning.empty() && p.meaning > 0 && p.meaning_gate > 0;
+  const double best_share =
+      p.coverage > 0 || meaning_on ? ApplyCoverage(c, p.coverage, meaning_on, scratch) : 0.0;
+  const double meaning_weight =
+      meaning_on ? p.meaning * std::max(0.0, 1.0 - best_share / p.meaning_gate) : 0.0;
+  const bool have_meaning = meaning_weight > 0;
   // The time cue and the named date, in one pass (lex is zero outside `touched`).
   const bool time_cue = q.asks_when && p.temporal > 0, named_date = !q.dates.empty() && p.date > 0;
   if (time_cue || named_date) {
@@ -552,7 +628,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   docs.clear();
   // (Every document too when the query's postings cover much of the corpus,
   // as in a small scope: a pass over all is then cheaper than sorting hits.)
-  if (have_vec || scratch.touched.size() * 8 >= n) {
+  if (have_vec || have_meaning || scratch.touched.size() * 8 >= n) {
     docs.resize(n);
     for (std::size_t d = 0; d < n; ++d) docs[d] = static_cast<std::uint32_t>(d);
   } else if (n > 0) {
@@ -587,6 +663,15 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     }
   }
 
+  std::vector<double> meaning(have_meaning ? n : 0, 0.0);
+  if (have_meaning) {
+    const std::vector<double> weights(q.meaning_terms.size(), 1.0);
+    std::vector<long> unshared;
+    for (std::size_t d = n > kMeaningScan ? n - kMeaningScan : 0; d < n; ++d) {
+      const TurnMeaning& t = MeaningOfTurn(c.Entry(d), *q.words);
+      meaning[d] = meaning_weight * MeaningScore(q, t.side[c.Side(d)], weights, unshared);
+    }
+  }
   std::vector<bool> by_speaker = p.speaker > 0 ? NamedSpeakerMessages(c) : std::vector<bool>{};
   double speaker = p.speaker;
   if (!by_speaker.empty()) {
@@ -621,6 +706,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     const std::size_t d = docs[i];
     double s = max_nb > 0 ? nb[i] / max_nb : 0.0;
     if (have_vec) s += p.vector * cos[d];
+    if (have_meaning) s += meaning[d];
     if (!by_speaker.empty() && by_speaker[d]) {
       s *= 1.0 + speaker * (1.0 + p.self_reference * c.Doc(d).person / 100.0);
     }
@@ -654,6 +740,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       why.named_date = !q.dates.empty() && p.date > 0 && q.dates.contains(c.Doc(d).time);
       why.said_date = says_date(d);
       why.answer_type = of_answer_type(d);
+      why.meaning = have_meaning ? meaning[d] : 0.0;
       why.speaker = !by_speaker.empty() && by_speaker[d];
       why.self_reference = c.Doc(d).person / 100.0;
       why.cues = cues.Of(c, d);

@@ -84,6 +84,12 @@ struct RankParams {
   // 0.8107 -> 0.8130 / 0.8122 / 0.8122 / 0.8125 / 0.8104 at 0.1 / 0.15 /
   // 0.2 / 0.25 / 0.3.
   double answer_type = 0.1;
+  // Meaning where the question's words say little (RankingOptions::meaning,
+  // meaning_gate; built-in word vectors): measured on the paraphrase sets
+  // said in a dialogue (`engram eval paraphrase --dialogue`) and on LoCoMo
+  // 0-4, docs/PERFORMANCE.md.
+  double meaning = 3.0;
+  double meaning_gate = 0.3;
   // What a message says and of whom (RankingOptions::self_reference,
   // question, opener, names; MessageDoc's cues). Among the messages LoCoMo's
   // rankings bring to the first 20 (conversations 0-4), the named
@@ -148,6 +154,12 @@ struct RankQuery {
   // MessageIndex::Kinds, 0 for none) and the index term of its noun.
   std::uint32_t answer_kind = 0;
   std::string answer_term;
+  // The question's meaning (the built-in word vectors; RankParams::meaning):
+  // the unit mean of its known words and their indexes (retriever's
+  // QueryMeaning); `words` null without.
+  const wordvec::WordVectors* words = nullptr;
+  std::vector<float> meaning;
+  std::vector<long> meaning_terms;
   bool explain = false;            // fill RankedMessage::why
 };
 

@@ -561,6 +561,19 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   }
   rq.explain = opt.explain;
   rq.vector = use_vectors ? &in.query_embedding : nullptr;
+  // What the question means (built-in engine): for the facts, and for the
+  // messages where its words say little (RankParams::meaning). (The facts
+  // are searched for what the question means: "for a living" asks for an
+  // occupation, and no fact about a "living room".)
+  const std::string meant = memory::facts::QuestionMeant(in.query);
+  const QueryMeaning meaning = !Semantic(in) && (idx.facts_with_meaning > 0 || params.meaning > 0)
+                                   ? MeaningOf(in.query, meant)
+                                   : QueryMeaning{};
+  if (meaning.words != nullptr && params.meaning > 0) {
+    rq.words = meaning.words;
+    rq.meaning = meaning.words->MeanOf(meaning.terms);
+    rq.meaning_terms = meaning.terms;
+  }
   auto ranked = RankMessages(idx, stm, rq, params, kRankedLimit);
 
   ContextInput ctx;
@@ -578,9 +591,6 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   ctx.recent = stm_snapshot->recent;
   ctx.now = in.now;
   if (opt.include_profile) ctx.profile = idx.profile;
-  // (The facts are searched for what the question means: "for a living"
-  // asks for an occupation, and no fact about a "living room".)
-  const std::string meant = memory::facts::QuestionMeant(in.query);
   std::vector<std::string> fact_terms =
       meant == in.query
           ? FactTerms(tokens, fts_terms, {&idx.messages, &stm.index})
@@ -596,10 +606,12 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fact_terms, 100,
                                                   idx.text_in_memory ? &idx.fact_text : nullptr,
                                                   idx.user_scope_id));
-  const QueryMeaning meaning =
-      !Semantic(in) && idx.facts_with_meaning > 0 ? MeaningOf(in.query, meant) : QueryMeaning{};
-  ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact, meaning);
-  ctx.assistant_facts = RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact, meaning);
+  // (The facts by meaning only when theirs is kept: facts_with_meaning.)
+  const QueryMeaning none;
+  const QueryMeaning& of_facts = idx.facts_with_meaning > 0 ? meaning : none;
+  ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact, of_facts);
+  ctx.assistant_facts =
+      RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact, of_facts);
   return AssembleContext(std::move(ctx));
 }
 

@@ -255,18 +255,34 @@ const std::string& SpeakerName(const TurnEntry& e, int side) {
 }
 
 std::span<const SummarySentence> LazySentences::Of(std::string_view text) const {
-  const std::vector<SummarySentence>* made = made_.load(std::memory_order_acquire);
-  if (made == nullptr && !text.empty()) {
-    auto fresh = std::make_unique<const std::vector<SummarySentence>>(SummarySentences(text));
-    if (made_.compare_exchange_strong(made, fresh.get(), std::memory_order_acq_rel)) made = fresh.release();
-    // (else another reader made them first: `made` holds its copy)
-  }
-  return made ? std::span<const SummarySentence>(*made) : std::span<const SummarySentence>();
+  if (text.empty() && made_.IfMade() == nullptr) return {};
+  return made_.Get([&] { return SummarySentences(text); });
 }
 
 std::size_t LazySentences::MemoryBytes() const {
-  const std::vector<SummarySentence>* made = made_.load(std::memory_order_acquire);
+  const std::vector<SummarySentence>* made = made_.IfMade();
   return made ? sizeof(*made) + made->capacity() * sizeof(SummarySentence) : 0;
+}
+
+std::size_t TurnMeaning::MemoryBytes() const {
+  std::size_t n = sizeof(*this);
+  for (const MessageMeaning& m : side)
+    n += m.known.capacity() * sizeof(std::int32_t) + m.mean.codes.capacity();
+  return n;
+}
+
+const TurnMeaning& MeaningOfTurn(const TurnEntry& e, const wordvec::WordVectors& words) {
+  return e.meaning.Get([&] {
+    TurnMeaning t;
+    for (int side = 0; side < 2; ++side) {
+      if (e.texts[side].empty()) continue;
+      const std::vector<long> known = words.KnownWords(text::Terms(words.Meant(e.texts[side])));
+      MessageMeaning& m = t.side[side];
+      m.known.assign(known.begin(), known.end());
+      m.mean = wordvec::Quantize(words.MeanOf(known));
+    }
+    return t;
+  });
 }
 
 EntryList& EntryList::operator=(std::vector<TurnEntry> entries) {
@@ -416,9 +432,10 @@ void IndexMessages(EntryList& entries, MessageIndex& index, SharedList<MessageDo
 }
 
 std::size_t EntryBytes(const TurnEntry& e) {
-  return sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() + e.names[1].size() +
-         e.refs[0].size() + e.refs[1].size() + e.source_ref.size() + e.chain_summary.size() +
-         e.chain_sentences.MemoryBytes();
+  return sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() +
+         e.names[1].size() + e.refs[0].size() + e.refs[1].size() + e.source_ref.size() +
+         e.chain_summary.size() + e.chain_sentences.MemoryBytes() +
+         (e.meaning.IfMade() ? e.meaning.IfMade()->MemoryBytes() : 0);
 }
 
 std::size_t ScopeIndex::MemoryBytes() const {

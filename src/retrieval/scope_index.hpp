@@ -31,30 +31,66 @@
 
 namespace engram::retrieval {
 
-// SummarySentences of a text, made once on first use and kept (thread-safe:
-// a snapshot's entries are shared by its readers). A copy starts empty; a
-// move takes them.
-class LazySentences {
+// A value made on first use and kept (thread-safe: a snapshot's entries are
+// shared by its readers; of two readers making it at once, one's is kept). A
+// copy starts empty; a move takes it.
+template <class T>
+class Lazy {
  public:
-  LazySentences() = default;
-  LazySentences(const LazySentences&) noexcept {}
-  LazySentences& operator=(const LazySentences&) noexcept {
+  Lazy() = default;
+  Lazy(const Lazy&) noexcept {}
+  Lazy& operator=(const Lazy&) noexcept {
     Reset();
     return *this;
   }
   // (noexcept moves: containers of entries move them instead of copying.)
-  LazySentences(LazySentences&& o) noexcept : made_(o.made_.exchange(nullptr)) {}
-  LazySentences& operator=(LazySentences&& o) noexcept {
+  Lazy(Lazy&& o) noexcept : made_(o.made_.exchange(nullptr)) {}
+  Lazy& operator=(Lazy&& o) noexcept {
     if (this != &o) delete made_.exchange(o.made_.exchange(nullptr));
     return *this;
   }
-  ~LazySentences() { Reset(); }
+  ~Lazy() { Reset(); }
+  // The value, made by make() (returning a T) on the first call.
+  template <class Make>
+  const T& Get(Make&& make) const {
+    const T* made = made_.load(std::memory_order_acquire);
+    if (made == nullptr) {
+      auto fresh = std::make_unique<const T>(make());
+      if (made_.compare_exchange_strong(made, fresh.get(), std::memory_order_acq_rel))
+        made = fresh.release();
+      // (else another reader made it first: `made` holds its copy)
+    }
+    return *made;
+  }
+  // The value when made, else nullptr.
+  const T* IfMade() const { return made_.load(std::memory_order_acquire); }
+
+ private:
+  void Reset() { delete made_.exchange(nullptr); }
+  mutable std::atomic<const T*> made_{nullptr};
+};
+
+// SummarySentences of a text, made once on first use and kept.
+class LazySentences {
+ public:
   std::span<const SummarySentence> Of(std::string_view text) const;
   std::size_t MemoryBytes() const;
 
  private:
-  void Reset() { delete made_.exchange(nullptr); }
-  mutable std::atomic<const std::vector<SummarySentence>*> made_{nullptr};
+  Lazy<std::vector<SummarySentence>> made_;
+};
+
+// What a message means to the built-in word vectors: the indexes of its
+// known words (wordvec::WordVectors::Meant, KnownWords) and their mean,
+// quantised (empty when it has none).
+struct MessageMeaning {
+  std::vector<std::int32_t> known;
+  wordvec::QuantizedVector mean;
+};
+// Both sides of a turn's.
+struct TurnMeaning {
+  MessageMeaning side[2];
+  std::size_t MemoryBytes() const;
 };
 
 // One turn with its page (or an STM turn, page_id 0), as ranking and context
@@ -79,10 +115,17 @@ struct TurnEntry {
   // them (most pages are never in a context: splitting every summary cost
   // a snapshot build more time and memory than the retrievals it saves).
   LazySentences chain_sentences;
+  // What its messages mean (MeaningOfTurn), made by the first ranking that
+  // reads the meaning of every message (RankingOptions::meaning: a question
+  // whose words say little), and kept for the next.
+  Lazy<TurnMeaning> meaning;
   int docs[2] = {-1, -1};  // message document per side, -1 when the side is empty
 };
 // (Vectors of entries grow by moving them only when a move cannot throw.)
 static_assert(std::is_nothrow_move_constructible_v<TurnEntry>);
+
+// The meaning of a turn's messages by `words` (made on first use, kept).
+const TurnMeaning& MeaningOfTurn(const TurnEntry& e, const wordvec::WordVectors& words);
 
 // The paged turns of a snapshot, in shared immutable chunks: a snapshot made
 // from the previous one shares its chunks and copies only a chunk it changes

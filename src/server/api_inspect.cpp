@@ -362,6 +362,7 @@ json ExplainItem(const RetrievedItem& item, const std::string& query, bool seman
     why["named_date"] = r.named_date;
     why["said_date"] = r.said_date;
     why["answer_type"] = r.answer_type;
+    why["meaning_score"] = r.meaning;
     why["self_reference"] = r.self_reference;
     why["cue_factor"] = r.cues;
   } else {
@@ -371,9 +372,11 @@ json ExplainItem(const RetrievedItem& item, const std::string& query, bool seman
     why["said_date"] = false;
     why["answer_type"] = false;
   }
-  why["vector_similarity"] = semantic_embedder
-                                 ? "used (the exchange's cosine similarity: " + std::to_string(item.why.vector) + ")"
-                                 : "not used (built-in embedder: lexical evidence only)";
+  why["vector_similarity"] =
+      semantic_embedder
+          ? "used (the exchange's cosine similarity: " + std::to_string(item.why.vector) + ")"
+          : "not used (built-in embedder: words, and the word vectors' meaning_score where "
+            "the question's words say little)";
   return why;
 }
 

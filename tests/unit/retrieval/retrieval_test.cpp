@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/text.hpp"
+#include "core/word_vectors.hpp"
 #include "core/wordnet.hpp"
 #include "retrieval/context.hpp"
 #include "retrieval/expansion.hpp"
@@ -933,6 +934,60 @@ TEST(Ranking, AMessageNamingTheKindOfThingAskedForCountsMore) {
   EXPECT_FALSE(at(typed, 2).second);
   EXPECT_FALSE(at(typed, 3).second);
   for (const auto& x : plain) EXPECT_FALSE(x.second) << x.first;
+}
+
+// Where no message holds the question's words, what they mean ranks: the
+// built-in word vectors' neighbourhoods and means (RankParams::meaning).
+// Where a message holds enough of them (meaning_gate), the words alone rank.
+TEST(Ranking, WhereTheQuestionsWordsSayLittleTheirMeaningRanks) {
+  const wordvec::WordVectors* words = wordvec::WordVectors::Default();
+  ASSERT_NE(words, nullptr) << "no built-in word vectors beside the test binary";
+  ScopeIndex idx = Snapshot({Entry(1, "Raj broke his wrist playing basketball", "Noted.", 0),
+                             Entry(2, "The user is a freelance graphic designer", "Noted.", kDay),
+                             Entry(3, "The database is PostgreSQL 15", "Noted.", 2 * kDay),
+                             Entry(4, "Omar prefers tea to coffee", "Noted.", 3 * kDay)});
+  StmMessages stm;
+  auto ask = [&](const std::string& question, const RankParams& p) {
+    RankQuery q;
+    q.terms = QueryTerms(question);
+    q.words = words;
+    q.meaning_terms = words->KnownWords(text::Terms(words->Meant(question)));
+    q.meaning = words->MeanOf(q.meaning_terms);
+    q.explain = true;
+    return RankMessages(idx, stm, q, p, 10);
+  };
+  RankParams words_only = DefaultRankParams();
+  words_only.meaning = 0;
+  for (const auto& [question, turn] :
+       {std::pair<std::string, std::int64_t>{"How did he injure his arm?", 1},
+        {"Is he self-employed, and in what field?", 2}}) {
+    const auto by_words = ask(question, words_only);
+    EXPECT_TRUE(by_words.empty() || by_words.front().entry->turn_id != turn) << question;
+    const auto ranked = ask(question, DefaultRankParams());
+    ASSERT_FALSE(ranked.empty()) << question;
+    EXPECT_EQ(ranked.front().entry->turn_id, turn) << question;
+    EXPECT_EQ(ranked.front().side, 0) << question;  // what the user said, not "Noted."
+    EXPECT_GT(ranked.front().why.meaning, 0.0) << question;
+  }
+  // A question whose words a message holds: the gate is shut, the ranking
+  // the words' alone.
+  const std::string held = "Which database do we run?";
+  const auto with = ask(held, DefaultRankParams()), without = ask(held, words_only);
+  ASSERT_FALSE(with.empty());
+  EXPECT_EQ(with.front().entry->turn_id, 3);
+  ASSERT_EQ(with.size(), without.size());
+  for (std::size_t i = 0; i < with.size(); ++i) {
+    EXPECT_EQ(with[i].entry, without[i].entry);
+    EXPECT_EQ(with[i].score, without[i].score);
+    EXPECT_EQ(with[i].why.meaning, 0.0);
+  }
+  // Each turn's meaning is made once and kept with the snapshot.
+  const TurnMeaning* made = idx.entries[0].meaning.IfMade();
+  ASSERT_NE(made, nullptr);
+  EXPECT_FALSE(made->side[0].known.empty());
+  EXPECT_FALSE(made->side[0].mean.empty());
+  ask("How did he injure his arm?", DefaultRankParams());
+  EXPECT_EQ(idx.entries[0].meaning.IfMade(), made);
 }
 
 }  // namespace
