@@ -234,26 +234,40 @@ double WordVectors::ExpansionMatch(const std::vector<long>& query_terms, const s
   for (double w : query_weights) all += w;
   if (all <= 0 || !has_expansions()) return 0.0;
   // One pass over each word's neighbourhood, looking for every query term
-  // (the neighbourhoods are long, the queries short).
+  // (the neighbourhoods are long, the queries short). Without allocating for
+  // a query of a few terms (dialogue retrieval calls this for thousands of
+  // messages).
   const std::size_t n = std::min(query_terms.size(), query_weights.size());
-  std::vector<float> best(n, 0.0f);
-  std::uint64_t mask = 0;  // the query terms' low six bits: most neighbours miss it
-  // (A query word the text holds itself is not looked for: its words match
-  // it, and its neighbourhoods would count it twice.)
-  std::vector<long> wanted(query_terms.begin(),
-                           query_terms.begin() + static_cast<std::ptrdiff_t>(n));
-  for (long& t : wanted) {
-    if (t >= 0 && std::find(own.begin(), own.end(), t) != own.end()) t = -1;
+  constexpr std::size_t kFew = 16;
+  float best_few[kFew];
+  long wanted_few[kFew];
+  std::vector<float> best_many;
+  std::vector<long> wanted_many;
+  if (n > kFew) {
+    best_many.resize(n);
+    wanted_many.resize(n);
   }
+  float* best = n > kFew ? best_many.data() : best_few;
+  long* wanted = n > kFew ? wanted_many.data() : wanted_few;
+  // The query terms' low eight bits: most neighbours miss it.
+  std::uint64_t mask[4] = {0, 0, 0, 0};
   for (std::size_t k = 0; k < n; ++k) {
-    if (wanted[k] >= 0) mask |= std::uint64_t{1} << (static_cast<std::uint64_t>(wanted[k]) & 63);
+    best[k] = 0.0f;
+    // (A query word the text holds itself is not looked for: its words match
+    // it, and its neighbourhoods would count it twice.)
+    const long t = query_terms[k];
+    wanted[k] = t >= 0 && std::find(own.begin(), own.end(), t) != own.end() ? -1 : t;
+    if (wanted[k] >= 0) {
+      const auto bit = static_cast<std::uint64_t>(wanted[k]) & 255;
+      mask[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+    }
   }
   for (long index : own) {
     if (index < 0 || static_cast<std::size_t>(index) >= count_) continue;
     const auto i = static_cast<std::size_t>(index);
     for (std::uint32_t e = exp_offsets_[i]; e < exp_offsets_[i + 1]; ++e) {
       const std::uint32_t neighbour = exp_entries_[e] >> 8;
-      if ((mask >> (neighbour & 63) & 1) == 0) continue;
+      if ((mask[(neighbour & 255) >> 6] >> (neighbour & 63) & 1) == 0) continue;
       for (std::size_t k = 0; k < n; ++k) {
         if (wanted[k] >= 0 && static_cast<std::uint32_t>(wanted[k]) == neighbour) {
           best[k] = std::max(best[k], static_cast<float>(exp_entries_[e] & 0xFF) / 255.0f);
