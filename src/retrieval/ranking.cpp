@@ -307,17 +307,22 @@ struct Scratch {
 
 // BM25F of every message for the query into lex (zero for the messages that
 // hold no query term), and the messages holding one into s.touched.
-void LexicalScores(const Corpus& c, const RankParams& p, Scratch& s) {
+// With `said`, the own terms (bits) each message holds in words or in other
+// words into s.said: a term's own bit, and those it expands (QueryTerm::of).
+void LexicalScores(const Corpus& c, const RankParams& p, bool said, Scratch& s) {
   const std::vector<QueryTerm>& terms = c.terms;
   CollectionStats stats = Stats(terms, {&c.idx.messages, &c.stm.index}, {&c.ids[0], &c.ids[1]});
   ScoreBm25(c.idx.messages, terms, stats, p.bm25, s.lex.data(), &c.ids[0]);
   ScoreBm25(c.stm.index, terms, stats, p.bm25, s.lex.data() + c.n_page, &c.ids[1]);
   for (std::size_t qi = 0; qi < terms.size(); ++qi) {
+    const std::uint32_t bits =
+        said ? (qi < 32 && terms[qi].Own() ? std::uint32_t{1} << qi : 0) | terms[qi].of : 0;
     for (const auto& [ix, offset, ids] : c.Parts()) {
       const int id = (*ids)[qi];
       if (id < 0) continue;
       for (const auto& post : ix->Postings(id)) {
         const auto d = static_cast<std::uint32_t>(offset + post.doc);
+        s.said[d] |= bits;
         if (s.seen[d]) continue;
         s.seen[d] = 1;
         s.touched.push_back(d);
@@ -331,9 +336,9 @@ void LexicalScores(const Corpus& c, const RankParams& p, Scratch& s) {
 // holds "Anna", "pottery" and "class" beats one that repeats "class". A
 // message holding an expansion that stands for own words (QueryTerm::covers:
 // "taekwondo" for "martial arts") holds those words. Returns the largest
-// share a message holds, its own words' expansions counted as the words (0
-// when the query has no own word, or without `gate`): what the meaning gate
-// reads.
+// share a message holds, its own words' expansions counted as the words
+// (s.said; 0 when the query has no own word, or without `gate`): what the
+// meaning gate reads.
 double ApplyCoverage(const Corpus& c, double weight, bool gate, Scratch& s) {
   std::vector<QueryTerm> own;
   std::vector<std::size_t> own_at;  // index in c.terms
@@ -383,18 +388,8 @@ double ApplyCoverage(const Corpus& c, double weight, bool gate, Scratch& s) {
     if (held[d] > 0) s.lex[d] *= 1.0 + weight * held[d] / total;
   }
   if (!gate) return 0.0;
-  // The largest share a message holds in words or in other words (any
-  // expansion of an own word holds it: QueryTerm::of).
-  for (std::size_t ti = 0; ti < c.terms.size(); ++ti) {
-    const std::uint32_t bits =
-        (ti < 32 && c.terms[ti].Own() ? std::uint32_t{1} << ti : 0) | c.terms[ti].of;
-    if (bits == 0) continue;
-    for (const auto& [ix, offset, ids] : c.Parts()) {
-      const int id = (*ids)[ti];
-      if (id < 0) continue;
-      for (const auto& post : ix->Postings(id)) s.said[offset + post.doc] |= bits;
-    }
-  }
+  // The largest share a message holds in words or in other words (s.said,
+  // made by LexicalScores).
   double best = 0.0;
   for (const std::uint32_t d : s.touched) {
     double share = 0.0;
@@ -420,23 +415,22 @@ constexpr double kMeaningFloor = 0.2;
 // the question's known words its words' WordNet neighbourhoods hold
 // (WordVectors::ExpansionMatch: "curry" holds "dish"), plus the cosine of
 // the two means rescaled from [kMeaningFloor, 1] to [0, 1].
-double MeaningScore(const RankQuery& q, const MessageMeaning& m, const std::vector<double>& weights,
-                    std::vector<long>& unshared) {
+double MeaningScore(const QuestionMeaning& q, const MessageMeaning& m,
+                    const std::vector<double>& weights, std::vector<long>& unshared) {
   if (m.known.empty()) return 0.0;
   unshared.clear();
   for (const std::int32_t i : m.known) {
-    if (std::find(q.meaning_terms.begin(), q.meaning_terms.end(), i) == q.meaning_terms.end())
-      unshared.push_back(i);
+    if (std::find(q.terms.begin(), q.terms.end(), i) == q.terms.end()) unshared.push_back(i);
   }
   if (unshared.empty()) return 0.0;
-  const double match = q.words->ExpansionMatch(q.meaning_terms, weights, unshared);
+  const double match = q.words->ExpansionMatch(q.terms, weights, unshared);
   double cosine = 0.0;
   if (unshared.size() == m.known.size()) {
-    cosine = wordvec::Dot(q.meaning, m.mean);
+    cosine = wordvec::Dot(q.mean, m.mean);
   } else {  // (a message sharing a word: the mean of the others, made here)
     const std::vector<float> mean = q.words->MeanOf(unshared);
-    for (std::size_t k = 0; k < mean.size() && k < q.meaning.size(); ++k)
-      cosine += static_cast<double>(mean[k]) * q.meaning[k];
+    for (std::size_t k = 0; k < mean.size() && k < q.mean.size(); ++k)
+      cosine += static_cast<double>(mean[k]) * q.mean[k];
   }
   return match + std::max(0.0, (cosine - kMeaningFloor) / (1.0 - kMeaningFloor));
 }
@@ -602,16 +596,17 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   } reset{scratch};
   const double* lex = scratch.lex.data();
 
-  LexicalScores(c, p, scratch);
   // Meaning, where no message holds meaning_gate of the question's own words
-  // in words or in other words (the less they hold, the more it counts).
-  const bool meaning_on =
-      q.words != nullptr && !q.meaning.empty() && p.meaning > 0 && p.meaning_gate > 0;
+  // in words or in other words (the less they hold, the more it counts);
+  // the question's meaning is made only then.
+  const bool meaning_on = q.meaning_of != nullptr && p.meaning > 0 && p.meaning_gate > 0;
+  LexicalScores(c, p, meaning_on, scratch);
   const double best_share =
       p.coverage > 0 || meaning_on ? ApplyCoverage(c, p.coverage, meaning_on, scratch) : 0.0;
-  const double meaning_weight =
-      meaning_on ? p.meaning * std::max(0.0, 1.0 - best_share / p.meaning_gate) : 0.0;
-  const bool have_meaning = meaning_weight > 0;
+  const double opening = meaning_on ? std::max(0.0, 1.0 - best_share / p.meaning_gate) : 0.0;
+  const QuestionMeaning* asked = opening > 0 ? q.meaning_of() : nullptr;
+  const bool have_meaning = asked != nullptr && asked->words != nullptr && !asked->mean.empty();
+  const double meaning_weight = have_meaning ? p.meaning * opening : 0.0;
   // The time cue and the named date, in one pass (lex is zero outside `touched`).
   const bool time_cue = q.asks_when && p.temporal > 0, named_date = !q.dates.empty() && p.date > 0;
   if (time_cue || named_date) {
@@ -665,11 +660,11 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
 
   std::vector<double> meaning(have_meaning ? n : 0, 0.0);
   if (have_meaning) {
-    const std::vector<double> weights(q.meaning_terms.size(), 1.0);
+    const std::vector<double> weights(asked->terms.size(), 1.0);
     std::vector<long> unshared;
     for (std::size_t d = n > kMeaningScan ? n - kMeaningScan : 0; d < n; ++d) {
-      const TurnMeaning& t = MeaningOfTurn(c.Entry(d), *q.words);
-      meaning[d] = meaning_weight * MeaningScore(q, t.side[c.Side(d)], weights, unshared);
+      const TurnMeaning& t = MeaningOfTurn(c.Entry(d), *asked->words);
+      meaning[d] = meaning_weight * MeaningScore(*asked, t.side[c.Side(d)], weights, unshared);
     }
   }
   std::vector<bool> by_speaker = p.speaker > 0 ? NamedSpeakerMessages(c) : std::vector<bool>{};

@@ -144,6 +144,14 @@ struct RankedMessage {
   RankReasons why;  // filled when RankQuery::explain
 };
 
+// What a question means to the built-in word vectors: the indexes of its
+// known words and their unit mean.
+struct QuestionMeaning {
+  const wordvec::WordVectors* words = nullptr;
+  std::vector<long> terms;
+  std::vector<float> mean;
+};
+
 struct RankQuery {
   // The query's own terms (weight 1) and its expansions (weight below 1).
   std::vector<QueryTerm> terms;
@@ -154,12 +162,10 @@ struct RankQuery {
   // MessageIndex::Kinds, 0 for none) and the index term of its noun.
   std::uint32_t answer_kind = 0;
   std::string answer_term;
-  // The question's meaning (the built-in word vectors; RankParams::meaning):
-  // the unit mean of its known words and their indexes (retriever's
-  // QueryMeaning); `words` null without.
-  const wordvec::WordVectors* words = nullptr;
-  std::vector<float> meaning;
-  std::vector<long> meaning_terms;
+  // The question's meaning (RankParams::meaning), made only when the meaning
+  // gate opens (nullptr: none; the result may be nullptr too: no word of the
+  // question is known). Called at most once.
+  std::function<const QuestionMeaning*()> meaning_of;
   bool explain = false;            // fill RankedMessage::why
 };
 

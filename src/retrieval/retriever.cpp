@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <iterator>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -562,17 +563,24 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   rq.explain = opt.explain;
   rq.vector = use_vectors ? &in.query_embedding : nullptr;
   // What the question means (built-in engine): for the facts, and for the
-  // messages where its words say little (RankParams::meaning). (The facts
-  // are searched for what the question means: "for a living" asks for an
-  // occupation, and no fact about a "living room".)
+  // messages where its words say little (RankParams::meaning), made once
+  // when the first of them needs it. (The facts are searched for what the
+  // question means: "for a living" asks for an occupation, and no fact about
+  // a "living room".)
   const std::string meant = memory::facts::QuestionMeant(in.query);
-  const QueryMeaning meaning = !Semantic(in) && (idx.facts_with_meaning > 0 || params.meaning > 0)
-                                   ? MeaningOf(in.query, meant)
-                                   : QueryMeaning{};
-  if (meaning.words != nullptr && params.meaning > 0) {
-    rq.words = meaning.words;
-    rq.meaning = meaning.words->MeanOf(meaning.terms);
-    rq.meaning_terms = meaning.terms;
+  std::optional<QueryMeaning> meaning;
+  auto meaning_of = [&]() -> const QueryMeaning& {
+    if (!meaning) meaning = MeaningOf(in.query, meant);
+    return *meaning;
+  };
+  QuestionMeaning asked;
+  if (!Semantic(in)) {
+    rq.meaning_of = [&]() -> const QuestionMeaning* {
+      const QueryMeaning& m = meaning_of();
+      if (m.words == nullptr) return nullptr;
+      asked = {m.words, m.terms, m.words->MeanOf(m.terms)};
+      return &asked;
+    };
   }
   auto ranked = RankMessages(idx, stm, rq, params, kRankedLimit);
 
@@ -608,7 +616,7 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
                                                   idx.user_scope_id));
   // (The facts by meaning only when theirs is kept: facts_with_meaning.)
   const QueryMeaning none;
-  const QueryMeaning& of_facts = idx.facts_with_meaning > 0 ? meaning : none;
+  const QueryMeaning& of_facts = !Semantic(in) && idx.facts_with_meaning > 0 ? meaning_of() : none;
   ctx.user_facts = RankFacts(in, idx.user_facts, lex_facts, ItemKind::kUserFact, of_facts);
   ctx.assistant_facts =
       RankFacts(in, idx.assistant_facts, lex_facts, ItemKind::kAssistantFact, of_facts);

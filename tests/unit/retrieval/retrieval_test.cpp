@@ -947,12 +947,18 @@ TEST(Ranking, WhereTheQuestionsWordsSayLittleTheirMeaningRanks) {
                              Entry(3, "The database is PostgreSQL 15", "Noted.", 2 * kDay),
                              Entry(4, "Omar prefers tea to coffee", "Noted.", 3 * kDay)});
   StmMessages stm;
+  int made = 0;  // the question meanings made: only when the gate opens
   auto ask = [&](const std::string& question, const RankParams& p) {
     RankQuery q;
     q.terms = QueryTerms(question);
-    q.words = words;
-    q.meaning_terms = words->KnownWords(text::Terms(words->Meant(question)));
-    q.meaning = words->MeanOf(q.meaning_terms);
+    QuestionMeaning asked;
+    q.meaning_of = [&]() -> const QuestionMeaning* {
+      ++made;
+      asked.words = words;
+      asked.terms = words->KnownWords(text::Terms(words->Meant(question)));
+      asked.mean = words->MeanOf(asked.terms);
+      return &asked;
+    };
     q.explain = true;
     return RankMessages(idx, stm, q, p, 10);
   };
@@ -969,10 +975,12 @@ TEST(Ranking, WhereTheQuestionsWordsSayLittleTheirMeaningRanks) {
     EXPECT_EQ(ranked.front().side, 0) << question;  // what the user said, not "Noted."
     EXPECT_GT(ranked.front().why.meaning, 0.0) << question;
   }
+  EXPECT_EQ(made, 2);  // (not with meaning 0)
   // A question whose words a message holds: the gate is shut, the ranking
-  // the words' alone.
+  // the words' alone, and the question's meaning not even made.
   const std::string held = "Which database do we run?";
   const auto with = ask(held, DefaultRankParams()), without = ask(held, words_only);
+  EXPECT_EQ(made, 2);
   ASSERT_FALSE(with.empty());
   EXPECT_EQ(with.front().entry->turn_id, 3);
   ASSERT_EQ(with.size(), without.size());
@@ -982,12 +990,12 @@ TEST(Ranking, WhereTheQuestionsWordsSayLittleTheirMeaningRanks) {
     EXPECT_EQ(with[i].why.meaning, 0.0);
   }
   // Each turn's meaning is made once and kept with the snapshot.
-  const TurnMeaning* made = idx.entries[0].meaning.IfMade();
-  ASSERT_NE(made, nullptr);
-  EXPECT_FALSE(made->side[0].known.empty());
-  EXPECT_FALSE(made->side[0].mean.empty());
+  const TurnMeaning* kept = idx.entries[0].meaning.IfMade();
+  ASSERT_NE(kept, nullptr);
+  EXPECT_FALSE(kept->side[0].known.empty());
+  EXPECT_FALSE(kept->side[0].mean.empty());
   ask("How did he injure his arm?", DefaultRankParams());
-  EXPECT_EQ(idx.entries[0].meaning.IfMade(), made);
+  EXPECT_EQ(idx.entries[0].meaning.IfMade(), kept);
 }
 
 }  // namespace
