@@ -133,6 +133,21 @@ const char* Asked(const ParaphraseOptions& opt) {
   return opt.direct ? "direct" : opt.keywords ? "keywords" : "questions";
 }
 
+// Calls ask(item, question, its category's group) for each question of each
+// item, after counting the item's memory in its category and overall; the
+// first error ends it.
+template <class Ask>
+Status ForEachQuestion(const std::vector<Item>& items, Group& overall,
+                       std::map<std::string, Group>& by_category, Ask&& ask) {
+  for (const auto& it : items) {
+    Group& g = by_category[it.category];
+    ++g.memories;
+    ++overall.memories;
+    for (const auto& q : it.questions) ENGRAM_RETURN_IF_ERROR(ask(it, q, g));
+  }
+  return Status::Ok();
+}
+
 json Latencies(const std::vector<double>& ms) {
   double sum = 0;
   for (double x : ms) sum += x;
@@ -195,42 +210,46 @@ Result<json> RunDialogue(Engine& engine, std::vector<Item> items, const std::str
   std::map<std::string, Group> by_category;
   std::vector<double> latencies;
   json misses = json::array();
-  for (const auto& it : items) {
-    Group& g = by_category[it.category];
-    ++g.memories;
-    ++overall.memories;
-    for (const auto& q : it.questions) {
-      const auto start = SteadyClock::now();
-      ENGRAM_ASSIGN_OR_RETURN(RetrievalResult ctx, engine.Retrieve(dialogue, q, opt.retrieve));
-      latencies.push_back(
-          std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count());
-      std::vector<std::string> order;  // exchanges, best first, once each
-      for (const auto& item : ctx.ranked) {
-        if (std::find(order.begin(), order.end(), item.source_ref) == order.end())
-          order.push_back(item.source_ref);
-      }
-      const auto at = std::find(order.begin(), order.end(), it.id);
-      const std::size_t rank =
-          at == order.end() ? kUnranked : static_cast<std::size_t>(at - order.begin());
-      std::size_t facts = 0;
-      for (const auto& item : ctx.items) {
-        facts += item.kind == ItemKind::kUserFact || item.kind == ItemKind::kAssistantFact ? 1 : 0;
-      }
-      const bool in_context = ctx.context.find(it.memory) != std::string::npos;
-      for (Group* x : {&g, &overall}) {
-        x->Count(rank);
-        x->context_hit += in_context ? 1 : 0;
-        x->context_facts += facts;
-      }
-      if (rank >= 3) {
-        misses.push_back({{"id", it.id},
-                          {"question", q},
-                          {"memory", it.memory},
-                          {"rank", rank != kUnranked ? json(rank + 1) : json(nullptr)},
-                          {"first", order.empty() ? json(nullptr) : json(order.front())}});
-      }
-    }
-  }
+  // The memory said in each exchange, by its id (a miss names the first one's).
+  std::map<std::string, std::string> said;
+  for (const auto& it : items) said[it.id] = it.memory;
+  ENGRAM_RETURN_IF_ERROR(ForEachQuestion(
+      items, overall, by_category, [&](const Item& it, const std::string& q, Group& g) -> Status {
+        const auto start = SteadyClock::now();
+        ENGRAM_ASSIGN_OR_RETURN(RetrievalResult ctx, engine.Retrieve(dialogue, q, opt.retrieve));
+        latencies.push_back(
+            std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count());
+        std::vector<std::string> order;  // exchanges, best first, once each
+        for (const auto& item : ctx.ranked) {
+          if (std::find(order.begin(), order.end(), item.source_ref) == order.end())
+            order.push_back(item.source_ref);
+        }
+        const auto at = std::find(order.begin(), order.end(), it.id);
+        const std::size_t rank =
+            at == order.end() ? kUnranked : static_cast<std::size_t>(at - order.begin());
+        std::size_t facts = 0;
+        for (const auto& item : ctx.items) {
+          facts +=
+              item.kind == ItemKind::kUserFact || item.kind == ItemKind::kAssistantFact ? 1 : 0;
+        }
+        const bool in_context = ctx.context.find(it.memory) != std::string::npos;
+        for (Group* x : {&g, &overall}) {
+          x->Count(rank);
+          x->context_hit += in_context ? 1 : 0;
+          x->context_facts += facts;
+        }
+        if (rank >= 3) {
+          misses.push_back(
+              {{"id", it.id},
+               {"question", q},
+               {"memory", it.memory},
+               {"rank", rank != kUnranked ? json(rank + 1) : json(nullptr)},
+               {"first", order.empty() ? json(nullptr)
+                                       : json(said.count(order.front()) ? said[order.front()]
+                                                                        : order.front())}});
+        }
+        return Status::Ok();
+      }));
   json j = Report(engine, overall, by_category, path, opt);
   j["latency_ms"] = Latencies(latencies);
   j["misses"] = std::move(misses);
@@ -275,54 +294,53 @@ Result<json> RunParaphraseEval(const std::string& path, const ParaphraseOptions&
   std::map<std::string, Group> by_category;
   std::vector<double> latencies, context_latencies;  // search; the context's retrieval
   json misses = json::array();
-  for (const auto& it : items) {
-    Group& g = by_category[it.category];
-    ++g.memories;
-    ++overall.memories;
-    for (const auto& q : it.questions) {
-      const auto start = SteadyClock::now();
-      ENGRAM_ASSIGN_OR_RETURN(std::vector<MemoryItem> found, engine->SearchMemories(scope, q, so));
-      latencies.push_back(std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count());
-      std::size_t rank = 0;
-      while (rank < found.size() && found[rank].id != it.memory_id) ++rank;
-      if (rank == found.size()) rank = kUnranked;  // (not found: no hit, however few were found)
-      for (Group* x : {&g, &overall}) x->Count(rank);
-      // What an agent's retrieval gives for the same question: the user's
-      // memories are facts of each of its dialogues.
-      const auto asked_at = SteadyClock::now();
-      ENGRAM_ASSIGN_OR_RETURN(RetrievalResult ctx, engine->Retrieve(dialogue, q, opt.retrieve));
-      context_latencies.push_back(
-          std::chrono::duration<double, std::milli>(SteadyClock::now() - asked_at).count());
-      std::size_t facts = 0;
-      bool in_context = false;
-      for (const auto& item : ctx.items) {
-        if (item.kind != ItemKind::kUserFact && item.kind != ItemKind::kAssistantFact) continue;
-        ++facts;
-        in_context = in_context || item.text.find(it.stored) != std::string::npos;
-      }
-      for (Group* x : {&g, &overall}) {
-        x->context_hit += in_context ? 1 : 0;
-        x->context_facts += facts;
-      }
-      if (rank >= 3) {
-        auto parts = [](const MemoryItem& m) {
-          if (!m.score_details) return json(nullptr);
-          const MemoryScoreDetails& d = *m.score_details;
-          return json{{"score", Round(m.score, 3)},     {"semantic", Round(d.semantic, 3)},
-                      {"vector", Round(d.vector, 3)},   {"lexical", Round(d.lexical, 3)},
-                      {"from_semantic", d.from_semantic}, {"from_lexical", d.from_lexical}};
-        };
-        misses.push_back(
-            {{"id", it.id},
-             {"question", q},
-             {"memory", it.stored},
-             {"rank", rank != kUnranked ? json(rank + 1) : json(nullptr)},
-             {"components", rank != kUnranked ? parts(found[rank]) : json(nullptr)},
-             {"first", found.empty() ? json(nullptr) : json(found.front().memory)},
-             {"first_components", found.empty() ? json(nullptr) : parts(found.front())}});
-      }
-    }
-  }
+  ENGRAM_RETURN_IF_ERROR(ForEachQuestion(
+      items, overall, by_category, [&](const Item& it, const std::string& q, Group& g) -> Status {
+        const auto start = SteadyClock::now();
+        ENGRAM_ASSIGN_OR_RETURN(std::vector<MemoryItem> found,
+                                engine->SearchMemories(scope, q, so));
+        latencies.push_back(
+            std::chrono::duration<double, std::milli>(SteadyClock::now() - start).count());
+        std::size_t rank = 0;
+        while (rank < found.size() && found[rank].id != it.memory_id) ++rank;
+        if (rank == found.size()) rank = kUnranked;  // (not found: no hit, however few were found)
+        for (Group* x : {&g, &overall}) x->Count(rank);
+        // What an agent's retrieval gives for the same question: the user's
+        // memories are facts of each of its dialogues.
+        const auto asked_at = SteadyClock::now();
+        ENGRAM_ASSIGN_OR_RETURN(RetrievalResult ctx, engine->Retrieve(dialogue, q, opt.retrieve));
+        context_latencies.push_back(
+            std::chrono::duration<double, std::milli>(SteadyClock::now() - asked_at).count());
+        std::size_t facts = 0;
+        bool in_context = false;
+        for (const auto& item : ctx.items) {
+          if (item.kind != ItemKind::kUserFact && item.kind != ItemKind::kAssistantFact) continue;
+          ++facts;
+          in_context = in_context || item.text.find(it.stored) != std::string::npos;
+        }
+        for (Group* x : {&g, &overall}) {
+          x->context_hit += in_context ? 1 : 0;
+          x->context_facts += facts;
+        }
+        if (rank >= 3) {
+          auto parts = [](const MemoryItem& m) {
+            if (!m.score_details) return json(nullptr);
+            const MemoryScoreDetails& d = *m.score_details;
+            return json{{"score", Round(m.score, 3)},       {"semantic", Round(d.semantic, 3)},
+                        {"vector", Round(d.vector, 3)},     {"lexical", Round(d.lexical, 3)},
+                        {"from_semantic", d.from_semantic}, {"from_lexical", d.from_lexical}};
+          };
+          misses.push_back(
+              {{"id", it.id},
+               {"question", q},
+               {"memory", it.stored},
+               {"rank", rank != kUnranked ? json(rank + 1) : json(nullptr)},
+               {"components", rank != kUnranked ? parts(found[rank]) : json(nullptr)},
+               {"first", found.empty() ? json(nullptr) : json(found.front().memory)},
+               {"first_components", found.empty() ? json(nullptr) : parts(found.front())}});
+        }
+        return Status::Ok();
+      }));
   json j = Report(*engine, overall, by_category, path, opt);
   j["config"]["top_k"] = so.top_k;
   j["latency_ms"] = Latencies(latencies);

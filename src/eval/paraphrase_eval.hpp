@@ -80,9 +80,11 @@ struct ParaphraseOptions {
 //   context_latency_ms  the same for the context's retrieval of each question
 //   misses       [{"id","question","memory","rank","components","first",
 //                "first_components"}]: questions whose memory is not in the
-//                first three: its rank (null beyond top_k), the first result's
-//                text, and both results' score components ({"score",
-//                "semantic","vector","lexical","from_semantic","from_lexical"})
+//                first three: its rank (null beyond top_k, or not ranked), the
+//                first result's text, and both results' score components
+//                ({"score","semantic","vector","lexical","from_semantic",
+//                "from_lexical"}; the dialogue mode has no components, and its
+//                first result is the memory its first ranked exchange said)
 Result<nlohmann::json> RunParaphraseEval(const std::string& path, const ParaphraseOptions& opt);
 
 }  // namespace engram::eval

@@ -350,9 +350,9 @@ RetrievalResult AssembleContext(ContextInput in) {
     }
   };
   pack_messages(budget - facts_reserve);
-  // 4. Facts not drawn from pages already present nor said word for word by
-  //    a chosen message or recent turn, alternating kinds by rank, up to
-  //    max_facts each, in one share.
+  // 4. Facts not drawn from pages already present (unless changed since)
+  //    nor said word for word by a chosen message or recent turn,
+  //    alternating kinds by rank, up to max_facts each, in one share.
   Section user_facts{kUserFactsTitle, facts_cap}, assistant_facts{kAssistantFactsTitle, facts_cap};
   std::vector<const FactCandidate*> facts[2];
   // The normalised texts of the chosen messages and of the recent turns, one
@@ -398,9 +398,13 @@ RetrievalResult AssembleContext(ContextInput in) {
             static_cast<int>(facts[k].size()) >= in.options.max_facts) {
           continue;
         }
+        // (A fact changed since it was drawn, by the memory API or by
+        // consolidation, may say what its pages do not: "Alice collects
+        // vintage harmonicas from Brno" after an edit.)
         const auto& pages = src[i].pages;
-        if (!pages.empty() && std::all_of(pages.begin(), pages.end(),
-                                          [&](std::int64_t p) { return pages_in.contains(p); })) {
+        if (src[i].item.version <= 1 && !pages.empty() &&
+            std::all_of(pages.begin(), pages.end(),
+                        [&](std::int64_t p) { return pages_in.contains(p); })) {
           continue;
         }
         Section& sec = k == 0 ? user_facts : assistant_facts;

@@ -532,6 +532,13 @@ TEST(Context, FactsDrawnFromPagesInTheContextAreSkipped) {
   EXPECT_EQ(r.context.find("planted tomatoes.\n## "), std::string::npos);
   EXPECT_EQ(r.context.find("- Ana planted"), std::string::npos);
   EXPECT_NE(r.context.find("- Ana rides a bike."), std::string::npos);
+  // A fact changed since it was drawn (an edit through the memory API is a
+  // new version) says what its page may not: it is not skipped for it.
+  in.user_facts[0].text = "- Ana planted tomatoes and basil in Brno.";
+  in.user_facts[0].item.version = 2;
+  r = AssembleContext(in);
+  EXPECT_NE(r.context.find("- Ana planted tomatoes and basil in Brno."), std::string::npos)
+      << r.context;
 }
 
 
