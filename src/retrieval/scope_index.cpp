@@ -264,13 +264,6 @@ std::size_t LazySentences::MemoryBytes() const {
   return made ? sizeof(*made) + made->capacity() * sizeof(SummarySentence) : 0;
 }
 
-std::size_t TurnMeaning::MemoryBytes() const {
-  std::size_t n = sizeof(*this);
-  for (const MessageMeaning& m : side)
-    n += m.known.capacity() * sizeof(std::int32_t) + m.mean.codes.capacity();
-  return n;
-}
-
 const TurnMeaning& MeaningOfTurn(const TurnEntry& e, const wordvec::WordVectors& words) {
   return e.meaning.Get([&] {
     TurnMeaning t;
@@ -434,8 +427,7 @@ void IndexMessages(EntryList& entries, MessageIndex& index, SharedList<MessageDo
 std::size_t EntryBytes(const TurnEntry& e) {
   return sizeof(TurnEntry) + e.texts[0].size() + e.texts[1].size() + e.names[0].size() +
          e.names[1].size() + e.refs[0].size() + e.refs[1].size() + e.source_ref.size() +
-         e.chain_summary.size() + e.chain_sentences.MemoryBytes() +
-         (e.meaning.IfMade() ? e.meaning.IfMade()->MemoryBytes() : 0);
+         e.chain_summary.size() + e.chain_sentences.MemoryBytes();
 }
 
 std::size_t ScopeIndex::MemoryBytes() const {

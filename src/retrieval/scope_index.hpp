@@ -90,7 +90,6 @@ struct MessageMeaning {
 // Both sides of a turn's.
 struct TurnMeaning {
   MessageMeaning side[2];
-  std::size_t MemoryBytes() const;
 };
 
 // One turn with its page (or an STM turn, page_id 0), as ranking and context
