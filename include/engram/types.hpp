@@ -226,6 +226,14 @@ struct RankingOptions {
   double stm_share = 0.1;
   double profile_share = 0.05;
   double facts_share = 0.05;
+  // A fact drawn from the dialogue's pages (a restatement of messages the
+  // ranking weighs for the question itself) enters a context by its words
+  // only when it holds fact_cover [0, 1] or more of the idf weight of the
+  // question's words, names of speakers aside ("Caroline is going to a
+  // conference" says nothing of "When did Melanie go to the museum?"); a fact
+  // the user stated or changed is kept on any word (0 = every fact sharing a
+  // word).
+  double fact_cover = 0.5;
   // Recent STM turns take their share only when said within this many hours
   // [0, 87600] of the retrieval (0 = however old): the conversation in
   // progress. Older ones enter by rank like any message, and fill what the

@@ -73,6 +73,7 @@ const std::vector<RankingField>& RankingFields() {
       {"stm_share", &R::stm_share, 0, 1, false},
       {"profile_share", &R::profile_share, 0, 1, false},
       {"facts_share", &R::facts_share, 0, 1, false},
+      {"fact_cover", &R::fact_cover, 0, 1, false},
       {"recent_hours", &R::recent_hours, 0, 87600, false},
   };
   return fields;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <iterator>
 #include <optional>
 #include <unordered_map>
@@ -368,6 +369,70 @@ void AddStopwordNames(std::string_view query, const std::vector<const MessageInd
   });
 }
 
+// The facts of `lexical` a question asks about: a fact drawn from pages
+// (one that restates messages, which the message ranking weighs for the
+// question itself) enters the context by its words only when it holds at
+// least `need` of the idf weight of the question's own terms (`terms`, the
+// first `own` of them: those of FactTerms; a word held by no message or
+// fact weighs most), a word of a superior standing for any other when the
+// question asks for one (AsksForSuperior: "report" for "boss"). A fact the
+// user stated (drawn from no page) or changed since (version > 1) is kept
+// on any word: only fact search and this context reach what it says. Idf
+// over the scope's messages (`messages`) and facts (the snapshot's copy of
+// their rows, when it has one), log(1 + (N + 1) / (df + 1)).
+// (RankingOptions::fact_cover; docs/PERFORMANCE.md.)
+std::vector<std::int64_t> FactsAsked(const ScopeIndex& idx,
+                                     const std::vector<const MessageIndex*>& messages,
+                                     const std::vector<std::string>& terms, std::size_t own,
+                                     bool asks_superior, std::vector<std::int64_t> lexical,
+                                     double need) {
+  if (need <= 0 || own == 0) return lexical;
+  const auto& superior = memory::facts::SuperiorTerms();
+  auto is_superior = [&](const std::string& t) {
+    return asks_superior && std::find(superior.begin(), superior.end(), t) != superior.end();
+  };
+  double rows = static_cast<double>(idx.fact_text.size());
+  for (const MessageIndex* m : messages) rows += static_cast<double>(m->size());
+  std::vector<double> idf(own);
+  double total = 0.0;
+  for (std::size_t i = 0; i < own; ++i) {
+    double df = static_cast<double>(idx.fact_text.Df(terms[i]));
+    for (const MessageIndex* m : messages) df += static_cast<double>(m->Df(terms[i]));
+    idf[i] = std::log(1.0 + (rows + 1.0) / (df + 1.0));
+    total += idf[i];
+  }
+  // Which facts hold a term: the snapshot's copy of their rows says, when
+  // the search was its own (the same terms); else each fact's terms.
+  const bool copy = idx.text_in_memory && idx.fact_text.CanSearch(terms);
+  std::vector<std::vector<std::int64_t>> holding;  // per term of `terms` (copy only)
+  if (copy) {
+    holding.reserve(terms.size());
+    for (const auto& t : terms) holding.push_back(idx.fact_text.RowsHolding(t));
+  }
+  std::vector<std::string> held;
+  auto kept = std::remove_if(lexical.begin(), lexical.end(), [&](std::int64_t id) {
+    auto it = idx.facts.find(id);
+    if (it == idx.facts.end() || it->second.source_pages.empty() || it->second.version > 1)
+      return false;
+    if (!copy) held = memory::facts::LexicalTerms(it->second.text);
+    auto holds = [&](std::size_t i) {
+      return copy ? std::binary_search(holding[i].begin(), holding[i].end(), id)
+                  : std::find(held.begin(), held.end(), terms[i]) != held.end();
+    };
+    bool any_superior = false;
+    for (std::size_t i = 0; i < terms.size() && asks_superior && !any_superior; ++i) {
+      any_superior = is_superior(terms[i]) && holds(i);
+    }
+    double have = 0.0;
+    for (std::size_t i = 0; i < own; ++i) {
+      if (holds(i) || (any_superior && is_superior(terms[i]))) have += idf[i];
+    }
+    return have < need * total;
+  });
+  lexical.erase(kept, lexical.end());
+  return lexical;
+}
+
 TurnEntry EntryFromTurn(const Turn& t) {
   TurnEntry e;
   e.turn_id = t.id;
@@ -605,7 +670,9 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
           : FactTerms(text::Tokenize(meant), store::QueryTerms(meant), {&idx.messages, &stm.index});
   // (A question about someone's superior asks for any word of one: "My
   // manager is Karen" for "Who do I report to?", as fact search does.)
-  if (memory::facts::AsksForSuperior(tokens)) {
+  const std::size_t own_fact_terms = fact_terms.size();
+  const bool asks_superior = memory::facts::AsksForSuperior(tokens);
+  if (asks_superior) {
     for (const auto& t : memory::facts::SuperiorTerms()) {
       if (std::find(fact_terms.begin(), fact_terms.end(), t) == fact_terms.end())
         fact_terms.push_back(t);
@@ -614,6 +681,8 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
   ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fact_terms, 100,
                                                   idx.text_in_memory ? &idx.fact_text : nullptr,
                                                   idx.user_scope_id));
+  lex_facts = FactsAsked(idx, {&idx.messages, &stm.index}, fact_terms, own_fact_terms,
+                         asks_superior, std::move(lex_facts), opt.ranking.fact_cover);
   // (The facts by meaning only when theirs is kept: facts_with_meaning.)
   const QueryMeaning none;
   const QueryMeaning& of_facts = !Semantic(in) && idx.facts_with_meaning > 0 ? meaning_of() : none;

@@ -51,6 +51,16 @@ void TextIndex::Add(std::int64_t rowid, std::string_view terms) {
   total_tokens_ += length;
 }
 
+std::vector<std::int64_t> TextIndex::RowsHolding(const std::string& term) const {
+  std::vector<std::int64_t> out;
+  auto it = postings_.find(term);
+  if (it == postings_.end()) return out;
+  out.reserve(it->second.size());
+  for (const Posting& p : it->second) out.push_back(rowids_[p.row]);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 bool TextIndex::CanSearch(const std::vector<std::string>& terms) const {
   if (!exact_) return false;
   return std::all_of(terms.begin(), terms.end(), [](const std::string& t) {

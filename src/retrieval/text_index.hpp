@@ -37,6 +37,12 @@ class TextIndex {
   std::vector<std::int64_t> Search(const std::vector<std::string>& terms, int limit) const;
 
   std::size_t size() const { return rowids_.size(); }
+  // How many rows hold an index term, and their rowids (sorted).
+  std::size_t Df(const std::string& term) const {
+    auto it = postings_.find(term);
+    return it == postings_.end() ? 0 : it->second.size();
+  }
+  std::vector<std::int64_t> RowsHolding(const std::string& term) const;
   std::size_t MemoryBytes() const;
 
  private:

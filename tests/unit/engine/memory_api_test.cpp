@@ -897,6 +897,47 @@ TEST_F(MemoryApiTest, AContextsFactsShareMoreThanASpeakersNameWithTheQuestion) {
   }
 }
 
+// A fact drawn from the dialogue's pages enters a context by its words only
+// when it holds much of what the question asks (RankingOptions::fact_cover):
+// "Alice is planning a trip to Japan" shares "plan" with a question about a
+// birthday party, a word worth little beside "birthday" and "party", which no
+// message holds; it restates messages the ranking already weighed for the
+// question. A question about the trip still gets it, and with fact_cover 0
+// any shared word takes a fact in again.
+TEST_F(MemoryApiTest, AContextsFactsDrawnFromPagesHoldMuchOfTheQuestion) {
+  EngineOptions eo;
+  eo.heat_threshold = 0.5;
+  auto e = Open(eo);
+  const Scope dialogue{"default", "alice", "assistant"};
+  std::vector<TurnInput> turns = testing::SyntheticDialogue(40);
+  for (auto& t : turns) {
+    t.user_name = "Alice";
+    t.assistant_name = "Sam";
+  }
+  ASSERT_TRUE(e->AddTurns(dialogue, turns).ok());
+  ASSERT_TRUE(e->Maintain(&dialogue).ok());
+  auto facts_of = [&](const std::string& q, double cover) {
+    RetrieveOptions ro;
+    ro.max_pages = 1;  // (a fact whose pages are all in the context is left out as said)
+    ro.ranking.fact_cover = cover;
+    auto r = e->Retrieve(dialogue, q, ro);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    std::string out;
+    if (r.ok()) {
+      for (const auto& i : r->items) {
+        if (i.kind == ItemKind::kUserFact || i.kind == ItemKind::kAssistantFact)
+          out += i.text + "\n";
+      }
+    }
+    return out;
+  };
+  const std::string party = "What did Alice plan for her birthday party?";
+  EXPECT_EQ(facts_of(party, 0.5), "");
+  EXPECT_NE(facts_of(party, 0.0).find("Japan"), std::string::npos) << facts_of(party, 0.0);
+  const std::string trip = facts_of("Where is Alice planning a trip to?", 0.5);
+  EXPECT_NE(trip.find("Japan"), std::string::npos) << trip;
+}
+
 // With an embedder other than the built-in one (a model's, here a fake) the
 // vector search adds the facts nearest the question, whatever their words.
 TEST_F(MemoryApiTest, AModelsEmbedderAddsTheNearestFactsToAContext) {

@@ -21,6 +21,21 @@ std::vector<std::int64_t> Rowids(const std::vector<store::TextHit>& hits) {
   return out;
 }
 
+// Which rows hold a term, as the search sees them (case folded, a term
+// counted once per row however often it repeats): the context's facts read
+// it to weigh what a fact holds of a question (retriever.cpp FactsAsked).
+TEST(TextIndex, SaysWhichRowsHoldATerm) {
+  TextIndex idx;
+  idx.Add(30, "japan trip plan");
+  idx.Add(10, "Japan japan cello");
+  idx.Add(20, "dinner plan");
+  EXPECT_EQ(idx.Df("japan"), 2u);
+  EXPECT_EQ(idx.RowsHolding("japan"), (std::vector<std::int64_t>{10, 30}));
+  EXPECT_EQ(idx.RowsHolding("plan"), (std::vector<std::int64_t>{20, 30}));
+  EXPECT_EQ(idx.Df("party"), 0u);
+  EXPECT_TRUE(idx.RowsHolding("party").empty());
+}
+
 TEST(TextIndex, RanksLikeFts5OnAOneScopeStore) {
   testing::TempDir dir;
   auto db = store::OpenWriter(dir.File("t.db"), {});
