@@ -280,6 +280,90 @@ double WordVectors::ExpansionMatch(const std::vector<long>& query_terms, const s
   return hit / all;
 }
 
+void WordVectors::ExpansionWeights(long index, const long* wanted, std::size_t n,
+                                   float* best) const {
+  for (std::size_t k = 0; k < n; ++k) best[k] = 0.0f;
+  if (index < 0 || static_cast<std::size_t>(index) >= count_ || !has_expansions()) return;
+  // The wanted indexes' low eight bits: most neighbours miss them.
+  std::uint64_t mask[4] = {0, 0, 0, 0};
+  for (std::size_t k = 0; k < n; ++k) {
+    if (wanted[k] < 0) continue;
+    const auto bit = static_cast<std::uint64_t>(wanted[k]) & 255;
+    mask[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+  }
+  const auto i = static_cast<std::size_t>(index);
+  for (std::uint32_t e = exp_offsets_[i]; e < exp_offsets_[i + 1]; ++e) {
+    const std::uint32_t neighbour = exp_entries_[e] >> 8;
+    if ((mask[(neighbour & 255) >> 6] >> (neighbour & 63) & 1) == 0) continue;
+    for (std::size_t k = 0; k < n; ++k) {
+      if (wanted[k] >= 0 && static_cast<std::uint32_t>(wanted[k]) == neighbour) {
+        best[k] = std::max(best[k], static_cast<float>(exp_entries_[e] & 0xFF) / 255.0f);
+      }
+    }
+  }
+}
+
+ExpansionMatcher::ExpansionMatcher(const WordVectors& words, std::vector<long> query_terms,
+                                   std::vector<double> query_weights)
+    : words_(words), terms_(std::move(query_terms)), weights_(std::move(query_weights)) {
+  for (double w : weights_) all_ += w;
+  n_ = std::min(terms_.size(), weights_.size());
+  best_.resize(n_);
+  keys_.assign(64, -1);
+  slots_.assign(64, 0);
+}
+
+const float* ExpansionMatcher::Row(long index) {
+  auto slot_of = [&](long key) {
+    const std::uint64_t h = static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull;
+    return static_cast<std::size_t>(h >> 40) & (keys_.size() - 1);
+  };
+  std::size_t i = slot_of(index);
+  while (keys_[i] != -1) {
+    if (keys_[i] == index) return rows_.data() + static_cast<std::size_t>(slots_[i]) * n_;
+    i = (i + 1) & (keys_.size() - 1);
+  }
+  if (2 * (used_ + 1) > keys_.size()) {  // grow, keeping at most half the slots used
+    std::vector<long> keys(2 * keys_.size(), -1);
+    std::vector<std::uint32_t> slots(keys.size(), 0);
+    keys.swap(keys_);
+    slots.swap(slots_);
+    for (std::size_t j = 0; j < keys.size(); ++j) {
+      if (keys[j] == -1) continue;
+      std::size_t at = slot_of(keys[j]);
+      while (keys_[at] != -1) at = (at + 1) & (keys_.size() - 1);
+      keys_[at] = keys[j];
+      slots_[at] = slots[j];
+    }
+    i = slot_of(index);
+    while (keys_[i] != -1) i = (i + 1) & (keys_.size() - 1);
+  }
+  keys_[i] = index;
+  slots_[i] = static_cast<std::uint32_t>(used_++);
+  rows_.resize(used_ * n_);
+  float* row = rows_.data() + (used_ - 1) * n_;
+  words_.ExpansionWeights(index, terms_.data(), n_, row);
+  return row;
+}
+
+double ExpansionMatcher::Match(const std::vector<long>& own) {
+  if (all_ <= 0 || !words_.has_expansions()) return 0.0;
+  for (std::size_t k = 0; k < n_; ++k) best_[k] = 0.0f;
+  for (long index : own) {
+    if (index < 0 || static_cast<std::size_t>(index) >= words_.terms()) continue;
+    const float* row = Row(index);
+    for (std::size_t k = 0; k < n_; ++k) best_[k] = std::max(best_[k], row[k]);
+  }
+  double hit = 0;
+  for (std::size_t k = 0; k < n_; ++k) {
+    // (A query word the text holds itself is not looked for, as ExpansionMatch.)
+    const long t = terms_[k];
+    if (t >= 0 && std::find(own.begin(), own.end(), t) != own.end()) continue;
+    hit += weights_[k] * best_[k];
+  }
+  return hit / all_;
+}
+
 std::string WordVectors::JoinNames(std::string_view text) const {
   return text::JoinNamesWrittenApart(text, [this](const std::string& joined) {
     const std::vector<std::string> t = text::Terms(joined);

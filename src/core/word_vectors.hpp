@@ -120,6 +120,10 @@ class WordVectors {
   std::vector<float> MeanOf(const std::vector<long>& known) const;
   // Whether the file carries expansions.
   bool has_expansions() const { return exp_count_ > 0; }
+  // The strongest weight in the WordNet neighbourhood of `index` of each of
+  // `wanted` (n indexes; -1: none), as ExpansionMatch weighs it, written to
+  // best[k] (0 when absent).
+  void ExpansionWeights(long index, const long* wanted, std::size_t n, float* best) const;
 
  private:
   WordVectors() = default;
@@ -139,6 +143,34 @@ class WordVectors {
   const std::uint32_t* alias_offsets_ = nullptr;  // count + 1, into alias_strings_
   const std::uint32_t* alias_targets_ = nullptr;  // the base form's term index
   const char* alias_strings_ = nullptr;
+};
+
+// Document expansion of many texts against one query (dialogue retrieval
+// scores every message for a question whose words say little): what
+// WordVectors::ExpansionMatch gives, each distinct word's neighbourhood
+// searched once per matcher instead of once per text holding it. Not
+// thread-safe (its cache grows as texts are matched); the vectors must
+// outlive it.
+class ExpansionMatcher {
+ public:
+  ExpansionMatcher(const WordVectors& words, std::vector<long> query_terms,
+                   std::vector<double> query_weights);
+  // == words.ExpansionMatch(query_terms, query_weights, own).
+  double Match(const std::vector<long>& own);
+
+ private:
+  // The row of a word in `rows_` (n_ floats: its weight for each query term).
+  const float* Row(long index);
+  const WordVectors& words_;
+  std::vector<long> terms_;
+  std::vector<double> weights_;
+  double all_ = 0.0;
+  std::size_t n_ = 0;
+  std::vector<long> keys_;            // open addressing: word index, -1 empty
+  std::vector<std::uint32_t> slots_;  // row of keys_[i]
+  std::size_t used_ = 0;
+  std::vector<float> rows_;
+  std::vector<float> best_;
 };
 
 }  // namespace engram::wordvec

@@ -414,17 +414,18 @@ constexpr double kMeaningFloor = 0.2;
 // What a message means of the question (RankParams::meaning), over the words
 // it does not share with it (the lexical score counts those): the share of
 // the question's known words its words' WordNet neighbourhoods hold
-// (WordVectors::ExpansionMatch: "curry" holds "dish"), plus the cosine of
+// (WordVectors::ExpansionMatch: "curry" holds "dish"; through `matcher`,
+// which searches each word's neighbourhood once per question), plus the cosine of
 // the two means rescaled from [kMeaningFloor, 1] to [0, 1].
 double MeaningScore(const QuestionMeaning& q, const MessageMeaning& m,
-                    const std::vector<double>& weights, std::vector<long>& unshared) {
+                    wordvec::ExpansionMatcher& matcher, std::vector<long>& unshared) {
   if (m.known.empty()) return 0.0;
   unshared.clear();
   for (const std::int32_t i : m.known) {
     if (std::find(q.terms.begin(), q.terms.end(), i) == q.terms.end()) unshared.push_back(i);
   }
   if (unshared.empty()) return 0.0;
-  const double match = q.words->ExpansionMatch(q.terms, weights, unshared);
+  const double match = matcher.Match(unshared);
   double cosine = 0.0;
   if (unshared.size() == m.known.size()) {
     cosine = wordvec::Dot(q.mean, m.mean);
@@ -661,11 +662,12 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
 
   std::vector<double> meaning(have_meaning ? n : 0, 0.0);
   if (have_meaning) {
-    const std::vector<double> weights(asked->terms.size(), 1.0);
+    wordvec::ExpansionMatcher matcher(*asked->words, asked->terms,
+                                      std::vector<double>(asked->terms.size(), 1.0));
     std::vector<long> unshared;
     for (std::size_t d = n > kMeaningScan ? n - kMeaningScan : 0; d < n; ++d) {
       const TurnMeaning& t = MeaningOfTurn(c.Entry(d), *asked->words);
-      meaning[d] = meaning_weight * MeaningScore(*asked, t.side[c.Side(d)], weights, unshared);
+      meaning[d] = meaning_weight * MeaningScore(*asked, t.side[c.Side(d)], matcher, unshared);
     }
   }
   std::vector<bool> by_speaker = p.speaker > 0 ? NamedSpeakerMessages(c) : std::vector<bool>{};

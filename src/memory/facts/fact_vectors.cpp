@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/text.hpp"
 #include "memory/facts/fact_text.hpp"
@@ -237,12 +238,14 @@ std::vector<std::pair<std::int64_t, float>> TopSemantic(const FactVectors& v, co
   std::vector<std::pair<std::int64_t, float>> out;
   if (k == 0 || q.empty() || !v.words) return out;
   auto visible = [&](TimeMs expires_at) { return include_expired || expires_at > now; };
+  // (Every memory's words against one query: each word's neighbourhood
+  // searched once.)
+  std::optional<wordvec::ExpansionMatcher> matcher;
+  if (expansion && expansion->weight > 0)
+    matcher.emplace(*v.words, expansion->terms, expansion->weights);
   auto scored = [&](const wordvec::QuantizedVector& mean, const std::vector<long>& known) {
     float score = wordvec::Dot(q, mean);
-    if (expansion && expansion->weight > 0) {
-      score += static_cast<float>(expansion->weight *
-                                  v.words->ExpansionMatch(expansion->terms, expansion->weights, known));
-    }
+    if (matcher) score += static_cast<float>(expansion->weight * matcher->Match(known));
     return score;
   };
   if (v.base) {

@@ -90,6 +90,43 @@ TEST(WordVectors, TermsCarryTheirWordNetNeighbourhood) {
 
 // A name of the names file written apart means the name, not its parts (a
 // raspberry is a fruit, pi a number).
+// A matcher of one query against many texts gives what ExpansionMatch gives
+// for each, whatever texts it has seen before (its cache of words' weights
+// is the query's): texts of several words, repeated words, a text holding
+// a query word itself (not looked for in the others' neighbourhoods),
+// unknown indexes.
+TEST(WordVectors, AnExpansionMatcherGivesWhatExpansionMatchGives) {
+  ASSERT_TRUE(Words()) << "no built-in word vectors: the build makes them from WordNet "
+                          "(wordnet-base, installed by scripts/bootstrap)";
+  const WordVectors& w = *Words();
+  auto known = [&](const std::string& text) { return w.KnownWords(text::Terms(text)); };
+  const std::vector<long> query = known("What music and which dish did she like?");
+  ASSERT_GE(query.size(), 3u);
+  std::vector<long> terms = query;
+  terms.push_back(-1);  // an unknown query word
+  std::vector<double> weights;
+  for (std::size_t k = 0; k < terms.size(); ++k)
+    weights.push_back(0.5 + 0.25 * static_cast<double>(k));
+  ExpansionMatcher matcher(w, terms, weights);
+  const std::vector<std::string> texts = {
+      "We listened to jazz all night",  "I cooked a curry with rice",
+      "jazz and curry, then more jazz", "The music was loud and the curry hot",
+      "Nothing about either here",      "a saxophone solo and a stew",
+      "We listened to jazz all night"};
+  bool some = false;
+  for (const auto& t : texts) {
+    std::vector<long> own = known(t);
+    const double want = w.ExpansionMatch(terms, weights, own);
+    EXPECT_EQ(matcher.Match(own), want) << t;
+    some = some || want > 0;
+    own.push_back(-5);
+    own.push_back(static_cast<long>(w.terms()) + 3);
+    EXPECT_EQ(matcher.Match(own), w.ExpansionMatch(terms, weights, own)) << t;
+  }
+  EXPECT_TRUE(some);
+  EXPECT_EQ(matcher.Match({}), 0.0);
+}
+
 TEST(WordVectors, ANameWrittenApartIsTheName) {
   ASSERT_TRUE(Words()) << "no built-in word vectors: the build makes them from WordNet "
                           "(wordnet-base, installed by scripts/bootstrap)";
