@@ -309,6 +309,12 @@ bool IsLyAdverb(std::string_view w) {
   return wn == nullptr || (wn->LemmaPos(w) & wordnet::WordNet::kLemmaVerb) == 0;
 }
 
+bool IsAdjectiveWord(std::string_view w) {
+  const wordnet::WordNet* wn = wordnet::WordNet::Default();
+  return wn != nullptr && IsAlphaWord(w) &&
+         (wn->LemmaPos(w) & wordnet::WordNet::kLemmaAdjective) != 0;
+}
+
 bool IsCoordinatedVerb(std::string_view w, bool object_follows) {
   // (A word as written: "swimming" and "dogs" are no verb's base form; "sing" and "discuss" are.)
   if (w.size() < 3 || !IsAlphaWord(w) || text::IsStopword(w) || IsModal(w) || IsPastForm(w))

@@ -65,6 +65,9 @@ bool IsAdverb(std::string_view lower);
 // four letters or more ending in "ly" that is no verb ("apply", "rely",
 // "fly"). Only where a verb is expected: "family" and "July" end alike.
 bool IsLyAdverb(std::string_view lower);
+// Whether WordNet knows a lower-case word as written as an adjective ("safe",
+// "quiet"; it may be a noun too); false without WordNet.
+bool IsAdjectiveWord(std::string_view lower);
 // A verb's base form that may follow "and" in a second predicate of the
 // same subject ("I practice yoga and meditate"): a verb WordNet knows as
 // written and no noun or adjective ("meditate", "compete"), or a verb

@@ -246,6 +246,14 @@ void PushItems(const Ctx& c, std::size_t from, const std::string& dim, const std
       while (cut > k + 1 && OneOf(c.at(cut - 1), links)) --cut;  // "out of"
       if (cut > k + 1) e = cut;
     }
+    // Adjectives in a row before their noun: "creating a safe, inviting
+    // place" is one item, not "creating a safe" and "inviting place".
+    if (e >= k + 2 && e < c.n() && OneOf(c.at(e - 2), {"a", "an", "the"}) &&
+        IsAdjectiveWord(c.at(e - 1)) && BoundaryAfter(c.s, c.w, e - 1) &&
+        c.s.substr(c.w[e - 1].end, 1) == ",") {
+      const std::size_t noun = PhraseEnd(c, e, 4, kItemStops);
+      if (noun >= e + 2) e = noun;
+    }
     // A light verb takes its place or thing along: "going on road trips",
     // "working with kids".
     if (e == k + 1 && OneOf(c.at(k), kLightVerbs) && OneOf(c.at(e), {"on", "to", "for", "into", "with", "at"}) &&

@@ -367,6 +367,12 @@ TEST(ProfileRules, NameLocationOccupation) {
 
 TEST(ProfileRules, InterestsFamilyPetsPreferences) {
   EXPECT_THAT(Slots("I love hiking, painting and jazz.", "interests"), ElementsAre("hiking", "painting", "jazz"));
+  // Adjectives in a row before their noun stay one item.
+  EXPECT_THAT(Slots("Now I'm passionate about creating a safe, inviting place for people to grow.",
+                    "interests"),
+              ElementsAre("creating a safe, inviting place"));
+  EXPECT_THAT(Slots("I love a challenge, running and tea.", "interests"),
+              ElementsAre("challenge", "running", "tea"));
   EXPECT_THAT(Slots("I'm really into rock climbing.", "interests"), ElementsAre("rock climbing"));
   EXPECT_THAT(Slots("I'm a big fan of Taylor Swift.", "interests"), ElementsAre("Taylor Swift"));
   EXPECT_THAT(Slots("I like to paint landscapes.", "interests"), ElementsAre("paint landscapes"));
