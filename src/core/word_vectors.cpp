@@ -235,8 +235,8 @@ double WordVectors::ExpansionMatch(const std::vector<long>& query_terms, const s
   if (all <= 0 || !has_expansions()) return 0.0;
   // One pass over each word's neighbourhood, looking for every query term
   // (the neighbourhoods are long, the queries short). Without allocating for
-  // a query of a few terms (dialogue retrieval calls this for thousands of
-  // messages).
+  // a query of a few terms (the candidates of a search; the thousands of
+  // messages of dialogue retrieval go through an ExpansionMatcher).
   const std::size_t n = std::min(query_terms.size(), query_weights.size());
   constexpr std::size_t kFew = 16;
   float best_few[kFew];
@@ -249,58 +249,51 @@ double WordVectors::ExpansionMatch(const std::vector<long>& query_terms, const s
   }
   float* best = n > kFew ? best_many.data() : best_few;
   long* wanted = n > kFew ? wanted_many.data() : wanted_few;
-  // The query terms' low eight bits: most neighbours miss it.
-  std::uint64_t mask[4] = {0, 0, 0, 0};
   for (std::size_t k = 0; k < n; ++k) {
     best[k] = 0.0f;
     // (A query word the text holds itself is not looked for: its words match
     // it, and its neighbourhoods would count it twice.)
     const long t = query_terms[k];
     wanted[k] = t >= 0 && std::find(own.begin(), own.end(), t) != own.end() ? -1 : t;
-    if (wanted[k] >= 0) {
-      const auto bit = static_cast<std::uint64_t>(wanted[k]) & 255;
-      mask[bit >> 6] |= std::uint64_t{1} << (bit & 63);
-    }
   }
-  for (long index : own) {
-    if (index < 0 || static_cast<std::size_t>(index) >= count_) continue;
-    const auto i = static_cast<std::size_t>(index);
-    for (std::uint32_t e = exp_offsets_[i]; e < exp_offsets_[i + 1]; ++e) {
-      const std::uint32_t neighbour = exp_entries_[e] >> 8;
-      if ((mask[(neighbour & 255) >> 6] >> (neighbour & 63) & 1) == 0) continue;
-      for (std::size_t k = 0; k < n; ++k) {
-        if (wanted[k] >= 0 && static_cast<std::uint32_t>(wanted[k]) == neighbour) {
-          best[k] = std::max(best[k], static_cast<float>(exp_entries_[e] & 0xFF) / 255.0f);
-        }
-      }
-    }
-  }
+  std::uint64_t mask[4];
+  LowBits(wanted, n, mask);
+  for (long index : own) MaxExpansionWeights(index, wanted, n, mask, best);
   double hit = 0;
   for (std::size_t k = 0; k < n; ++k) hit += query_weights[k] * best[k];
   return hit / all;
 }
 
-void WordVectors::ExpansionWeights(long index, const long* wanted, std::size_t n,
-                                   float* best) const {
-  for (std::size_t k = 0; k < n; ++k) best[k] = 0.0f;
-  if (index < 0 || static_cast<std::size_t>(index) >= count_ || !has_expansions()) return;
-  // The wanted indexes' low eight bits: most neighbours miss them.
-  std::uint64_t mask[4] = {0, 0, 0, 0};
+void WordVectors::LowBits(const long* wanted, std::size_t n, std::uint64_t mask[4]) {
+  mask[0] = mask[1] = mask[2] = mask[3] = 0;
   for (std::size_t k = 0; k < n; ++k) {
     if (wanted[k] < 0) continue;
     const auto bit = static_cast<std::uint64_t>(wanted[k]) & 255;
     mask[bit >> 6] |= std::uint64_t{1} << (bit & 63);
   }
+}
+
+void WordVectors::MaxExpansionWeights(long index, const long* wanted, std::size_t n,
+                                      const std::uint64_t mask[4], float* best) const {
+  if (index < 0 || static_cast<std::size_t>(index) >= count_ || !has_expansions()) return;
   const auto i = static_cast<std::size_t>(index);
   for (std::uint32_t e = exp_offsets_[i]; e < exp_offsets_[i + 1]; ++e) {
     const std::uint32_t neighbour = exp_entries_[e] >> 8;
-    if ((mask[(neighbour & 255) >> 6] >> (neighbour & 63) & 1) == 0) continue;
+    if ((mask[(neighbour & 255) >> 6] >> (neighbour & 63) & 1) == 0) continue;  // most miss
     for (std::size_t k = 0; k < n; ++k) {
       if (wanted[k] >= 0 && static_cast<std::uint32_t>(wanted[k]) == neighbour) {
         best[k] = std::max(best[k], static_cast<float>(exp_entries_[e] & 0xFF) / 255.0f);
       }
     }
   }
+}
+
+void WordVectors::ExpansionWeights(long index, const long* wanted, std::size_t n,
+                                   float* best) const {
+  for (std::size_t k = 0; k < n; ++k) best[k] = 0.0f;
+  std::uint64_t mask[4];
+  LowBits(wanted, n, mask);
+  MaxExpansionWeights(index, wanted, n, mask, best);
 }
 
 ExpansionMatcher::ExpansionMatcher(const WordVectors& words, std::vector<long> query_terms,

@@ -127,6 +127,12 @@ class WordVectors {
 
  private:
   WordVectors() = default;
+  // The low eight bits of the wanted indexes (-1: none) as a 256-bit mask:
+  // most neighbours miss them.
+  static void LowBits(const long* wanted, std::size_t n, std::uint64_t mask[4]);
+  // best[k] raised to the weight of wanted[k] in the neighbourhood of `index`.
+  void MaxExpansionWeights(long index, const long* wanted, std::size_t n,
+                           const std::uint64_t mask[4], float* best) const;
   const std::uint8_t* base_ = nullptr;
   std::size_t size_ = 0;
   int dim_ = 0;

@@ -69,11 +69,15 @@ constexpr int kRankedWithText = 100;
 // the snapshot's copy of the rows when it has one (the same ranking).
 // `terms`: store::QueryTerms of the query. With `other_scope_id` (not 0)
 // the rows of that scope too (the copy holds both): two searches, merged by
-// score.
+// score. With `held`, which of the terms each row holds (TextIndex::Search;
+// left empty when the store's search answered).
 Result<std::vector<std::int64_t>> Lexical(sql::Db* db, store::FullText table, std::int64_t scope_id,
                                           const std::vector<std::string>& terms, int limit,
-                                          const TextIndex* copy = nullptr, std::int64_t other_scope_id = 0) {
-  if (copy && copy->CanSearch(terms)) return copy->Search(terms, limit);
+                                          const TextIndex* copy = nullptr,
+                                          std::int64_t other_scope_id = 0,
+                                          std::vector<std::uint64_t>* held = nullptr) {
+  if (held) held->clear();
+  if (copy && copy->CanSearch(terms)) return copy->Search(terms, limit, held);
   ENGRAM_ASSIGN_OR_RETURN(auto hits, store::SearchText(db, table, store::ScopeToken(scope_id), terms, limit));
   if (other_scope_id != 0) {
     ENGRAM_ASSIGN_OR_RETURN(auto more,
@@ -379,13 +383,15 @@ void AddStopwordNames(std::string_view query, const std::vector<const MessageInd
 // user stated (drawn from no page) or changed since (version > 1) is kept
 // on any word: only fact search and this context reach what it says. Idf
 // over the scope's messages (`messages`) and facts (the snapshot's copy of
-// their rows, when it has one), log(1 + (N + 1) / (df + 1)).
+// their rows, when it has one), log(1 + (N + 1) / (df + 1)). `held`: which
+// of `terms` each fact of `lexical` holds (bits, from the copy's search),
+// or empty (each fact's terms are read then).
 // (RankingOptions::fact_cover; docs/PERFORMANCE.md.)
 std::vector<std::int64_t> FactsAsked(const ScopeIndex& idx,
                                      const std::vector<const MessageIndex*>& messages,
                                      const std::vector<std::string>& terms, std::size_t own,
-                                     bool asks_superior, std::vector<std::int64_t> lexical,
-                                     double need) {
+                                     bool asks_superior, const std::vector<std::int64_t>& lexical,
+                                     const std::vector<std::uint64_t>& held, double need) {
   if (need <= 0 || own == 0) return lexical;
   const auto& superior = memory::facts::SuperiorTerms();
   auto is_superior = [&](const std::string& t) {
@@ -401,23 +407,22 @@ std::vector<std::int64_t> FactsAsked(const ScopeIndex& idx,
     idf[i] = std::log(1.0 + (rows + 1.0) / (df + 1.0));
     total += idf[i];
   }
-  // Which facts hold a term: the snapshot's copy of their rows says, when
-  // the search was its own (the same terms); else each fact's terms.
-  const bool copy = idx.text_in_memory && idx.fact_text.CanSearch(terms);
-  std::vector<std::vector<std::int64_t>> holding;  // per term of `terms` (copy only)
-  if (copy) {
-    holding.reserve(terms.size());
-    for (const auto& t : terms) holding.push_back(idx.fact_text.RowsHolding(t));
-  }
-  std::vector<std::string> held;
-  auto kept = std::remove_if(lexical.begin(), lexical.end(), [&](std::int64_t id) {
-    auto it = idx.facts.find(id);
-    if (it == idx.facts.end() || it->second.source_pages.empty() || it->second.version > 1)
-      return false;
-    if (!copy) held = memory::facts::LexicalTerms(it->second.text);
+  // Which terms a fact holds: what the search of the snapshot's copy said,
+  // else the fact's own terms.
+  const bool known = held.size() == lexical.size();
+  std::vector<std::int64_t> out;
+  out.reserve(lexical.size());
+  std::vector<std::string> words;
+  for (std::size_t f = 0; f < lexical.size(); ++f) {
+    auto it = idx.facts.find(lexical[f]);
+    if (it == idx.facts.end() || it->second.source_pages.empty() || it->second.version > 1) {
+      out.push_back(lexical[f]);
+      continue;
+    }
+    if (!known) words = memory::facts::LexicalTerms(it->second.text);
     auto holds = [&](std::size_t i) {
-      return copy ? std::binary_search(holding[i].begin(), holding[i].end(), id)
-                  : std::find(held.begin(), held.end(), terms[i]) != held.end();
+      return known ? (held[f] >> i & 1) != 0
+                   : std::find(words.begin(), words.end(), terms[i]) != words.end();
     };
     bool any_superior = false;
     for (std::size_t i = 0; i < terms.size() && asks_superior && !any_superior; ++i) {
@@ -427,10 +432,9 @@ std::vector<std::int64_t> FactsAsked(const ScopeIndex& idx,
     for (std::size_t i = 0; i < own; ++i) {
       if (holds(i) || (any_superior && is_superior(terms[i]))) have += idf[i];
     }
-    return have < need * total;
-  });
-  lexical.erase(kept, lexical.end());
-  return lexical;
+    if (have >= need * total) out.push_back(lexical[f]);
+  }
+  return out;
 }
 
 TurnEntry EntryFromTurn(const Turn& t) {
@@ -678,11 +682,13 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
         fact_terms.push_back(t);
     }
   }
-  ENGRAM_ASSIGN_OR_RETURN(auto lex_facts, Lexical(db, store::FullText::kFacts, scope_id, fact_terms, 100,
-                                                  idx.text_in_memory ? &idx.fact_text : nullptr,
-                                                  idx.user_scope_id));
+  std::vector<std::uint64_t> held;  // the terms each fact holds (the copy's search only)
+  ENGRAM_ASSIGN_OR_RETURN(
+      auto lex_facts,
+      Lexical(db, store::FullText::kFacts, scope_id, fact_terms, 100,
+              idx.text_in_memory ? &idx.fact_text : nullptr, idx.user_scope_id, &held));
   lex_facts = FactsAsked(idx, {&idx.messages, &stm.index}, fact_terms, own_fact_terms,
-                         asks_superior, std::move(lex_facts), opt.ranking.fact_cover);
+                         asks_superior, lex_facts, held, opt.ranking.fact_cover);
   // (The facts by meaning only when theirs is kept: facts_with_meaning.)
   const QueryMeaning none;
   const QueryMeaning& of_facts = !Semantic(in) && idx.facts_with_meaning > 0 ? meaning_of() : none;

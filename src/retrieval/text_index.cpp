@@ -51,16 +51,6 @@ void TextIndex::Add(std::int64_t rowid, std::string_view terms) {
   total_tokens_ += length;
 }
 
-std::vector<std::int64_t> TextIndex::RowsHolding(const std::string& term) const {
-  std::vector<std::int64_t> out;
-  auto it = postings_.find(term);
-  if (it == postings_.end()) return out;
-  out.reserve(it->second.size());
-  for (const Posting& p : it->second) out.push_back(rowids_[p.row]);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 bool TextIndex::CanSearch(const std::vector<std::string>& terms) const {
   if (!exact_) return false;
   return std::all_of(terms.begin(), terms.end(), [](const std::string& t) {
@@ -70,9 +60,10 @@ bool TextIndex::CanSearch(const std::vector<std::string>& terms) const {
   });
 }
 
-std::vector<std::int64_t> TextIndex::Search(const std::vector<std::string>& terms,
-                                            int limit) const {
+std::vector<std::int64_t> TextIndex::Search(const std::vector<std::string>& terms, int limit,
+                                            std::vector<std::uint64_t>* held) const {
   std::vector<std::int64_t> out;
+  if (held) held->clear();
   if (terms.empty() || rowids_.empty() || limit <= 0) return out;
   // FTS5's bm25(): the same constants and the same arithmetic, in the same
   // order (phrase by phrase; the scope phrase adds 0: its column weighs 0).
@@ -125,6 +116,28 @@ std::vector<std::int64_t> TextIndex::Search(const std::vector<std::string>& term
                     hit_rows.end(), better);
   out.reserve(keep);
   for (std::size_t i = 0; i < keep; ++i) out.push_back(rowids_[hit_rows[i]]);
+  if (held && terms.size() <= 64) {
+    // A term's postings are in row order (rows are appended): one binary
+    // search per kept row and term.
+    std::vector<const std::vector<Posting>*> lists;
+    lists.reserve(terms.size());
+    for (const auto& t : terms) {
+      auto it = postings_.find(t);
+      lists.push_back(it == postings_.end() ? nullptr : &it->second);
+    }
+    held->reserve(keep);
+    for (std::size_t i = 0; i < keep; ++i) {
+      const std::uint32_t row = hit_rows[i];
+      std::uint64_t bits = 0;
+      for (std::size_t k = 0; k < lists.size(); ++k) {
+        if (lists[k] == nullptr) continue;
+        auto at = std::lower_bound(lists[k]->begin(), lists[k]->end(), row,
+                                   [](const Posting& p, std::uint32_t r) { return p.row < r; });
+        if (at != lists[k]->end() && at->row == row) bits |= std::uint64_t{1} << k;
+      }
+      held->push_back(bits);
+    }
+  }
   return out;
 }
 

@@ -33,16 +33,17 @@ class TextIndex {
 
   // The rowids of the best `limit` rows holding any of `terms`, best first
   // (FTS5 bm25 with k1 1.2, b 0.75; the scope column counts one token and
-  // weighs nothing; ties in rowid order).
-  std::vector<std::int64_t> Search(const std::vector<std::string>& terms, int limit) const;
+  // weighs nothing; ties in rowid order). With `held` (and at most 64
+  // terms), which of the terms each of those rows holds: bit i for terms[i].
+  std::vector<std::int64_t> Search(const std::vector<std::string>& terms, int limit,
+                                   std::vector<std::uint64_t>* held = nullptr) const;
 
   std::size_t size() const { return rowids_.size(); }
-  // How many rows hold an index term, and their rowids (sorted).
+  // How many rows hold an index term.
   std::size_t Df(const std::string& term) const {
     auto it = postings_.find(term);
     return it == postings_.end() ? 0 : it->second.size();
   }
-  std::vector<std::int64_t> RowsHolding(const std::string& term) const;
   std::size_t MemoryBytes() const;
 
  private:

@@ -21,19 +21,30 @@ std::vector<std::int64_t> Rowids(const std::vector<store::TextHit>& hits) {
   return out;
 }
 
-// Which rows hold a term, as the search sees them (case folded, a term
-// counted once per row however often it repeats): the context's facts read
-// it to weigh what a fact holds of a question (retriever.cpp FactsAsked).
-TEST(TextIndex, SaysWhichRowsHoldATerm) {
+// Which of the query's terms each row found holds, as the search sees them
+// (case folded, a term counted once per row however often it repeats): the
+// context's facts read it to weigh what a fact holds of a question
+// (retriever.cpp FactsAsked); and how many rows hold a term.
+TEST(TextIndex, SaysWhichTermsEachRowFoundHolds) {
   TextIndex idx;
   idx.Add(30, "japan trip plan");
   idx.Add(10, "Japan japan cello");
   idx.Add(20, "dinner plan");
+  idx.Add(40, "cello lessons");
   EXPECT_EQ(idx.Df("japan"), 2u);
-  EXPECT_EQ(idx.RowsHolding("japan"), (std::vector<std::int64_t>{10, 30}));
-  EXPECT_EQ(idx.RowsHolding("plan"), (std::vector<std::int64_t>{20, 30}));
   EXPECT_EQ(idx.Df("party"), 0u);
-  EXPECT_TRUE(idx.RowsHolding("party").empty());
+  std::vector<std::uint64_t> held;
+  const std::vector<std::string> terms = {"japan", "party", "plan"};
+  const auto rows = idx.Search(terms, 10, &held);
+  ASSERT_EQ(rows.size(), 3u);
+  ASSERT_EQ(held.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::uint64_t want = rows[i] == 30 ? 0b101u : rows[i] == 10 ? 0b001u : 0b100u;
+    EXPECT_EQ(held[i], want) << rows[i];
+  }
+  EXPECT_EQ(idx.Search(terms, 10), rows);  // the same rows without it
+  EXPECT_TRUE(idx.Search({"party"}, 10, &held).empty());
+  EXPECT_TRUE(held.empty());
 }
 
 TEST(TextIndex, RanksLikeFts5OnAOneScopeStore) {
