@@ -302,41 +302,16 @@ ExpansionMatcher::ExpansionMatcher(const WordVectors& words, std::vector<long> q
   for (double w : weights_) all_ += w;
   n_ = std::min(terms_.size(), weights_.size());
   best_.resize(n_);
-  keys_.assign(64, -1);
-  slots_.assign(64, 0);
 }
 
 const float* ExpansionMatcher::Row(long index) {
-  auto slot_of = [&](long key) {
-    const std::uint64_t h = static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull;
-    return static_cast<std::size_t>(h >> 40) & (keys_.size() - 1);
-  };
-  std::size_t i = slot_of(index);
-  while (keys_[i] != -1) {
-    if (keys_[i] == index) return rows_.data() + static_cast<std::size_t>(slots_[i]) * n_;
-    i = (i + 1) & (keys_.size() - 1);
+  const auto [at, added] = row_of_.try_emplace(index, static_cast<std::uint32_t>(row_of_.size()));
+  if (added) {
+    rows_.resize(row_of_.size() * n_);
+    words_.ExpansionWeights(index, terms_.data(), n_,
+                            rows_.data() + static_cast<std::size_t>(at->second) * n_);
   }
-  if (2 * (used_ + 1) > keys_.size()) {  // grow, keeping at most half the slots used
-    std::vector<long> keys(2 * keys_.size(), -1);
-    std::vector<std::uint32_t> slots(keys.size(), 0);
-    keys.swap(keys_);
-    slots.swap(slots_);
-    for (std::size_t j = 0; j < keys.size(); ++j) {
-      if (keys[j] == -1) continue;
-      std::size_t at = slot_of(keys[j]);
-      while (keys_[at] != -1) at = (at + 1) & (keys_.size() - 1);
-      keys_[at] = keys[j];
-      slots_[at] = slots[j];
-    }
-    i = slot_of(index);
-    while (keys_[i] != -1) i = (i + 1) & (keys_.size() - 1);
-  }
-  keys_[i] = index;
-  slots_[i] = static_cast<std::uint32_t>(used_++);
-  rows_.resize(used_ * n_);
-  float* row = rows_.data() + (used_ - 1) * n_;
-  words_.ExpansionWeights(index, terms_.data(), n_, row);
-  return row;
+  return rows_.data() + static_cast<std::size_t>(at->second) * n_;
 }
 
 double ExpansionMatcher::Match(const std::vector<long>& own) {

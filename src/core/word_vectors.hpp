@@ -22,6 +22,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace engram::wordvec {
@@ -172,9 +173,7 @@ class ExpansionMatcher {
   std::vector<double> weights_;
   double all_ = 0.0;
   std::size_t n_ = 0;
-  std::vector<long> keys_;            // open addressing: word index, -1 empty
-  std::vector<std::uint32_t> slots_;  // row of keys_[i]
-  std::size_t used_ = 0;
+  std::unordered_map<long, std::uint32_t> row_of_;  // word index -> its row
   std::vector<float> rows_;
   std::vector<float> best_;
 };
