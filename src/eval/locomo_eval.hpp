@@ -47,6 +47,13 @@ struct EvalOptions {
   // are held out: the ranking was never tuned on them. The report gives them
   // and the others ("tuned") apart as well as together.
   int held_out_from = 5;
+  // The timed retrieval of each question is made this many times in a row
+  // [1, 1000]; the report's latency_ms stays that of the first call (what
+  // a question asked once costs), and latency_ms.warm gives the fastest of
+  // each question's calls (the cost without a shared host's noise or the
+  // first call's caches; for comparing builds). Results come from the first
+  // call.
+  int repeat = 1;
   // Called once per scored question (evidence found) with the conversation,
   // the question, its normalised evidence, its score and the ranked source
   // refs (best first, at most 20): what a failure analysis needs.
@@ -91,8 +98,10 @@ struct EvalOptions {
 //                 "by_category"} over the conversations before / from
 //                 held_out_from (a split with no conversation is left out)
 //   ingest        {"turns","utterances","add_s","turns_per_s","maintain_s","jobs_failed"}
-//   latency_ms    {"p50","p95","p99","mean","calls","budget"}: one retrieval per
-//                 question (all categories), under the largest budget
+//   latency_ms    {"p50","p95","p99","mean","cpu_p50","calls","budget"}: one
+//                 retrieval per question (all categories), under the largest
+//                 budget; with repeat > 1 also "warm": {"p50","p95","mean",
+//                 "repeat"} of each question's fastest call
 //   context_tokens {"<B>": mean context tokens over the overall questions}
 //   skipped_evidence  count of evidence ids matching no utterance
 //   questions_total   questions asked (all categories)
@@ -109,6 +118,7 @@ struct EvalOptions {
 //
 // Errors: NotFound/IoError for the file, InvalidArgument for a malformed file,
 // an unknown conversation id, a budget <= 0 or no budget, max_questions < 0,
+// repeat outside [1, 1000],
 // answer without engine.llm; any engine error, including a failed chat call
 // (prefixed with the conversation id). Never throws.
 Result<nlohmann::json> RunLocomoEval(const std::string& locomo_path, const EvalOptions& opt);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace engram::retrieval {
@@ -14,11 +15,57 @@ std::uint16_t Sat16(std::uint32_t v) {
 
 }  // namespace
 
+// The vocabulary filter's hash of a term, eight bytes at a time (the filter
+// takes its two 32-bit halves).
+std::uint64_t MessageIndex::Hash(std::string_view term) {
+  auto mix = [](std::uint64_t h) {
+    h ^= h >> 31;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 29;
+    return h;
+  };
+  std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ term.size();
+  std::size_t i = 0;
+  for (; i + 8 <= term.size(); i += 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, term.data() + i, 8);
+    h = mix(h ^ w) * 0x94d049bb133111ebULL;
+  }
+  std::uint64_t w = 0;
+  std::memcpy(&w, term.data() + i, term.size() - i);
+  return mix(mix(h ^ w) * 0x94d049bb133111ebULL);
+}
+
+void MessageIndex::FilterAdd(std::uint64_t hash) {
+  const std::uint64_t mask = filter_.size() * 64 - 1;
+  for (const std::uint64_t bit : {hash & mask, (hash >> 32) & mask})
+    filter_[bit >> 6] |= std::uint64_t{1} << (bit & 63);
+}
+
+bool MessageIndex::MayHold(std::uint64_t hash) const {
+  if (filter_.empty()) return false;
+  const std::uint64_t mask = filter_.size() * 64 - 1;
+  for (const std::uint64_t bit : {hash & mask, (hash >> 32) & mask}) {
+    if ((filter_[bit >> 6] & (std::uint64_t{1} << (bit & 63))) == 0) return false;
+  }
+  return true;
+}
+
 int MessageIndex::Intern(const std::string& term) {
   auto [it, fresh] = vocab_.try_emplace(term, static_cast<int>(terms_.size()));
   if (fresh) {
     terms_.push_back(term);
     lists_.emplace_back();
+    // (At 8 bits per term the filter is made again at twice the size: from 16
+    // bits per term, about 1.4% of absent terms pass it, 4.9% at 8.)
+    if (terms_.size() * 8 > filter_.size() * 64) {
+      std::size_t words = 64;
+      while (words * 64 < terms_.size() * 16) words *= 2;
+      filter_.assign(words, 0);
+      for (const std::string& t : terms_) FilterAdd(Hash(t));
+    } else {
+      FilterAdd(Hash(term));
+    }
   }
   return it->second;
 }
@@ -75,13 +122,14 @@ std::uint16_t MessageIndex::SpeakerId(const std::string& name) {
   return id;
 }
 
-int MessageIndex::TermId(std::string_view term) const {
+int MessageIndex::TermId(std::string_view term, std::uint64_t hash) const {
+  if (!MayHold(hash)) return -1;
   auto it = vocab_.find(term);
   return it == vocab_.end() ? -1 : it->second;
 }
 
-std::size_t MessageIndex::Df(std::string_view term) const {
-  int id = TermId(term);
+std::size_t MessageIndex::Df(std::string_view term, std::uint64_t hash) const {
+  int id = TermId(term, hash);
   return id < 0 ? 0 : lists_[static_cast<std::size_t>(id)].size();
 }
 
@@ -89,7 +137,7 @@ std::size_t MessageIndex::MemoryBytes() const {
   std::size_t n = (lengths_.capacity() + kinds_.capacity()) * 4 + terms_.size() * 48;
   for (const auto& p : lists_) n += p.capacity() * sizeof(Posting) + sizeof(p) + 40;
   for (const auto& s : speakers_) n += 2 * (s.size() + 48);  // the name and its map entry
-  n += in_names_.capacity() / 8;
+  n += in_names_.capacity() / 8 + filter_.capacity() * 8;
   return n;
 }
 

@@ -54,12 +54,16 @@ class MessageIndex {
 
   std::size_t size() const { return lengths_.size(); }
   // The id of a term, or -1 when no document holds it.
-  int TermId(std::string_view term) const;
+  int TermId(std::string_view term) const { return TermId(term, Hash(term)); }
+  // ... with the term's Hash, made once for several indexes.
+  int TermId(std::string_view term, std::uint64_t hash) const;
+  static std::uint64_t Hash(std::string_view term);
   std::span<const Posting> Postings(int term) const {
     const auto& list = lists_[static_cast<std::size_t>(term)];
     return {list.data(), list.size()};
   }
-  std::size_t Df(std::string_view term) const;
+  std::size_t Df(std::string_view term) const { return Df(term, Hash(term)); }
+  std::size_t Df(std::string_view term, std::uint64_t hash) const;
   // Text terms of a document (its length for BM25).
   std::uint32_t Length(std::uint32_t doc) const { return lengths_[doc]; }
   std::uint32_t Kinds(std::uint32_t doc) const { return kinds_[doc]; }
@@ -93,6 +97,13 @@ class MessageIndex {
   SharedList<std::uint32_t> kinds_;
   std::vector<bool> in_names_;  // by term id (InNames)
   std::uint64_t total_length_ = 0;
+  // A filter of the terms the vocabulary holds (two bits of each term's hash
+  // among 16 or more bits per term, a power of two): most look-ups are of
+  // terms no message holds (WordNet's expansions of a question's words, a
+  // few hundred per question), answered here without a probe of the map.
+  std::vector<std::uint64_t> filter_;
+  void FilterAdd(std::uint64_t hash);
+  bool MayHold(std::uint64_t hash) const;
 };
 
 // One query term with its weight (1 for the query's own terms, less for a

@@ -608,7 +608,8 @@ Result<RetrievalResult> Retrieve(sql::Db* db, const RetrievalInput& in, memory::
     rq.terms = ExpandQueryTerms(
         words, rq.terms,
         [&](const std::string& t) {
-          const std::size_t df = idx.messages.Df(t) + stm.index.Df(t);
+          const std::uint64_t hash = MessageIndex::Hash(t);
+          const std::size_t df = idx.messages.Df(t, hash) + stm.index.Df(t, hash);
           return df > 0 && static_cast<double>(df) <= expansion_df_cap;
         },
         expansion);

@@ -279,6 +279,32 @@ TEST_F(LocomoEvalTest, SameNumbersTwice) {
   EXPECT_EQ((*a)["ingest"]["turns"], 8);
 }
 
+// Repeated timed calls change no figure but the latency: the report keeps
+// the first call's and adds the fastest of each question's calls.
+TEST_F(LocomoEvalTest, RepeatedCallsReportTheirFastestBesideTheFirst) {
+  auto once = RunLocomoEval(path_, Options({}));
+  EvalOptions o = Options({});
+  o.repeat = 5;
+  auto repeated = RunLocomoEval(path_, o);
+  ASSERT_TRUE(once.ok() && repeated.ok()) << repeated.status().ToString();
+  EXPECT_EQ((*once)["overall"], (*repeated)["overall"]);
+  EXPECT_EQ((*once)["by_category"], (*repeated)["by_category"]);
+  EXPECT_FALSE((*once)["latency_ms"].contains("warm"));
+  const nlohmann::json& lat = (*repeated)["latency_ms"];
+  ASSERT_TRUE(lat.contains("warm")) << lat.dump();
+  EXPECT_EQ(lat["warm"]["repeat"], 5);
+  EXPECT_EQ(lat["calls"], (*once)["latency_ms"]["calls"]);
+  EXPECT_GT(lat["warm"]["p50"].get<double>(), 0.0);
+  EXPECT_LE(lat["warm"]["mean"].get<double>(), lat["mean"].get<double>());  // each the fastest of 5
+
+  for (int bad : {0, 1001}) {
+    o.repeat = bad;
+    auto r = RunLocomoEval(path_, o);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("repeat"), std::string::npos) << r.status().message();
+  }
+}
+
 TEST_F(LocomoEvalTest, HeldOutSplitAndChangedDefaultsAreReported) {
   EvalOptions o = Options({});
   o.held_out_from = 1;

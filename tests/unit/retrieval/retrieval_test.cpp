@@ -74,6 +74,37 @@ TEST(Lexical, IdfFavoursRareTermsAndNamesCount) {
   EXPECT_EQ(s[1], 0.0);
 }
 
+// The vocabulary's filter answers most look-ups of absent terms: every term
+// the index holds is found through it, however often it was made again as
+// the vocabulary grew (a copy growing on its own leaves the original's as it
+// was), and absent terms are not, whether or not they pass it.
+TEST(Lexical, EveryHeldTermIsFoundThroughTheVocabularyFilter) {
+  MessageIndex ix;
+  EXPECT_EQ(ix.TermId("anything"), -1);
+  EXPECT_EQ(ix.Df(""), 0u);
+  for (int i = 0; i < 3000; ++i)
+    ix.Add({{"word" + std::to_string(i), "w" + std::to_string(i * 7)}, {"ana"}});
+  MessageIndex copy = ix;
+  for (int i = 3000; i < 9000; ++i) copy.Add({{"word" + std::to_string(i)}, {"ben"}});
+  for (int i = 0; i < 9000; ++i) {
+    const std::string held = "word" + std::to_string(i);
+    ASSERT_GE(copy.TermId(held), 0) << held;
+    EXPECT_EQ(copy.Df(held), 1u) << held;
+    EXPECT_EQ(ix.TermId(held) >= 0, i < 3000) << held;
+    EXPECT_EQ(copy.TermId("absent" + std::to_string(i)), -1);
+    EXPECT_EQ(copy.Df(held + "s", MessageIndex::Hash(held + "s")), 0u);
+  }
+  EXPECT_EQ(copy.Df("ana"), 3000u);  // names too
+  EXPECT_EQ(copy.Df("w21", MessageIndex::Hash("w21")), 1u);
+  // Terms of every length (the hash reads eight bytes at a time).
+  for (const std::string& t :
+       {std::string("a"), std::string(8, 'b'), std::string(9, 'c'), std::string(40, 'd')}) {
+    ix.Add({{t}, {}});
+    EXPECT_GE(ix.TermId(t), 0) << t;
+    EXPECT_EQ(ix.TermId(t + "x"), -1) << t;
+  }
+}
+
 // Copies of an index share their posting lists: each sees the postings of
 // its own documents, whichever copy appended first (in place) and whichever
 // had to copy the list; the index they came from is unchanged.
