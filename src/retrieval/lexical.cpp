@@ -32,7 +32,7 @@ std::uint64_t MessageIndex::Hash(std::string_view term) {
     h = mix(h ^ w) * 0x94d049bb133111ebULL;
   }
   std::uint64_t w = 0;
-  std::memcpy(&w, term.data() + i, term.size() - i);
+  if (i < term.size()) std::memcpy(&w, term.data() + i, term.size() - i);
   return mix(mix(h ^ w) * 0x94d049bb133111ebULL);
 }
 

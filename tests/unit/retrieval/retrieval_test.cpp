@@ -82,6 +82,7 @@ TEST(Lexical, EveryHeldTermIsFoundThroughTheVocabularyFilter) {
   MessageIndex ix;
   EXPECT_EQ(ix.TermId("anything"), -1);
   EXPECT_EQ(ix.Df(""), 0u);
+  EXPECT_EQ(ix.Df(std::string_view()), 0u);
   for (int i = 0; i < 3000; ++i)
     ix.Add({{"word" + std::to_string(i), "w" + std::to_string(i * 7)}, {"ana"}});
   MessageIndex copy = ix;
