@@ -12,6 +12,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,48 @@ HttpResponse OpenAiError(const Call& c, int status, const std::string& type, con
 
 constexpr const char* kNoModel =
     "no model endpoint is configured: set ENGRAM_LLM_BASE_URL and ENGRAM_LLM_MODEL, or the [llm] table of engram.toml";
+
+// A relayed event stream's end, held back until the exchange is admitted:
+// the stream goes to the client line by line as it arrives (an SSE client
+// reads whole lines), up to the event that closes it ("data: [DONE]" of a
+// chat completion, "event: response.completed" of a Responses stream),
+// which is written after the admission, so that a client that has read the
+// whole stream finds the exchange in memory (GET /v1/turns, the context of
+// its next request).
+class HeldStreamEnd {
+ public:
+  // What of the stream, with `chunk` added, to write now.
+  std::string Take(std::string_view chunk) {
+    if (!held_.empty()) {
+      held_.append(chunk);
+      return {};
+    }
+    partial_.append(chunk);
+    const std::size_t last = partial_.rfind('\n');
+    if (last == std::string::npos) return {};
+    for (std::size_t line = 0; line <= last;) {
+      const std::size_t eol = partial_.find('\n', line);
+      std::string_view text(partial_.data() + line, eol - line);
+      if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
+      if (text == "data: [DONE]" || text.starts_with("event: response.completed")) {
+        std::string now = partial_.substr(0, line);
+        held_ = partial_.substr(line);
+        partial_.clear();
+        return now;
+      }
+      line = eol + 1;
+    }
+    std::string now = partial_.substr(0, last + 1);
+    partial_.erase(0, last + 1);
+    return now;
+  }
+  // The held end and whatever followed it, or an unfinished last line.
+  std::string Rest() { return std::exchange(held_, {}) + std::exchange(partial_, {}); }
+
+ private:
+  std::string partial_;  // after the last line break written
+  std::string held_;     // from the closing event on
+};
 
 // The text of a message's content: a string, or the text parts of an array
 // (chat completions' "text", the Responses API's "input_text").
@@ -315,7 +358,8 @@ HttpResponse Api::ProxyExchange(Call& c, const ProxyShape& shape) {
     admit(*reply);
     return out;
   }
-  // Streamed: the endpoint's chunks are relayed as they arrive; a client
+  // Streamed: the endpoint's lines are relayed as they arrive, and its
+  // closing event once the exchange is admitted (HeldStreamEnd); a client
   // that goes away cancels the exchange, and nothing is admitted.
   HttpResponse out;
   out.content_type = "text/event-stream";
@@ -323,8 +367,12 @@ HttpResponse Api::ProxyExchange(Call& c, const ProxyShape& shape) {
   out.headers.emplace_back("Cache-Control", "no-cache");
   out.stream = [this, req, admit, upstream, stream_error = shape.stream_error](const StreamWriter& write) mutable {
     bool client_gone = false;
+    HeldStreamEnd end;
+    auto relay = [&](const std::string& text) {
+      if (!text.empty() && !client_gone && !write(text)) client_gone = true;
+    };
     req.on_chunk = [&](std::string_view chunk) {
-      if (!write(chunk)) client_gone = true;
+      relay(end.Take(chunk));
       return !client_gone;
     };
     auto reply = upstream->Forward(req);
@@ -337,10 +385,12 @@ HttpResponse Api::ProxyExchange(Call& c, const ProxyShape& shape) {
     }
     if (!error.empty()) {
       ++proxy_upstream_failures_;
-      write(stream_error(error));
+      relay(end.Rest());
+      relay(stream_error(error));
       return;
     }
     admit(*reply);
+    relay(end.Rest());
   };
   return out;
 }

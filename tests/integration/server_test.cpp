@@ -482,4 +482,52 @@ TEST_F(ServerTest, ChatAnswersAndStreamsThroughTheModel) {
   EXPECT_NE(metrics->body.find("engram_http_request_duration_seconds_bucket{route=\"/v1/chat\""), std::string::npos);
 }
 
+// The memory proxy's stream ends once its exchange is admitted: a client
+// that has read "data: [DONE]" finds the exchange in the user's turns, even
+// from an endpoint that keeps its connection open a while after it.
+TEST_F(ServerTest, AProxiedStreamEndsAfterItsExchangeIsAdmitted) {
+  et::FakeOpenAiServer model;
+  std::vector<std::string> env = et::kNoModelEnv;
+  env.insert(env.end(), {"ENGRAM_LLM_BASE_URL=" + model.base_url(), "ENGRAM_LLM_MODEL=fake-model",
+                         "NO_PROXY=127.0.0.1", "no_proxy=127.0.0.1"});
+  Start({}, env);
+  const std::string k = server_->admin_key();
+  auto turns = [&] {
+    auto r = Get(k, "/v1/turns?user=alice&limit=100");
+    return r && r->status == 200 ? Body(r)["turns"].size() : std::size_t{0};
+  };
+  const std::size_t before = turns();
+  auto stream = et::FakeOpenAiServer::ChatStream({"You ", "live ", "in Lisbon."});
+  stream.linger_ms = 1500;
+  model.QueueChat(stream);
+  const json body = {{"model", "fake-model"},
+                     {"stream", true},
+                     {"user", "alice"},
+                     {"messages", {{{"role", "user"}, {"content", "Where do I live?"}}}}};
+  std::string received;
+  long seen_at_done = -1;  // the user's turns when the stream's end arrived
+  auto client = server_->Client(k);
+  httplib::Request req;
+  req.method = "POST";
+  req.path = "/v1/chat/completions";
+  req.body = body.dump();
+  req.set_header("Content-Type", "application/json");
+  req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
+    received.append(data, n);
+    if (seen_at_done < 0 && received.find("data: [DONE]") != std::string::npos) {
+      seen_at_done = static_cast<long>(turns());
+    }
+    return true;
+  };
+  auto r = client->send(req);
+  ASSERT_TRUE(r) << httplib::to_string(r.error());
+  EXPECT_EQ(r->status, 200);
+  EXPECT_NE(received.find("in Lisbon."), std::string::npos) << received;
+  ASSERT_GE(seen_at_done, 0) << received;
+  EXPECT_EQ(seen_at_done, static_cast<long>(before + 1)) << received;
+  EXPECT_EQ(received.rfind("data: [DONE]"),
+            received.size() - std::string("data: [DONE]\n\n").size())
+      << received;  // the end comes last, once
+}
+
 }  // namespace

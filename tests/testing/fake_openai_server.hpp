@@ -34,6 +34,9 @@ struct FakeReply {
   // When non-empty the reply is a chunked text/event-stream: one
   // "data: <event>\n\n" per element (pass "[DONE]" explicitly); body ignored.
   std::vector<std::string> sse_events;
+  // ... and the stream stays open this long after its last event (an
+  // endpoint slow to close its connection after "[DONE]").
+  int linger_ms = 0;
 };
 
 class FakeOpenAiServer {
@@ -158,14 +161,20 @@ class FakeOpenAiServer {
       return;
     }
     auto events = std::make_shared<std::vector<std::string>>(std::move(reply.sse_events));
-    res.set_chunked_content_provider("text/event-stream", [events](std::size_t, httplib::DataSink& sink) {
-      for (const auto& e : *events) {
-        const std::string frame = "data: " + e + "\n\n";
-        if (!sink.write(frame.data(), frame.size())) return false;
-      }
-      sink.done();
-      return true;
-    });
+    const int linger_ms = reply.linger_ms;
+    res.set_chunked_content_provider(
+        "text/event-stream", [this, events, linger_ms](std::size_t, httplib::DataSink& sink) {
+          for (const auto& e : *events) {
+            const std::string frame = "data: " + e + "\n\n";
+            if (!sink.write(frame.data(), frame.size())) return false;
+          }
+          const auto until =
+              std::chrono::steady_clock::now() + std::chrono::milliseconds(linger_ms);
+          while (!stopping_ && std::chrono::steady_clock::now() < until)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          sink.done();
+          return true;
+        });
   }
 
   static FakeReply DefaultEmbedReply(const std::string& body, int dim, bool reverse) {
