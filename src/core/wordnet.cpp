@@ -587,9 +587,16 @@ bool ValidStrings(const std::uint32_t* off, std::size_t n, std::uint32_t chars) 
 // The image to map: "" when there is none ("off" or not found).
 std::string DefaultImagePath() { return process::FindDataFile("ENGRAM_WORDNET", "engram-wordnet.bin"); }
 
+// (An empty value is "off" too, as for the image: process::FindDataFile.)
 bool WordNetOff() {
   const char* env = std::getenv("ENGRAM_WORDNET");
-  return env && std::string_view(env) == "off";
+  return env && (*env == 0 || std::string_view(env) == "off");
+}
+
+// Default()'s source (DefaultSource), set once by its first call.
+std::string& DefaultSourceText() {
+  static std::string source;
+  return source;
 }
 
 }  // namespace
@@ -727,7 +734,10 @@ const WordNet* WordNet::Default() {
     if (WordNetOff()) return nullptr;
     const std::string image = DefaultImagePath();
     if (!image.empty()) {
-      if (auto wn = Open(image)) return wn;
+      if (auto wn = Open(image)) {
+        DefaultSourceText() = image;
+        return wn;
+      }
     }
     const char* env = std::getenv("WNSEARCHDIR");
     const std::string dir = env && *env ? env : "/usr/share/wordnet";
@@ -741,9 +751,15 @@ const WordNet* WordNet::Default() {
     } catch (...) {  // no thread available: load here
       wn = Load(dir);
     }
+    if (wn) DefaultSourceText() = "parsed from " + dir;
     return wn;
   }();
   return instance.get();
+}
+
+std::string WordNet::DefaultSource() {
+  (void)Default();
+  return DefaultSourceText();
 }
 
 void WordNet::PreloadDefault() {

@@ -77,10 +77,13 @@ class WordNet {
   bool WriteImage(const std::string& path) const;
 
   // The process's database, made on the first call: the image named by
-  // $ENGRAM_WORDNET ("off": none), else `engram-wordnet.bin` beside the
-  // executable (or in ../share/engram), else parsed from $WNSEARCHDIR or
-  // /usr/share/wordnet; nullptr when there is none.
+  // $ENGRAM_WORDNET ("off" or empty: none at all), else `engram-wordnet.bin`
+  // beside the executable (or in ../share/engram), else parsed from
+  // $WNSEARCHDIR or /usr/share/wordnet; nullptr when there is none.
   static const WordNet* Default();
+  // Where Default() came from: the image's path, "parsed from <dir>", or ""
+  // when there is none (a report says which database its figures used).
+  static std::string DefaultSource();
   // Maps the default image now when there is one (the engine calls this when
   // it opens, so no request pays for it); without an image, the database is
   // parsed at the first Default() as before.

@@ -15,6 +15,7 @@
 #include <unordered_set>
 
 #include "core/dialogue_formats.hpp"
+#include "core/wordnet.hpp"
 #include "engram/engine.hpp"
 #include "eval/answer_eval.hpp"
 #include "eval/metrics.hpp"
@@ -268,6 +269,7 @@ nlohmann::json Report(const Totals& t, const std::vector<std::string>& ids, cons
   j["config"] = {{"benchmark", "locomo"},
                  {"embedder", t.embedder},
                  {"maintainer", t.maintainer},
+                 {"wordnet", WordNetSource()},
                  {"budgets", t.budgets},
                  {"engram_version", Version()},
                  {"conversations", ids},
@@ -417,6 +419,11 @@ Result<nlohmann::json> RunLocomoEval(const std::string& locomo_path, const EvalO
     if (!st.ok()) return Prefixed(st, scope.user);
   }
   return Report(t, ids, opt);
+}
+
+nlohmann::json WordNetSource() {
+  const std::string source = wordnet::WordNet::DefaultSource();
+  return source.empty() ? nlohmann::json(nullptr) : nlohmann::json(source);
 }
 
 }  // namespace engram::eval

@@ -90,7 +90,7 @@ struct EvalOptions {
 //                 "budget_recall@<B>"..., "questions", "skipped_questions"}
 //                 (metrics are means over scored questions; null when none)
 //   by_category   {"1".."5" (always) and any other id seen: same keys + "name"}
-//   config        {"benchmark","embedder","maintainer","budgets","engram_version",
+//   config        {"benchmark","embedder","maintainer","wordnet","budgets","engram_version",
 //                  "conversations","held_out_from","retrieve" (every option,
 //                  ranking constants included),"changed" (the options that
 //                  differ from a caller's defaults: name -> value),"ranking"}
@@ -130,5 +130,9 @@ const char* LocomoCategoryName(int category);
 // Every retrieval option of `o` (all) and those that differ from a caller's
 // defaults (changed), as the reports' config prints them.
 void RetrieveConfig(const RetrieveOptions& o, nlohmann::json& all, nlohmann::json& changed);
+
+// The WordNet the run used, as the reports' config prints it: the image's
+// path, "parsed from <dir>", or null (none: ENGRAM_WORDNET=off).
+nlohmann::json WordNetSource();
 
 }  // namespace engram::eval

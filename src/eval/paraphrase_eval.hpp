@@ -72,7 +72,8 @@ struct ParaphraseOptions {
 //                context_facts the mean number of facts such a context holds
 //   by_category  {"<category>": same keys}
 //   config       {"benchmark": "paraphrase","file","mode" ("facts" or "dialogue"),
-//                 "embedder","word_vectors" (the vector file or null),"engram_version",
+//                 "embedder","word_vectors" (the vector file or null),"wordnet"
+//                 (the WordNet image, "parsed from <dir>", or null),"engram_version",
 //                 "top_k" (facts mode),"max_memories","queries" ("questions",
 //                 "keywords" or "direct"),"infer","retrieve" (every retrieval
 //                 option),"changed" (those not a caller's defaults)}

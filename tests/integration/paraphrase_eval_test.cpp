@@ -276,8 +276,24 @@ TEST(ParaphraseEval, WithoutWordVectorsWordsAloneFindLittle) {
   auto j = RunEval("--max-memories 40", "ENGRAM_WORD_VECTORS=off");
   ASSERT_TRUE(j.contains("overall"));
   EXPECT_TRUE(j["config"]["word_vectors"].is_null());
+  // The build's WordNet image, which the expansions read.
+  ASSERT_TRUE(j["config"]["wordnet"].is_string()) << j["config"].dump();
+  EXPECT_NE(j["config"]["wordnet"].get<std::string>().find("engram-wordnet.bin"),
+            std::string::npos);
   EXPECT_LE(j["overall"]["hit@3"].get<double>(), 0.3) << j.dump(1);
   EXPECT_LE(j["overall"]["context_hit"].get<double>(), 0.1) << j.dump(1);
+}
+
+// WordNet off, or its variable empty (as an empty ENGRAM_WORD_VECTORS is no
+// vectors): no WordNet at all, never one parsed from the raw files on a
+// request (docs/PERFORMANCE.md, part 4 of issue 16: no load on the request
+// path).
+TEST(ParaphraseEval, AnEmptyWordNetVariableMeansNoWordNet) {
+  for (const char* env : {"ENGRAM_WORDNET=off", "ENGRAM_WORDNET="}) {
+    auto j = RunEval("--max-memories 10", env);
+    ASSERT_TRUE(j.contains("config")) << env;
+    EXPECT_TRUE(j["config"]["wordnet"].is_null()) << env << " " << j["config"].dump();
+  }
 }
 
 TEST(ParaphraseEval, AQuestionSharingAWordWithItsMemoryIsRefused) {

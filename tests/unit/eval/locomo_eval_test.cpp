@@ -232,6 +232,7 @@ TEST_F(LocomoEvalTest, ReportsEveryKeyAndScoresTheLiteralTurn) {
   EXPECT_EQ(j["config"]["budgets"], (std::vector<int>{60, 2000}));
   EXPECT_EQ(j["config"]["conversations"], (std::vector<std::string>{"s1"}));
   EXPECT_FALSE(j["config"]["embedder"].get<std::string>().empty());
+  EXPECT_TRUE(j["config"].contains("wordnet"));  // the image's path, or null without WordNet
   EXPECT_TRUE(j["context_tokens"].contains("60") && j["context_tokens"].contains("2000"));
   EXPECT_LE(j["context_tokens"]["60"].get<double>(), j["context_tokens"]["2000"].get<double>());
   EXPECT_EQ(j["ingest"]["turns"], 6);
