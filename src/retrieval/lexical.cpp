@@ -56,8 +56,9 @@ int MessageIndex::Intern(const std::string& term) {
   if (fresh) {
     terms_.push_back(term);
     lists_.emplace_back();
-    // (At 8 bits per term the filter is made again at twice the size: from 16
-    // bits per term, about 1.4% of absent terms pass it, 4.9% at 8.)
+    // (At 8 bits per term the filter is made again at twice the size: by
+    // (1 - e^(-2 terms / bits))^2, about 1.4% of absent terms pass it at 16
+    // bits per term, 4.9% at 8.)
     if (terms_.size() * 8 > filter_.size() * 64) {
       std::size_t words = 64;
       while (words * 64 < terms_.size() * 16) words *= 2;

@@ -55,11 +55,11 @@ class HeldStreamEnd {
       held_.append(chunk);
       return {};
     }
+    std::size_t line = 0;                // the first line not written yet
+    std::size_t from = partial_.size();  // (the bytes before hold no line break)
     partial_.append(chunk);
-    const std::size_t last = partial_.rfind('\n');
-    if (last == std::string::npos) return {};
-    for (std::size_t line = 0; line <= last;) {
-      const std::size_t eol = partial_.find('\n', line);
+    for (std::size_t eol; (eol = partial_.find('\n', from)) != std::string::npos;
+         line = from = eol + 1) {
       std::string_view text(partial_.data() + line, eol - line);
       if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
       if (text == "data: [DONE]" || text.starts_with("event: response.completed")) {
@@ -68,17 +68,16 @@ class HeldStreamEnd {
         partial_.clear();
         return now;
       }
-      line = eol + 1;
     }
-    std::string now = partial_.substr(0, last + 1);
-    partial_.erase(0, last + 1);
+    std::string now = partial_.substr(0, line);
+    partial_.erase(0, line);
     return now;
   }
   // The held end and whatever followed it, or an unfinished last line.
   std::string Rest() { return std::exchange(held_, {}) + std::exchange(partial_, {}); }
 
  private:
-  std::string partial_;  // after the last line break written
+  std::string partial_;  // an unfinished line (never a line break)
   std::string held_;     // from the closing event on
 };
 
