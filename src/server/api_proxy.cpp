@@ -40,13 +40,44 @@ HttpResponse OpenAiError(const Call& c, int status, const std::string& type, con
 constexpr const char* kNoModel =
     "no model endpoint is configured: set ENGRAM_LLM_BASE_URL and ENGRAM_LLM_MODEL, or the [llm] table of engram.toml";
 
+// A Responses stream's closing event types: its answer is over.
+bool ClosesResponse(std::string_view type) {
+  return type == "response.completed" || type == "response.incomplete" || type == "response.failed";
+}
+
+// Whether a line of an event stream begins its end: "data: [DONE]" of a chat
+// completion (the space after the colon optional, as in any SSE field), or a
+// Responses stream's closing event, named by an "event:" line or, from an
+// endpoint that sends no such lines, by its data's "type".
+bool EndsStream(std::string_view line) {
+  auto value = [&](std::size_t field) {
+    std::string_view v = line.substr(field);
+    while (!v.empty() && (v.front() == ' ' || v.front() == '\t')) v.remove_prefix(1);
+    while (!v.empty() && (v.back() == ' ' || v.back() == '\t')) v.remove_suffix(1);
+    return v;
+  };
+  if (line.starts_with("event:")) return ClosesResponse(value(6));
+  if (!line.starts_with("data:")) return false;
+  const std::string_view data = value(5);
+  if (data == "[DONE]") return true;
+  // Only a line naming a closing type is parsed, not every delta.
+  const bool named = data.find("\"response.completed\"") != std::string_view::npos ||
+                     data.find("\"response.incomplete\"") != std::string_view::npos ||
+                     data.find("\"response.failed\"") != std::string_view::npos;
+  if (!named) return false;
+  const json j = json::parse(data, nullptr, false);
+  if (!j.is_object()) return false;
+  const auto type = j.find("type");
+  return type != j.end() && type->is_string() &&
+         ClosesResponse(type->get_ref<const std::string&>());
+}
+
 // A relayed event stream's end, held back until the exchange is admitted:
 // the stream goes to the client line by line as it arrives (an SSE client
-// reads whole lines), up to the event that closes it ("data: [DONE]" of a
-// chat completion, "event: response.completed" of a Responses stream),
-// which is written after the admission, so that a client that has read the
-// whole stream finds the exchange in memory (GET /v1/turns, the context of
-// its next request).
+// reads whole lines), up to the line that begins its end (EndsStream), which
+// with all after it is written after the admission, so that a client that
+// has read the whole stream finds the exchange in memory (GET /v1/turns, the
+// context of its next request).
 class HeldStreamEnd {
  public:
   // What of the stream, with `chunk` added, to write now.
@@ -62,7 +93,7 @@ class HeldStreamEnd {
          line = from = eol + 1) {
       std::string_view text(partial_.data() + line, eol - line);
       if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-      if (text == "data: [DONE]" || text.starts_with("event: response.completed")) {
+      if (EndsStream(text)) {
         std::string now = partial_.substr(0, line);
         held_ = partial_.substr(line);
         partial_.clear();

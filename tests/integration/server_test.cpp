@@ -483,8 +483,11 @@ TEST_F(ServerTest, ChatAnswersAndStreamsThroughTheModel) {
 }
 
 // The memory proxy's stream ends once its exchange is admitted: a client
-// that has read "data: [DONE]" finds the exchange in the user's turns, even
-// from an endpoint that keeps its connection open a while after it.
+// that has read the stream's end finds the exchange in the user's turns,
+// even from an endpoint that keeps its connection open a while after it.
+// The end is "data: [DONE]", "data:[DONE]" (the space is optional in an
+// SSE field) or, from a Responses endpoint that sends no "event:" lines,
+// the data of type response.completed.
 TEST_F(ServerTest, AProxiedStreamEndsAfterItsExchangeIsAdmitted) {
   et::FakeOpenAiServer model;
   std::vector<std::string> env = et::kNoModelEnv;
@@ -496,38 +499,59 @@ TEST_F(ServerTest, AProxiedStreamEndsAfterItsExchangeIsAdmitted) {
     auto r = Get(k, "/v1/turns?user=alice&limit=100");
     return r && r->status == 200 ? Body(r)["turns"].size() : std::size_t{0};
   };
-  const std::size_t before = turns();
-  auto stream = et::FakeOpenAiServer::ChatStream({"You ", "live ", "in Lisbon."});
-  stream.linger_ms = 1500;
-  model.QueueChat(stream);
-  const json body = {{"model", "fake-model"},
-                     {"stream", true},
-                     {"user", "alice"},
-                     {"messages", {{{"role", "user"}, {"content", "Where do I live?"}}}}};
-  std::string received;
-  long seen_at_done = -1;  // the user's turns when the stream's end arrived
-  auto client = server_->Client(k);
-  httplib::Request req;
-  req.method = "POST";
-  req.path = "/v1/chat/completions";
-  req.body = body.dump();
-  req.set_header("Content-Type", "application/json");
-  req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
-    received.append(data, n);
-    if (seen_at_done < 0 && received.find("data: [DONE]") != std::string::npos) {
-      seen_at_done = static_cast<long>(turns());
-    }
-    return true;
+  struct Case {
+    std::string path;
+    et::FakeReply reply;
+    std::string end;  // what the client reads last
   };
-  auto r = client->send(req);
-  ASSERT_TRUE(r) << httplib::to_string(r.error());
-  EXPECT_EQ(r->status, 200);
-  EXPECT_NE(received.find("in Lisbon."), std::string::npos) << received;
-  ASSERT_GE(seen_at_done, 0) << received;
-  EXPECT_EQ(seen_at_done, static_cast<long>(before + 1)) << received;
-  EXPECT_EQ(received.rfind("data: [DONE]"),
-            received.size() - std::string("data: [DONE]\n\n").size())
-      << received;  // the end comes last, once
+  auto chat = et::FakeOpenAiServer::ChatStream({"You ", "live ", "in Lisbon."});
+  auto chat_unspaced = chat;
+  chat_unspaced.sse_prefix = "data:";
+  std::vector<Case> cases = {
+      {"/v1/chat/completions", chat, "data: [DONE]\n\n"},
+      {"/v1/chat/completions", chat_unspaced, "data:[DONE]\n\n"},
+      {"/v1/responses", et::FakeOpenAiServer::ResponsesStream({"You ", "live ", "in Lisbon."}),
+       "}\n\n"}};
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.path + " " + c.reply.sse_prefix);
+    const std::size_t before = turns();
+    c.reply.linger_ms = 1500;
+    model.QueueChat(c.reply);
+    json body = {{"model", "fake-model"}, {"stream", true}, {"user", "alice"}};
+    if (c.path == "/v1/responses") {
+      body["input"] = "Where do I live?";
+    } else {
+      body["messages"] = {{{"role", "user"}, {"content", "Where do I live?"}}};
+    }
+    const std::string closing = c.path == "/v1/responses" ? "\"response.completed\"" : "[DONE]";
+    std::string received;
+    long seen_at_end = -1;  // the user's turns when the stream's end arrived
+    auto client = server_->Client(k);
+    httplib::Request req;
+    req.method = "POST";
+    req.path = c.path;
+    req.body = body.dump();
+    req.set_header("Content-Type", "application/json");
+    req.content_receiver = [&](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
+      received.append(data, n);
+      if (seen_at_end < 0 && received.find(closing) != std::string::npos) {
+        seen_at_end = static_cast<long>(turns());
+      }
+      return true;
+    };
+    auto r = client->send(req);
+    ASSERT_TRUE(r) << httplib::to_string(r.error());
+    EXPECT_EQ(r->status, 200);
+    EXPECT_NE(received.find("in Lisbon."), std::string::npos) << received;
+    ASSERT_GE(seen_at_end, 0) << received;
+    EXPECT_EQ(seen_at_end, static_cast<long>(before + 1)) << received;
+    EXPECT_EQ(received.find(closing), received.rfind(closing)) << received;  // once
+    EXPECT_TRUE(received.ends_with(c.end)) << received;                      // last
+    const std::size_t last_line = received.rfind('\n', received.size() - 3);
+    EXPECT_NE(received.find(closing, last_line == std::string::npos ? 0 : last_line),
+              std::string::npos)
+        << received;
+  }
 }
 
 }  // namespace

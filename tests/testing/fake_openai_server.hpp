@@ -37,6 +37,9 @@ struct FakeReply {
   // ... and the stream stays open this long after its last event (an
   // endpoint slow to close its connection after "[DONE]").
   int linger_ms = 0;
+  // What each event's line begins with ("data:" without the space is as
+  // valid a field).
+  std::string sse_prefix = "data: ";
 };
 
 class FakeOpenAiServer {
@@ -44,6 +47,9 @@ class FakeOpenAiServer {
   FakeOpenAiServer() {
     server_.Post("/v1/chat/completions",
                  [this](const httplib::Request& req, httplib::Response& res) { Handle(true, req, res); });
+    server_.Post(
+        "/v1/responses",  // the chat queue's replies, as they are
+        [this](const httplib::Request& req, httplib::Response& res) { Handle(true, req, res); });
     server_.Post("/v1/embeddings",
                  [this](const httplib::Request& req, httplib::Response& res) { Handle(false, req, res); });
     server_.set_tcp_nodelay(true);  // no Nagle delay on small replies
@@ -119,6 +125,29 @@ class FakeOpenAiServer {
     r.sse_events.push_back("[DONE]");
     return r;
   }
+  // A Responses stream as an endpoint that sends no "event:" lines writes
+  // it: each event's type in its data.
+  static FakeReply ResponsesStream(const std::vector<std::string>& deltas) {
+    FakeReply r;
+    r.content_type = "text/event-stream";
+    std::string text;
+    for (const auto& d : deltas) {
+      r.sse_events.push_back(
+          nlohmann::json({{"type", "response.output_text.delta"}, {"delta", d}}).dump());
+      text += d;
+    }
+    const nlohmann::json message = {{"type", "message"},
+                                    {"role", "assistant"},
+                                    {"content", {{{"type", "output_text"}, {"text", text}}}}};
+    r.sse_events.push_back(
+        nlohmann::json({{"type", "response.completed"},
+                        {"response",
+                         {{"status", "completed"},
+                          {"output", {message}},
+                          {"usage", {{"input_tokens", 5}, {"output_tokens", 3}}}}}})
+            .dump());
+    return r;
+  }
   static FakeReply Error(int status, const std::string& body = R"({"error":{"message":"fake failure"}})",
                          std::vector<std::pair<std::string, std::string>> headers = {}) {
     FakeReply r;
@@ -163,9 +192,10 @@ class FakeOpenAiServer {
     auto events = std::make_shared<std::vector<std::string>>(std::move(reply.sse_events));
     const int linger_ms = reply.linger_ms;
     res.set_chunked_content_provider(
-        "text/event-stream", [this, events, linger_ms](std::size_t, httplib::DataSink& sink) {
+        "text/event-stream",
+        [this, events, linger_ms, prefix = reply.sse_prefix](std::size_t, httplib::DataSink& sink) {
           for (const auto& e : *events) {
-            const std::string frame = "data: " + e + "\n\n";
+            const std::string frame = prefix + e + "\n\n";
             if (!sink.write(frame.data(), frame.size())) return false;
           }
           const auto until =
