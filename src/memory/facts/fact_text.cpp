@@ -367,9 +367,13 @@ namespace {
 // that ends "what are my cats called?" (a name, which a memory says without
 // the word: "two cats, Miso and Pepper"), and the "go" of "go bouldering" or
 // "went fishing" (the activity is what is asked: "Loves bouldering at indoor
-// climbing walls" holds all of "Where does the user go bouldering?").
+// climbing walls" holds all of "Where does the user go bouldering?"), and
+// the "go" of a question opening with "where" and going on after it ("Where
+// am I going for our anniversary?": a destination, which a memory names
+// without the verb, "a weekend in the Scottish Highlands"). `first` is the
+// sentence's first word.
 bool FrameWord(const std::string& w, const std::string& before2, const std::string& before1,
-               const std::string& after) {
+               const std::string& after, const std::string& first) {
   if (w == "living") return before2 == "for" && before1 == "a";
   if (w == "time") return before1 == "what" || before1 == "which";
   if (w == "often" || w == "long" || w == "soon") return before1 == "how";
@@ -382,7 +386,7 @@ bool FrameWord(const std::string& w, const std::string& before2, const std::stri
   }
   if (w == "come" || w == "comes" || w == "came") return after == "from";
   if (w == "go" || w == "goes" || w == "went" || w == "going") {
-    return after.size() > 5 && after.ends_with("ing");
+    return (after.size() > 5 && after.ends_with("ing")) || (first == "where" && !after.empty());
   }
   if (w == "called" || w == "named") return after.empty();
   return false;
@@ -411,7 +415,8 @@ std::string WithoutFrame(std::string_view question, bool keep_living) {
     const std::string& b2 = i >= 2 ? words[i - 2].lower : kNone;
     const std::string& b1 = i >= 1 ? words[i - 1].lower : kNone;
     const std::string& a1 = i + 1 < words.size() ? words[i + 1].lower : kNone;
-    if (!FrameWord(words[i].lower, b2, b1, a1) || (keep_living && words[i].lower == "living"))
+    if (!FrameWord(words[i].lower, b2, b1, a1, words[0].lower) ||
+        (keep_living && words[i].lower == "living"))
       continue;
     out.append(question.substr(copied, words[i].at - copied));
     copied = words[i].end;

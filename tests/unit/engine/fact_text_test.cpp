@@ -167,7 +167,11 @@ TEST(FactText, TheFrameOfAQuestionIsNotMeant) {
       {"Who went fishing with him?", "Who  fishing with him?"},
       {"Where did she go?", "Where did she go?"},
       {"Is it going well?", "Is it going well?"},
-      {"What is going on?", "What is going on?"}};
+      {"What is going on?", "What is going on?"},
+      // Nor that of a question for a place: where to is what is asked.
+      {"Where am I going for our anniversary?", "Where am I  for our anniversary?"},
+      {"Where does my son go to school?", "Where does my son  to school?"},
+      {"When are we going to Paris?", "When are we going to Paris?"}};
   for (const auto& [question, meant] : going) EXPECT_EQ(QuestionMeant(question), meant);
   // For its words the same, but "for a living" keeps its "living" (an
   // occupation matches it), and a question of frame words alone stays.
