@@ -88,6 +88,12 @@ bool AsksWhere(const std::vector<std::string>& t) {
   return !t.empty() && t[0] == "where";
 }
 
+// A question asking who ("Who is my manager?", "Whom does she report to?",
+// "Whose wedding is coming up?"): a person is asked for.
+bool AsksWho(const std::vector<std::string>& t) {
+  return !t.empty() && (t[0] == "who" || t[0] == "whom" || t[0] == "whose");
+}
+
 // WordNet's lexicographer files of places and natural places (noun.location,
 // noun.object: "Lisbon", "Patagonia", "the coast", "a lake").
 constexpr std::uint32_t kPlaceFiles = (1u << 15) | (1u << 17);
@@ -239,6 +245,8 @@ class Memo {
       memo.places_ = {};
       memo.workplaces_made_ = false;
       memo.workplaces_ = {};
+      memo.people_made_ = false;
+      memo.people_ = {};
       memo.classes_.clear();
       memo.nouns_.clear();
     }
@@ -247,6 +255,11 @@ class Memo {
 
   Made Occupation() { return Once(occupation_made_, occupation_, MakeOccupationSet); }
   Made Workplaces() { return Once(workplaces_made_, workplaces_, MakeWorkplaceSet); }
+
+  Made People() {
+    return Once(people_made_, people_,
+                [](const wordnet::WordNet& wn) { return wn.NounsInFiles(1u << kPersonFile); });
+  }
 
   Made Places() {
     return Once(places_made_, places_,
@@ -296,8 +309,9 @@ class Memo {
     return slot;
   }
 
-  bool occupation_made_ = false, places_made_ = false, workplaces_made_ = false;
-  Made occupation_, places_, workplaces_;
+  bool occupation_made_ = false, places_made_ = false, workplaces_made_ = false,
+       people_made_ = false;
+  Made occupation_, places_, workplaces_, people_;
   text::StringMap<Made> classes_;
   text::StringMap<long> nouns_;
 };
@@ -431,12 +445,15 @@ AnswerClass AnswerClass::Of(std::string_view question, const wordnet::WordNet* w
   } else if (AsksWhere(tokens)) {
     c.workplace_ = AsksWhereWorking(tokens);
     made = c.workplace_ ? memo.Workplaces() : memo.Places();
+  } else if (AsksWho(tokens)) {
+    c.people_ = true;
+    made = memo.People();
   } else if (const std::string_view eaten = WhatIsTaken(tokens); !eaten.empty()) {
     made = memo.Class(std::string(eaten), eaten == "food");
   }
   c.set_ = std::move(made.set);
   c.terms_ = std::move(made.terms);
-  if (c.set_ == nullptr) c.occupation_ = c.workplace_ = false;
+  if (c.set_ == nullptr) c.occupation_ = c.workplace_ = c.people_ = false;
   return c;
 }
 
@@ -556,6 +573,12 @@ bool AnswerClass::HeldBy(std::string_view said) const {
   // written so anyway ("on Mondays" is no monday.com).
   ForEachNameWritten(text, [&](const std::string& name) {
     if (held || name.size() < 3 || name == focus_ || wn_->NounClass(name) == kTimeFile) return;
+    // (For who: a name WordNet does not know is someone's, "Marcus",
+    // "Dana", or an organisation's, which answers who too.)
+    if (people_ && wn_->NounClass(name) < 0) {
+      held = true;
+      return;
+    }
     const long noun = wn_->NounSense(name, 1);
     held = noun >= 0 && set_->Has(static_cast<std::uint32_t>(noun));
   });

@@ -53,8 +53,11 @@ class AnswerClass {
   // (WordNet's noun.location and noun.object: "Lisbon", "Patagonia", "a
   // lake"), and when it asks where someone works ("work", "employed",
   // "job") also groups, organisations ("Spotify", "a logistics firm") and
-  // the buildings of work ("hospital", "bakery", "office"). Empty without
-  // WordNet or when the question asks for no class.
+  // the buildings of work ("hospital", "bakery", "office"); or, for a
+  // question opening with "who", "whom" or "whose", the people (WordNet's
+  // noun.person: "therapist", "grandmother"), where a name written with a
+  // capital that WordNet does not know ("Marcus", "Dana") names one too.
+  // Empty without WordNet or when the question asks for no class.
   static AnswerClass Of(std::string_view question, const wordnet::WordNet* wn);
 
   bool empty() const { return set_ == nullptr; }
@@ -95,6 +98,7 @@ class AnswerClass {
   bool occupation_ = false;
   bool yes_no_ = false;
   bool workplace_ = false;  // the class of where someone works
+  bool people_ = false;     // the class of who
 };
 
 }  // namespace engram::answer

@@ -151,6 +151,25 @@ TEST(AnswerClass, AQuestionAskingWhereAsksForAPlace) {
   EXPECT_TRUE(AnswerClass::Of("Tell me where she lives", Wn()).empty());
 }
 
+// A question asking who asks for a person: a word for one ("therapist",
+// "grandmother", "manager") or a name WordNet does not know ("Marcus").
+TEST(AnswerClass, AQuestionAskingWhoAsksForAPerson) {
+  REQUIRE_WORDNET();
+  for (const char* q :
+       {"Who is my boss?", "Whom does she report to?", "Whose wedding is coming up?"}) {
+    const AnswerClass c = AnswerClass::Of(q, Wn());
+    ASSERT_FALSE(c.empty()) << q;
+    EXPECT_FALSE(c.occupation()) << q;
+    EXPECT_TRUE(c.HeldBy("I see a therapist every other Thursday")) << q;
+    EXPECT_TRUE(c.HeldBy("Bongani's grandmother raised him in Durban")) << q;
+    EXPECT_TRUE(c.HeldBy("I've been married to Marcus since 2015")) << q;
+    EXPECT_FALSE(c.HeldBy("I manage the family budget in a spreadsheet")) << q;
+    EXPECT_FALSE(c.HeldBy("We moved to Lisbon in May")) << q;  // a place WordNet knows
+  }
+  // A question naming its kind asks for that.
+  EXPECT_FALSE(AnswerClass::Of("Which city does she live in?", Wn()).HeldBy("Her sister Ana"));
+}
+
 // A question asking whether someone has or does a thing asks for a thing of
 // its last noun's kind.
 TEST(AnswerClass, AQuestionWhetherSomeoneHasAThingAsksForItsKind) {
