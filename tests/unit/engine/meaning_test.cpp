@@ -488,7 +488,9 @@ TEST_F(MeaningTest, AShortFormOfChatIsFoundByItsWord) {
   auto fave = lexical("What is my favorite food?");
   EXPECT_GT(fave["My fave food is pho"], fave["Street food downtown is cheap"]);
   EXPECT_EQ(First(*e, "lea", "What is my favorite food?")->memory, "My fave food is pho");
-  auto family = lexical("Who has dinner with her family on Sundays?");
+  // (A question asking "who" would ask for a person too, which the memory
+  // does not name.)
+  auto family = lexical("Does she have dinner with her family on Sundays?");
   EXPECT_GT(family["Dinner with the fam every Sunday"], 0.9);  // every word held
   auto bday = lexical("How was her bday party?");
   EXPECT_EQ(bday["Her birthday party was loud"], 1.0);
