@@ -89,8 +89,22 @@ QuantizedVector Quantize(const std::vector<float>& unit) {
 
 float Dot(const std::vector<float>& a, const QuantizedVector& b) {
   if (a.size() != b.codes.size() || a.empty()) return 0.0f;
+  // Blocks of 16 lanes, each its own sum, which the compiler turns into
+  // vector instructions (one running sum is a chain of dependent additions
+  // it may not reorder: most of a question's meaning pass over a large
+  // scope was this loop).
+  constexpr std::size_t kLanes = 16;
+  float lane[kLanes] = {};
+  const float* x = a.data();
+  const std::int8_t* y = b.codes.data();
+  const std::size_t n = a.size();
+  std::size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (std::size_t j = 0; j < kLanes; ++j) lane[j] += x[i + j] * static_cast<float>(y[i + j]);
+  }
   float s = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) s += a[i] * static_cast<float>(b.codes[i]);
+  for (; i < n; ++i) s += x[i] * static_cast<float>(y[i]);
+  for (float v : lane) s += v;
   return s * b.scale;
 }
 
