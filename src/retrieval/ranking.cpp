@@ -34,7 +34,6 @@ RankParams RankParamsFrom(const RankingOptions& o) {
   p.answer_type = o.answer_type;
   p.meaning = o.meaning;
   p.meaning_gate = o.meaning_gate;
-  p.meaning_gate_unnamed = o.meaning_gate_unnamed;
   p.self_reference = o.self_reference;
   p.question = o.question;
   p.opener = o.opener;
@@ -64,7 +63,6 @@ const std::vector<RankingField>& RankingFields() {
       {"answer_type", &R::answer_type, 0, 10, false},
       {"meaning", &R::meaning, 0, 10, false},
       {"meaning_gate", &R::meaning_gate, 0, 1, false},
-      {"meaning_gate_unnamed", &R::meaning_gate_unnamed, 0, 1, false},
       {"self_reference", &R::self_reference, 0, 1, false},
       {"question", &R::question, 0, 1, false},
       {"opener", &R::opener, 0, 10, false},
@@ -488,19 +486,6 @@ void WithNeighbours(const Corpus& c, const double* lex, const std::vector<std::u
 // corpus: a query term is a name when messages hold it in their name field.
 // Empty when the query names no speaker, or names several (its terms are in
 // the names of different speakers: "what do Anna and Ben both like?").
-// Whether a word of the query is a speaker's name of the scope (one or more
-// speakers: "What did Caroline and Melanie ...?" names two).
-bool NamesASpeaker(const Corpus& c) {
-  for (std::size_t qi = 0; qi < c.terms.size(); ++qi) {
-    if (!c.terms[qi].Own()) continue;
-    for (const auto& [ix, offset, ids] : c.Parts()) {
-      const int id = (*ids)[qi];
-      if (id >= 0 && ix->InNames(id)) return true;
-    }
-  }
-  return false;
-}
-
 std::vector<bool> NamedSpeakerMessages(const Corpus& c) {
   std::vector<bool> mask;
   const std::string* speaker = nullptr;
@@ -614,17 +599,13 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   const double* lex = scratch.lex.data();
 
   // Meaning, where no message holds meaning_gate of the question's own words
-  // in words or in other words (the less they hold, the more it counts), or
-  // meaning_gate_unnamed for a question naming no speaker; the question's
-  // meaning is made only then.
-  const double gate = p.meaning_gate_unnamed != p.meaning_gate && !NamesASpeaker(c)
-                          ? p.meaning_gate_unnamed
-                          : p.meaning_gate;
-  const bool meaning_on = q.meaning_of != nullptr && p.meaning > 0 && gate > 0;
+  // in words or in other words (the less they hold, the more it counts);
+  // the question's meaning is made only then.
+  const bool meaning_on = q.meaning_of != nullptr && p.meaning > 0 && p.meaning_gate > 0;
   LexicalScores(c, p, meaning_on, scratch);
   const double best_share =
       p.coverage > 0 || meaning_on ? ApplyCoverage(c, p.coverage, meaning_on, scratch) : 0.0;
-  const double opening = meaning_on ? std::max(0.0, 1.0 - best_share / gate) : 0.0;
+  const double opening = meaning_on ? std::max(0.0, 1.0 - best_share / p.meaning_gate) : 0.0;
   const QuestionMeaning* asked = opening > 0 ? q.meaning_of() : nullptr;
   const bool have_meaning = asked != nullptr && asked->words != nullptr && !asked->mean.empty();
   const double meaning_weight = have_meaning ? p.meaning * opening : 0.0;

@@ -83,7 +83,8 @@ TEST_F(LlmCli, ChatOnceAnswersFromMemoryAndAdmitsTheExchange) {
   EXPECT_FALSE(j["used"].empty());
   // The prompt sent to the model carried the dated memory of the booking.
   EXPECT_NE(server_.last_chat_body().find("Hanoi"), std::string::npos);
-  EXPECT_NE(server_.last_chat_body().find("May 2026"), std::string::npos);
+  EXPECT_NE(server_.last_chat_body().find("May 2026"), std::string::npos)
+      << server_.last_chat_body();
   EXPECT_EQ(Stats()["turns_admitted"], 33);
   // The API key never reaches the store.
   EXPECT_EQ(AllText().find("sk-test-secret"), std::string::npos);
