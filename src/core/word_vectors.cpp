@@ -91,7 +91,7 @@ float Dot(const std::vector<float>& a, const QuantizedVector& b) {
   if (a.size() != b.codes.size() || a.empty()) return 0.0f;
   // Blocks of 16 lanes, each its own sum, which the compiler turns into
   // vector instructions (one running sum is a chain of dependent additions
-  // it may not reorder: most of a question's meaning pass over a large
+  // it may not reorder: a third of a question's meaning pass over a large
   // scope was this loop).
   constexpr std::size_t kLanes = 16;
   float lane[kLanes] = {};
