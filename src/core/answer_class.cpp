@@ -572,10 +572,12 @@ bool AnswerClass::HeldBy(std::string_view said) const {
   // Chicago Marathon"); not a day's, a month's or a holiday's, which are
   // written so anyway ("on Mondays" is no monday.com).
   ForEachNameWritten(text, [&](const std::string& name) {
-    if (held || name.size() < 3 || name == focus_ || wn_->NounClass(name) == kTimeFile) return;
+    if (held || name.size() < 3 || name == focus_) return;
+    const int file = wn_->NounClass(name);
+    if (file == kTimeFile) return;
     // (For who: a name WordNet does not know is someone's, "Marcus",
     // "Dana", or an organisation's, which answers who too.)
-    if (people_ && wn_->NounClass(name) < 0) {
+    if (people_ && file < 0) {
       held = true;
       return;
     }

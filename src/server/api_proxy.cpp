@@ -9,7 +9,9 @@
 // comes back as it is, streamed as it arrives or not. Only a complete answer
 // with text is admitted, with a generation receipt naming the memory
 // versions that were in the prompt.
+#include <algorithm>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,8 +43,11 @@ constexpr const char* kNoModel =
     "no model endpoint is configured: set ENGRAM_LLM_BASE_URL and ENGRAM_LLM_MODEL, or the [llm] table of engram.toml";
 
 // A Responses stream's closing event types: its answer is over.
+constexpr std::string_view kClosingTypes[] = {"response.completed", "response.incomplete",
+                                              "response.failed"};
 bool ClosesResponse(std::string_view type) {
-  return type == "response.completed" || type == "response.incomplete" || type == "response.failed";
+  return std::find(std::begin(kClosingTypes), std::end(kClosingTypes), type) !=
+         std::end(kClosingTypes);
 }
 
 // Whether a line of an event stream begins its end: "data: [DONE]" of a chat
@@ -61,10 +66,10 @@ bool EndsStream(std::string_view line) {
   const std::string_view data = value(5);
   if (data == "[DONE]") return true;
   // Only a line naming a closing type is parsed, not every delta.
-  const bool named = data.find("\"response.completed\"") != std::string_view::npos ||
-                     data.find("\"response.incomplete\"") != std::string_view::npos ||
-                     data.find("\"response.failed\"") != std::string_view::npos;
-  if (!named) return false;
+  if (std::none_of(std::begin(kClosingTypes), std::end(kClosingTypes),
+                   [&](std::string_view t) { return data.find(t) != std::string_view::npos; })) {
+    return false;
+  }
   const json j = json::parse(data, nullptr, false);
   if (!j.is_object()) return false;
   const auto type = j.find("type");
