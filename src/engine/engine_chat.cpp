@@ -22,19 +22,38 @@ std::string DependsOn(const std::vector<RetrievedItem>& items) {
   return out;
 }
 
+// Adds a message's text to `lines`, after its day ("[12 May 2026]") when
+// that differs from the day of the line before (`day`): the prompt's past
+// and recent conversation are dated, as a retrieved context is.
+void AddDated(std::vector<std::string>& lines, std::string& day, const RetrievedItem& i) {
+  if (i.event_time > 0) {
+    std::string its = "[" + FormatHumanDate(i.event_time) + "]";
+    if (its != day) {
+      lines.push_back(its);
+      day = std::move(its);
+    }
+  }
+  lines.push_back(i.text);
+}
+
 prompts::AnswerContext BuildContext(const ChatOptions& o, const RetrievalResult& r, TimeMs now) {
   prompts::AnswerContext c;
   c.persona = o.persona;
   c.language = o.language;
   c.answer_length = o.answer_length;
   c.now = FormatHumanDateTime(now);
+  std::string page_day, turn_day;
   for (const auto& i : r.items) {
     switch (i.kind) {
       case ItemKind::kAssistantFact: c.assistant_facts.push_back(i.text); break;
       case ItemKind::kUserFact: c.user_facts.push_back(i.text); break;
       case ItemKind::kProfile: c.profile.push_back(i.text); break;
-      case ItemKind::kPage: c.past_pages.push_back(i.text); break;
-      case ItemKind::kStmTurn: c.recent_turns.push_back(i.text); break;
+      case ItemKind::kPage:
+        AddDated(c.past_pages, page_day, i);
+        break;
+      case ItemKind::kStmTurn:
+        AddDated(c.recent_turns, turn_day, i);
+        break;
     }
   }
   return c;

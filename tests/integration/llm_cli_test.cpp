@@ -81,9 +81,12 @@ TEST_F(LlmCli, ChatOnceAnswersFromMemoryAndAdmitsTheExchange) {
   EXPECT_EQ(j["answer"], "Your flights to Hanoi leave on 3 October, via Istanbul.");
   EXPECT_GT(j["turn_id"].get<long long>(), 0);
   EXPECT_FALSE(j["used"].empty());
-  // The prompt sent to the model carried the dated memory of the booking.
+  // The prompt sent to the model carried the dated memory of the booking
+  // (its day, then what was said).
   EXPECT_NE(server_.last_chat_body().find("Hanoi"), std::string::npos);
-  EXPECT_NE(server_.last_chat_body().find("May 2026"), std::string::npos)
+  EXPECT_NE(server_.last_chat_body().find(
+                "[12 May 2026]\\nUser: Should I book the Hanoi flights now or wait?"),
+            std::string::npos)
       << server_.last_chat_body();
   EXPECT_EQ(Stats()["turns_admitted"], 33);
   // The API key never reaches the store.
