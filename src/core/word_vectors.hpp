@@ -22,7 +22,6 @@
 #include <memory>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace engram::wordvec {
@@ -166,14 +165,18 @@ class ExpansionMatcher {
   double Match(const std::vector<long>& own);
 
  private:
-  // The row of a word in `rows_` (n_ floats: its weight for each query term).
+  // The row of a word in `rows_` (n_ floats: its weight for each query term),
+  // nullptr when its neighbourhood holds none of them (most words).
   const float* Row(long index);
   const WordVectors& words_;
   std::vector<long> terms_;
   std::vector<double> weights_;
   double all_ = 0.0;
   std::size_t n_ = 0;
-  std::unordered_map<long, std::uint32_t> row_of_;  // word index -> its row
+  // Per word index: 0 not yet searched, 1 none of the terms, r + 2 its row
+  // r (an array, not a map: the matcher looks up every word of thousands
+  // of messages).
+  std::vector<std::uint32_t> row_of_;
   std::vector<float> rows_;
   std::vector<float> best_;
 };

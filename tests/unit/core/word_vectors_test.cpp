@@ -95,6 +95,26 @@ TEST(WordVectors, TermsCarryTheirWordNetNeighbourhood) {
 // is the query's): texts of several words, repeated words, a text holding
 // a query word itself (not looked for in the others' neighbourhoods),
 // unknown indexes.
+// The inner product of floats and codes (by AVX2 where the processor has
+// it) is what a plain sum in doubles gives, within float rounding, for any
+// length.
+TEST(WordVectors, ADotOfFloatsAndCodesIsThePlainSum) {
+  for (const std::size_t dim :
+       {std::size_t{256}, std::size_t{37}, std::size_t{16}, std::size_t{5}}) {
+    std::vector<float> a(dim), b(dim);
+    for (std::size_t i = 0; i < dim; ++i) {
+      a[i] = std::sin(static_cast<float>(i) * 0.37f + 0.1f);
+      b[i] = std::cos(static_cast<float>(i) * 0.91f - 0.3f);
+    }
+    const QuantizedVector q = Quantize(b);
+    double plain = 0;
+    for (std::size_t i = 0; i < dim; ++i) plain += static_cast<double>(a[i]) * q.codes[i];
+    plain *= q.scale;
+    EXPECT_NEAR(Dot(a, q), plain, 1e-4 * (1 + std::abs(plain))) << dim;
+  }
+  EXPECT_EQ(Dot(std::vector<float>(4, 1.0f), Quantize(std::vector<float>(5, 0.5f))), 0.0f);
+}
+
 TEST(WordVectors, AnExpansionMatcherGivesWhatExpansionMatchGives) {
   ASSERT_TRUE(Words()) << "no built-in word vectors: the build makes them from WordNet "
                           "(wordnet-base, installed by scripts/bootstrap)";
