@@ -208,6 +208,16 @@ struct RankingOptions {
   // "Raj broke his wrist playing basketball".)
   double meaning = 3.0;
   double meaning_gate = 0.3;
+  // The gate for a question naming none of the scope's speakers ("What do I
+  // ...?", "Which drink does the user like?": what an agent asks of its
+  // user's memory), where no speaker's messages narrow what the words
+  // find: [0, 1], 1 by default (the meaning counts wherever a message holds
+  // less than all of the question's own words).
+  double meaning_gate_unnamed = 1.0;
+  // Only the meaning_top [0, 1000] messages whose meaning scores best add it
+  // (0 = every message): an open gate gives every message some meaning,
+  // and a context packed by rank would fill with the whole dialogue.
+  double meaning_top = 10;
   // WordNet expansion of the query: weight [0, 1] of a synonym, derivation or
   // hyponym; only terms held by at most expansion_max_df_share [0, 1] of the
   // messages (0 = no expansion).

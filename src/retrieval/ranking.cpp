@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -34,6 +35,8 @@ RankParams RankParamsFrom(const RankingOptions& o) {
   p.answer_type = o.answer_type;
   p.meaning = o.meaning;
   p.meaning_gate = o.meaning_gate;
+  p.meaning_gate_unnamed = o.meaning_gate_unnamed;
+  p.meaning_top = o.meaning_top;
   p.self_reference = o.self_reference;
   p.question = o.question;
   p.opener = o.opener;
@@ -63,6 +66,8 @@ const std::vector<RankingField>& RankingFields() {
       {"answer_type", &R::answer_type, 0, 10, false},
       {"meaning", &R::meaning, 0, 10, false},
       {"meaning_gate", &R::meaning_gate, 0, 1, false},
+      {"meaning_gate_unnamed", &R::meaning_gate_unnamed, 0, 1, false},
+      {"meaning_top", &R::meaning_top, 0, 1000, false},
       {"self_reference", &R::self_reference, 0, 1, false},
       {"question", &R::question, 0, 1, false},
       {"opener", &R::opener, 0, 10, false},
@@ -279,6 +284,7 @@ struct Scratch {
   std::vector<std::uint32_t> docs;
   std::vector<double> nb;
   std::vector<std::pair<double, std::size_t>> scored;
+  std::vector<double> kept;  // (KeepBest)
   // (With room: a snapshot grows by a batch at a time, and growing these
   // arrays, 17 bytes a message, cost a retrieval after an update at 100k
   // pages 11 ms of fresh zeroed memory. Entries past `touched` are zero, so
@@ -437,6 +443,26 @@ double MeaningScore(const QuestionMeaning& q, const MessageMeaning& m,
   return match + std::max(0.0, (cosine - kMeaningFloor) / (1.0 - kMeaningFloor));
 }
 
+// Zeroes all but the `top` largest positive values of `v` among the
+// documents without evidence of their own or their neighbours' (`nb`, per
+// document: their meaning is all they have; ties at the last kept value are
+// kept; 0 = all kept), with `work` as scratch space.
+void KeepBest(std::vector<double>& v, const std::vector<double>& nb, std::size_t top,
+              std::vector<double>& work) {
+  if (top == 0) return;
+  work.clear();
+  for (std::size_t d = 0; d < v.size(); ++d) {
+    if (v[d] > 0 && nb[d] == 0.0) work.push_back(v[d]);
+  }
+  if (work.size() <= top) return;
+  const auto nth = work.begin() + static_cast<std::ptrdiff_t>(top - 1);
+  std::nth_element(work.begin(), nth, work.end(), std::greater<>());
+  const double least = *nth;
+  for (std::size_t d = 0; d < v.size(); ++d) {
+    if (v[d] < least && nb[d] == 0.0) v[d] = 0.0;
+  }
+}
+
 // The documents whose score can be positive without vectors: those with
 // lexical evidence and their neighbours up to `reach` steps away, ascending.
 std::vector<std::uint32_t> Candidates(const Scratch& s, std::size_t n, std::size_t reach) {
@@ -480,6 +506,19 @@ void WithNeighbours(const Corpus& c, const double* lex, const std::vector<std::u
       nb[i] += w[k] * (p.neighbour_sum > 0 ? prev + next : std::max(prev, next));
     }
   }
+}
+
+// Whether a word of the query is a speaker's name of the scope (one or more
+// speakers: "What did Caroline and Melanie ...?" names two).
+bool NamesASpeaker(const Corpus& c) {
+  for (std::size_t qi = 0; qi < c.terms.size(); ++qi) {
+    if (!c.terms[qi].Own()) continue;
+    for (const auto& [ix, offset, ids] : c.Parts()) {
+      const int id = (*ids)[qi];
+      if (id >= 0 && ix->InNames(id)) return true;
+    }
+  }
+  return false;
 }
 
 // The messages written by the one speaker the query names, as a mask over the
@@ -599,13 +638,17 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   const double* lex = scratch.lex.data();
 
   // Meaning, where no message holds meaning_gate of the question's own words
-  // in words or in other words (the less they hold, the more it counts);
-  // the question's meaning is made only then.
-  const bool meaning_on = q.meaning_of != nullptr && p.meaning > 0 && p.meaning_gate > 0;
+  // in words or in other words (the less they hold, the more it counts), or
+  // meaning_gate_unnamed for a question naming no speaker; the question's
+  // meaning is made only then.
+  const double gate = p.meaning_gate_unnamed != p.meaning_gate && !NamesASpeaker(c)
+                          ? p.meaning_gate_unnamed
+                          : p.meaning_gate;
+  const bool meaning_on = q.meaning_of != nullptr && p.meaning > 0 && gate > 0;
   LexicalScores(c, p, meaning_on, scratch);
   const double best_share =
       p.coverage > 0 || meaning_on ? ApplyCoverage(c, p.coverage, meaning_on, scratch) : 0.0;
-  const double opening = meaning_on ? std::max(0.0, 1.0 - best_share / p.meaning_gate) : 0.0;
+  const double opening = meaning_on ? std::max(0.0, 1.0 - best_share / gate) : 0.0;
   const QuestionMeaning* asked = opening > 0 ? q.meaning_of() : nullptr;
   const bool have_meaning = asked != nullptr && asked->words != nullptr && !asked->mean.empty();
   const double meaning_weight = have_meaning ? p.meaning * opening : 0.0;
@@ -669,6 +712,8 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       const TurnMeaning& t = MeaningOfTurn(c.Entry(d), *asked->words);
       meaning[d] = meaning_weight * MeaningScore(*asked, t.side[c.Side(d)], matcher, unshared);
     }
+    // (nb is per document here: docs is every document.)
+    KeepBest(meaning, nb, static_cast<std::size_t>(p.meaning_top), scratch.kept);
   }
   std::vector<bool> by_speaker = p.speaker > 0 ? NamedSpeakerMessages(c) : std::vector<bool>{};
   double speaker = p.speaker;

@@ -90,6 +90,8 @@ struct RankParams {
   // 0-4, docs/PERFORMANCE.md.
   double meaning = 3.0;
   double meaning_gate = 0.3;
+  double meaning_gate_unnamed = 1.0;  // (a question naming no speaker; measured the same way)
+  double meaning_top = 10;            // (the messages that add their meaning at most)
   // What a message says and of whom (RankingOptions::self_reference,
   // question, opener, names; MessageDoc's cues). Among the messages LoCoMo's
   // rankings bring to the first 20 (conversations 0-4), the named

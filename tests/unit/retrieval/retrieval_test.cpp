@@ -1015,9 +1015,10 @@ TEST(Ranking, WhereTheQuestionsWordsSayLittleTheirMeaningRanks) {
     EXPECT_GT(ranked.front().why.meaning, 0.0) << question;
   }
   EXPECT_EQ(made, 2);  // (not with meaning 0)
-  // A question whose words a message holds: the gate is shut, the ranking
-  // the words' alone, and the question's meaning not even made.
-  const std::string held = "Which database do we run?";
+  // A question naming a speaker whose words a message holds: the gate is
+  // shut, the ranking the words' alone, and the question's meaning not even
+  // made.
+  const std::string held = "Which database does Ana run?";
   const auto with = ask(held, DefaultRankParams()), without = ask(held, words_only);
   EXPECT_EQ(made, 2);
   ASSERT_FALSE(with.empty());
@@ -1028,6 +1029,20 @@ TEST(Ranking, WhereTheQuestionsWordsSayLittleTheirMeaningRanks) {
     EXPECT_EQ(with[i].score, without[i].score);
     EXPECT_EQ(with[i].why.meaning, 0.0);
   }
+  // Naming no speaker (what an agent asks of its user's memory), the gate is
+  // meaning_gate_unnamed, open wherever a message holds less than all of
+  // the question's words: the meaning is made and counts, and the message
+  // holding its words still ranks first.
+  const auto unnamed = ask("Which database do we run?", DefaultRankParams());
+  EXPECT_EQ(made, 3);
+  ASSERT_FALSE(unnamed.empty());
+  EXPECT_EQ(unnamed.front().entry->turn_id, 3);
+  RankParams gated = DefaultRankParams();
+  gated.meaning_gate_unnamed = gated.meaning_gate;
+  const auto shut = ask("Which database do we run?", gated);
+  EXPECT_EQ(made, 3);  // (the one gate for every question: shut)
+  ASSERT_FALSE(shut.empty());
+  EXPECT_EQ(shut.front().entry->turn_id, 3);
   // Each turn's meaning is made once and kept with the snapshot.
   const TurnMeaning* kept = idx.entries[0].meaning.IfMade();
   ASSERT_NE(kept, nullptr);
@@ -1035,6 +1050,63 @@ TEST(Ranking, WhereTheQuestionsWordsSayLittleTheirMeaningRanks) {
   EXPECT_FALSE(kept->side[0].mean.empty());
   ask("How did he injure his arm?", DefaultRankParams());
   EXPECT_EQ(idx.entries[0].meaning.IfMade(), kept);
+}
+
+// An open gate gives every message some meaning; only the meaning_top
+// messages whose meaning scores best, of those the words find nothing in or
+// near, add it: a context packed by rank does not fill with the whole
+// dialogue.
+TEST(Ranking, AnOpenGateRanksOnlyTheMessagesThatMeanMost) {
+  const wordvec::WordVectors* words = wordvec::WordVectors::Default();
+  ASSERT_NE(words, nullptr) << "no built-in word vectors beside the test binary";
+  const char* said[] = {"We repainted the kitchen in a pale green",
+                        "Raj broke his wrist playing basketball",
+                        "I twisted my ankle on the stairs",
+                        "My shoulder hurts after swimming",
+                        "She cut her finger while cooking dinner",
+                        "He fell off his bike and bruised a knee",
+                        "The doctor put a cast on my leg",
+                        "I pulled a muscle lifting boxes",
+                        "My back aches from the office chair",
+                        "The quarterly report is due on Friday",
+                        "The bakery downstairs sells great sourdough",
+                        "Our team moved the standup to noon"};
+  std::vector<TurnEntry> entries;
+  std::int64_t id = 0;
+  // (Days apart: no message stands near another in time.)
+  for (const char* text : said) {
+    entries.push_back(Entry(id + 1, text, "", static_cast<TimeMs>(id) * kDay));
+    ++id;
+  }
+  ScopeIndex idx = Snapshot(std::move(entries));
+  StmMessages stm;
+  const std::string question = "How did he injure his arm?";
+  auto ask = [&](double top) {
+    RankQuery q;
+    q.terms = QueryTerms(question);
+    QuestionMeaning asked;
+    q.meaning_of = [&]() -> const QuestionMeaning* {
+      asked.words = words;
+      asked.terms = words->KnownWords(text::Terms(words->Meant(question)));
+      asked.mean = words->MeanOf(asked.terms);
+      return &asked;
+    };
+    q.explain = true;
+    RankParams p = DefaultRankParams();
+    p.meaning_top = top;
+    return RankMessages(idx, stm, q, p, 100);
+  };
+  const auto all = ask(0), three = ask(3);
+  ASSERT_FALSE(all.empty());
+  ASSERT_FALSE(three.empty());
+  EXPECT_GT(all.size(), 3u);  // (with no cap, more than three messages mean something)
+  ASSERT_EQ(three.size(), 3u);
+  // The three kept are the three that meant most.
+  for (std::size_t i = 0; i < three.size(); ++i) {
+    EXPECT_EQ(three[i].entry, all[i].entry);
+    EXPECT_DOUBLE_EQ(three[i].why.meaning, all[i].why.meaning);
+    EXPECT_GT(three[i].why.meaning, 0.0);
+  }
 }
 
 }  // namespace
