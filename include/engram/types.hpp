@@ -212,7 +212,9 @@ struct RankingOptions {
   // ...?", "Which drink does the user like?": what an agent asks of its
   // user's memory), where no speaker's messages narrow what the words
   // find: [0, 1], 1 by default (the meaning counts wherever a message holds
-  // less than all of the question's own words).
+  // less than all of the question's own words). Read in a scope of 2,000
+  // messages at most (1,000 exchanges): the meaning pass reads every
+  // message, too slow for a larger scope on most questions.
   double meaning_gate_unnamed = 1.0;
   // Only the meaning_top [0, 1000] messages whose meaning scores best add it
   // (0 = every message): an open gate gives every message some meaning,

@@ -1109,5 +1109,44 @@ TEST(Ranking, AnOpenGateRanksOnlyTheMessagesThatMeanMost) {
   }
 }
 
+// The gate of a question naming no speaker is read in a scope of 2,000
+// messages at most: in a larger one the meaning pass over every message would
+// cost most such questions milliseconds, and the one gate holds.
+TEST(Ranking, AQuestionNamingNoSpeakerHasItsOwnGateOnlyInASmallScope) {
+  const wordvec::WordVectors* words = wordvec::WordVectors::Default();
+  ASSERT_NE(words, nullptr) << "no built-in word vectors beside the test binary";
+  auto scope = [](std::size_t exchanges) {
+    std::vector<TurnEntry> entries;
+    entries.push_back(Entry(1, "The database is PostgreSQL 15", "Noted.", 0));
+    for (std::size_t i = 1; i < exchanges; ++i) {
+      entries.push_back(Entry(static_cast<std::int64_t>(i) + 1,
+                              "We talked about the weather " + std::to_string(i), "Noted.",
+                              static_cast<TimeMs>(i) * kDay));
+    }
+    return Snapshot(std::move(entries));
+  };
+  // "Which database do we run?": one message holds "database", none "run".
+  auto made = [&](const ScopeIndex& idx) {
+    StmMessages stm;
+    RankQuery q;
+    q.terms = QueryTerms("Which database do we run?");
+    QuestionMeaning asked;
+    bool was_made = false;
+    q.meaning_of = [&]() -> const QuestionMeaning* {
+      was_made = true;
+      asked.words = words;
+      asked.terms = words->KnownWords(text::Terms(words->Meant("Which database do we run?")));
+      asked.mean = words->MeanOf(asked.terms);
+      return &asked;
+    };
+    const auto ranked = RankMessages(idx, stm, q, DefaultRankParams(), 10);
+    EXPECT_FALSE(ranked.empty());
+    if (!ranked.empty()) EXPECT_EQ(ranked.front().entry->turn_id, 1);
+    return was_made;
+  };
+  EXPECT_TRUE(made(scope(1000)));   // 2,000 messages: its own gate, open
+  EXPECT_FALSE(made(scope(1001)));  // 2,002: the one gate, shut
+}
+
 }  // namespace
 }  // namespace engram::retrieval
