@@ -450,21 +450,22 @@ double MeaningScore(const QuestionMeaning& q, const MessageMeaning& m,
 }
 
 // Zeroes all but the `top` largest positive values of `v` among the
-// documents without evidence of their own or their neighbours' (`nb`, per
-// document: their meaning is all they have; ties at the last kept value are
-// kept; 0 = all kept), with `work` as scratch space.
-void KeepBest(std::vector<double>& v, const std::vector<double>& nb, std::size_t top,
-              std::vector<double>& work) {
+// documents from `from` on without evidence of their own or their
+// neighbours' (`nb`, per document: their meaning is all they have; ties at
+// the last kept value are kept; 0 = all kept), with `work` as scratch space.
+// (Before `from` every value is zero: the meaning pass reads the newest.)
+void KeepBest(std::vector<double>& v, const std::vector<double>& nb, std::size_t from,
+              std::size_t top, std::vector<double>& work) {
   if (top == 0) return;
   work.clear();
-  for (std::size_t d = 0; d < v.size(); ++d) {
+  for (std::size_t d = from; d < v.size(); ++d) {
     if (v[d] > 0 && nb[d] == 0.0) work.push_back(v[d]);
   }
   if (work.size() <= top) return;
   const auto nth = work.begin() + static_cast<std::ptrdiff_t>(top - 1);
   std::nth_element(work.begin(), nth, work.end(), std::greater<>());
   const double least = *nth;
-  for (std::size_t d = 0; d < v.size(); ++d) {
+  for (std::size_t d = from; d < v.size(); ++d) {
     if (v[d] < least && nb[d] == 0.0) v[d] = 0.0;
   }
 }
@@ -716,12 +717,13 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
     wordvec::ExpansionMatcher matcher(*asked->words, asked->terms,
                                       std::vector<double>(asked->terms.size(), 1.0));
     std::vector<long> unshared;
-    for (std::size_t d = n > kMeaningScan ? n - kMeaningScan : 0; d < n; ++d) {
+    const std::size_t scan_from = n > kMeaningScan ? n - kMeaningScan : 0;
+    for (std::size_t d = scan_from; d < n; ++d) {
       const TurnMeaning& t = MeaningOfTurn(c.Entry(d), *asked->words);
       meaning[d] = meaning_weight * MeaningScore(*asked, t.side[c.Side(d)], matcher, unshared);
     }
     // (nb is per document here: docs is every document.)
-    KeepBest(meaning, nb, static_cast<std::size_t>(p.meaning_top), scratch.kept);
+    KeepBest(meaning, nb, scan_from, static_cast<std::size_t>(p.meaning_top), scratch.kept);
   }
   std::vector<bool> by_speaker = p.speaker > 0 ? NamedSpeakerMessages(c) : std::vector<bool>{};
   double speaker = p.speaker;
