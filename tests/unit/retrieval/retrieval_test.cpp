@@ -46,6 +46,16 @@ ScopeIndex Snapshot(std::vector<TurnEntry> entries) {
 
 constexpr TimeMs kDay = 86400000;
 
+// The question's meaning by the built-in word vectors, made into `asked` as
+// a retrieval makes it for RankQuery::meaning_of.
+const QuestionMeaning* MakeMeaning(const wordvec::WordVectors& words, const std::string& question,
+                                   QuestionMeaning& asked) {
+  asked.words = &words;
+  asked.terms = words.KnownWords(text::Terms(words.Meant(question)));
+  asked.mean = words.MeanOf(asked.terms);
+  return &asked;
+}
+
 TEST(Lexical, EachSpeakerNameHasOneIdUntilTheIdsRunOut) {
   MessageIndex ix;
   const std::uint16_t ana = ix.SpeakerId("Ana");
@@ -993,10 +1003,7 @@ TEST(Ranking, WhereTheQuestionsWordsSayLittleTheirMeaningRanks) {
     QuestionMeaning asked;
     q.meaning_of = [&]() -> const QuestionMeaning* {
       ++made;
-      asked.words = words;
-      asked.terms = words->KnownWords(text::Terms(words->Meant(question)));
-      asked.mean = words->MeanOf(asked.terms);
-      return &asked;
+      return MakeMeaning(*words, question, asked);
     };
     q.explain = true;
     return RankMessages(idx, stm, q, p, 10);
@@ -1085,12 +1092,7 @@ TEST(Ranking, AnOpenGateRanksOnlyTheMessagesThatMeanMost) {
     RankQuery q;
     q.terms = QueryTerms(question);
     QuestionMeaning asked;
-    q.meaning_of = [&]() -> const QuestionMeaning* {
-      asked.words = words;
-      asked.terms = words->KnownWords(text::Terms(words->Meant(question)));
-      asked.mean = words->MeanOf(asked.terms);
-      return &asked;
-    };
+    q.meaning_of = [&]() { return MakeMeaning(*words, question, asked); };
     q.explain = true;
     RankParams p = DefaultRankParams();
     p.meaning_top = top;
@@ -1132,12 +1134,9 @@ TEST(Ranking, AQuestionNamingNoSpeakerHasItsOwnGateOnlyInASmallScope) {
     q.terms = QueryTerms("Which database do we run?");
     QuestionMeaning asked;
     bool was_made = false;
-    q.meaning_of = [&]() -> const QuestionMeaning* {
+    q.meaning_of = [&]() {
       was_made = true;
-      asked.words = words;
-      asked.terms = words->KnownWords(text::Terms(words->Meant("Which database do we run?")));
-      asked.mean = words->MeanOf(asked.terms);
-      return &asked;
+      return MakeMeaning(*words, "Which database do we run?", asked);
     };
     const auto ranked = RankMessages(idx, stm, q, DefaultRankParams(), 10);
     EXPECT_FALSE(ranked.empty());
