@@ -936,6 +936,28 @@ unsigned WordNet::LemmaPos(std::string_view word) const {
          (HasPos(id, 2) ? kLemmaAdjective : 0u);
 }
 
+int WordNet::VerbSenses(std::string_view word) const {
+  const int id = FindWord(Normalise(word));
+  if (!HasPos(id, 1)) return 0;
+  int n = 0;
+  for (std::uint32_t s : word_synsets_.at(static_cast<std::uint32_t>(id)))
+    n += synset_pos_[s] == 1 ? 1 : 0;
+  return n;
+}
+
+bool WordNet::StartsCollocation(std::string_view word) const {
+  const std::string prefix = Normalise(word) + "_";
+  std::uint32_t lo = 0, hi = words_.n;  // the first word not before the prefix
+  while (lo < hi) {
+    const std::uint32_t mid = lo + (hi - lo) / 2;
+    if (words_.at(mid).compare(prefix) < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < words_.n && words_.at(lo).starts_with(prefix);
+}
+
 std::vector<std::string> WordNet::BaseForms(std::string_view word) const {
   const std::string w = Normalise(word);
   std::vector<std::string> out;

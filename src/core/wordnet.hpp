@@ -114,6 +114,13 @@ class WordNet {
   // "swimming": a noun and an adjective, its verb being "swim").
   static constexpr unsigned kLemmaNoun = 1, kLemmaVerb = 2, kLemmaAdjective = 4;
   unsigned LemmaPos(std::string_view word) const;
+  // How many verb senses a lower-case word as written has (no base form
+  // taken; a collocation's words joined by '_' or ' '): "pop the question"
+  // 1, "pass away" 2, "break up" 19; 0 when it is no verb WordNet knows.
+  int VerbSenses(std::string_view word) const;
+  // Whether some collocation WordNet knows begins with this lower-case word
+  // as written ("pop": "pop_the_question"; not "popped").
+  bool StartsCollocation(std::string_view word) const;
 
   // Words related to every sense of the word's base forms: synonyms,
   // derivations, then hyponyms by depth (transitive, instances included),

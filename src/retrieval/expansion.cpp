@@ -20,6 +20,10 @@ struct Candidate {
 };
 using Candidates = std::shared_ptr<const std::vector<Candidate>>;
 
+// The cache key of a verb idiom's expansions (IdiomAt), apart from a noun
+// pair's of the same words.
+constexpr std::string_view kIdiomKey = "v:";
+
 std::vector<Candidate> Compute(const wordnet::WordNet& wn, const std::string& word, const ExpansionParams& p) {
   wordnet::ExpandOptions opt;
   opt.hyponym_depth = p.hyponym_depth;
@@ -32,12 +36,38 @@ std::vector<Candidate> Compute(const wordnet::WordNet& wn, const std::string& wo
   // basketball team first.)
   const bool compound = word.find('_') != std::string::npos;
   opt.first_senses = compound;
+  // A verb idiom: the words of its most frequent sense, of one meaning as a
+  // two-word name's kinds are, so at `compound`, and their derivations ("pass
+  // away": "die"; "death") as any word's.
+  const bool idiom = word.starts_with(kIdiomKey);
+  if (idiom) {
+    opt.nouns = false;
+    opt.verbs = true;
+    opt.max_senses = 1;
+    opt.hyponym_depth = 0;
+    opt.part_depth = 0;
+    opt.first_senses = false;
+  }
   std::vector<Candidate> out;
   std::unordered_map<std::string, std::size_t> at;  // index in `out` by term
   // (Index terms made with the image; words that are not one term, such as
   // collocations, whose words alone say something else, are left out.)
-  for (auto& r : wn.ExpandTerms(word, opt)) {
-    const bool kind = compound && r.first_sense;
+  std::vector<wordnet::RelatedWord> related;
+  if (idiom) {
+    // (Only its single words: "hook up with", a synonym of "get married",
+    // would be its one term "hook".)
+    for (auto& r : wn.Expand(std::string_view(word).substr(kIdiomKey.size()), opt)) {
+      if (r.word.find(' ') != std::string::npos) continue;
+      std::vector<std::string> terms = text::Terms(r.word);
+      if (terms.size() != 1) continue;
+      r.word = std::move(terms[0]);
+      related.push_back(std::move(r));
+    }
+  } else {
+    related = wn.ExpandTerms(word, opt);
+  }
+  for (auto& r : related) {
+    const bool kind = (compound && r.first_sense) || idiom;
     double w = kind ? p.compound : p.synonym;
     if (r.relation == wordnet::Relation::kDerivation) w = p.derivation;
     if (r.relation == wordnet::Relation::kHyponym) {
@@ -78,6 +108,71 @@ Candidates WordExpansions(const wordnet::WordNet& wn, const std::string& word, c
   return shared;
 }
 
+// Of a word and its base forms ("popped": "pop"), those that begin a
+// collocation of WordNet's: cached per process for the default WordNet (a
+// look-up of each form of each part of speech; most words begin none).
+std::shared_ptr<const std::vector<std::string>> FirstWords(const wordnet::WordNet& wn,
+                                                           const std::string& word) {
+  auto make = [&] {
+    std::vector<std::string> out;
+    auto add = [&](std::string w) {
+      if (std::find(out.begin(), out.end(), w) == out.end() && wn.StartsCollocation(w))
+        out.push_back(std::move(w));
+    };
+    add(word);
+    for (std::string& b : wn.BaseForms(word)) add(std::move(b));
+    return std::make_shared<const std::vector<std::string>>(std::move(out));
+  };
+  if (&wn != wordnet::WordNet::Default()) return make();
+  static std::mutex mu;
+  static std::unordered_map<std::string, std::shared_ptr<const std::vector<std::string>>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(word);
+    if (it != cache.end()) return it->second;
+  }
+  auto made = make();
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= 20000) cache.clear();  // bounded
+  cache.emplace(word, made);
+  return made;
+}
+
+// Adverb particles that end a verb idiom ("pass away", "grow up", "live
+// together"); other stopwords end none: "make for", "go to" and "work on"
+// are a verb and the question's preposition far more often than the idioms
+// WordNet names by those words.
+bool IdiomEnd(const std::string& token) {
+  static constexpr std::string_view kParticles[] = {"up",   "down", "out",      "away", "off",
+                                                    "back", "over", "together", "apart"};
+  return !text::IsStopword(token) ||
+         std::find(std::begin(kParticles), std::end(kParticles), token) != std::end(kParticles);
+}
+
+// The verb idiom of two to four words that begins at token i, as WordNet
+// writes it ("pop_the_question" for "popped the question": its first word in
+// any inflection), when WordNet knows it as a verb of at most max_senses
+// senses (a "break up" of nineteen says nothing in particular); its length
+// in tokens in `n`. "" when there is none.
+std::string IdiomAt(const wordnet::WordNet& wn, const std::vector<std::string>& tokens,
+                    std::size_t i, int max_senses, std::size_t& n) {
+  if (max_senses <= 0 || i + 1 >= tokens.size() || text::IsStopword(tokens[i]))
+    return {};  // ("be given")
+  const auto firsts = FirstWords(wn, tokens[i]);
+  if (firsts->empty()) return {};
+  for (n = std::min<std::size_t>(4, tokens.size() - i); n >= 2; --n) {
+    if (!IdiomEnd(tokens[i + n - 1])) continue;
+    std::string rest;
+    for (std::size_t k = i + 1; k < i + n; ++k) rest += "_" + tokens[k];
+    for (const std::string& first : *firsts) {
+      const std::string idiom = first + rest;
+      const int senses = wn.VerbSenses(idiom);
+      if (senses > 0 && senses <= max_senses) return idiom;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 const ExpansionParams& DefaultExpansionParams() {
@@ -105,17 +200,6 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
   std::vector<QueryTerm> out = base;
   if (!wn) wn = wordnet::WordNet::Default();
   if (!wn) return out;
-  std::vector<std::string> words;
-  std::vector<std::size_t> pair_at;  // of each word: its first token when it is a pair, else npos
-  for (std::size_t i = 0; i < tokens.size(); ++i) {
-    if (text::IsStopword(tokens[i])) continue;
-    words.push_back(tokens[i]);
-    pair_at.push_back(std::string::npos);
-    if (i + 1 < tokens.size() && !text::IsStopword(tokens[i + 1])) {
-      words.push_back(tokens[i] + "_" + tokens[i + 1]);
-      pair_at.push_back(i);
-    }
-  }
   // The base term (its bit) a word is, 0 when none.
   auto word_term = [&](const std::string& token) {
     const std::string stem = text::Stem(token);
@@ -124,15 +208,36 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
     }
     return std::uint32_t{0};
   };
-  // The base terms (bits of their indexes) a pair's two words are, which its
-  // kinds stand for.
-  auto pair_terms = [&](std::size_t i) { return word_term(tokens[i]) | word_term(tokens[i + 1]); };
-  for (std::size_t wi = 0; wi < words.size(); ++wi) {
-    const std::string& word = words[wi];
-    const bool pair = pair_at[wi] != std::string::npos;
-    const std::uint32_t of = pair ? pair_terms(pair_at[wi]) : word_term(word);
+  // Each word to expand with the base terms (bits of their indexes) it is;
+  // a pair or an idiom is several words, which its kinds stand for.
+  struct Word {
+    std::string text;
+    std::uint32_t of;
+    bool phrase;
+  };
+  std::vector<Word> words;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    std::size_t n = 0;
+    const std::string idiom = IdiomAt(*wn, tokens, i, p.idiom_senses, n);
+    if (!idiom.empty()) {
+      std::uint32_t of = 0;
+      for (std::size_t k = i; k < i + n; ++k) of |= word_term(tokens[k]);
+      words.push_back({std::string(kIdiomKey) + idiom, of, true});
+    }
+    if (text::IsStopword(tokens[i])) continue;
+    words.push_back({tokens[i], word_term(tokens[i]), false});
+    if (i + 1 < tokens.size() && !text::IsStopword(tokens[i + 1])) {
+      words.push_back(
+          {tokens[i] + "_" + tokens[i + 1], word_term(tokens[i]) | word_term(tokens[i + 1]), true});
+    }
+  }
+  for (const Word& wd : words) {
+    const std::string& word = wd.text;
+    const std::uint32_t of = wd.of;
     // (A pair's kinds stand for its words in the coverage share too.)
-    const auto covers = [&](const Candidate& c) { return c.kind && pair ? of : std::uint32_t{0}; };
+    const auto covers = [&](const Candidate& c) {
+      return c.kind && wd.phrase ? of : std::uint32_t{0};
+    };
     std::size_t kept = 0;
     const Candidates candidates = WordExpansions(*wn, word, p);
     for (const auto& c : *candidates) {

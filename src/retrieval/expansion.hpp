@@ -42,6 +42,11 @@ struct ExpansionParams {
   // words WordNet names as one thing ("martial_art"): one sense, so no
   // dilution by the others.
   double compound = 1.0;
+  // A verb idiom of two to four words ("pass away", "pop the question",
+  // "get married") of at most this many senses asks for the words of its
+  // most frequent sense at `compound` ("die"; "propose"; "marry", "wed") and
+  // their derivations at `derivation` ("death"; "proposal"). 0: none.
+  int idiom_senses = 2;
   int part_depth = 2;
   std::size_t max_parts = 512;
   std::size_t max_per_word = 24;    // expansions kept per query word (accepted ones)

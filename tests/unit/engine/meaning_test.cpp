@@ -263,6 +263,25 @@ TEST_F(MeaningTest, AQuestionNamingAPlaceFindsTheTurnNamingAPlaceWithinIt) {
   EXPECT_NE(first("Did I ever go to Portugal?").find("favourite trip"), std::string::npos);
 }
 
+// A question saying a verb idiom finds the turn that says its meaning in
+// other words ("pop the question": "proposed"; "pass away": "died"), ahead
+// of the turns that hold the idiom's words in another sense.
+TEST_F(MeaningTest, AVerbIdiomFindsTheTurnThatSaysItInOtherWords) {
+  ASSERT_NE(wordnet::WordNet::Default(), nullptr) << kNoWordNet;
+  auto e = Open();
+  const Scope dialogue{"default", "mateo", "assistant"};
+  AddBusyDialogue(
+      *e, dialogue,
+      {{3, Said("I had a question about the invoice, so I asked my manager.", "Did it help?")},
+       {9, Said("Dev proposed to me on the beach at sunset!", "Congratulations!")},
+       {14, Said("I hope I pass the exam if I study every evening.", "You will.")},
+       {21, Said("My grandfather died last spring and I still miss him.", "I'm so sorry.")},
+       {25, Said("The ferry was so slow, it took us all day to get across.", "Ugh.")}});
+  auto first = [&](const std::string& q) { return FirstRanked(*e, dialogue, q); };
+  EXPECT_NE(first("Where did Dev pop the question?").find("proposed"), std::string::npos);
+  EXPECT_NE(first("When did my grandfather pass away?").find("died"), std::string::npos);
+}
+
 // A question naming a kind of thing finds the turn naming a kind of it
 // several levels below in WordNet: a laptop is a portable computer, a
 // personal computer, a digital computer, a computer (four levels: with two
