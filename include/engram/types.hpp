@@ -179,8 +179,12 @@ struct RankingOptions {
   double opener = 0.2;
   double names = 0.2;
   // A message's lexical score is multiplied by 1 + coverage [0, 10] x the
-  // share (by idf) of the question's own words that it holds.
+  // share (by idf) of the question's own words that it holds; in a question
+  // of several clauses ("How old was Biscuit when Iris got him, and where did
+  // he race?"), that share is at least coverage_clause [0, 1] x the share of
+  // one clause's own words (a message may answer one clause alone).
   double coverage = 2.0;
+  double coverage_clause = 0.5;
   // A question naming a day, a month or a season ("on 8 May, 2023", "in June
   // 2023", "in summer 2022"; without its year, the latest by the scope's last
   // message): the lexical score of the messages of that time, widened by date_slack_days

@@ -122,6 +122,9 @@ struct QueryTerm {
   // of "sport"): a message holding it holds them for the meaning gate
   // (RankingOptions::meaning_gate), not for the coverage share.
   std::uint32_t of = 0;
+  // The clause of a question of several ("How old was Biscuit when Iris got
+  // him, and where did he race?": 0, then 1) that first says the word.
+  std::uint8_t clause = 0;
   // A word of the query itself, at full weight.
   bool Own() const { return !expansion && weight >= 1.0; }
 };

@@ -30,6 +30,7 @@ RankParams RankParamsFrom(const RankingOptions& o) {
   p.speaker_keep = o.speaker_keep;
   p.speaker_rival = o.speaker_rival;
   p.coverage = o.coverage;
+  p.coverage_clause = o.coverage_clause;
   p.date = o.date;
   p.said_date = o.said_date;
   p.answer_type = o.answer_type;
@@ -60,6 +61,7 @@ const std::vector<RankingField>& RankingFields() {
       {"speaker_keep", &R::speaker_keep, 0, 1, false},
       {"speaker_rival", &R::speaker_rival, 0, 1, false},
       {"coverage", &R::coverage, 0, 10, false},
+      {"coverage_clause", &R::coverage_clause, 0, 1, false},
       {"date", &R::date, 0, 10, false},
       {"date_slack_days", &R::date_slack_days, 0, 366, false},
       {"said_date", &R::said_date, 0, 10, false},
@@ -117,6 +119,8 @@ constexpr std::size_t kMinMisspelt = 6;
 // (adversarial 0.842 -> 0.838: "snakes" read as "snacks"), 0.8101 at 0.25
 // and 0.5.
 constexpr double kMisspeltWeight = 0.5;
+// The clauses of a question QueryTerms tells apart at most (QueryTerm::clause).
+constexpr std::uint8_t kMaxClauses = 4;
 
 // The term `held` holds that is one edit from `term` (a letter deleted,
 // swapped with the next, changed or inserted), the one most messages hold
@@ -160,14 +164,23 @@ bool IsParticle(std::string_view w) {
          w == "over" || w == "back" || w == "away";
 }
 
+// A question word that begins a question's next clause after "and" ("...,
+// and where did he race?").
+bool IsQuestionWord(std::string_view w) {
+  return w == "what" || w == "where" || w == "when" || w == "how" || w == "who" || w == "which" ||
+         w == "why" || w == "whose";
+}
+
 }  // namespace
 
 std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
                                   const std::function<std::size_t(const std::string&)>& held) {
   std::vector<QueryTerm> out;
+  std::uint8_t clause = 0;
   auto add = [&](std::string t, double weight = 1.0) {
     if (std::none_of(out.begin(), out.end(), [&](const QueryTerm& q) { return q.term == t; })) {
       out.push_back({std::move(t), weight});
+      out.back().clause = clause;
     }
   };
   auto plain = [](const std::string& t) {
@@ -175,6 +188,8 @@ std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
   };
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     const std::string& token = tokens[i];
+    if (i > 0 && tokens[i - 1] == "and" && IsQuestionWord(token) && clause < kMaxClauses - 1)
+      ++clause;
     if (text::IsStopword(token)) continue;
     // (A short form asks for its full word, "fave" for "favorite": the
     // index holds that beside every short form, ForEachOtherTerm.)
@@ -342,11 +357,13 @@ void LexicalScores(const Corpus& c, const RankParams& p, bool said, Scratch& s) 
 // query's own words (by idf; expansions aside) that it holds: a message that
 // holds "Anna", "pottery" and "class" beats one that repeats "class". A
 // message holding an expansion that stands for own words (QueryTerm::covers:
-// "taekwondo" for "martial arts") holds those words. Returns the largest
+// "taekwondo" for "martial arts") holds those words. In a question of
+// several clauses (QueryTerm::clause) the share is at least clause_weight x
+// the share of one clause's own words. Returns the largest
 // share a message holds, its own words' expansions counted as the words
 // (s.said; 0 when the query has no own word, or without `gate`): what the
 // meaning gate reads.
-double ApplyCoverage(const Corpus& c, double weight, bool gate, Scratch& s) {
+double ApplyCoverage(const Corpus& c, double weight, double clause_weight, bool gate, Scratch& s) {
   std::vector<QueryTerm> own;
   std::vector<std::size_t> own_at;  // index in c.terms
   std::vector<int> own_ids[2];
@@ -365,6 +382,18 @@ double ApplyCoverage(const Corpus& c, double weight, bool gate, Scratch& s) {
   std::uint32_t covered = 0;  // the own words (bits) an expansion stands for
   for (const QueryTerm& t : c.terms) covered |= t.covers;
   std::vector<std::uint32_t> docs;  // of an own word with expansions standing for it
+  // A question of several clauses: a message's share is also that of each
+  // clause's own words alone, and the best of them counts (a message that
+  // answers one clause holds all of it and little of the others): the own
+  // words (bits, the first 32) each message holds.
+  int clauses = 1;
+  for (std::size_t qi = 0; qi < own.size() && qi < 32 && clause_weight > 0; ++qi)
+    clauses = std::max(clauses, own[qi].clause + 1);
+  std::vector<std::uint32_t> holds(clauses > 1 ? c.n : 0, 0);
+  auto hold = [&](std::size_t qi, std::size_t d) {
+    held[d] += stats.idf[qi];
+    if (clauses > 1 && qi < 32) holds[d] |= std::uint32_t{1} << qi;
+  };
   for (std::size_t qi = 0; qi < own.size(); ++qi) {
     const std::uint32_t bit = own_at[qi] < 32 ? std::uint32_t{1} << own_at[qi] : 0;
     if ((covered & bit) == 0) {
@@ -372,7 +401,7 @@ double ApplyCoverage(const Corpus& c, double weight, bool gate, Scratch& s) {
       for (const auto& [ix, offset, ids] : c.Parts()) {
         const int id = own_ids[k++][qi];
         if (id < 0) continue;
-        for (const auto& post : ix->Postings(id)) held[offset + post.doc] += stats.idf[qi];
+        for (const auto& post : ix->Postings(id)) hold(qi, offset + post.doc);
       }
       continue;
     }
@@ -389,10 +418,24 @@ double ApplyCoverage(const Corpus& c, double weight, bool gate, Scratch& s) {
     }
     std::sort(docs.begin(), docs.end());
     docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
-    for (const std::uint32_t d : docs) held[d] += stats.idf[qi];
+    for (const std::uint32_t d : docs) hold(qi, d);
   }
+  std::vector<double> clause_total(static_cast<std::size_t>(clauses), 0.0);
+  for (std::size_t qi = 0; qi < own.size() && clauses > 1 && qi < 32; ++qi)
+    clause_total[own[qi].clause] += stats.idf[qi];
   for (const std::uint32_t d : s.touched) {  // held is zero elsewhere
-    if (held[d] > 0) s.lex[d] *= 1.0 + weight * held[d] / total;
+    if (held[d] <= 0) continue;
+    double share = held[d] / total;
+    if (clauses > 1) {
+      double in[kMaxClauses] = {};
+      for (std::size_t qi = 0; qi < own.size() && qi < 32; ++qi) {
+        if ((holds[d] >> qi & 1) != 0) in[own[qi].clause] += stats.idf[qi];
+      }
+      for (std::size_t k = 0; k < clause_total.size(); ++k) {
+        if (clause_total[k] > 0) share = std::max(share, clause_weight * in[k] / clause_total[k]);
+      }
+    }
+    s.lex[d] *= 1.0 + weight * share;
   }
   if (!gate) return 0.0;
   // The largest share a message holds in words or in other words (s.said,
@@ -656,7 +699,9 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
   const bool meaning_on = q.meaning_of != nullptr && p.meaning > 0 && gate > 0;
   LexicalScores(c, p, meaning_on, scratch);
   const double best_share =
-      p.coverage > 0 || meaning_on ? ApplyCoverage(c, p.coverage, meaning_on, scratch) : 0.0;
+      p.coverage > 0 || meaning_on
+          ? ApplyCoverage(c, p.coverage, p.coverage_clause, meaning_on, scratch)
+          : 0.0;
   const double opening = meaning_on ? std::max(0.0, 1.0 - best_share / gate) : 0.0;
   const QuestionMeaning* asked = opening > 0 ? q.meaning_of() : nullptr;
   const bool have_meaning = asked != nullptr && asked->words != nullptr && !asked->mean.empty();

@@ -69,6 +69,9 @@ struct RankParams {
   // 0.778 at 2. Held out (5-9) at 2: recall@10 0.750 -> 0.756, adversarial
   // 0.715 -> 0.768, multi-hop 0.446 -> 0.451.
   double coverage = 2.0;
+  // ... and in a question of several clauses, at least coverage_clause x the
+  // share of one clause's own words (RankingOptions::coverage_clause).
+  double coverage_clause = 0.5;
   // Messages in the day or month a question names (RankQuery::dates): their
   // lexical score counts 1 + date times. Measured on conversations 0-4:
   // recall@10 0.7709 -> 0.7814 / 0.7818 / 0.7853 / 0.7853 / 0.7847 at 0.5 /
@@ -181,7 +184,9 @@ std::vector<QueryTerm> QueryTerms(const std::string& query);
 // else, weighted 0.5, for a word that is no English word either (WordNet's),
 // the word one letter away that most messages hold ("funraiser":
 // "fundraiser"); and two adjacent words are followed by the
-// word they make when the messages hold it ("ice cream": "icecream").
+// word they make when the messages hold it ("ice cream": "icecream"). Each
+// term has the clause of the question it is first said in: a clause begins
+// after "and" at a question word (", and where did he race?").
 std::vector<QueryTerm> QueryTerms(const std::vector<std::string>& tokens,
                                   const std::function<std::size_t(const std::string&)>& held = nullptr);
 

@@ -749,6 +749,45 @@ TEST(Ranking, AQuestionNamingTheWrongPersonStillFindsWhatWasSaid) {
   EXPECT_TRUE(ahead(DefaultRankParams()));
 }
 
+// A question of two clauses: each term knows the clause it is said in, and a
+// message that answers one clause whole is not outweighed by the messages
+// holding a few words of the other ("He's four, raced in Florida").
+TEST(Ranking, AMessageAnsweringOneClauseOfAQuestionCountsAsCoveringIt) {
+  const std::string question = "How old was Biscuit when Iris got him, and where did he race?";
+  const auto terms = QueryTerms(question);
+  for (const auto& t : terms) EXPECT_EQ(t.clause, t.term == text::Stem("race") ? 1 : 0) << t.term;
+  for (const auto& t : QueryTerms("Did Ana and Ben go hiking, and when?"))
+    EXPECT_EQ(t.clause, 0) << t.term;
+  for (const auto& t : QueryTerms("Where did Ana and Ben meet?")) EXPECT_EQ(t.clause, 0) << t.term;
+  ScopeIndex idx = Snapshot({
+      Entry(1, "Biscuit and Iris went to the park.", "Ha.", 0),
+      Entry(2, "Work is busy.", "Same here.", 2 * kDay),
+      Entry(3, "Biscuit sleeps all day.", "Lucky him.", 4 * kDay),
+      Entry(4, "He's four, raced in Florida for two years.", "What a career.", 6 * kDay),
+      Entry(5, "Work is busy.", "Same here.", 8 * kDay),
+  });
+  StmMessages stm;
+  // The score of the answer to "where did he race?" against that of the
+  // message naming Biscuit and Iris (two words of the first clause).
+  auto race_against_names = [&](const RankParams& p) {
+    RankQuery q;
+    q.terms = QueryTerms(question);
+    double race = 0, names = 0;
+    for (const auto& m : RankMessages(idx, stm, q, p, 10)) {
+      if (m.side == 0 && m.entry->turn_id == 4) race = m.score;
+      if (m.side == 0 && m.entry->turn_id == 1) names = m.score;
+    }
+    EXPECT_GT(race, 0);
+    EXPECT_GT(names, 0);
+    return names > 0 ? race / names : 0.0;
+  };
+  RankParams whole = DefaultRankParams();
+  whole.coverage_clause = 0;
+  // (Its share: "race" alone of the whole question, or all of its clause,
+  // which counts half: 1 + coverage x 0.5.)
+  EXPECT_GT(race_against_names(DefaultRankParams()), 1.3 * race_against_names(whole));
+}
+
 TEST(Ranking, QuestionsNamingOneSpeakerFavourTheirMessages) {
   ScopeIndex idx = Snapshot({Entry(1, "Ben, how was the hiking trip to the lake?", "", 0),
                              Entry(2, "Ben, hiking again?", "Hours of hiking, my legs hurt so much", 5 * kDay),
@@ -1140,7 +1179,9 @@ TEST(Ranking, AQuestionNamingNoSpeakerHasItsOwnGateOnlyInASmallScope) {
     };
     const auto ranked = RankMessages(idx, stm, q, DefaultRankParams(), 10);
     EXPECT_FALSE(ranked.empty());
-    if (!ranked.empty()) EXPECT_EQ(ranked.front().entry->turn_id, 1);
+    if (!ranked.empty()) {
+      EXPECT_EQ(ranked.front().entry->turn_id, 1);
+    }
     return was_made;
   };
   EXPECT_TRUE(made(scope(1000)));   // 2,000 messages: its own gate, open
