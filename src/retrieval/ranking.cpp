@@ -382,10 +382,10 @@ double ApplyCoverage(const Corpus& c, double weight, double clause_weight, bool 
   std::uint32_t covered = 0;  // the own words (bits) an expansion stands for
   for (const QueryTerm& t : c.terms) covered |= t.covers;
   std::vector<std::uint32_t> docs;  // of an own word with expansions standing for it
-  // A question of several clauses: a message's share is also that of each
-  // clause's own words alone, and the best of them counts (a message that
-  // answers one clause holds all of it and little of the others): the own
-  // words (bits, the first 32) each message holds.
+  // A question of several clauses: a message's share is at least
+  // clause_weight x the share of one clause's own words it holds (a message
+  // that answers one clause holds all of it and little of the others): the
+  // own words (bits, the first 32) each message holds.
   int clauses = 1;
   for (std::size_t qi = 0; qi < own.size() && qi < 32 && clause_weight > 0; ++qi)
     clauses = std::max(clauses, own[qi].clause + 1);
@@ -612,13 +612,17 @@ std::vector<bool> NamedSpeakerMessages(const Corpus& c) {
 
 // The query terms each ranked message holds (text or speaker name) and the
 // idf share of the question's own words among them, an own word held by an
-// expansion that stands for it too (explanations only; ApplyCoverage's).
-void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
+// expansion that stands for it too, and in a question of several clauses at
+// least clause_weight x one clause's (explanations only; ApplyCoverage's).
+void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out, double clause_weight) {
   const std::vector<QueryTerm>& terms = c.terms;
   const CollectionStats stats = Stats(terms, {&c.idx.messages, &c.stm.index}, {&c.ids[0], &c.ids[1]});
   double own_total = 0;
+  double clause_total[kMaxClauses] = {};
   for (std::size_t qi = 0; qi < terms.size(); ++qi) {
-    if (terms[qi].Own()) own_total += stats.idf[qi];
+    if (!terms[qi].Own()) continue;
+    own_total += stats.idf[qi];
+    clause_total[std::min<std::size_t>(terms[qi].clause, kMaxClauses - 1)] += stats.idf[qi];
   }
   for (auto& m : out) {
     std::set<std::string> held;  // as the index has them (scope_index's TermMaker)
@@ -630,6 +634,7 @@ void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
       });
     }
     double own = 0;
+    double in[kMaxClauses] = {};
     std::uint32_t covered =
         0;  // own words (bits of their indexes) held by an expansion standing for them
     for (std::size_t qi = 0; qi < terms.size(); ++qi) {
@@ -639,10 +644,16 @@ void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out) {
       const bool is_held = held.count(terms[qi].term) > 0;
       if (is_held)
         m.why.matched_terms.push_back({terms[qi].term, terms[qi].weight, terms[qi].expansion});
-      if (terms[qi].Own() && (is_held || (qi < 32 && ((covered >> qi) & 1) != 0)))
+      if (terms[qi].Own() && (is_held || (qi < 32 && ((covered >> qi) & 1) != 0))) {
         own += stats.idf[qi];
+        in[std::min<std::size_t>(terms[qi].clause, kMaxClauses - 1)] += stats.idf[qi];
+      }
     }
     m.why.coverage = own_total > 0 ? own / own_total : 0.0;
+    for (std::size_t k = 0; k < kMaxClauses && clause_weight > 0; ++k) {
+      if (clause_total[k] > 0 && clause_total[k] < own_total)
+        m.why.coverage = std::max(m.why.coverage, clause_weight * in[k] / clause_total[k]);
+    }
   }
 }
 
@@ -844,7 +855,7 @@ std::vector<RankedMessage> RankMessages(const ScopeIndex& idx, const StmMessages
       why.cues = cues.Of(c, d);
     }
   }
-  if (q.explain) ExplainTerms(c, out);
+  if (q.explain) ExplainTerms(c, out, p.coverage_clause);
   return out;
 }
 

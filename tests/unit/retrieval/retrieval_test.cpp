@@ -769,12 +769,17 @@ TEST(Ranking, AMessageAnsweringOneClauseOfAQuestionCountsAsCoveringIt) {
   StmMessages stm;
   // The score of the answer to "where did he race?" against that of the
   // message naming Biscuit and Iris (two words of the first clause).
+  double race_coverage = 0;  // as the explanation says it
   auto race_against_names = [&](const RankParams& p) {
     RankQuery q;
     q.terms = QueryTerms(question);
+    q.explain = true;
     double race = 0, names = 0;
     for (const auto& m : RankMessages(idx, stm, q, p, 10)) {
-      if (m.side == 0 && m.entry->turn_id == 4) race = m.score;
+      if (m.side == 0 && m.entry->turn_id == 4) {
+        race = m.score;
+        race_coverage = m.why.coverage;
+      }
       if (m.side == 0 && m.entry->turn_id == 1) names = m.score;
     }
     EXPECT_GT(race, 0);
@@ -785,7 +790,10 @@ TEST(Ranking, AMessageAnsweringOneClauseOfAQuestionCountsAsCoveringIt) {
   whole.coverage_clause = 0;
   // (Its share: "race" alone of the whole question, or all of its clause,
   // which counts half: 1 + coverage x 0.5.)
-  EXPECT_GT(race_against_names(DefaultRankParams()), 1.3 * race_against_names(whole));
+  const double with_clause = race_against_names(DefaultRankParams());
+  EXPECT_DOUBLE_EQ(race_coverage, DefaultRankParams().coverage_clause);
+  EXPECT_GT(with_clause, 1.3 * race_against_names(whole));
+  EXPECT_LT(race_coverage, 0.5);
 }
 
 TEST(Ranking, QuestionsNamingOneSpeakerFavourTheirMessages) {
