@@ -27,7 +27,9 @@ std::string DependsOn(const std::vector<RetrievedItem>& items) {
 // and recent conversation are dated, as a retrieved context is.
 void AddDated(std::vector<std::string>& lines, std::string& day, const RetrievedItem& i) {
   if (i.event_time > 0) {
-    std::string its = "[" + FormatHumanDate(i.event_time) + "]";
+    std::string its = "[";  // (appended: GCC 12 warns of a restrict overlap in "[" + s + "]")
+    its += FormatHumanDate(i.event_time);
+    its += ']';
     if (its != day) {
       lines.push_back(its);
       day = std::move(its);
