@@ -89,23 +89,34 @@ std::vector<Candidate> Compute(const wordnet::WordNet& wn, const std::string& wo
   return out;
 }
 
-// Index-term expansions of one word (or "a_b" pair), cached per process for
-// the default WordNet and parameters: they do not depend on the scope.
-Candidates WordExpansions(const wordnet::WordNet& wn, const std::string& word, const ExpansionParams& p) {
-  const bool cacheable = &wn == wordnet::WordNet::Default() && p == DefaultExpansionParams();
-  if (!cacheable) return std::make_shared<const std::vector<Candidate>>(Compute(wn, word, p));
+// A process-wide cache of values made from a word (bounded: cleared at
+// 20,000 words), each kind of value its own (`Tag`); `make` runs outside the
+// lock, so two threads may make the same value once each.
+template <typename Tag, typename T, typename Make>
+std::shared_ptr<const T> CachedPerWord(const std::string& word, Make make) {
   static std::mutex mu;
-  static std::unordered_map<std::string, Candidates> cache;
+  static std::unordered_map<std::string, std::shared_ptr<const T>> cache;
   {
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(word);
     if (it != cache.end()) return it->second;
   }
-  auto shared = std::make_shared<const std::vector<Candidate>>(Compute(wn, word, p));
+  auto made = std::make_shared<const T>(make());
   std::lock_guard<std::mutex> lock(mu);
   if (cache.size() >= 20000) cache.clear();  // bounded
-  cache.emplace(word, shared);
-  return shared;
+  cache.emplace(word, made);
+  return made;
+}
+
+// Index-term expansions of one word (or "a_b" pair), cached per process for
+// the default WordNet and parameters: they do not depend on the scope.
+Candidates WordExpansions(const wordnet::WordNet& wn, const std::string& word,
+                          const ExpansionParams& p) {
+  auto make = [&] { return Compute(wn, word, p); };
+  if (&wn != wordnet::WordNet::Default() || !(p == DefaultExpansionParams()))
+    return std::make_shared<const std::vector<Candidate>>(make());
+  struct Tag;
+  return CachedPerWord<Tag, std::vector<Candidate>>(word, make);
 }
 
 // Of a word and its base forms ("popped": "pop"), those that begin a
@@ -121,21 +132,12 @@ std::shared_ptr<const std::vector<std::string>> FirstWords(const wordnet::WordNe
     };
     add(word);
     for (std::string& b : wn.BaseForms(word)) add(std::move(b));
-    return std::make_shared<const std::vector<std::string>>(std::move(out));
+    return out;
   };
-  if (&wn != wordnet::WordNet::Default()) return make();
-  static std::mutex mu;
-  static std::unordered_map<std::string, std::shared_ptr<const std::vector<std::string>>> cache;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(word);
-    if (it != cache.end()) return it->second;
-  }
-  auto made = make();
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= 20000) cache.clear();  // bounded
-  cache.emplace(word, made);
-  return made;
+  if (&wn != wordnet::WordNet::Default())
+    return std::make_shared<const std::vector<std::string>>(make());
+  struct Tag;
+  return CachedPerWord<Tag, std::vector<std::string>>(word, make);
 }
 
 // Adverb particles that end a verb idiom ("pass away", "grow up", "live

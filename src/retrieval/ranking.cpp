@@ -121,6 +121,10 @@ constexpr std::size_t kMinMisspelt = 6;
 constexpr double kMisspeltWeight = 0.5;
 // The clauses of a question QueryTerms tells apart at most (QueryTerm::clause).
 constexpr std::uint8_t kMaxClauses = 4;
+// A term's clause, within them whoever made the term.
+std::size_t ClauseOf(const QueryTerm& t) {
+  return std::min<std::size_t>(t.clause, kMaxClauses - 1);
+}
 
 // The term `held` holds that is one edit from `term` (a letter deleted,
 // swapped with the next, changed or inserted), the one most messages hold
@@ -386,9 +390,12 @@ double ApplyCoverage(const Corpus& c, double weight, double clause_weight, bool 
   // clause_weight x the share of one clause's own words it holds (a message
   // that answers one clause holds all of it and little of the others): the
   // own words (bits, the first 32) each message holds.
-  int clauses = 1;
-  for (std::size_t qi = 0; qi < own.size() && qi < 32 && clause_weight > 0; ++qi)
-    clauses = std::max(clauses, own[qi].clause + 1);
+  std::size_t clauses = 1;
+  double clause_total[kMaxClauses] = {};
+  for (std::size_t qi = 0; qi < own.size() && qi < 32 && clause_weight > 0; ++qi) {
+    clauses = std::max(clauses, ClauseOf(own[qi]) + 1);
+    clause_total[ClauseOf(own[qi])] += stats.idf[qi];
+  }
   std::vector<std::uint32_t> holds(clauses > 1 ? c.n : 0, 0);
   auto hold = [&](std::size_t qi, std::size_t d) {
     held[d] += stats.idf[qi];
@@ -420,18 +427,15 @@ double ApplyCoverage(const Corpus& c, double weight, double clause_weight, bool 
     docs.erase(std::unique(docs.begin(), docs.end()), docs.end());
     for (const std::uint32_t d : docs) hold(qi, d);
   }
-  std::vector<double> clause_total(static_cast<std::size_t>(clauses), 0.0);
-  for (std::size_t qi = 0; qi < own.size() && clauses > 1 && qi < 32; ++qi)
-    clause_total[own[qi].clause] += stats.idf[qi];
   for (const std::uint32_t d : s.touched) {  // held is zero elsewhere
     if (held[d] <= 0) continue;
     double share = held[d] / total;
     if (clauses > 1) {
       double in[kMaxClauses] = {};
       for (std::size_t qi = 0; qi < own.size() && qi < 32; ++qi) {
-        if ((holds[d] >> qi & 1) != 0) in[own[qi].clause] += stats.idf[qi];
+        if ((holds[d] >> qi & 1) != 0) in[ClauseOf(own[qi])] += stats.idf[qi];
       }
-      for (std::size_t k = 0; k < clause_total.size(); ++k) {
+      for (std::size_t k = 0; k < clauses; ++k) {
         if (clause_total[k] > 0) share = std::max(share, clause_weight * in[k] / clause_total[k]);
       }
     }
@@ -622,7 +626,7 @@ void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out, double claus
   for (std::size_t qi = 0; qi < terms.size(); ++qi) {
     if (!terms[qi].Own()) continue;
     own_total += stats.idf[qi];
-    clause_total[std::min<std::size_t>(terms[qi].clause, kMaxClauses - 1)] += stats.idf[qi];
+    clause_total[ClauseOf(terms[qi])] += stats.idf[qi];
   }
   for (auto& m : out) {
     std::set<std::string> held;  // as the index has them (scope_index's TermMaker)
@@ -646,7 +650,7 @@ void ExplainTerms(const Corpus& c, std::vector<RankedMessage>& out, double claus
         m.why.matched_terms.push_back({terms[qi].term, terms[qi].weight, terms[qi].expansion});
       if (terms[qi].Own() && (is_held || (qi < 32 && ((covered >> qi) & 1) != 0))) {
         own += stats.idf[qi];
-        in[std::min<std::size_t>(terms[qi].clause, kMaxClauses - 1)] += stats.idf[qi];
+        in[ClauseOf(terms[qi])] += stats.idf[qi];
       }
     }
     m.why.coverage = own_total > 0 ? own / own_total : 0.0;
