@@ -228,7 +228,11 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
     }
     if (text::IsStopword(tokens[i])) continue;
     words.push_back({tokens[i], word_term(tokens[i]), false});
-    if (i + 1 < tokens.size() && !text::IsStopword(tokens[i + 1])) {
+    // (A pair WordNet names as one thing begins with the word or a base form
+    // of it, as some collocation of WordNet's does: most pairs begin none,
+    // and their look-up is left out.)
+    if (i + 1 < tokens.size() && !text::IsStopword(tokens[i + 1]) &&
+        !FirstWords(*wn, tokens[i])->empty()) {
       words.push_back(
           {tokens[i] + "_" + tokens[i + 1], word_term(tokens[i]) | word_term(tokens[i + 1]), true});
     }
