@@ -263,6 +263,27 @@ bool IsAbbreviation(std::string_view word) {
   return kAbbrev.count(lower) > 0;
 }
 
+// Whether a word ending in a "." that a lower-case word follows is an
+// abbreviation, not a sentence's last word: one written with dots inside
+// ("e.g.", "a.m.", "Ph.D."), an initial other than the pronoun "i" ("j. k.
+// rowling"), or a short form that is no everyday word ("etc.", "approx.",
+// "Aug."). A text written in lower case starts its sentences with lower-case
+// words ("i start at 5am. my boss is great."): those end where the dot is.
+bool AbbreviationBeforeLower(std::string_view word) {
+  static const std::unordered_set<std::string_view> kShort = {
+      "etc",  "vs",   "cf",   "approx", "ca",  "incl", "esp", "vol",  "pp",    "fig", "figs",
+      "eq",   "dept", "govt", "misc",   "jan", "feb",  "apr", "jun",  "jul",   "aug", "sep",
+      "sept", "oct",  "nov",  "dec",    "tue", "tues", "thu", "thur", "thurs", "fri", "viz"};
+  while (!word.empty() && (word.front() == '(' || word.front() == '"' || word.front() == '\''))
+    word.remove_prefix(1);
+  if (word.empty() || word.size() > 6) return false;
+  if (word.find('.') != std::string_view::npos) return true;
+  if (word.size() == 1) return word[0] != 'i' && word[0] != 'I';
+  std::string lower(word);
+  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
+  return kShort.count(lower) > 0;
+}
+
 bool IsSentenceCloser(char32_t c) {
   return c == '"' || c == '\'' || c == ')' || c == ']' || c == 0x201D || c == 0x2019 ||
          c == 0x300D || c == 0x300F || c == 0xFF09 ||
@@ -764,7 +785,8 @@ std::vector<std::string_view> SentenceViews(std::string_view text) {
       std::size_t n = j;  // the next non-space character
       while (n < text.size() && IsSpace(text[n]) && text[n] != '\n') ++n;
       const bool next_lower = n < text.size() && text[n] >= 'a' && text[n] <= 'z';
-      if (IsAbbreviation(text.substr(w, i - w)) || next_lower) split = false;
+      const std::string_view before = text.substr(w, i - w);
+      if (IsAbbreviation(before) || (next_lower && AbbreviationBeforeLower(before))) split = false;
     }
     if (split) emit(j, j);
     i = j;

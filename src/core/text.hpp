@@ -151,9 +151,11 @@ std::uint64_t SignedContentHash(std::string_view text);
 void AppendCacheKeys(std::string_view text, std::vector<std::int64_t>& out);
 
 // Sentences of a text (split on . ! ? … followed by a space or the end, on
-// 。！？ and on newlines; keeps abbreviations such as "Dr.", initials, decimals like
-// "3.5" and a "." followed by a lower-case word inside a sentence). Closing
-// quotes/brackets stay with their sentence. Trimmed, non-empty.
+// 。！？ and on newlines; keeps abbreviations such as "Dr.", "e.g." and
+// "etc.", initials and decimals like "3.5" inside a sentence; a sentence
+// written in lower case ends at its "." as any other: "i start at 5am. my
+// boss is great." is two). Closing quotes/brackets stay with their
+// sentence. Trimmed, non-empty.
 std::vector<std::string> SplitSentences(std::string_view text);
 // The same sentences as views into `text`.
 std::vector<std::string_view> SentenceViews(std::string_view text);

@@ -312,6 +312,17 @@ TEST(SplitSentences, KeepsAbbreviationsAndDecimals) {
               ElementsAre("Try e.g. tea.", "Or J. K. Rowling books."));
 }
 
+TEST(SplitSentences, ALowerCaseTextEndsItsSentencesAtTheirStops) {
+  EXPECT_THAT(SplitSentences("i start at 5am. my boss is called marta. we bake sourdough."),
+              ElementsAre("i start at 5am.", "my boss is called marta.", "we bake sourdough."));
+  EXPECT_THAT(SplitSentences("so did i. then we left"), ElementsAre("so did i.", "then we left"));
+  // Abbreviations and initials before a lower-case word stay inside it.
+  EXPECT_THAT(SplitSentences("fruit, nuts etc. and water. see e.g. the map or j. k. rowling."),
+              ElementsAre("fruit, nuts etc. and water.", "see e.g. the map or j. k. rowling."));
+  EXPECT_THAT(SplitSentences("back in Aug. last year. ok"),
+              ElementsAre("back in Aug. last year.", "ok"));
+}
+
 TEST(SplitSentences, KeepsClosingQuotesAndEllipses) {
   EXPECT_THAT(SplitSentences("He said \"wow!\" Then left... Really?!"),
               ElementsAre("He said \"wow!\"", "Then left...", "Really?!"));

@@ -372,6 +372,20 @@ TEST(Context, ChainSummariesSayOnlyWhatTheContextDoesNot) {
   EXPECT_EQ(r.context_tokens, text::EstimateTokens(r.context));
 }
 
+TEST(Context, ALowerCaseWritersSummarySaysOnlyWhatTheContextDoesNot) {
+  // Sentences written in lower case end at their stops too: a summary's
+  // sentences that a chosen message holds are found and left out.
+  ContextInput in;
+  in.options.budget_tokens = 500;
+  in.ranked = {Message(2, "user", "ana: i start at 5am. my boss is called marta.", kDay, "D2:1")};
+  in.chain = {"ana: i got a job at the bakery. i start at 5am. my boss is called marta."};
+  RetrievalResult r = AssembleContext(in);
+  EXPECT_EQ(r.context,
+            "## Relevant past conversation\n[2 January 1970]\nana: i start at 5am. my boss is "
+            "called marta.\n"
+            "  (context: ana: i got a job at the bakery.)\n");
+}
+
 TEST(Context, SummariesSplitBeforeGiveTheSameContext) {
   // Sentences a snapshot split before (and keeps with the page) change
   // nothing in the context; summaries here repeat messages and each other,
