@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/text.hpp"
+
 namespace engram::eval {
 
 std::vector<std::string> SplitDiaIds(std::string_view text) {
@@ -81,6 +83,22 @@ std::size_t RepeatedLines(const std::string& context) {
     // A line of a multi-line message may be a bare "Name:" or a short word.
     if (std::count(line.begin(), line.end(), ' ') < 2) continue;
     if (!seen.insert(line).second) ++repeated;
+    // A summary's sentence that the context says elsewhere ("  (context:
+    // Ana: I ride to work. Ana: ...)" beside the message "Ana: I ride to work."):
+    // each is said twice.
+    constexpr std::string_view kSummary = "(context: ";
+    if (!line.starts_with(kSummary) || !line.ends_with(")")) continue;
+    const std::string_view inner = line.substr(kSummary.size(), line.size() - kSummary.size() - 1);
+    for (std::string_view sentence : text::SentenceViews(inner)) {
+      const std::size_t colon = sentence.find(": ");  // its speaker
+      if (colon != std::string_view::npos &&
+          sentence.substr(0, colon).find(' ') == std::string_view::npos)
+        sentence.remove_prefix(colon + 2);
+      if (std::count(sentence.begin(), sentence.end(), ' ') < 2) continue;
+      const std::size_t first = context.find(sentence);
+      if (first != std::string::npos && context.find(sentence, first + 1) != std::string::npos)
+        ++repeated;
+    }
   }
   return repeated;
 }

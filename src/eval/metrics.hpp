@@ -51,8 +51,9 @@ std::vector<std::string> FirstSlots(const std::vector<RetrievedItem>& ranked, in
 std::unordered_set<std::string> ContextDiaIds(const std::vector<RetrievedItem>& items, const std::string& context);
 
 // Lines of a context (of three words or more; headings and date lines aside)
-// that an earlier line already holds word for word: the context should say
-// nothing twice.
+// that an earlier line already holds word for word, and the sentences of its
+// summary lines ("(context: ...)", of three words or more) that the context
+// says elsewhere too: the context should say nothing twice.
 std::size_t RepeatedLines(const std::string& context);
 
 // |evidence ∩ found| / |evidence|. REQUIRES: evidence non-empty, deduplicated.

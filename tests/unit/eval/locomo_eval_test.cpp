@@ -104,6 +104,12 @@ TEST(EvalMetrics, RepeatedLinesAreCounted) {
   EXPECT_EQ(RepeatedLines("## A\n[1 May 2023]\nAna: I planted tomatoes.\n[1 May 2023]\n## A\n"), 0u);
   EXPECT_EQ(RepeatedLines("Ana: I planted tomatoes.\nBen: ok\nAna: I planted tomatoes.\nBen: ok\n"), 1u);
   EXPECT_EQ(RepeatedLines("Ana:\nAna:\n"), 0u);  // bare lines of multi-line messages
+  // A summary's sentence that a message of the context says.
+  EXPECT_EQ(RepeatedLines("ana: i start at 5am. my boss is marta.\n"
+                          "  (context: ana: i got a job. i start at 5am. my boss is marta.)\n"),
+            2u);
+  EXPECT_EQ(RepeatedLines("Ana: I start at 5am.\n  (context: Ana: I got a job at the bakery.)\n"),
+            0u);
 }
 
 TEST(EvalMetrics, GroupMeansAndNullsWhenEmpty) {
