@@ -176,6 +176,21 @@ void TokenizeWith(std::string_view text, std::string& cur, std::string& pending,
   std::size_t i = 0;
   while (i < text.size()) {
     const auto b = static_cast<unsigned char>(text[i]);
+    if (run == 0 && pending.empty() && b < 0x80 && kAscii.c[b] > kJoin) {
+      // A run of ASCII letters and digits outside a run of unspaced letters
+      // and after no joiner (most of a text): each byte is its lower-case
+      // form appended, as below, all at once.
+      std::size_t j = i + 1;
+      while (j < text.size() && static_cast<unsigned char>(text[j]) < 0x80 &&
+             kAscii.c[static_cast<unsigned char>(text[j])] > kJoin)
+        ++j;
+      const std::size_t at = cur.size();
+      cur.resize(at + (j - i));
+      for (std::size_t k = i; k < j; ++k)
+        cur[at + (k - i)] = static_cast<char>(kAscii.c[static_cast<unsigned char>(text[k])]);
+      i = j;
+      continue;
+    }
     char32_t cp = 0;
     char joiner = 0;
     bool word = false;
