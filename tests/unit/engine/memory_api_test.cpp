@@ -453,6 +453,26 @@ TEST_F(MemoryApiTest, BuiltinInferenceIsDegradedAndVerbatimKeepsRoles) {
   EXPECT_NE(thanks->note.find("nothing stored"), std::string::npos) << thanks->note;
 }
 
+// What a user types in lower case is several statements as written with
+// capitals: each its own memory ("i live in porto. i'm allergic to
+// peanuts." is two, not one that says both).
+TEST_F(MemoryApiTest, BuiltinInferenceReadsALowerCaseWritersStatementsOneByOne) {
+  auto e = Open();
+  auto added = e->AddMemoryText(
+      User("ines"), "i live in porto. my sister anna is a nurse. i'm allergic to peanuts.", {});
+  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  ASSERT_EQ(added->results.size(), 3u) << added->note;
+  EXPECT_EQ(added->results[0].memory, "User lives in porto.");
+  EXPECT_EQ(added->results[1].memory, "User's sister anna is a nurse.");
+  EXPECT_EQ(added->results[2].memory, "User is allergic to peanuts.");
+  // An abbreviation before a lower-case word ends no statement.
+  auto one = e->AddMemoryText(User("ines2"), "i collect stamps, coins etc. from old trips.", {});
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  ASSERT_EQ(one->results.size(), 1u) << one->note;
+  EXPECT_NE(one->results[0].memory.find("etc. from old trips"), std::string::npos)
+      << one->results[0].memory;
+}
+
 // The built-in inference writes a time said relative to the moment of saying
 // as its date, against the memory's event time (now when none is given): a
 // memory read a month later is still true of its day.
