@@ -231,8 +231,10 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
                    "Time each question's retrieval N times in a row and also report the fastest "
                    "(latency_ms.warm: a build's cost without a shared host's noise; default 1)")
       ->check(CLI::Range(1, 1000));
-  locomo->add_option("--questions-out", questions_out,
-                     "Write one JSON line per scored question (evidence, ranked refs, recall) to this file");
+  locomo->add_option(
+      "--questions-out", questions_out,
+      "Write one JSON line per scored question (evidence, ranked refs, recall, and per "
+      "budget the recall and the evidence its context misses) to this file");
   locomo->add_flag("--answer", answer,
                    "Also answer each question (categories 1-4) with the configured model and score F1, "
                    "BLEU-1 and an LLM judge");
@@ -273,11 +275,18 @@ void RegisterEvalCommands(CLI::App& app, Cli& cli, int& code) {
         return;
       }
       opt.on_question = [&qout](const std::string& conv, const LocomoQuestion& q,
-                                const std::vector<std::string>& evidence, const eval::QuestionScore& sc,
+                                const std::vector<std::string>& evidence,
+                                const eval::QuestionScore& sc,
                                 const std::vector<std::string>& refs) {
-        nlohmann::json line = {{"conversation", conv}, {"category", q.category}, {"question", q.question},
-                               {"answer", q.answer}, {"evidence", evidence}, {"recall@10", sc.recall[1]},
-                               {"budget_recall", sc.budget_recall}, {"ranked", refs}};
+        nlohmann::json line = {{"conversation", conv},
+                               {"category", q.category},
+                               {"question", q.question},
+                               {"answer", q.answer},
+                               {"evidence", evidence},
+                               {"recall@10", sc.recall[1]},
+                               {"budget_recall", sc.budget_recall},
+                               {"context_missing", sc.context_missing},
+                               {"ranked", refs}};
         qout << line.dump() << "\n";
       };
     }

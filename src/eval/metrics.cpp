@@ -137,7 +137,12 @@ QuestionScore ScoreQuestion(const std::vector<std::string>& evidence,
   auto top = FirstSlots(ranked, kAllK);
   s.all_at_k = Recall(evidence, {top.begin(), top.end()}) == 1.0;
   for (const RetrievalResult* r : by_budget) {
-    s.budget_recall.push_back(Recall(evidence, ContextDiaIds(r->items, r->context)));
+    const std::unordered_set<std::string> in_context = ContextDiaIds(r->items, r->context);
+    s.budget_recall.push_back(Recall(evidence, in_context));
+    std::vector<std::string>& missing = s.context_missing.emplace_back();
+    for (const auto& id : evidence) {
+      if (!in_context.contains(id)) missing.push_back(id);
+    }
     s.repeated_lines.push_back(RepeatedLines(r->context));
     s.context_tokens.push_back(r->context_tokens);
   }

@@ -73,6 +73,9 @@ struct QuestionScore {
   std::vector<double> budget_recall;               // one per budget, in budget order
   std::vector<int> context_tokens;                 // one per budget
   std::vector<std::size_t> repeated_lines;         // one per budget (RepeatedLines)
+  // One per budget: the evidence ids whose text that budget's context does
+  // not hold, in evidence order (what a failure analysis reads).
+  std::vector<std::vector<std::string>> context_missing;
 };
 
 // Scores one question. `evidence`: normalised (non-empty); `ranked`: the

@@ -1,10 +1,11 @@
 // `engram eval`: runs the real binary on one LoCoMo conversation and checks
 // the shape of the JSON report (a test of the harness, not of the numbers),
 // and the exit codes of the usage errors.
-#include <sys/wait.h>
-
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -101,6 +102,48 @@ TEST(EvalCli, HeldOutDialoguesKeepTheirRecall) {
   EXPECT_GE(at("4", "recall@10"), 0.72);  // single-hop
   EXPECT_GE(at("5", "recall@20"), 0.80);  // adversarial: what the wrong name asks is still found
   EXPECT_EQ(j["overall"]["repeated_context_lines"].get<double>(), 0.0);
+}
+
+// --questions-out: a line per scored question, saying per budget which
+// evidence its context misses, as its budget recall counts them.
+TEST(EvalCli, QuestionsOutSaysWhatEachContextMisses) {
+  const std::string file = ENGRAM_SOURCE_DIR "/bench/data/dialogue-heldout-1.json";
+  const std::string out = (std::filesystem::temp_directory_path() /
+                           ("engram-questions-" + std::to_string(getpid()) + ".jsonl"))
+                              .string();
+  Outcome r =
+      Engram("eval locomo '" + file + "' --held-out-from 0 --json --questions-out '" + out + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  std::FILE* f = std::fopen(out.c_str(), "r");
+  ASSERT_NE(f, nullptr) << out;
+  std::string text;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) text.append(buf, n);
+  std::fclose(f);
+  std::filesystem::remove(out);
+  int lines = 0, missing = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t nl = text.find('\n', at);
+    const auto q = nlohmann::json::parse(text.substr(at, nl - at), nullptr, false);
+    at = nl == std::string::npos ? text.size() : nl + 1;
+    ASSERT_FALSE(q.is_discarded());
+    ++lines;
+    const auto& evidence = q["evidence"];
+    ASSERT_EQ(q["context_missing"].size(), 3u) << q.dump();  // one per budget
+    ASSERT_EQ(q["budget_recall"].size(), 3u) << q.dump();
+    for (std::size_t b = 0; b < 3; ++b) {
+      const auto& miss = q["context_missing"][b];
+      for (const auto& id : miss)
+        EXPECT_NE(std::find(evidence.begin(), evidence.end(), id), evidence.end());
+      EXPECT_NEAR(q["budget_recall"][b].get<double>(),
+                  1.0 - static_cast<double>(miss.size()) / static_cast<double>(evidence.size()),
+                  1e-9)
+          << q.dump();
+      missing += static_cast<int>(miss.size());
+    }
+  }
+  EXPECT_GT(lines, 68);   // categories 1-5 with evidence
+  EXPECT_GT(missing, 0);  // at 500 tokens some evidence is left out
 }
 
 TEST(EvalCli, UsageErrorsAndMissingFile) {

@@ -97,6 +97,7 @@ TEST(EvalMetrics, BudgetRecallCountsOnlyTextTheContextHolds) {
   QuestionScore s = ScoreQuestion({"D1:1", "D1:2"}, {}, {&r});
   ASSERT_EQ(s.budget_recall.size(), 1u);
   EXPECT_DOUBLE_EQ(s.budget_recall[0], 0.5);
+  EXPECT_EQ(s.context_missing, (std::vector<std::vector<std::string>>{{"D1:2"}}));
   EXPECT_EQ(s.repeated_lines, (std::vector<std::size_t>{0}));
 }
 
