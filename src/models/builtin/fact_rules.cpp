@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -249,6 +250,8 @@ bool DurableAfterSubject(const Ctx& c, std::size_t k) {
 
 bool IsPossessiveTopic(std::string_view w) {
   if (w.size() > 2 && w.substr(w.size() - 2) == "'s") w.remove_suffix(2);  // "my dog's name"
+  // A short form of chat stands for its word: "my bday is ...", "my fam ...".
+  if (const std::string_view full = text::FullForm(w); !full.empty()) w = full;
   static const std::unordered_set<std::string_view> kTopics = {
       "name", "job", "work", "favorite", "favourite", "hobby", "hobbies", "passion", "home",
       "house", "apartment", "car", "birthday", "goal", "dream", "company", "team", "boss",
@@ -700,9 +703,64 @@ std::string Rewrite(const Ctx& c, std::size_t start, std::size_t end, const std:
 
 }  // namespace
 
-std::string ExtractFact(std::string_view sentence, Role role, const std::string& speaker,
+namespace {
+
+// A sentence with the apostrophes of its contractions written in where chat
+// leaves them out ("im vegetarian", "i dont eat meat", "ive got two cats"):
+// only forms that are no word of their own ("id", "ill", "its", "wont",
+// "lets", "hell", "were" and "shell" are words, and stay), in any case
+// ("Im", "IM": the pronoun is capitalised). The rules read the result.
+std::string WithApostrophes(std::string_view sentence) {
+  static const std::unordered_map<std::string_view, std::string_view> kForms = {
+      {"im", "I'm"},           {"ive", "I've"},
+      {"dont", "don't"},       {"cant", "can't"},
+      {"didnt", "didn't"},     {"doesnt", "doesn't"},
+      {"isnt", "isn't"},       {"wasnt", "wasn't"},
+      {"arent", "aren't"},     {"werent", "weren't"},
+      {"havent", "haven't"},   {"hasnt", "hasn't"},
+      {"hadnt", "hadn't"},     {"couldnt", "couldn't"},
+      {"wouldnt", "wouldn't"}, {"shouldnt", "shouldn't"},
+      {"thats", "that's"},     {"whats", "what's"},
+      {"youre", "you're"},     {"theyre", "they're"},
+      {"weve", "we've"},       {"theyve", "they've"},
+      {"youve", "you've"},     {"shes", "she's"},
+      {"itll", "it'll"}};
+  std::string out;
+  out.reserve(sentence.size() + 8);
+  std::size_t i = 0;
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  while (i < sentence.size()) {
+    if (!letter(sentence[i])) {
+      out += sentence[i++];
+      continue;
+    }
+    std::size_t j = i;
+    while (j < sentence.size() && letter(sentence[j])) ++j;
+    const std::string_view word = sentence.substr(i, j - i);
+    // (A word joined to the next by an apostrophe or a hyphen is another word.)
+    const bool joined = j < sentence.size() && (sentence[j] == '\'' || sentence[j] == '-');
+    std::string lower(word);
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const auto it = joined || word.size() > 8 ? kForms.end() : kForms.find(lower);
+    if (it == kForms.end()) {
+      out += word;
+    } else {
+      std::string form(it->second);
+      if (form[0] != 'I' && word[0] >= 'A' && word[0] <= 'Z')
+        form[0] = static_cast<char>(form[0] - 32);
+      out += form;
+    }
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ExtractFact(std::string_view written, Role role, const std::string& speaker,
                         const std::string& listener) {
-  sentence = WithoutQuestionTag(sentence);
+  const std::string casual = WithApostrophes(written);
+  std::string_view sentence = WithoutQuestionTag(casual);
   if (speaker.empty() || IsQuestion(sentence)) return {};
   const std::vector<Word> words = SplitWords(sentence);
   std::size_t start = SkipLeadingFillers(sentence, words, FirstNameLower(listener));
@@ -740,7 +798,8 @@ std::string ExtractFact(std::string_view sentence, Role role, const std::string&
   start = OwnClause(c, start);
   // A fact opens with what it says, not with the link to what was said
   // before it: "So I went to the tattoo parlor" -> "Audrey went to ...".
-  if (OneOf(c.at(start), {"and", "but", "so", "well"}) && !BoundaryAfter(sentence, words, start) &&
+  if (OneOf(c.at(start), {"and", "but", "so", "well", "also", "plus", "btw"}) &&
+      !BoundaryAfter(sentence, words, start) &&
       (IsFirstPersonSubject(c.at(start + 1)) || OneOf(c.at(start + 1), {"my", "our"}))) {
     ++start;
   }

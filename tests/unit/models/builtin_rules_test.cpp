@@ -259,6 +259,27 @@ TEST(FactRules, ALinkToWhatWasSaidBeforeIsDropped) {
   EXPECT_EQ(UserFact("Did I tell you I moved to Denver, right?"), "");  // a question before its tag
 }
 
+// Chat leaves the apostrophes out of its contractions and shortens words:
+// "im", "dont", "ive" are read as "I'm", "don't", "I've" (not "its", "id",
+// "ill" or "wont", which are words of their own), and a short form names a
+// topic as its word does ("my bday is ..."); "also", "plus" and "btw" link to
+// what was said before as "and" does.
+TEST(FactRules, ChatWithoutApostrophesAndWithShortFormsIsRead) {
+  EXPECT_EQ(UserFact("im vegetarian and i hate cilantro"),
+            "Caroline is vegetarian and Caroline hates cilantro.");
+  EXPECT_EQ(UserFact("i dont eat pork"), "Caroline doesn't eat pork.");
+  EXPECT_EQ(UserFact("ive got two cats, luna and milo"),
+            "Caroline has got two cats, luna and milo.");
+  EXPECT_EQ(UserFact("Im a nurse at the hospital"), "Caroline is a nurse at the hospital.");
+  EXPECT_EQ(UserFact("also im allergic to cats"), "Caroline is allergic to cats.");
+  EXPECT_EQ(UserFact("btw I moved to Denver last spring"), "Caroline moved to Denver last spring.");
+  EXPECT_EQ(UserFact("my bday is july 4th!!"), "Caroline's bday is july 4th.");
+  EXPECT_EQ(UserFact("my fam is from lisbon"), "Caroline's fam is from lisbon.");
+  // Words of their own stay as they are.
+  EXPECT_EQ(UserFact("I lost my id card at the gym"),
+            "Caroline lost Caroline's id card at the gym.");
+}
+
 // A sentence whose subject points back ("It", "That's why", "They") states its
 // fact in the speaker's own clause, when a link opens it and it names what it
 // speaks of; otherwise the sentence stays whole.
