@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/text.hpp"
@@ -382,6 +383,51 @@ bool IsAlphaWord(std::string_view w) {
 
 bool OneOf(std::string_view w, const std::vector<std::string_view>& list) {
   return std::find(list.begin(), list.end(), w) != list.end();
+}
+
+std::string WithApostrophes(std::string_view sentence) {
+  static const std::unordered_map<std::string_view, std::string_view> kForms = {
+      {"im", "I'm"},           {"ive", "I've"},
+      {"dont", "don't"},       {"cant", "can't"},
+      {"didnt", "didn't"},     {"doesnt", "doesn't"},
+      {"isnt", "isn't"},       {"wasnt", "wasn't"},
+      {"arent", "aren't"},     {"werent", "weren't"},
+      {"havent", "haven't"},   {"hasnt", "hasn't"},
+      {"hadnt", "hadn't"},     {"couldnt", "couldn't"},
+      {"wouldnt", "wouldn't"}, {"shouldnt", "shouldn't"},
+      {"thats", "that's"},     {"whats", "what's"},
+      {"youre", "you're"},     {"theyre", "they're"},
+      {"weve", "we've"},       {"theyve", "they've"},
+      {"youve", "you've"},     {"shes", "she's"},
+      {"itll", "it'll"}};
+  std::string out;
+  out.reserve(sentence.size() + 8);
+  std::size_t i = 0;
+  auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  while (i < sentence.size()) {
+    if (!letter(sentence[i])) {
+      out += sentence[i++];
+      continue;
+    }
+    std::size_t j = i;
+    while (j < sentence.size() && letter(sentence[j])) ++j;
+    const std::string_view word = sentence.substr(i, j - i);
+    // (A word joined to the next by an apostrophe or a hyphen is another word.)
+    const bool joined = j < sentence.size() && (sentence[j] == '\'' || sentence[j] == '-');
+    std::string lower(word);
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const auto it = joined || word.size() > 8 ? kForms.end() : kForms.find(lower);
+    if (it == kForms.end()) {
+      out += word;
+    } else {
+      std::string form(it->second);
+      if (form[0] != 'I' && word[0] >= 'A' && word[0] <= 'Z')
+        form[0] = static_cast<char>(form[0] - 32);
+      out += form;
+    }
+    i = j;
+  }
+  return out;
 }
 
 }  // namespace engram::builtin

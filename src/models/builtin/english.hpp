@@ -33,6 +33,13 @@ bool BoundaryAfter(std::string_view sentence, const std::vector<Word>& words, st
 std::string Slice(std::string_view sentence, const std::vector<Word>& words, std::size_t first,
                   std::size_t last);
 
+// A sentence with the apostrophes of its contractions written in where chat
+// leaves them out ("im vegetarian", "i dont eat meat", "ive got two cats"):
+// only forms that are no word of their own ("id", "ill", "its", "wont",
+// "lets", "hell", "were" and "shell" are words, and stay), in any case
+// ("Im", "IM": the pronoun is capitalised); the rest as written.
+std::string WithApostrophes(std::string_view sentence);
+
 // True when the sentence ends with '?' (ignoring closing quotes/brackets/spaces).
 bool IsQuestion(std::string_view sentence);
 

@@ -477,8 +477,10 @@ void PreferenceRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
 
 }  // namespace
 
-std::vector<SlotHit> ExtractSlotHits(std::string_view sentence, std::string_view listener) {
+std::vector<SlotHit> ExtractSlotHits(std::string_view written, std::string_view listener) {
   std::vector<SlotHit> out;
+  const std::string casual = WithApostrophes(written);  // "im a nurse" says "I'm a nurse"
+  const std::string_view sentence = casual;
   if (IsQuestion(sentence)) return out;
   const std::vector<Word> words = SplitWords(sentence);
   const Ctx c{sentence, words, FirstNameLower(listener)};

@@ -383,6 +383,8 @@ TEST(ProfileRules, NameLocationOccupation) {
   EXPECT_THAT(Slots("I got a new job as a teacher at Lincoln High.", "occupation"),
               ElementsAre("teacher at Lincoln High"));
   EXPECT_THAT(Slots("I'm a big fan of jazz.", "occupation"), IsEmpty());
+  EXPECT_THAT(Slots("im a nurse at St. Mary's Hospital", "occupation"),
+              ElementsAre("nurse at St. Mary's Hospital"));  // chat leaves the apostrophe out
   EXPECT_THAT(Slots("Where do you live?", "location"), IsEmpty());
 }
 
