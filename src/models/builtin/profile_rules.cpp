@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "core/text.hpp"
+#include "core/wordnet.hpp"
 #include "models/builtin/english.hpp"
 
 namespace engram::builtin {
@@ -228,6 +229,34 @@ bool HasCapital(const Ctx& c, std::size_t b, std::size_t e) {
   return false;
 }
 
+// WordNet's lexicographer file of places (noun.location).
+constexpr int kPlaceFile = 15;
+
+// Where the longest run of words from b (to e at most) ends that WordNet
+// names as one place by its most frequent noun sense and that no kind of
+// place is below ("porto", "new york", the "lisbon" of "lisbon now"; not
+// "city" or "town", which are kinds, nor a phrase opening with a stopword):
+// b when there is none. A writer in lower case names places so.
+std::size_t PlaceEnd(const Ctx& c, std::size_t b, std::size_t e) {
+  const wordnet::WordNet* wn = wordnet::WordNet::Default();
+  // ("the city" is London's, in WordNet: a place's name opens with no stopword.)
+  if (wn == nullptr || b >= e || text::IsStopword(c.at(b))) return b;
+  wordnet::ExpandOptions kinds;
+  kinds.hyponym_depth = 1;
+  kinds.max_senses = 1;
+  for (std::size_t k = std::min(e, b + 3); k > b; --k) {
+    std::string joined;
+    for (std::size_t i = b; i < k; ++i) joined += (i > b ? "_" : "") + c.at(i);
+    if (wn->NounClass(joined) != kPlaceFile) continue;
+    const auto related = wn->Expand(joined, kinds);
+    if (std::none_of(related.begin(), related.end(), [](const wordnet::RelatedWord& r) {
+          return r.relation == wordnet::Relation::kHyponym;
+        }))
+      return k;
+  }
+  return b;
+}
+
 // Splits an object phrase "hiking, painting and jazz" into items.
 void PushItems(const Ctx& c, std::size_t from, const std::string& dim, const std::string& prefix,
                std::vector<SlotHit>& out) {
@@ -320,8 +349,10 @@ void LocationRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {
                                   {"with", "for", "to", "about", "around", "on", "at", "during", "in",
                                    "back", "near", "a", "an"},
                                   true);
-  if (e == p + 1 || !HasCapital(c, p + 1, e)) return;
-  Push(out, "location", (origin ? "from " : "") + Slice(c.s, c.w, p + 1, e));
+  if (e == p + 1) return;
+  std::size_t end = e;
+  if (!HasCapital(c, p + 1, e) && (end = PlaceEnd(c, p + 1, e)) == p + 1) return;
+  Push(out, "location", (origin ? "from " : "") + Slice(c.s, c.w, p + 1, end));
 }
 
 void OccupationRules(const Ctx& c, std::size_t p, std::vector<SlotHit>& out) {

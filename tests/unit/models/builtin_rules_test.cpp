@@ -375,6 +375,11 @@ TEST(ProfileRules, NameLocationOccupation) {
   EXPECT_THAT(Slots("I'm from a small town in Ohio.", "location"), ElementsAre("from a small town in Ohio"));
   EXPECT_THAT(Slots("I used to live in Boston.", "location"), IsEmpty());
   EXPECT_THAT(Slots("I live in the city.", "location"), IsEmpty());
+  // A place named in lower case, as WordNet names one place (not a kind of place).
+  EXPECT_THAT(Slots("i live in porto with my wife", "location"), ElementsAre("porto"));
+  EXPECT_THAT(Slots("i moved to new york last year", "location"), ElementsAre("new york"));
+  EXPECT_THAT(Slots("i live in town", "location"), IsEmpty());
+  EXPECT_THAT(Slots("i live in a van", "location"), IsEmpty());
   EXPECT_THAT(Slots("I work as a software engineer at Google.", "occupation"),
               ElementsAre("software engineer at Google"));
   EXPECT_THAT(Slots("I'm a nurse at St. Mary's Hospital.", "occupation"),
