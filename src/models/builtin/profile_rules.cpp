@@ -322,9 +322,23 @@ void NameRules(const Ctx& c, std::size_t k, std::vector<SlotHit>& out) {
   else if (c.at(k) == "call" && c.at(k + 1) == "me") from = k + 2;
   else if (c.at(k) == "i'm" || (c.at(k) == "i" && c.at(k + 1) == "am")) from = k + (c.at(k) == "i'm" ? 1 : 2);
   if (from == 0) return;
-  const std::size_t e = NameEnd(c, from, 3);
-  if (e == from || c.at(e - 1).find("'s") != std::string::npos) return;
   const bool strict = c.at(k) == "i'm" || c.at(k) == "i";
+  std::size_t e = NameEnd(c, from, 3);
+  // "my name is caroline", "call me mel": after words that say a name comes,
+  // one word in lower case is a name too (after "I'm" it is as often a state:
+  // "i'm tired"), written with its capital.
+  if (e == from && !strict && from < c.n() && !text::IsStopword(c.at(from)) &&
+      !OneOf(c.at(from), kNonNames) &&
+      std::all_of(c.at(from).begin(), c.at(from).end(),
+                  [](char ch) { return ch >= 'a' && ch <= 'z'; }) &&
+      (from + 1 == c.n() || BoundaryAfter(c.s, c.w, from) ||
+       OneOf(c.at(from + 1), {"and", "but"}))) {
+    std::string name = c.at(from);
+    name[0] = static_cast<char>(name[0] - 32);
+    Push(out, "name", name);
+    return;
+  }
+  if (e == from || c.at(e - 1).find("'s") != std::string::npos) return;
   if (strict && !(e == c.n() || BoundaryAfter(c.s, c.w, e - 1) || OneOf(c.at(e), {"and", "but", "by", "here"})))
     return;
   Push(out, "name", Slice(c.s, c.w, from, e));
