@@ -324,10 +324,11 @@ void NameRules(const Ctx& c, std::size_t k, std::vector<SlotHit>& out) {
   if (from == 0) return;
   const bool strict = c.at(k) == "i'm" || c.at(k) == "i";
   std::size_t e = NameEnd(c, from, 3);
-  // "my name is caroline", "call me mel": after words that say a name comes,
-  // one word in lower case is a name too (after "I'm" it is as often a state:
-  // "i'm tired"), written with its capital.
-  if (e == from && !strict && from < c.n() && !text::IsStopword(c.at(from)) &&
+  // "my name is caroline": after the words that say a name comes, one word in
+  // lower case is a name too, written with its capital (not after "I'm",
+  // where it is as often a state, "i'm tired", nor after "call me", as in
+  // "call me later").
+  if (e == from && c.at(k) == "my" && from < c.n() && !text::IsStopword(c.at(from)) &&
       !OneOf(c.at(from), kNonNames) &&
       std::all_of(c.at(from).begin(), c.at(from).end(),
                   [](char ch) { return ch >= 'a' && ch <= 'z'; }) &&

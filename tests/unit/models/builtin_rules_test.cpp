@@ -370,10 +370,11 @@ TEST(ProfileRules, NameLocationOccupation) {
   EXPECT_THAT(Slots("Hi, I'm Caroline.", "name"), ElementsAre("Caroline"));
   EXPECT_THAT(Slots("I'm Canadian.", "name"), IsEmpty());
   EXPECT_THAT(Slots("My name is Will.", "name"), ElementsAre("Will"));
-  // In lower case after words that say a name comes; not after "i'm".
+  // In lower case after "my name is"; not after "i'm" or "call me".
   EXPECT_THAT(Slots("hi, my name is caroline", "name"), ElementsAre("Caroline"));
-  EXPECT_THAT(Slots("call me mel. i live in porto", "name"), ElementsAre("Mel"));
+  EXPECT_THAT(Slots("my name's mel. i live in porto", "name"), ElementsAre("Mel"));
   EXPECT_THAT(Slots("i'm tired", "name"), IsEmpty());
+  EXPECT_THAT(Slots("can you call me later", "name"), IsEmpty());
   EXPECT_THAT(Slots("my name is not important", "name"), IsEmpty());
   EXPECT_THAT(Slots("I live in New York City with my wife.", "location"), ElementsAre("New York City"));
   EXPECT_THAT(Slots("We moved to San Francisco last year.", "location"), ElementsAre("San Francisco"));
