@@ -265,17 +265,29 @@ std::string_view TrimSpace(std::string_view s) {
   return s;
 }
 
+// The word before a "." without the brackets and quotes that open it.
+std::string_view WithoutOpeners(std::string_view word) {
+  while (!word.empty() && (word.front() == '(' || word.front() == '"' || word.front() == '\''))
+    word.remove_prefix(1);
+  return word;
+}
+
+// Whether a word of at most six bytes is one of `list` in lower case.
+bool InLowerCase(std::string_view word, const std::unordered_set<std::string_view>& list) {
+  if (word.empty() || word.size() > 6) return false;
+  char lower[6];
+  for (std::size_t k = 0; k < word.size(); ++k)
+    lower[k] = (word[k] >= 'A' && word[k] <= 'Z') ? static_cast<char>(word[k] + 32) : word[k];
+  return list.count(std::string_view(lower, word.size())) > 0;
+}
+
 bool IsAbbreviation(std::string_view word) {
   static const std::unordered_set<std::string_view> kAbbrev = {
       "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "e.g", "i.e", "a.m", "p.m",
       "u.s", "u.k", "approx", "dept", "fig", "inc", "ltd"};
-  while (!word.empty() && (word.front() == '(' || word.front() == '"' || word.front() == '\''))
-    word.remove_prefix(1);
+  word = WithoutOpeners(word);
   if (word.size() == 1 && word[0] >= 'A' && word[0] <= 'Z') return true;  // an initial
-  if (word.empty() || word.size() > 6) return false;
-  std::string lower(word);
-  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
-  return kAbbrev.count(lower) > 0;
+  return InLowerCase(word, kAbbrev);
 }
 
 // Whether a word ending in a "." that a lower-case word follows is an
@@ -289,14 +301,11 @@ bool AbbreviationBeforeLower(std::string_view word) {
       "etc",  "vs",   "cf",   "approx", "ca",  "incl", "esp", "vol",  "pp",    "fig", "figs",
       "eq",   "dept", "govt", "misc",   "jan", "feb",  "apr", "jun",  "jul",   "aug", "sep",
       "sept", "oct",  "nov",  "dec",    "tue", "tues", "thu", "thur", "thurs", "fri", "viz"};
-  while (!word.empty() && (word.front() == '(' || word.front() == '"' || word.front() == '\''))
-    word.remove_prefix(1);
+  word = WithoutOpeners(word);
   if (word.empty() || word.size() > 6) return false;
   if (word.find('.') != std::string_view::npos) return true;
   if (word.size() == 1) return word[0] != 'i' && word[0] != 'I';
-  std::string lower(word);
-  for (char& c : lower) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c;
-  return kShort.count(lower) > 0;
+  return InLowerCase(word, kShort);
 }
 
 bool IsSentenceCloser(char32_t c) {

@@ -151,22 +151,21 @@ bool IdiomEnd(const std::string& token) {
          std::find(std::begin(kParticles), std::end(kParticles), token) != std::end(kParticles);
 }
 
-// The verb idiom of two to four words that begins at token i, as WordNet
-// writes it ("pop_the_question" for "popped the question": its first word in
-// any inflection), when WordNet knows it as a verb of at most max_senses
+// The verb idiom of two to four words that begins at token i (no stopword:
+// "be given"), as WordNet writes it ("pop_the_question" for "popped the
+// question": its first word in any inflection, one of `firsts`, FirstWords
+// of the token), when WordNet knows it as a verb of at most max_senses
 // senses (a "break up" of nineteen says nothing in particular); its length
 // in tokens in `n`. "" when there is none.
 std::string IdiomAt(const wordnet::WordNet& wn, const std::vector<std::string>& tokens,
-                    std::size_t i, int max_senses, std::size_t& n) {
-  if (max_senses <= 0 || i + 1 >= tokens.size() || text::IsStopword(tokens[i]))
-    return {};  // ("be given")
-  const auto firsts = FirstWords(wn, tokens[i]);
-  if (firsts->empty()) return {};
+                    std::size_t i, const std::vector<std::string>& firsts, int max_senses,
+                    std::size_t& n) {
+  if (max_senses <= 0 || i + 1 >= tokens.size() || firsts.empty()) return {};
   for (n = std::min<std::size_t>(4, tokens.size() - i); n >= 2; --n) {
     if (!IdiomEnd(tokens[i + n - 1])) continue;
     std::string rest;
     for (std::size_t k = i + 1; k < i + n; ++k) rest += "_" + tokens[k];
-    for (const std::string& first : *firsts) {
+    for (const std::string& first : firsts) {
       const std::string idiom = first + rest;
       const int senses = wn.VerbSenses(idiom);
       if (senses > 0 && senses <= max_senses) return idiom;
@@ -219,20 +218,21 @@ std::vector<QueryTerm> ExpandQueryTerms(const std::vector<std::string>& tokens, 
   };
   std::vector<Word> words;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (text::IsStopword(tokens[i])) continue;
+    // An idiom or a pair WordNet names as one thing begins with the word or a
+    // base form of it, as some collocation of WordNet's does: most words
+    // begin none, and the look-ups of both are left out.
+    static const std::vector<std::string> kNone;
+    const auto firsts = i + 1 < tokens.size() ? FirstWords(*wn, tokens[i]) : nullptr;
     std::size_t n = 0;
-    const std::string idiom = IdiomAt(*wn, tokens, i, p.idiom_senses, n);
+    const std::string idiom = IdiomAt(*wn, tokens, i, firsts ? *firsts : kNone, p.idiom_senses, n);
     if (!idiom.empty()) {
       std::uint32_t of = 0;
       for (std::size_t k = i; k < i + n; ++k) of |= word_term(tokens[k]);
       words.push_back({std::string(kIdiomKey) + idiom, of, true});
     }
-    if (text::IsStopword(tokens[i])) continue;
     words.push_back({tokens[i], word_term(tokens[i]), false});
-    // (A pair WordNet names as one thing begins with the word or a base form
-    // of it, as some collocation of WordNet's does: most pairs begin none,
-    // and their look-up is left out.)
-    if (i + 1 < tokens.size() && !text::IsStopword(tokens[i + 1]) &&
-        !FirstWords(*wn, tokens[i])->empty()) {
+    if (firsts && !firsts->empty() && !text::IsStopword(tokens[i + 1])) {
       words.push_back(
           {tokens[i] + "_" + tokens[i + 1], word_term(tokens[i]) | word_term(tokens[i + 1]), true});
     }

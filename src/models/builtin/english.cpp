@@ -414,9 +414,13 @@ std::string WithApostrophes(std::string_view sentence) {
     const std::string_view word = sentence.substr(i, j - i);
     // (A word joined to the next by an apostrophe or a hyphen is another word.)
     const bool joined = j < sentence.size() && (sentence[j] == '\'' || sentence[j] == '-');
-    std::string lower(word);
-    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    const auto it = joined || word.size() > 8 ? kForms.end() : kForms.find(lower);
+    auto it = kForms.end();
+    if (!joined && word.size() >= 2 && word.size() <= 8) {  // the forms' lengths
+      char lower[8];
+      for (std::size_t k = 0; k < word.size(); ++k)
+        lower[k] = static_cast<char>(std::tolower(static_cast<unsigned char>(word[k])));
+      it = kForms.find(std::string_view(lower, word.size()));
+    }
     if (it == kForms.end()) {
       out += word;
     } else {
